@@ -1,0 +1,344 @@
+"""FX graphs from `torch.export` into the `aten` dialect.
+
+    model + inputs | ExportedProgram | .pt2  --export, decompose-->  core ATen FX graph
+    FX graph  --one op per node-->  builtin.module { func.func @forward(...) { aten.* } }
+
+Parameters, buffers and lifted constants become `aten.constant` ops whose weights share
+memory with the program's tensors. Each op's location is its module path and FX node,
+`loc("decoder.3.conv"("convolution_5"))`. Overloads without an `aten` op become
+`aten.generic`, so every model imports whole.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind, OutputKind
+from torch.fx import Node
+from xdsl.builder import Builder, InsertPoint
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, NameLoc, NoneAttr, StringAttr, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.irdl.operations import OptOperandDef, OptPropertyDef, VarOperandDef, VarResultDef
+from xdsl.utils.exceptions import VerifyException
+
+from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
+from xnnc.dialects.weights import Blob, WeightAttr
+from xnnc.frontend.schema import ImportError_, element_type, prop_for, to_attr
+
+# Qualified overload name ("aten::add.Tensor") -> the op that models it.
+OPS_BY_OVERLOAD: dict[str, type[IRDLOperation]] = {
+    ov: op for op in ATEN_OPS for ov in getattr(op, "OVERLOADS", ())
+}
+# Arguments a CPU compiler may drop when they hold anything (they place, not compute).
+_PLACEMENT_ARGS = {"device", "layout", "pin_memory", "non_blocking"}
+
+
+def qualified_name(target: Any) -> str:
+    schema = target._schema
+    return schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
+
+
+def torch_overload(qualified: str) -> Any:
+    """`torch.ops` object for "aten::add.Tensor"."""
+    namespace, rest = qualified.split("::")
+    name, _, overload = rest.partition(".")
+    return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
+
+
+def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> ExportedProgram:
+    """An ExportedProgram from a module with inputs, a program, or a `.pt2` path."""
+    if isinstance(model, ExportedProgram):
+        return model
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        if not os.path.exists(path):
+            raise ImportError_(f"{path}: no such file")
+        try:
+            return torch.export.load(path)
+        except Exception as e:  # torch raises many kinds here
+            raise ImportError_(f"{path}: not a torch.export archive ({_first_line(e)})") from e
+    if isinstance(model, torch.nn.Module):
+        if example_inputs is None:
+            raise ImportError_(f"model {type(model).__name__}: needs example inputs to export")
+        args = tuple(example_inputs) if isinstance(example_inputs, (list, tuple)) else (
+            example_inputs,
+        )
+        try:
+            return torch.export.export(model, args, strict=False)
+        except Exception as e:
+            raise ImportError_(
+                f"model {type(model).__name__}: torch.export failed: {_first_line(e)}"
+            ) from e
+    raise ImportError_(f"cannot import a {type(model).__name__}: expected an nn.Module, "
+                       "an ExportedProgram or a .pt2 path")  # fmt: skip
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def decompose(ep: ExportedProgram) -> ExportedProgram:
+    """Core ATen, keeping the ops the `aten` dialect models (linear, upsampling, ...)."""
+    if any(_is_edge(n.target) for n in ep.graph.nodes if n.op == "call_function"):
+        return ep  # an edge program is already core ATen
+    table = torch.export.default_decompositions()
+    for qualified in OPS_BY_OVERLOAD:
+        try:
+            table.pop(torch_overload(qualified), None)
+        except AttributeError:  # an overload this torch lacks, e.g. another namespace
+            continue
+    return ep.run_decompositions(table)
+
+
+def _is_edge(target: Any) -> bool:
+    return type(target).__name__ == "EdgeOpOverload"
+
+
+def import_model(
+    model: Any, example_inputs: Sequence[Any] | None = None, *, func_name: str = "forward"
+) -> ModuleOp:
+    """Import an nn.Module (with example inputs), an ExportedProgram or a `.pt2` path."""
+    ep = decompose(export_program(model, example_inputs))
+    module = _Importer(ep, func_name).run()
+    try:
+        module.verify()
+    except VerifyException as e:
+        raise ImportError_(f"the imported IR does not verify: {_first_line(e)}") from e
+    return module
+
+
+def _numpy_view(t: torch.Tensor) -> Any:
+    """The tensor's bytes as a numpy array sharing its memory (bf16 via int16)."""
+    t = t.detach()
+    if not t.is_contiguous():
+        t = t.contiguous()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    return t.numpy()
+
+
+def _location(node: Node) -> NameLoc:
+    stack = node.meta.get("nn_module_stack") or {}
+    path = ""
+    if stack:
+        path = list(stack.values())[-1][0]
+        path = path.removeprefix("L['self'].").removeprefix("L['self']")
+    inner = NameLoc(StringAttr(node.name), NoneAttr())
+    return NameLoc(StringAttr(path), inner) if path else inner
+
+
+class _Importer:
+    def __init__(self, ep: ExportedProgram, func_name: str):
+        self.ep = ep
+        self.func_name = func_name
+        self.values: dict[Node, SSAValue | tuple[SSAValue, ...]] = {}
+
+    def run(self) -> ModuleOp:
+        sig = self.ep.graph_signature
+        kinds = {spec.arg.name: spec for spec in sig.input_specs}
+        user_inputs = [
+            n for n in self.ep.graph.nodes
+            if n.op == "placeholder" and kinds[n.name].kind == InputKind.USER_INPUT
+            and isinstance(n.meta.get("val"), torch.Tensor)
+        ]  # fmt: skip
+        block = Block(arg_types=[self._tensor_type(n, n.meta["val"]) for n in user_inputs])
+        for arg, n in zip(block.args, user_inputs):
+            arg.name_hint = n.name
+            self.values[n] = arg
+        builder = Builder(InsertPoint.at_end(block))
+        user_outputs = {
+            i for i, spec in enumerate(sig.output_specs) if spec.kind == OutputKind.USER_OUTPUT
+        }
+        returned: list[SSAValue] = []
+        for node in self.ep.graph.nodes:
+            if node.op == "placeholder":
+                spec = kinds[node.name]
+                if spec.kind != InputKind.USER_INPUT:
+                    builder.insert(self._constant(node, spec))
+            elif node.op == "call_function":
+                self._call(node, builder)
+            elif node.op == "output":
+                outs = node.args[0]
+                for i, out in enumerate(outs):
+                    if i not in user_outputs:
+                        continue
+                    if not isinstance(out, Node) or not isinstance(self.values.get(out), SSAValue):
+                        raise ImportError_(
+                            f"output {i} ({out!r}) is not a tensor; xnnc imports tensor outputs"
+                        )
+                    returned.append(self.values[out])  # type: ignore[arg-type]
+            else:
+                raise ImportError_(f"node {node.name}: unsupported FX op kind '{node.op}'")
+        builder.insert(ReturnOp(*returned))
+        func = FuncOp(
+            self.func_name,
+            ([a.type for a in block.args], [v.type for v in returned]),
+            Region(block),
+        )
+        return ModuleOp([func])
+
+    def _tensor_type(self, node: Node, val: Any) -> TensorType:
+        if not isinstance(val, torch.Tensor):
+            raise ImportError_(f"node {node.name}: produces {type(val).__name__}, not a tensor")
+        shape = []
+        for d in val.shape:
+            if not isinstance(d, int):
+                raise ImportError_(f"node {node.name}: dynamic dim {d}; xnnc needs static shapes")
+            shape.append(d)
+        return TensorType(element_type(val.dtype, f"node {node.name}"), shape)
+
+    def _constant(self, node: Node, spec: Any) -> Operation:
+        target = spec.target
+        if target in self.ep.state_dict:
+            tensor = self.ep.state_dict[target]
+        elif target in self.ep.constants:
+            tensor = self.ep.constants[target]
+        else:
+            raise ImportError_(f"node {node.name}: input '{target}' has no tensor in the program")
+        if not isinstance(tensor, torch.Tensor):
+            raise ImportError_(f"node {node.name}: '{target}' is a {type(tensor).__name__}")
+        blob = Blob(target, _numpy_view(tensor))
+        op = ConstantOp(WeightAttr(blob), self._tensor_type(node, tensor))
+        op.location = _location(node)
+        op.result.name_hint = node.name
+        self.values[node] = op.result
+        return op
+
+    def _call(self, node: Node, builder: Builder) -> None:
+        target = node.target
+        if target is operator.getitem:
+            source, index = node.args
+            results = self.values[source]
+            if not isinstance(results, tuple):
+                raise ImportError_(f"node {node.name}: getitem of a single tensor")
+            self.values[node] = results[index]
+            return
+        if _is_edge(target):
+            target = target._op
+        if not hasattr(target, "_schema"):
+            raise ImportError_(
+                f"node {node.name}: unsupported call to {getattr(target, '__name__', target)}"
+            )
+        val = node.meta.get("val")
+        vals = list(val) if isinstance(val, (list, tuple)) else [val]
+        result_types = [self._tensor_type(node, v) for v in vals]
+        qualified = qualified_name(target)
+        op = None
+        if (cls := OPS_BY_OVERLOAD.get(qualified)) is not None:
+            op = self._named(cls, target._schema, node, result_types)
+        if op is None:
+            op = self._generic(qualified, node, result_types)
+        op.location = _location(node)
+        builder.insert(op)
+        for r in op.results:
+            r.name_hint = node.name
+        many = isinstance(val, (list, tuple))
+        self.values[node] = tuple(op.results) if many else op.results[0]
+
+    def _value(self, node: Node, arg: Node) -> SSAValue:
+        v = self.values.get(arg)
+        if not isinstance(v, SSAValue):
+            raise ImportError_(f"node {node.name}: argument {arg.name} is not a tensor value")
+        return v
+
+    def _named(self, cls: Any, schema: Any, node: Node, result_types: list) -> Operation | None:
+        """The modelled op, or None when an argument does not fit it (-> aten.generic)."""
+        op_def = cls.get_irdl_definition()
+        operand_defs = dict(op_def.operands)
+        prop_defs = op_def.properties
+        operands: dict[str, Any] = {}
+        props: dict[str, Any] = {}
+        for i, arg in enumerate(schema.arguments):
+            if arg.kwarg_only or i >= len(node.args):
+                if arg.name in node.kwargs:
+                    value = node.kwargs[arg.name]
+                elif arg.has_default_value():
+                    value = arg.default_value
+                else:
+                    return None
+            else:
+                value = node.args[i]
+            field = cls.RENAMES.get(arg.name, arg.name)
+            if field in operand_defs:
+                if isinstance(value, Node):
+                    operands[field] = self._value(node, value)
+                elif isinstance(value, (list, tuple)) and all(isinstance(v, Node) for v in value):
+                    operands[field] = [self._value(node, v) for v in value]
+                elif value is None and isinstance(operand_defs[field], OptOperandDef):
+                    continue
+                elif isinstance(value, (int, float)) and "scalar" in prop_defs:
+                    props["scalar"] = to_attr(value)
+                else:
+                    return None
+            elif field in prop_defs:
+                optional = isinstance(prop_defs[field], OptPropertyDef)
+                if value is None:
+                    if not optional:
+                        return None
+                    continue
+                if optional and arg.has_default_value() and value == arg.default_value:
+                    continue
+                props[field] = prop_for(str(arg.type), value)
+            elif not (value is None or arg.name in _PLACEMENT_ARGS or (
+                arg.has_default_value() and value == arg.default_value
+            )):  # fmt: skip
+                return None
+        ordered = []
+        for name, d in op_def.operands:
+            if name in operands:
+                ordered.append(operands[name])
+            elif isinstance(d, (OptOperandDef, VarOperandDef)):
+                ordered.append([] if isinstance(d, VarOperandDef) else None)
+            else:
+                return None
+        variadic = any(isinstance(d, VarResultDef) for _, d in op_def.results)
+        return cls.build(
+            operands=ordered,
+            properties=props,
+            result_types=[result_types] if variadic else result_types,
+        )
+
+    def _generic(self, qualified: str, node: Node, result_types: list) -> Operation:
+        inputs: list[Node] = []
+
+        def collect(v: Any) -> None:
+            if isinstance(v, Node):
+                if v not in inputs:
+                    inputs.append(v)
+            elif isinstance(v, (list, tuple)):
+                for x in v:
+                    collect(x)
+
+        collect(node.args)
+        collect(node.kwargs)
+        # A node used twice as an argument is one operand referenced twice: duplicate it.
+        index: dict[Any, int] = {}
+        operands: list[SSAValue] = []
+        args_attr = ArrayAttr([self._arg_attr(node, a, index, operands) for a in node.args])
+        kwargs_attr = DictionaryAttr({
+            k: self._arg_attr(node, v, index, operands) for k, v in node.kwargs.items()
+        })  # fmt: skip
+        return GenericOp.build(
+            operands=[operands],
+            result_types=[result_types],
+            properties={"target": StringAttr(qualified), "args": args_attr, "kwargs": kwargs_attr},
+        )
+
+    def _arg_attr(self, node: Node, value: Any, index: dict, operands: list[SSAValue]) -> Any:
+        if isinstance(value, Node):
+            operands.append(self._value(node, value))
+            return to_attr(value, {value: len(operands) - 1})
+        if isinstance(value, (list, tuple)):
+            return ArrayAttr([self._arg_attr(node, v, index, operands) for v in value])
+        try:
+            return to_attr(value)
+        except ImportError_ as e:
+            raise ImportError_(f"node {node.name}: {e}") from e

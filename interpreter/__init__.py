@@ -1,0 +1,1 @@
+"""Reference execution of the IR on torch: the oracle for every differential test."""

@@ -1,0 +1,187 @@
+"""The `aten` dialect on xDSL's interpreter, every op computed by its ATen overload.
+
+An op's operands and properties are bound back to the overload's schema by name (the
+same names the importer used), so one generic implementation serves every named op.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.interpreters.func import FuncFunctions
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import IRDLOperation
+
+from xnnc.dialects import aten
+from xnnc.frontend.fx_importer import torch_overload
+from xnnc.frontend.schema import TORCH_DTYPES, from_attr
+
+
+class ReferenceError_(ValueError):
+    """Bad inputs to the reference interpreter, or an op it cannot run."""
+
+
+def tensor_of(value_attr: Any, type: TensorType) -> torch.Tensor:
+    """The tensor an `aten.constant`/`xnn.constant` value holds."""
+    dtype = TORCH_DTYPES[type.element_type]
+    shape = tuple(type.get_shape())
+    if isinstance(value_attr, DenseIntOrFPElementsAttr):
+        raw = memoryview(value_attr.data.data)
+        if value_attr.is_splat() and raw.nbytes < torch.empty(shape, dtype=dtype).nbytes:
+            one = torch.frombuffer(bytearray(raw), dtype=dtype)[:1]
+            return one.reshape(()).expand(shape).clone()
+    else:
+        raw = value_attr.data.raw()
+    if raw.nbytes == 0:
+        return torch.empty(shape, dtype=dtype)
+    if raw.readonly:
+        raw = memoryview(bytearray(raw))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.frombuffer(raw, dtype=dtype).reshape(shape)
+
+
+def _accepts(schema_type: str, value: Any) -> bool:
+    if value is None:
+        return schema_type.startswith("Optional[")
+    if isinstance(value, torch.Tensor):
+        return "Tensor" in schema_type
+    if isinstance(value, list) and value and isinstance(value[0], torch.Tensor):
+        return "List[Tensor]" in schema_type
+    return "Tensor" not in schema_type or schema_type == "Tensor"
+
+
+def bind(op: IRDLOperation, operands: Sequence[Any]) -> tuple[Any, list[Any], dict[str, Any]]:
+    """The first of the op's overloads whose schema takes its fields, with the call args."""
+    op_def = type(op).get_irdl_definition()
+    by_name: dict[str, Any] = {}
+    for (name, _), value in zip(op_def.operands, _group_operands(op, operands)):
+        by_name[name] = value
+    for name in op_def.properties:
+        prop = op.properties.get(name)
+        if prop is not None and name != "operandSegmentSizes":
+            by_name[name] = from_attr(prop)
+    scalar = by_name.pop("scalar", None)
+    for qualified in type(op).OVERLOADS:
+        overload = torch_overload(qualified)
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        ok = True
+        for arg in overload._schema.arguments:
+            field = type(op).RENAMES.get(arg.name, arg.name)
+            value = by_name.get(field)
+            if value is None and scalar is not None and field in dict(op_def.operands):
+                value = scalar
+            if value is None and field not in by_name:
+                if arg.has_default_value():
+                    continue
+                if not str(arg.type).startswith("Optional["):
+                    ok = False
+                    break
+            if not _accepts(str(arg.type), value):
+                ok = False
+                break
+            if arg.kwarg_only:
+                kwargs[arg.name] = value
+            else:
+                args.append(value)
+        if ok:
+            return overload, args, kwargs
+    raise ReferenceError_(f"{op.name}: no overload of {type(op).OVERLOADS} takes its fields")
+
+
+def _group_operands(op: IRDLOperation, operands: Sequence[Any]) -> list[Any]:
+    """Operand values per operand field (a list for variadic, None for absent)."""
+    out: list[Any] = []
+    i = 0
+    for name, _ in type(op).get_irdl_definition().operands:
+        got = getattr(op, name)
+        if got is None:
+            out.append(None)
+        elif isinstance(got, SSAValue):
+            out.append(operands[i])
+            i += 1
+        else:
+            out.append(list(operands[i : i + len(got)]))
+            i += len(got)
+    return out
+
+
+def _results(value: Any) -> tuple[Any, ...]:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,)
+
+
+def _run_named(self: Any, interpreter: Interpreter, op: Operation, args: tuple) -> tuple:
+    overload, call_args, kwargs = bind(op, args)
+    return _results(overload(*call_args, **kwargs))
+
+
+def _run_constant(self: Any, interpreter: Interpreter, op: aten.ConstantOp, args: tuple) -> tuple:
+    return (tensor_of(op.value, op.result.type),)
+
+
+def _run_generic(self: Any, interpreter: Interpreter, op: aten.GenericOp, args: tuple) -> tuple:
+    operands = list(args)
+    call_args = [from_attr(a, operands) for a in op.args.data]
+    kwargs = {k: from_attr(v, operands) for k, v in op.kwargs.data.items()}
+    return _results(torch_overload(op.target.data)(*call_args, **kwargs))
+
+
+def _run_to_dim_order_copy(self: Any, interpreter: Interpreter, op: Operation, args: tuple):
+    # ExecuTorch's dim_order_ops namespace is registered only when executorch is imported.
+    dtype = op.properties.get("dtype")
+    return (args[0].to(dtype=TORCH_DTYPES[dtype] if dtype else None, copy=True),)
+
+
+def _make_functions() -> type[InterpreterFunctions]:
+    special = {
+        aten.ConstantOp: _run_constant,
+        aten.GenericOp: _run_generic,
+        aten.ToDimOrderCopyOp: _run_to_dim_order_copy,
+    }
+    namespace = {
+        f"run_{cls.__name__}": impl(cls)(special.get(cls, _run_named)) for cls in aten.ATEN_OPS
+    }
+    return register_impls(type("AtenFunctions", (InterpreterFunctions,), namespace))
+
+
+AtenFunctions = _make_functions()
+
+
+def _as_tensor(value: Any, index: int, expected: TensorType) -> torch.Tensor:
+    t = torch.from_numpy(value) if isinstance(value, np.ndarray) else value
+    if not isinstance(t, torch.Tensor):
+        raise ReferenceError_(f"input {index}: expected a tensor, got {type(value).__name__}")
+    want_shape, want_dtype = tuple(expected.get_shape()), TORCH_DTYPES[expected.element_type]
+    if tuple(t.shape) != want_shape or t.dtype != want_dtype:
+        raise ReferenceError_(
+            f"input {index}: expected {want_dtype} {list(want_shape)}, "
+            f"got {t.dtype} {list(t.shape)}"
+        )
+    return t
+
+
+def run_reference(
+    module: ModuleOp, inputs: Sequence[Any], func: str = "forward"
+) -> tuple[torch.Tensor, ...]:
+    """Run `func` of an `aten` module on torch; inputs are torch tensors or numpy arrays."""
+    from xdsl.dialects.func import FuncOp
+
+    funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
+    if func not in funcs:
+        raise ReferenceError_(f"no function @{func}; the module has {sorted(funcs)}")
+    arg_types = funcs[func].function_type.inputs.data
+    if len(inputs) != len(arg_types):
+        raise ReferenceError_(f"@{func} takes {len(arg_types)} inputs, got {len(inputs)}")
+    tensors = tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
+    interpreter = Interpreter(module)
+    interpreter.register_implementations(FuncFunctions())
+    interpreter.register_implementations(AtenFunctions())
+    with torch.no_grad():
+        return tuple(interpreter.call_op(func, tensors))

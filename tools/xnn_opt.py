@@ -1,0 +1,236 @@
+"""`xnn-opt`: xDSL's opt driver with the xnnc dialects, passes and frontends.
+
+    xnn-opt model.mlir -p canonicalize,cse
+    xnn-opt model.pt2 --print-weights > model.mlir      # a .pt2 imports into `aten`
+
+Every error is one line (`file:line:col: error: ...` for IR) and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import Builtin, ModuleOp
+from xdsl.dialects.func import Func
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from xnnc.dialects.weights import BlobStore, Xnnc, printing_weights_inline, using_blobs
+
+
+class ToolError(Exception):
+    """An error for the user: printed as one line, exit code 1."""
+
+
+def register_dialects(ctx: Context) -> None:
+    from xnnc.dialects.aten import Aten
+
+    ctx.load_dialect(Builtin)
+    ctx.register_dialect("func", lambda: Func)
+    ctx.register_dialect("aten", lambda: Aten)
+    ctx.register_dialect("xnnc", lambda: Xnnc)
+    ctx.register_dialect("xnn", _xnn_dialect)
+
+
+def _xnn_dialect():
+    from xnnc.dialects.xnn import Xnn
+
+    return Xnn
+
+
+def available_passes() -> dict[str, type[ModulePass]]:
+    from xdsl.transforms.canonicalize import CanonicalizePass
+    from xdsl.transforms.common_subexpression_elimination import (
+        CommonSubexpressionElimination,
+    )
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+    passes: list[type[ModulePass]] = [
+        CanonicalizePass,
+        CommonSubexpressionElimination,
+        DeadCodeElimination,
+    ]
+    return {p.name: p for p in passes}
+
+
+class _LocatingParser(Parser):
+    """Remembers where each op starts, so verifier errors can say file:line:col."""
+
+    def __init__(self, *args: Any, line_offset: int = 0, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.op_starts: dict[Operation, int] = {}
+        self.line_offset = line_offset
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start
+        op = super().parse_operation()
+        self.op_starts[op] = start
+        return op
+
+    def location_of(self, op: Operation) -> str | None:
+        if op not in self.op_starts:
+            return None
+        text = self.lexer.input.content
+        start = self.op_starts[op]
+        line = text.count("\n", 0, start) + 1 + self.line_offset
+        col = start - (text.rfind("\n", 0, start) + 1) + 1
+        return f"{self.lexer.input.name}:{line}:{col}"
+
+
+def verify_with_locations(module: ModuleOp, where: Any) -> None:
+    """Verify op by op; the first failure becomes `loc: error: 'op' op message`."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as e:
+            loc = where(op) if where else None
+            raise VerifyException(f"{loc or describe(op)}: error: '{op.name}' op {e}") from None
+
+
+def describe(op: Operation) -> str:
+    """An op's location for a message: its loc(...) if it has one, else its name."""
+    from xdsl.dialects.builtin import UnknownLoc
+
+    if isinstance(op.location, UnknownLoc):
+        return op.name
+    return str(op.location)
+
+
+class XnnOptMain(xDSLOptMain):
+    def register_all_dialects(self) -> None:
+        register_dialects(self.ctx)
+
+    def register_all_passes(self) -> None:
+        for name, cls in available_passes().items():
+            self.register_pass(name, lambda cls=cls: cls)
+
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+        self.available_targets = {"mlir": self.available_targets["mlir"]}
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--print-weights",
+            action="store_true",
+            help="print weights inline as hex instead of elided by name",
+        )
+        arg_parser.add_argument(
+            "--weights",
+            metavar="FILE",
+            help="a .npz file holding the data of weights printed elided, by name",
+        )
+
+    def register_all_frontends(self) -> None:
+        self.available_frontends["mlir"] = self._parse_mlir
+        self.available_frontends["pt2"] = self._import_pt2
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0):
+        self._line_offset = start_offset
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def _weights(self) -> BlobStore:
+        store = BlobStore()
+        if self.args.weights:
+            import numpy as np
+
+            try:
+                with np.load(self.args.weights) as data:
+                    for name in data.files:
+                        store.add(name, np.ascontiguousarray(data[name]))
+            except (OSError, ValueError) as e:
+                raise ToolError(f"{self.args.weights}: cannot read weights ({e})") from None
+        return store
+
+    def _parse_mlir(self, io: IO[bytes]) -> ModuleOp:
+        parser = _LocatingParser(
+            self.ctx,
+            io.read().decode(),
+            self.get_input_name(),
+            line_offset=getattr(self, "_line_offset", 0),
+        )
+        with using_blobs(self._weights()):
+            module = parser.parse_module(not self.args.no_implicit_module)
+        if not self.args.disable_verify:
+            verify_with_locations(module, parser.location_of)
+        return module
+
+    def _import_pt2(self, io: IO[bytes]) -> ModuleOp:
+        from xnnc.frontend.fx_importer import import_model
+        from xnnc.frontend.schema import ImportError_
+
+        name = self.get_input_name()
+        try:
+            return import_model(io if name == "<stdin>" else name)
+        except ImportError_ as e:
+            raise ToolError(str(e)) from None
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        with printing_weights_inline(self.args.print_weights):
+            return super().output_resulting_program(prog)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        try:
+            super().apply_passes(prog)
+        except VerifyException as e:
+            # The driver verifies after each pass; name the op that broke.
+            try:
+                verify_with_locations(prog, None)
+            except VerifyException as located:
+                raise located from None
+            raise e
+
+
+def _pass_error(message: str) -> str:
+    passes = available_passes()
+    if "Unrecognized pass" in message or "Unknown pass" in message:
+        return f"{message.strip()}; available passes: {', '.join(sorted(passes))}"
+    for name, cls in passes.items():
+        if name in message:
+            fields = [f.name.replace("_", "-") for f in dataclasses.fields(cls)]
+            return f"{message.strip()}; options of {name}: {', '.join(fields) or 'none'}"
+    return message.strip()
+
+
+def _one_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run the driver and turn every failure into one line on stderr."""
+    try:
+        XnnOptMain(args=argv).run()
+    except ParseError as e:
+        loc = e.span.get_location()
+        print(f"{loc}: error: {_one_line(e.msg)}", file=sys.stderr)
+        return 1
+    except (VerifyException, DiagnosticException) as e:
+        print(_one_line(str(e)), file=sys.stderr)
+        return 1
+    except ToolError as e:
+        print(f"xnn-opt: error: {e}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"xnn-opt: error: {_pass_error(_one_line(str(e)))}", file=sys.stderr)
+        return 1
+    except BaseException as e:  # noqa: BLE001 - the user never sees a traceback
+        if isinstance(e, SystemExit):
+            raise
+        if isinstance(e, KeyboardInterrupt):
+            return 130
+        print(f"xnn-opt: error: {type(e).__name__}: {_one_line(str(e))}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
