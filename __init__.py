@@ -1,0 +1,71 @@
+"""xnnc: an MLIR-style compiler from PyTorch (torch.export) to XNNPACK, built on xDSL.
+
+    module = xnnc.import_model(model, example_inputs)   # builtin.module of `aten` ops
+    outputs = xnnc.run_reference(module, inputs)         # the torch-backed oracle
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+    from xnnc.dialects.weights import BlobStore
+
+__all__ = ["import_model", "run_reference", "parse_module", "print_module", "weights_of"]
+
+
+def import_model(model: Any, example_inputs: Any = None) -> ModuleOp:
+    """An `aten` module from an nn.Module with example inputs, an ExportedProgram or a .pt2."""
+    from xnnc.frontend.fx_importer import import_model as _import
+
+    return _import(model, example_inputs)
+
+
+def run_reference(module: ModuleOp, inputs: Any, func: str = "forward") -> tuple:
+    """Run an `aten` module on torch; returns a tuple of torch tensors."""
+    from xnnc.interpreter.aten import run_reference as _run
+
+    return _run(module, inputs, func)
+
+
+def make_context():
+    """An xDSL context with xnnc's dialects (builtin, func, aten, xnn, xnnc)."""
+    from xdsl.context import Context
+
+    from xnnc.tools.xnn_opt import register_dialects
+
+    ctx = Context()
+    register_dialects(ctx)
+    return ctx
+
+
+def parse_module(text: str, weights: BlobStore | None = None) -> ModuleOp:
+    """Parse IR text; elided weights resolve against `weights`."""
+    from xdsl.parser import Parser
+
+    from xnnc.dialects.weights import BlobStore, using_blobs
+
+    with using_blobs(weights if weights is not None else BlobStore()):
+        return Parser(make_context(), text).parse_module()
+
+
+def print_module(module: ModuleOp, weights_inline: bool = False) -> str:
+    """IR text; weights elided by name unless `weights_inline`."""
+    from xnnc.dialects.weights import printing_weights_inline
+
+    with printing_weights_inline(weights_inline):
+        return str(module)
+
+
+def weights_of(module: ModuleOp) -> BlobStore:
+    """The weights a module references, by name (pass to `parse_module` after printing)."""
+    from xnnc.dialects.weights import BlobStore, WeightAttr
+
+    store = BlobStore()
+    for op in module.walk():
+        value = op.properties.get("value")
+        if isinstance(value, WeightAttr):
+            store[value.data.name] = value.data
+    return store

@@ -228,6 +228,8 @@ class _Importer:
                 f"node {node.name}: unsupported call to {getattr(target, '__name__', target)}"
             )
         val = node.meta.get("val")
+        if val is None and not node.users:
+            return  # a runtime assertion such as _assert_tensor_metadata: nothing to compute
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         result_types = [self._tensor_type(node, v) for v in vals]
         qualified = qualified_name(target)

@@ -80,6 +80,9 @@ def bind(op: IRDLOperation, operands: Sequence[Any]) -> tuple[Any, list[Any], di
                 value = scalar
             if value is None and field not in by_name:
                 if arg.has_default_value():
+                    # Positional defaults must be passed to keep later arguments in place.
+                    if not arg.kwarg_only:
+                        args.append(arg.default_value)
                     continue
                 if not str(arg.type).startswith("Optional["):
                     ok = False

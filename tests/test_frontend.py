@@ -1,0 +1,351 @@
+"""Importer + reference interpreter against torch eager, op by op and on small models.
+
+Tolerances: the interpreter runs the same ATen kernels as eager, but the exported graph
+is decomposed (e.g. rms_norm into pow/mean/rsqrt, hardswish kept, linear kept), so the
+float ops can be reordered. fp32: 1e-5 (a few ulps over a handful of reordered ops);
+fp16: 1e-2 relative (10-bit mantissa, ~1e-3 per rounding, a few roundings); bf16: 3e-2
+(8-bit mantissa, ~4e-3 per rounding). Integer and bool results must match exactly.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xnnc
+from xnnc.dialects import aten
+from xnnc.frontend.schema import ImportError_
+from xnnc.interpreter.aten import ReferenceError_
+
+TOL = {
+    torch.float32: dict(atol=1e-5, rtol=1e-5),
+    torch.float16: dict(atol=1e-2, rtol=1e-2),
+    torch.bfloat16: dict(atol=3e-2, rtol=3e-2),
+}
+
+
+def check(model: nn.Module, *inputs: torch.Tensor) -> str:
+    """Import, run the reference, compare with eager; returns the printed IR."""
+    model.eval()
+    with torch.no_grad():
+        expected = model(*inputs)
+    module = xnnc.import_model(model, inputs)
+    got = xnnc.run_reference(module, inputs)
+    expected = expected if isinstance(expected, (tuple, list)) else (expected,)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        if e.dtype.is_floating_point:
+            torch.testing.assert_close(g, e, **TOL[e.dtype])
+        else:
+            assert torch.equal(g, e)
+    return xnnc.print_module(module)
+
+
+class Fn(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+X4 = torch.randn(2, 3, 8, 8)
+X3 = torch.randn(2, 6, 20)
+
+# (name, function, inputs, the aten op it must import as)
+ELEMENTWISE = [
+    ("add", lambda x, y: x + y, (X4, torch.randn(3, 1, 1)), "aten.add"),
+    ("add_alpha", lambda x, y: torch.add(x, y, alpha=2), (X4, X4), "aten.add"),
+    ("add_scalar", lambda x: x + 1.5, (X4,), "aten.add"),
+    ("sub", lambda x, y: x - y, (X4, X4), "aten.sub"),
+    ("sub_scalar", lambda x: x - 2.0, (X4,), "aten.sub"),
+    ("mul_scalar", lambda x: x * 3, (X4,), "aten.mul"),
+    ("div", lambda x, y: x / (y.abs() + 1), (X4, X4), "aten.div"),
+    ("div_floor", lambda x: torch.div(x, 0.7, rounding_mode="floor"), (X4,), "aten.div"),
+    ("pow_scalar", lambda x: x.pow(2), (X4,), "aten.pow"),
+    ("pow_tensor", lambda x, y: x.abs().pow(y), (X4, X4), "aten.pow"),
+    ("maximum", torch.maximum, (X4, X4.flip(0)), "aten.maximum"),
+    ("minimum", torch.minimum, (X4, X4.flip(0)), "aten.minimum"),
+    ("relu", F.relu, (X4,), "aten.relu"),
+    ("elu", lambda x: F.elu(x, alpha=0.7), (X4,), "aten.elu"),
+    ("gelu", F.gelu, (X4,), "aten.gelu"),
+    ("gelu_tanh", lambda x: F.gelu(x, approximate="tanh"), (X4,), "aten.gelu"),
+    ("sigmoid", torch.sigmoid, (X4,), "aten.sigmoid"),
+    ("tanh", torch.tanh, (X4,), "aten.tanh"),
+    ("hardtanh", lambda x: F.hardtanh(x, -0.5, 0.5), (X4,), "aten.hardtanh"),
+    ("relu6", F.relu6, (X4,), "aten.hardtanh"),
+    ("leaky_relu", lambda x: F.leaky_relu(x, 0.2), (X4,), "aten.leaky_relu"),
+    ("hardswish", F.hardswish, (X4,), "aten.hardswish"),
+    ("clamp", lambda x: x.clamp(-0.3, 0.6), (X4,), "aten.clamp"),
+    ("clamp_min", lambda x: x.clamp(min=0.1), (X4,), "aten.clamp"),
+    ("exp", torch.exp, (X4,), "aten.exp"),
+    ("log", lambda x: torch.log(x.abs() + 1), (X4,), "aten.log"),
+    ("sqrt", lambda x: torch.sqrt(x.abs()), (X4,), "aten.sqrt"),
+    ("rsqrt", lambda x: torch.rsqrt(x.abs() + 1), (X4,), "aten.rsqrt"),
+    ("abs", torch.abs, (X4,), "aten.abs"),
+    ("neg", torch.neg, (X4,), "aten.neg"),
+    ("floor", torch.floor, (X4,), "aten.floor"),
+    ("ceil", torch.ceil, (X4,), "aten.ceil"),
+    ("sin", torch.sin, (X4,), "aten.sin"),
+    ("reciprocal", lambda x: torch.reciprocal(x.abs() + 1), (X4,), "aten.reciprocal"),
+    ("where", lambda x, y: torch.where(x > 0, x, y), (X4, X4.flip(1)), "aten.where"),
+]
+
+STRUCTURAL = [
+    ("softmax", lambda x: x.softmax(1), (X4,), "aten._softmax"),
+    ("log_softmax", lambda x: x.log_softmax(-1), (X4,), "aten._log_softmax"),
+    ("mean", lambda x: x.mean((2, 3), keepdim=True), (X4,), "aten.mean"),
+    ("mean_all_dims", lambda x: x.mean(-1), (X3,), "aten.mean"),
+    ("sum", lambda x: x.sum(1), (X4,), "aten.sum"),
+    ("amax", lambda x: x.amax(-1, keepdim=True), (X4,), "aten.amax"),
+    ("mm", torch.mm, (torch.randn(4, 5), torch.randn(5, 6)), "aten.mm"),
+    ("bmm", torch.bmm, (torch.randn(2, 4, 5), torch.randn(2, 5, 6)), "aten.bmm"),
+    ("addmm", lambda a, b, c: torch.addmm(a, b, c, beta=0.5, alpha=2),
+     (torch.randn(6), torch.randn(4, 5), torch.randn(5, 6)), "aten.addmm"),
+    ("view", lambda x: x.reshape(2, -1), (X4,), "aten.view"),
+    ("permute", lambda x: x.permute(0, 2, 3, 1), (X4,), "aten.permute"),
+    ("squeeze", lambda x: x[:, :1].squeeze(1), (X4,), "aten.squeeze"),
+    ("unsqueeze", lambda x: x.unsqueeze(1), (X3,), "aten.unsqueeze"),
+    ("expand", lambda x: x[:, :1].expand(2, 5, 8, 8), (X4,), "aten.expand"),
+    ("slice", lambda x: x[:, :, 1:7:2], (X4,), "aten.slice"),
+    ("cat", lambda x, y: torch.cat([x, y, x], 1), (X4, X4), "aten.cat"),
+    ("split", lambda x: torch.split(x, [2, 4], 1)[1], (X3,), "aten.split_with_sizes"),
+    ("constant_pad", lambda x: F.pad(x, (1, 2, 0, 3), value=0.5), (X4,), "aten.constant_pad_nd"),
+    ("reflect_pad1d", lambda x: F.pad(x, (3, 2), mode="reflect"), (X3,), "aten.reflection_pad1d"),
+    ("reflect_pad2d", lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect"), (X4,),
+     "aten.reflection_pad2d"),
+    ("replicate_pad2d", lambda x: F.pad(x, (1, 0, 2, 1), mode="replicate"), (X4,),
+     "aten.replication_pad2d"),
+    ("max_pool", lambda x: F.max_pool2d(x, 3, 2, 1), (X4,), "aten.max_pool2d_with_indices"),
+    ("max_pool_ceil", lambda x: F.max_pool2d(x, 3, 2, ceil_mode=True), (X4,),
+     "aten.max_pool2d_with_indices"),
+    ("avg_pool", lambda x: F.avg_pool2d(x, 2, 2), (X4,), "aten.avg_pool2d"),
+    ("adaptive_avg_pool", lambda x: F.adaptive_avg_pool2d(x, (2, 4)), (X4,),
+     "aten._adaptive_avg_pool2d"),
+    ("upsample_nearest", lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), (X4,),
+     "aten.upsample_nearest2d"),
+    ("upsample_bilinear", lambda x: F.interpolate(x, size=(13, 11), mode="bilinear"), (X4,),
+     "aten.upsample_bilinear2d"),
+    ("upsample_bilinear_ac", lambda x: F.interpolate(x, scale_factor=2, mode="bilinear",
+                                                      align_corners=True), (X4,),
+     "aten.upsample_bilinear2d"),
+    ("pixel_shuffle", lambda x: F.pixel_shuffle(x, 2), (torch.randn(1, 8, 3, 5),),
+     "aten.pixel_shuffle"),
+    ("to_f16", lambda x: x.half(), (X4,), "aten._to_copy"),
+    ("to_bf16_and_back", lambda x: x.bfloat16().float(), (X4,), "aten._to_copy"),
+    ("layer_norm", nn.LayerNorm(20), (X3,), "aten.native_layer_norm"),
+    ("embedding", nn.Embedding(10, 4), (torch.tensor([[1, 7, 3]]),), "aten.embedding"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "fn,inputs,op", [c[1:] for c in ELEMENTWISE + STRUCTURAL],
+    ids=[c[0] for c in ELEMENTWISE + STRUCTURAL],
+)  # fmt: skip
+def test_op_matches_eager(fn, inputs, op):
+    ir = check(fn if isinstance(fn, nn.Module) else Fn(fn), *inputs)
+    assert re.search(rf"= {re.escape(op)}\b", ir), f"{op} not in:\n{ir}"
+    # Only the comparison feeding `where` stays generic.
+    assert "aten.generic" not in ir.replace('aten.generic "aten::gt.Scalar"', ""), ir
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_conv_net_dtypes(dtype):
+    net = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+                        nn.Conv2d(8, 8, 3, stride=2, groups=4)).to(dtype)  # fmt: skip
+    net[1].running_mean.uniform_(-1, 1)
+    net[1].running_var.uniform_(0.5, 2)
+    ir = check(net, torch.randn(1, 3, 16, 16, dtype=dtype))
+    assert "aten._native_batch_norm_legit_no_training" in ir
+
+
+def test_integer_and_bool_dtypes():
+    def fn(x: torch.Tensor, i: torch.Tensor, j: torch.Tensor):
+        mask = x > 0
+        return (i * 3 + j.to(torch.int64), mask, torch.where(mask, x, 0.0), i.to(torch.int32))
+
+    ir = check(Fn(fn), torch.randn(4, 5), torch.randint(0, 9, (4, 5)),
+               torch.randint(0, 9, (4, 5), dtype=torch.int32))  # fmt: skip
+    assert "tensor<4x5xi1>" in ir and "tensor<4x5xi64>" in ir and "tensor<4x5xi32>" in ir
+
+
+class WithState(nn.Module):
+    """Parameters, a buffer, a lifted constant and a scalar attribute."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(5, 3)
+        self.register_buffer("shift", torch.randn(3))
+        self.const = torch.tensor([2.0, 3.0, 4.0])
+        self.scale = 0.5
+
+    def forward(self, x, y):
+        z = self.lin(x) + self.shift
+        return z * self.const * self.scale, y - z.sum()
+
+
+def test_parameters_buffers_constants_and_several_io():
+    ir = check(WithState(), torch.randn(2, 5), torch.randn(2, 3))
+    assert '#xnnc.weight<"lin.weight">' in ir and '#xnnc.weight<"shift">' in ir
+    assert "aten.linear" in ir
+    assert re.search(r"func.func @forward\(%x: tensor<2x5xf32>, %y: tensor<2x3xf32>\)", ir)
+
+
+def test_weights_are_shared_not_copied():
+    model = nn.Linear(64, 32)
+    module = xnnc.import_model(model, (torch.randn(1, 64),))
+    store = xnnc.weights_of(module)
+    import numpy as np
+
+    blob = store["weight"]
+    assert np.shares_memory(blob.data, model.weight.detach().numpy())
+
+
+def test_generic_op_keeps_unmodelled_overloads():
+    def fn(x, idx):
+        return x[:, idx].cumsum(1)
+
+    ir = check(Fn(fn), torch.randn(3, 6), torch.tensor([4, 0, 2]))
+    assert 'aten.generic "aten::index.Tensor"' in ir
+    assert 'aten.generic "aten::cumsum"' in ir
+
+
+def test_locations_name_module_path_and_node():
+    net = nn.Sequential(nn.Conv1d(2, 4, 3), nn.ELU())
+    module = xnnc.import_model(net, (torch.randn(1, 2, 9),))
+    conv = next(op for op in module.walk() if isinstance(op, aten.ConvolutionOp))
+    assert str(conv.location) == 'loc("0"("convolution"))'
+    elu = next(op for op in module.walk() if isinstance(op, aten.EluOp))
+    assert str(elu.location) == 'loc("1"("elu"))'
+
+
+def test_print_parse_round_trip_with_weights(tmp_path):
+    model = WithState().eval()
+    inputs = (torch.randn(2, 5), torch.randn(2, 3))
+    module = xnnc.import_model(model, inputs)
+    elided = xnnc.print_module(module)
+    reparsed = xnnc.parse_module(elided, xnnc.weights_of(module))
+    inline = xnnc.parse_module(xnnc.print_module(module, weights_inline=True))
+    expected = model(*inputs)
+    for m in (reparsed, inline):
+        assert xnnc.print_module(m) == elided
+        for g, e in zip(xnnc.run_reference(m, inputs), expected):
+            torch.testing.assert_close(g, e, **TOL[torch.float32])
+
+
+def test_elided_weight_without_data_reports_at_run():
+    module = xnnc.import_model(nn.Linear(3, 2), (torch.randn(1, 3),))
+    bare = xnnc.parse_module(xnnc.print_module(module))
+    with pytest.raises(ValueError, match=r"weight 'weight' has no data: it was printed elided"):
+        xnnc.run_reference(bare, (torch.randn(1, 3),))
+
+
+def test_pt2_file_round_trip(tmp_path):
+    model = nn.Sequential(nn.Conv1d(2, 3, 3), nn.Tanh()).eval()
+    x = torch.randn(1, 2, 8)
+    path = tmp_path / "m.pt2"
+    torch.export.save(torch.export.export(model, (x,)), path)
+    got = xnnc.run_reference(xnnc.import_model(str(path)), (x,))
+    torch.testing.assert_close(got[0], model(x), **TOL[torch.float32])
+
+
+def test_edge_program_imports():
+    from executorch.exir import to_edge
+
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU()).eval()
+    x = torch.randn(2, 4)
+    edge = to_edge(torch.export.export(model, (x,))).exported_program()
+    module = xnnc.import_model(edge)
+    torch.testing.assert_close(xnnc.run_reference(module, (x,))[0], model(x))
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+
+def test_not_a_pt2_file(tmp_path):
+    path = tmp_path / "junk.pt2"
+    path.write_text("not a zip")
+    with pytest.raises(ImportError_, match=r"junk.pt2: not a torch.export archive \("):
+        xnnc.import_model(str(path))
+
+
+def test_missing_file():
+    with pytest.raises(ImportError_, match=r"nope.pt2: no such file"):
+        xnnc.import_model("nope.pt2")
+
+
+def test_model_torch_export_rejects():
+    class Bad(nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:  # data-dependent control flow
+                return x
+            return -x
+
+    with pytest.raises(ImportError_, match=r"model Bad: torch.export failed: .+"):
+        xnnc.import_model(Bad(), (torch.randn(3),))
+
+
+def test_model_without_inputs():
+    with pytest.raises(ImportError_, match="model Linear: needs example inputs"):
+        xnnc.import_model(nn.Linear(2, 2))
+
+
+def test_reference_checks_inputs():
+    module = xnnc.import_model(nn.Linear(3, 2), (torch.randn(1, 3),))
+    with pytest.raises(ReferenceError_, match=r"takes 1 inputs, got 2"):
+        xnnc.run_reference(module, (torch.randn(1, 3), torch.randn(1, 3)))
+    with pytest.raises(ReferenceError_, match=r"input 0: expected torch.float32 \[1, 3\], got"):
+        xnnc.run_reference(module, (torch.randn(2, 3),))
+
+
+# --- property tests on convolutions ---------------------------------------------------------
+
+
+@st.composite
+def conv_configs(draw, transposed: bool):
+    dims = draw(st.sampled_from([1, 2]))
+    groups = draw(st.sampled_from([1, 2]))
+    cin = groups * draw(st.integers(1, 3))
+    cout = groups * draw(st.integers(1, 3))
+    stride = draw(st.integers(1, 4))
+    kernel = draw(st.integers(1, 5))
+    dilation = draw(st.integers(1, 2))
+    padding = draw(st.integers(0, (dilation * (kernel - 1)) // 2))
+    size = draw(st.integers(dilation * (kernel - 1) + 1, 12))
+    out_pad = draw(st.integers(0, max(0, min(stride, dilation) - 1))) if transposed else 0
+    return dims, groups, cin, cout, stride, kernel, dilation, padding, size, out_pad, draw(
+        st.booleans()
+    )
+
+
+def _conv_module(cfg, transposed: bool) -> tuple[nn.Module, torch.Tensor]:
+    dims, groups, cin, cout, stride, kernel, dilation, padding, size, out_pad, bias = cfg
+    kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+    if transposed:
+        cls = nn.ConvTranspose1d if dims == 1 else nn.ConvTranspose2d
+        m = cls(cin, cout, kernel, output_padding=out_pad, **kw)
+    else:
+        m = (nn.Conv1d if dims == 1 else nn.Conv2d)(cin, cout, kernel, **kw)
+    x = torch.randn(1, cin, *([size] * dims))
+    return m, x
+
+
+@settings(max_examples=25, deadline=None)
+@given(conv_configs(transposed=False))
+def test_convolution_configs(cfg):
+    check(*_conv_module(cfg, transposed=False))
+
+
+@settings(max_examples=25, deadline=None)
+@given(conv_configs(transposed=True))
+def test_transposed_convolution_configs(cfg):
+    ir = check(*_conv_module(cfg, transposed=True))
+    assert "transposed = true" in ir
