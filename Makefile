@@ -26,3 +26,6 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV)
+
+bench: $(STAMP)
+	$(BIN)/python -m xnnc.benchmarks.frontend_bench
