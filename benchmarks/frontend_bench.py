@@ -68,10 +68,13 @@ block.add_op(ReturnOp(v))
 module = ModuleOp([FuncOp("forward", ([t], [t]), Region(block))])
 ctx = xnnc.make_context()
 out = {}
-s = time.perf_counter(); text = xnnc.print_module(module); out["print"] = time.perf_counter() - s
-s = time.perf_counter(); parsed = xnnc.parse_module(text); out["parse"] = time.perf_counter() - s
-s = time.perf_counter(); CanonicalizePass().apply(ctx, parsed); out["canonicalize"] = time.perf_counter() - s
-s = time.perf_counter(); CommonSubexpressionElimination().apply(ctx, parsed); out["cse"] = time.perf_counter() - s
+def timed(key, fn):
+    s = time.perf_counter(); result = fn(); out[key] = time.perf_counter() - s
+    return result
+text = timed("print", lambda: xnnc.print_module(module))
+parsed = timed("parse", lambda: xnnc.parse_module(text))
+timed("canonicalize", lambda: CanonicalizePass().apply(ctx, parsed))
+timed("cse", lambda: CommonSubexpressionElimination().apply(ctx, parsed))
 print(json.dumps(out))
 """
 

@@ -5,7 +5,7 @@ arguments of its ATen schema (`self` becomes `input`), and `OVERLOADS` lists the
 OVERLOADS it stands for, canonical first. The importer and the reference interpreter map
 FX arguments to fields, and fields back to a call, by those names alone.
 
-    %y = aten.convolution %x, %w bias %b {stride = array<i64: 2>, ...}
+    %y = aten.convolution %x, %w, %b {stride = array<i64: 2>, ...}
            : (tensor<1x4x16xf32>, tensor<8x4x3xf32>, tensor<8xf32>) -> tensor<1x8x7xf32>
 
 Every ATen overload without an op here imports as `aten.generic`, which keeps the
@@ -47,7 +47,7 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.irdl.operations import OperandDef, OptOperandDef, VarOperandDef, _OperandFieldDef
-from xdsl.parser import AttrParser
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -115,7 +115,7 @@ def aten_op(*overloads: str, renames: dict[str, str] | None = None):
     stands for (canonical first); `renames` maps schema argument names to field names."""
 
     def define(cls: type[IRDLOperation]) -> type[IRDLOperation]:
-        if "assembly_format" not in vars(cls):
+        if not {"assembly_format", "parse", "print"} & set(vars(cls)):
             cls.assembly_format = _fmt(cls)
         op = irdl_op_definition(cls)
         op.OVERLOADS = overloads
@@ -138,6 +138,30 @@ class AtenOp(IRDLOperation):
 # --- constants and the generic op ------------------------------------------------------------
 
 
+def parse_constant(cls: type, parser: Parser) -> IRDLOperation:
+    """`#xnnc.weight<"w"> : tensor<...>`, or `dense<...> : tensor<...>` whose literal
+    carries the type (as in `arith.constant`)."""
+    attrs = parser.parse_optional_attr_dict()
+    value = parser.parse_attribute()
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        type = value.get_type()
+    else:
+        parser.parse_punctuation(":")
+        type = parser.parse_type()
+    op = cls(value, type)
+    op.attributes.update(attrs)
+    return op
+
+
+def print_constant(op: IRDLOperation, printer: Printer) -> None:
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" ")
+    printer.print_attribute(op.value)
+    if not isinstance(op.value, DenseIntOrFPElementsAttr):
+        printer.print_string(" : ")
+        printer.print_attribute(op.results[0].type)
+
+
 @aten_op()
 class ConstantOp(AtenOp):
     """A parameter, buffer or lifted constant: a weight by reference, or a small dense."""
@@ -146,10 +170,16 @@ class ConstantOp(AtenOp):
     value = prop_def(AnyOf([base(WeightAttr), base(DenseIntOrFPElementsAttr)]))
     result = result_def(TensorType)
     traits = traits_def(Pure(), ConstantLike())
-    assembly_format = "$value attr-dict `:` type($result)"
 
     def __init__(self, value: Attribute, type: TensorType):
         super().__init__(properties={"value": value}, result_types=[type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        return parse_constant(cls, parser)
+
+    def print(self, printer: Printer) -> None:
+        print_constant(self, printer)
 
     def verify_(self) -> None:
         t = self.result.type
@@ -160,7 +190,10 @@ class ConstantOp(AtenOp):
             return
         blob = self.value.data
         if blob.has_data:
-            want = numel(t.get_shape()) * element_nbytes(t.element_type)
+            try:
+                want = numel(t.get_shape()) * element_nbytes(t.element_type)
+            except ValueError as e:
+                _fail(str(e))
             if blob.nbytes != want:
                 _fail(f"weight '{blob.name}' has {blob.nbytes} bytes but {t} needs {want}")
 
@@ -249,6 +282,8 @@ class ConvolutionOp(AtenOp):
         for label, v in (("stride", stride), ("padding", padding), ("dilation", dilation)):
             if len(v) != n:
                 _fail(f"{label} has {len(v)} values but the convolution has {n} spatial dims")
+        if min(stride + dilation) < 1:
+            _fail(f"stride {list(stride)} and dilation {list(dilation)} must be positive")
         groups = self.groups.value.data
         if groups < 1:
             _fail(f"groups must be positive, got {groups}")
@@ -359,7 +394,7 @@ class _Binary(AtenOp):
     def verify_(self) -> None:
         if (self.other is None) == (self.scalar is None):
             _fail("needs exactly one of a tensor `other` operand and a `scalar` property")
-        shapes = [shape_of(self.input)] + ([shape_of(self.other)] if self.other else [])
+        shapes = [shape_of(self.input)] + ([shape_of(self.other)] if self.other is not None else [])
         want = broadcast_shapes(*shapes)
         if want is None:
             _fail(f"operand shapes {[list(s) for s in shapes]} do not broadcast")
@@ -492,7 +527,8 @@ class LinearOp(AtenOp):
     def verify_(self) -> None:
         x, w = shape_of(self.input), shape_of(self.weight)
         if len(w) != 2 or not x or x[-1] != w[1]:
-            _fail(f"input {list(x)} and weight {list(w)} do not multiply: need weight [N, {x[-1:]}]")
+            k = x[-1] if x else "?"
+            _fail(f"input {list(x)} and weight {list(w)} do not multiply: need weight [N, {k}]")
         if self.bias is not None and shape_of(self.bias) not in ((w[0],), ()):
             _fail(f"bias has shape {list(shape_of(self.bias))}, expected [{w[0]}]")
         if shape_of(self.result) != (*x[:-1], w[0]):
@@ -517,6 +553,8 @@ class AddmmOp(AtenOp):
             _fail(f"mat1 {list(a)} and mat2 {list(b)} do not multiply")
         if broadcast_shapes(shape_of(self.input), (a[0], b[1])) != (a[0], b[1]):
             _fail(f"input {list(shape_of(self.input))} does not broadcast to [{a[0]}, {b[1]}]")
+        if shape_of(self.result) != (a[0], b[1]):
+            _fail(f"result shape {list(shape_of(self.result))} should be {[a[0], b[1]]}")
 
 
 @aten_op("aten::mm")
@@ -530,6 +568,8 @@ class MmOp(AtenOp):
         a, b = shape_of(self.input), shape_of(self.mat2)
         if len(a) != 2 or len(b) != 2 or a[1] != b[0]:
             _fail(f"{list(a)} and {list(b)} do not multiply")
+        if shape_of(self.result) != (a[0], b[1]):
+            _fail(f"result shape {list(shape_of(self.result))} should be {[a[0], b[1]]}")
 
 
 @aten_op("aten::bmm")
@@ -543,6 +583,8 @@ class BmmOp(AtenOp):
         a, b = shape_of(self.input), shape_of(self.mat2)
         if len(a) != 3 or len(b) != 3 or a[0] != b[0] or a[2] != b[1]:
             _fail(f"{list(a)} and {list(b)} are not batched [B, M, K] x [B, K, N]")
+        if shape_of(self.result) != (a[0], a[1], b[2]):
+            _fail(f"result shape {list(shape_of(self.result))} should be {[a[0], a[1], b[2]]}")
 
 
 # --- reductions and normalization ------------------------------------------------------------
@@ -630,8 +672,9 @@ class BatchNormOp(AtenOp):
         x = shape_of(self.input)
         if len(x) < 2:
             _fail(f"expects at least [N, C], got {list(x)}")
-        for label, v in (("weight", self.weight), ("bias", self.bias),
-                         ("running_mean", self.running_mean), ("running_var", self.running_var)):  # fmt: skip
+        params = {"weight": self.weight, "bias": self.bias,
+                  "running_mean": self.running_mean, "running_var": self.running_var}  # fmt: skip
+        for label, v in params.items():
             if v is not None and shape_of(v) != (x[1],):
                 _fail(f"{label} has shape {list(shape_of(v))}, expected [{x[1]}] (channels)")
         if shape_of(self.result) != x:
@@ -657,11 +700,13 @@ class LayerNormOp(AtenOp):
 
     def verify_(self) -> None:
         x, norm = shape_of(self.input), ints(self.normalized_shape)
-        if not norm or x[len(x) - len(norm):] != norm:
+        if not norm or x[len(x) - len(norm) :] != norm:
             _fail(f"normalized_shape {list(norm)} is not a suffix of the input shape {list(x)}")
         for label, v in (("weight", self.weight), ("bias", self.bias)):
             if v is not None and shape_of(v) != norm:
                 _fail(f"{label} has shape {list(shape_of(v))}, expected {list(norm)}")
+        if shape_of(self.result) != x:
+            _fail(f"result shape {list(shape_of(self.result))} differs from input {list(x)}")
 
 
 @aten_op("aten::embedding")
@@ -690,8 +735,11 @@ def _verify_pool(op: IRDLOperation, kernel, stride, padding, dilation, ceil_mode
     kernel = list(kernel) * (2 // len(kernel)) if len(kernel) == 1 else list(kernel)
     stride = list(stride) * (2 // len(stride)) if len(stride) == 1 else list(stride or kernel)
     padding = list(padding) * (2 // len(padding)) if len(padding) == 1 else list(padding)
-    if len(kernel) != 2 or len(stride) != 2 or len(padding) != 2:
-        _fail("kernel_size, stride and padding need 1 or 2 values")
+    dilation = list(dilation) * 2 if len(dilation) == 1 else list(dilation)
+    if len(kernel) != 2 or len(stride) != 2 or len(padding) != 2 or len(dilation) != 2:
+        _fail("kernel_size, stride, padding and dilation need 1 or 2 values")
+    if min(stride + dilation) < 1:
+        _fail(f"stride {stride} and dilation {dilation} must be positive")
     for k, p in zip(kernel, padding):
         if p * 2 > k:
             _fail(f"padding {p} is more than half the kernel {k}")
@@ -717,9 +765,9 @@ class MaxPool2dWithIndicesOp(AtenOp):
     indices = result_def(TensorType)
 
     def verify_(self) -> None:
-        dil = ints(self.dilation, (1, 1))
+        ceil_mode = bool(self.ceil_mode and self.ceil_mode.value.data)
         _verify_pool(self, ints(self.kernel_size), ints(self.stride), ints(self.padding, (0,)),
-                     dil * (2 // len(dil)), bool(self.ceil_mode and self.ceil_mode.value.data))  # fmt: skip
+                     ints(self.dilation, (1,)), ceil_mode)  # fmt: skip
 
 
 @aten_op("aten::avg_pool2d")
@@ -853,7 +901,10 @@ class UnsqueezeOp(AtenOp):
     result = result_def(TensorType)
 
     def verify_(self) -> None:
-        x, d = shape_of(self.input), normalize_dim(self.dim.value.data, len(shape_of(self.input)) + 1)
+        x, d = (
+            shape_of(self.input),
+            normalize_dim(self.dim.value.data, len(shape_of(self.input)) + 1),
+        )
         if d is None:
             _fail(f"dim {self.dim.value.data} is out of range for rank {len(x) + 1}")
         if shape_of(self.result) != (*x[:d], 1, *x[d:]):
@@ -885,18 +936,19 @@ class SliceOp(AtenOp):
 
     def verify_(self) -> None:
         x = shape_of(self.input)
-        d = normalize_dim(self.dim.value.data if self.dim else 0, len(x))
+        # `is not None`: an IntegerAttr holding 0 is falsy.
+        d = normalize_dim(self.dim.value.data if self.dim is not None else 0, len(x))
         if d is None:
             _fail(f"dim is out of range for rank {len(x)}")
-        step = self.step.value.data if self.step else 1
+        step = self.step.value.data if self.step is not None else 1
         if step < 1:
             _fail(f"step must be positive, got {step}")
         start, end, _ = slice(
-            self.start.value.data if self.start else None,
-            self.end.value.data if self.end else None,
+            self.start.value.data if self.start is not None else None,
+            self.end.value.data if self.end is not None else None,
             step,
         ).indices(x[d])
-        want = (*x[:d], len(range(start, end, step)), *x[d + 1:])
+        want = (*x[:d], len(range(start, end, step)), *x[d + 1 :])
         if shape_of(self.result) != want:
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 
@@ -913,13 +965,15 @@ class CatOp(AtenOp):
         if not shapes:
             _fail("needs at least one tensor")
         rank = len(shapes[0])
-        d = normalize_dim(self.dim.value.data if self.dim else 0, rank)
+        d = normalize_dim(self.dim.value.data if self.dim is not None else 0, rank)
         if d is None:
             _fail(f"dim is out of range for rank {rank}")
         for s in shapes:
-            if len(s) != rank or any(a != b for i, (a, b) in enumerate(zip(s, shapes[0])) if i != d):
+            if len(s) != rank or any(
+                a != b for i, (a, b) in enumerate(zip(s, shapes[0])) if i != d
+            ):
                 _fail(f"shapes {[list(s) for s in shapes]} differ outside dim {d}")
-        want = (*shapes[0][:d], sum(s[d] for s in shapes), *shapes[0][d + 1:])
+        want = (*shapes[0][:d], sum(s[d] for s in shapes), *shapes[0][d + 1 :])
         if shape_of(self.result) != want:
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 
@@ -934,14 +988,15 @@ class SplitWithSizesOp(AtenOp):
 
     def verify_(self) -> None:
         x, sizes = shape_of(self.input), ints(self.split_sizes)
-        d = normalize_dim(self.dim.value.data if self.dim else 0, len(x))
+        d = normalize_dim(self.dim.value.data if self.dim is not None else 0, len(x))
         if d is None or sum(sizes) != x[d]:
-            _fail(f"split_sizes {list(sizes)} do not add up to dim of size {x[d] if d is not None else '?'}")
+            size = x[d] if d is not None else "?"
+            _fail(f"split_sizes {list(sizes)} do not add up to dim of size {size}")
         if len(self.outputs) != len(sizes):
             _fail(f"has {len(self.outputs)} results for {len(sizes)} split sizes")
         for r, s in zip(self.outputs, sizes):
-            if shape_of(r) != (*x[:d], s, *x[d + 1:]):
-                _fail(f"result shape {list(shape_of(r))} should be {[*x[:d], s, *x[d + 1:]]}")
+            if shape_of(r) != (*x[:d], s, *x[d + 1 :]):
+                _fail(f"result shape {list(shape_of(r))} should be {[*x[:d], s, *x[d + 1 :]]}")
 
 
 # --- casts -----------------------------------------------------------------------------------

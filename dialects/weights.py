@@ -105,11 +105,11 @@ class WeightAttr(Data[Blob]):
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> Blob:
         with parser.in_angle_brackets():
-            name = parser.parse_str_literal("a weight name")
+            name = parser.parse_str_literal(" for a weight name")
             store = _active_store.get()
             if parser.parse_optional_punctuation(","):
                 pos = parser.pos
-                text = parser.parse_str_literal("the weight's bytes as a hex string")
+                text = parser.parse_str_literal(" for the weight's bytes as a hex string")
                 if not text.startswith("0x") or len(text) % 2:
                     parser.raise_error("weight bytes must be a hex string '0x...'", pos)
                 try:

@@ -1,6 +1,6 @@
 """`make demo`: import the embedded Mimi-style decoder and check the reference against eager.
 
-    python -m xnnc.examples.demo [--model NAME] [--small]
+python -m xnnc.examples.demo [--model NAME] [--small]
 """
 
 from __future__ import annotations

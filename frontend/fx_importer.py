@@ -11,9 +11,12 @@ memory with the program's tensors. Each op's location is its module path and FX 
 
 from __future__ import annotations
 
+import logging
 import operator
 import os
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import torch
@@ -21,7 +24,15 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, OutputKind
 from torch.fx import Node
 from xdsl.builder import Builder, InsertPoint
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, NameLoc, NoneAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    ModuleOp,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+)
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation
@@ -60,15 +71,20 @@ def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> E
         path = os.fspath(model)
         if not os.path.exists(path):
             raise ImportError_(f"{path}: no such file")
+        if not zipfile.is_zipfile(path):
+            raise ImportError_(f"{path}: not a torch.export archive (not a zip file)")
         try:
-            return torch.export.load(path)
+            with _quiet_torch_logs():
+                return torch.export.load(path)
         except Exception as e:  # torch raises many kinds here
             raise ImportError_(f"{path}: not a torch.export archive ({_first_line(e)})") from e
     if isinstance(model, torch.nn.Module):
         if example_inputs is None:
             raise ImportError_(f"model {type(model).__name__}: needs example inputs to export")
-        args = tuple(example_inputs) if isinstance(example_inputs, (list, tuple)) else (
-            example_inputs,
+        args = (
+            tuple(example_inputs)
+            if isinstance(example_inputs, (list, tuple))
+            else (example_inputs,)
         )
         try:
             return torch.export.export(model, args, strict=False)
@@ -78,6 +94,18 @@ def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> E
             ) from e
     raise ImportError_(f"cannot import a {type(model).__name__}: expected an nn.Module, "
                        "an ExportedProgram or a .pt2 path")  # fmt: skip
+
+
+@contextmanager
+def _quiet_torch_logs() -> Iterator[None]:
+    """torch.export logs a traceback before raising on a bad archive; we report the error."""
+    logger = logging.getLogger("torch.export")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def _first_line(e: BaseException) -> str:

@@ -115,9 +115,11 @@ def from_attr(attr: Attribute, operands: list[Any] | None = None) -> Any:
 
 def prop_for(schema_type: str, value: Any) -> Attribute:
     """A property for a value of an ATen schema type (`List[int]`, `number`, ...)."""
-    t = schema_type.removeprefix("Optional[").removesuffix("]") if schema_type.startswith(
-        "Optional["
-    ) else schema_type
+    t = (
+        schema_type.removeprefix("Optional[").removesuffix("]")
+        if schema_type.startswith("Optional[")
+        else schema_type
+    )
     if t in ("List[int]", "List[SymInt]"):
         return DenseArrayBase.from_list(i64, [int(v) for v in value])
     if t == "List[float]":

@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+
 from xnnc.examples.models import MODELS, make_mimi_decoder
 
 # Documented output shapes of the small (small=True) variants.

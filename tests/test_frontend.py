@@ -321,8 +321,18 @@ def conv_configs(draw, transposed: bool):
     padding = draw(st.integers(0, (dilation * (kernel - 1)) // 2))
     size = draw(st.integers(dilation * (kernel - 1) + 1, 12))
     out_pad = draw(st.integers(0, max(0, min(stride, dilation) - 1))) if transposed else 0
-    return dims, groups, cin, cout, stride, kernel, dilation, padding, size, out_pad, draw(
-        st.booleans()
+    return (
+        dims,
+        groups,
+        cin,
+        cout,
+        stride,
+        kernel,
+        dilation,
+        padding,
+        size,
+        out_pad,
+        draw(st.booleans()),
     )
 
 

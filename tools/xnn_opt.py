@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
@@ -20,7 +22,12 @@ from xdsl.dialects.func import Func
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    VerifyException,
+)
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xnnc.dialects.weights import BlobStore, Xnnc, printing_weights_inline, using_blobs
@@ -46,19 +53,24 @@ def _xnn_dialect():
     return Xnn
 
 
-def available_passes() -> dict[str, type[ModulePass]]:
-    from xdsl.transforms.canonicalize import CanonicalizePass
-    from xdsl.transforms.common_subexpression_elimination import (
-        CommonSubexpressionElimination,
-    )
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+# Pass name -> "module:class", imported only when the pipeline names the pass (the
+# conversion passes pull in torch, which costs seconds per tool run).
+PASSES = {
+    "canonicalize": "xdsl.transforms.canonicalize:CanonicalizePass",
+    "cse": "xdsl.transforms.common_subexpression_elimination:CommonSubexpressionElimination",
+    "dce": "xdsl.transforms.dead_code_elimination:DeadCodeElimination",
+    "xnn-partition": "xnnc.transforms.partition:PartitionPass",
+    "convert-aten-to-xnn": "xnnc.transforms.aten_to_xnn:ConvertAtenToXnnPass",
+}
 
-    passes: list[type[ModulePass]] = [
-        CanonicalizePass,
-        CommonSubexpressionElimination,
-        DeadCodeElimination,
-    ]
-    return {p.name: p for p in passes}
+
+def load_pass(name: str) -> type[ModulePass]:
+    module, _, cls = PASSES[name].partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def available_passes() -> dict[str, type[ModulePass]]:
+    return {name: load_pass(name) for name in PASSES}
 
 
 class _LocatingParser(Parser):
@@ -70,9 +82,13 @@ class _LocatingParser(Parser):
         self.line_offset = line_offset
 
     def parse_operation(self) -> Operation:
-        start = self._current_token.span.start
-        op = super().parse_operation()
-        self.op_starts[op] = start
+        span = self._current_token.span
+        try:
+            op = super().parse_operation()
+        except VerifyException as e:
+            # A custom syntax that builds an invalid op: report it where the op starts.
+            raise ParseError(span, str(e).splitlines()[0]) from None
+        self.op_starts[op] = span.start
         return op
 
     def location_of(self, op: Operation) -> str | None:
@@ -109,8 +125,8 @@ class XnnOptMain(xDSLOptMain):
         register_dialects(self.ctx)
 
     def register_all_passes(self) -> None:
-        for name, cls in available_passes().items():
-            self.register_pass(name, lambda cls=cls: cls)
+        for name in PASSES:
+            self.register_pass(name, lambda name=name: load_pass(name))
 
     def register_all_targets(self) -> None:
         super().register_all_targets()
@@ -146,8 +162,12 @@ class XnnOptMain(xDSLOptMain):
                 with np.load(self.args.weights) as data:
                     for name in data.files:
                         store.add(name, np.ascontiguousarray(data[name]))
+            except FileNotFoundError:
+                raise ToolError(f"{self.args.weights}: no such file") from None
             except (OSError, ValueError) as e:
-                raise ToolError(f"{self.args.weights}: cannot read weights ({e})") from None
+                raise ToolError(
+                    f"{self.args.weights}: not a .npz archive of weights ({e})"
+                ) from None
         return store
 
     def _parse_mlir(self, io: IO[bytes]) -> ModuleOp:
@@ -190,12 +210,12 @@ class XnnOptMain(xDSLOptMain):
 
 
 def _pass_error(message: str) -> str:
-    passes = available_passes()
     if "Unrecognized pass" in message or "Unknown pass" in message:
-        return f"{message.strip()}; available passes: {', '.join(sorted(passes))}"
-    for name, cls in passes.items():
-        if name in message:
-            fields = [f.name.replace("_", "-") for f in dataclasses.fields(cls)]
+        return f"{message.strip()}; available passes: {', '.join(sorted(PASSES))}"
+    named = [n for n in PASSES if n in message or any(n in a for a in sys.argv[1:])]
+    for name in named:
+        if name in message or "argument" in message:
+            fields = [f.name.replace("_", "-") for f in dataclasses.fields(load_pass(name))]
             return f"{message.strip()}; options of {name}: {', '.join(fields) or 'none'}"
     return message.strip()
 
@@ -221,6 +241,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except ValueError as e:
         print(f"xnn-opt: error: {_pass_error(_one_line(str(e)))}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        # The reader went away (`xnn-opt ... | head`): not an error of ours.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return 0
+    except FileNotFoundError as e:
+        print(f"xnn-opt: error: {e.filename}: no such file", file=sys.stderr)
+        return 1
+    except ArgSpecParseError as e:
+        lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+        where = lines[1] if len(lines) > 2 else "pass-pipeline"
+        print(f"xnn-opt: error: {where}: {lines[-1]} in '{lines[2] if len(lines) > 2 else ''}' "
+              "(quote option values with '.' or spaces: exclude=\"aten.elu\")",
+              file=sys.stderr)  # fmt: skip
         return 1
     except BaseException as e:  # noqa: BLE001 - the user never sees a traceback
         if isinstance(e, SystemExit):

@@ -1,0 +1,87 @@
+// RUN: xnn-opt %s --split-input-file -p xnn-partition | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p 'xnn-partition{exclude="aten.tanh"}' | filecheck %s --check-prefix=EXCL
+// RUN: not xnn-opt %s --split-input-file -p 'xnn-partition{strict=true}' 2>&1 | filecheck %s --check-prefix=STRICT
+
+// A chain of supported ops becomes one subgraph; the constant is cloned into it.
+// CHECK-LABEL: func.func @chain
+// CHECK-NEXT:    %[[S:.*]] = xnn.subgraph(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<2x3xf32>):
+// CHECK-NEXT:      %[[C:.*]] = aten.constant dense<1.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:      %[[A:.*]] = aten.add %[[X]], %[[C]]
+// CHECK-NEXT:      %[[T:.*]] = aten.tanh %[[A]]
+// CHECK-NEXT:      xnn.output %[[T]] : tensor<2x3xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[S]] : tensor<2x3xf32>
+// EXCL-LABEL: func.func @chain
+// EXCL:         xnn.subgraph
+// EXCL:           aten.add
+// EXCL:           xnn.output
+// EXCL:         aten.tanh
+func.func @chain(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = aten.constant dense<1.0> : tensor<3xf32>
+  %a = aten.add %x, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %t = aten.tanh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %t : tensor<2x3xf32>
+}
+
+// -----
+
+// An unsupported op in the middle splits the chain in two regions, in program order.
+// CHECK-LABEL: func.func @split
+// CHECK:         %[[A:.*]] = xnn.subgraph(%x)
+// CHECK:           aten.relu
+// CHECK:         %[[G:.*]] = aten.generic "aten::cumsum"(%[[A]])
+// CHECK:         %[[B:.*]] = xnn.subgraph(%[[G]])
+// CHECK:           aten.sigmoid
+// CHECK:         func.return %[[B]]
+// STRICT: xnn-opt: error: 1 ops stayed outside XNNPACK: aten.generic aten::cumsum (no xnn lowering)
+func.func @split(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = aten.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %g = aten.generic "aten::cumsum"(%a) {args = [#aten.operand<0>, 0 : i64]} : (tensor<4xf32>) -> tensor<4xf32>
+  %b = aten.sigmoid %g : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %b : tensor<4xf32>
+}
+
+// -----
+
+// Merging %a and %c would create a cycle through the unsupported %b: two regions.
+// CHECK-LABEL: func.func @no_cycle
+// CHECK:         %[[A:.*]] = xnn.subgraph(%x)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      aten.relu
+// CHECK-NEXT:      xnn.output
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[B:.*]] = aten.generic "aten::cumsum"(%[[A]])
+// CHECK-NEXT:    %[[C:.*]] = xnn.subgraph(%[[A]], %[[B]])
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      aten.add
+func.func @no_cycle(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = aten.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = aten.generic "aten::cumsum"(%a) {args = [#aten.operand<0>, 0 : i64]} : (tensor<4xf32>) -> tensor<4xf32>
+  %c = aten.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %c : tensor<4xf32>
+}
+
+// -----
+
+// Independent branches merge into one region with two outputs.
+// CHECK-LABEL: func.func @siblings
+// CHECK:         %[[A:.*]], %[[B:.*]] = xnn.subgraph(%x) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK:         xnn.output
+// CHECK:         func.return %[[A]], %[[B]]
+func.func @siblings(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %a = aten.relu %x : (tensor<4xf32>) -> tensor<4xf32>
+  %b = aten.sigmoid %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Integer math stays outside.
+// CHECK-LABEL: func.func @integers
+// CHECK-NOT:     xnn.subgraph
+// CHECK:         aten.add
+func.func @integers(%x: tensor<4xi64>) -> tensor<4xi64> {
+  %a = aten.add %x, %x : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  func.return %a : tensor<4xi64>
+}

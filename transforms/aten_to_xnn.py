@@ -1,0 +1,692 @@
+"""`convert-aten-to-xnn`: the `aten` ops inside `xnn.subgraph` regions, op by op, to `xnn`.
+
+    %y = aten.convolution %x, %w, %b {...}       %t = xnn.static_transpose %x {perm = [0,2,3,1]}
+                                          ==>    %c = xnn.convolution_2d %t, %w_ohwi, %b {...}
+                                                 %y = xnn.static_transpose %c {perm = [0,3,1,2]}
+
+Values keep their logical (PyTorch) types between ops; an op that XNNPACK runs in NHWC is
+wrapped in explicit transposes, and filters are permuted at compile time. `convertible(op)`
+is the single answer to "can this op be lowered?": the partitioner asks it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    bf16,
+    f16,
+    f32,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+from xnnc.dialects import aten, xnn
+from xnnc.dialects.aten import ints, shape_of
+from xnnc.dialects.xnn import BinaryOperator as B
+from xnnc.dialects.xnn import ReduceOperator as R
+from xnnc.dialects.xnn import UnaryOperator as U
+from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.transforms.constants import constant_tensor, weight_name, xnn_constant
+
+FLOATS = (f32, f16)
+CAST_TYPES = (f32, f16, bf16)
+NCHW_TO_NHWC = (0, 2, 3, 1)
+NHWC_TO_NCHW = (0, 3, 1, 2)
+
+
+def _elem(v: SSAValue) -> Attribute:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return t.element_type
+
+
+def _ttype(elem: Attribute, shape: Sequence[int]) -> TensorType:
+    return TensorType(elem, list(shape))
+
+
+def _prop(op: Operation, name: str, default: Any = None) -> Any:
+    attr = op.properties.get(name)
+    if attr is None:
+        return default
+    if isinstance(attr, (IntegerAttr, FloatAttr)):
+        return attr.value.data
+    if hasattr(attr, "get_values"):
+        return list(attr.get_values())
+    if hasattr(attr, "data"):
+        return attr.data
+    return attr
+
+
+class Emitter:
+    """Builds xnn ops before the op being converted."""
+
+    def __init__(self, rewriter: PatternRewriter, op: Operation):
+        self.rewriter = rewriter
+        self.op = op
+
+    def node(self, cls: type, *operands: Any, shape: Sequence[int], elem: Attribute | None = None,
+             **params: Any) -> SSAValue:  # fmt: skip
+        elem = elem or _elem(next(o for o in operands if isinstance(o, SSAValue)))
+        new = cls.make(*operands, result_type=_ttype(elem, shape), **params)
+        new.location = self.op.location
+        self.rewriter.insert(new)
+        return new.results[0]
+
+    def const(self, tensor: torch.Tensor, name: str) -> SSAValue:
+        new = xnn_constant(tensor, name)
+        self.rewriter.insert(new)
+        return new.results[0]
+
+    def scalar(self, value: float, like: SSAValue) -> SSAValue:
+        dtype = TORCH_DTYPES[_elem(like)]
+        elem = _elem(like)
+        data = torch.tensor([value], dtype=dtype)
+        bits = data.view(torch.int16) if dtype == torch.bfloat16 else data
+        from xdsl.dialects.builtin import BytesAttr
+
+        dense = DenseIntOrFPElementsAttr(_ttype(elem, [1]), BytesAttr(bits.numpy().tobytes()))
+        new = xnn.ConstantOp(dense, _ttype(elem, [1]))
+        self.rewriter.insert(new)
+        return new.results[0]
+
+    def transpose(self, x: SSAValue, perm: Sequence[int]) -> SSAValue:
+        shape = shape_of(x)
+        return self.node(xnn.StaticTransposeOp, x, shape=[shape[p] for p in perm], perm=perm)
+
+    def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
+        if tuple(shape) == shape_of(x):
+            return x
+        return self.node(xnn.StaticReshapeOp, x, shape=shape, new_shape=shape)
+
+    def to_nhwc(self, x: SSAValue) -> SSAValue:
+        """NCHW (or NCL as N,C,1,L) to NHWC."""
+        if len(shape_of(x)) == 3:
+            n, c, length = shape_of(x)
+            return self.reshape(self.transpose(x, (0, 2, 1)), (n, 1, length, c))
+        return self.transpose(x, NCHW_TO_NHWC)
+
+    def from_nhwc(self, y: SSAValue, rank: int) -> SSAValue:
+        if rank == 3:
+            n, _, length, c = shape_of(y)
+            return self.transpose(self.reshape(y, (n, length, c)), (0, 2, 1))
+        return self.transpose(y, NHWC_TO_NCHW)
+
+
+Check = Callable[[Operation], str | None]
+Lower = Callable[[Operation, Emitter], Sequence[SSAValue | None]]
+
+
+@dataclass
+class Lowering:
+    check: Check
+    lower: Lower
+
+
+LOWERINGS: dict[type[Operation], Lowering] = {}
+
+
+def lowering(*ops: type[Operation], check: Check | None = None):
+    def register(fn: Lower) -> Lower:
+        for op in ops:
+            LOWERINGS[op] = Lowering(check or (lambda _: None), fn)
+        return fn
+
+    return register
+
+
+def convertible(op: Operation) -> str | None:
+    """None when `op` lowers to xnn, else the reason it stays outside."""
+    lowering_ = LOWERINGS.get(type(op))
+    if lowering_ is None:
+        return "no xnn lowering"
+    is_cast = isinstance(op, (aten.ToCopyOp, aten.ToDimOrderCopyOp))
+    allowed = CAST_TYPES if is_cast else FLOATS
+    for v in (*op.operands, *op.results):
+        if isinstance(v.type, TensorType) and v.type.element_type not in allowed:
+            return f"dtype {v.type.element_type} (XNNPACK runs {', '.join(map(str, allowed))})"
+    return lowering_.check(op)
+
+
+# --- convolutions ----------------------------------------------------------------------------
+
+
+def _check_conv(op: aten.ConvolutionOp) -> str | None:
+    if len(shape_of(op.input)) not in (3, 4):
+        return "3-D convolution"
+    if constant_tensor(op.weight) is None:
+        return "weight is not a constant"
+    if op.bias is not None and constant_tensor(op.bias) is None:
+        return "bias is not a constant"
+    return None
+
+
+def _pair(values: Sequence[int], rank: int, fill: int) -> tuple[int, int]:
+    return (fill, values[0]) if rank == 3 else (values[0], values[1])
+
+
+@lowering(aten.ConvolutionOp, check=_check_conv)
+def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
+    rank = len(shape_of(op.input))
+    w = constant_tensor(op.weight)
+    if rank == 3:
+        w = w.unsqueeze(2)
+    groups = op.groups.value.data
+    stride = _pair(ints(op.stride), rank, 1)
+    pad = _pair(ints(op.padding), rank, 0)
+    dil = _pair(ints(op.dilation), rank, 1)
+    kh, kw = w.shape[2], w.shape[3]
+    x = e.to_nhwc(op.input)
+    n, h, wd, cin = shape_of(x)
+    out = shape_of(op.result)
+    oh, ow = (1, out[2]) if rank == 3 else (out[2], out[3])
+    bias = None
+    name = weight_name(op.weight)
+    if op.bias is not None:
+        bias = e.const(constant_tensor(op.bias), weight_name(op.bias))
+    window = dict(
+        padding_top=pad[0], padding_bottom=pad[0], padding_left=pad[1], padding_right=pad[1],
+        kernel_height=kh, kernel_width=kw, dilation_height=dil[0], dilation_width=dil[1],
+    )  # fmt: skip
+    if op.transposed.value.data:
+        # torch [G*Cin_g, Cout_g, KH, KW] -> XNNPACK [G*Cout_g, KH, KW, Cin_g]
+        cin_g, cout_g = w.shape[0] // groups, w.shape[1]
+        filt = w.reshape(groups, cin_g, cout_g, kh, kw).permute(0, 2, 3, 4, 1)
+        filt = filt.reshape(groups * cout_g, kh, kw, cin_g)
+        adj = _pair(ints(op.output_padding), rank, 0)
+        y = e.node(
+            xnn.Deconvolution2dOp, x, e.const(filt, f"{name}.deconv"), bias,
+            shape=(n, oh, ow, groups * cout_g), upsampling_height=stride[0],
+            upsampling_width=stride[1], adjustment_height=adj[0], adjustment_width=adj[1],
+            groups=groups, group_input_channels=cin_g, group_output_channels=cout_g, **window,
+        )  # fmt: skip
+    elif groups == cin and groups > 1 and w.shape[1] == 1:
+        # depthwise: torch [C*M, 1, KH, KW] -> XNNPACK [1, KH, KW, C*M]
+        filt = w.permute(1, 2, 3, 0)
+        y = e.node(
+            xnn.DepthwiseConvolution2dOp, x, e.const(filt, f"{name}.dw"), bias,
+            shape=(n, oh, ow, w.shape[0]), subsampling_height=stride[0],
+            subsampling_width=stride[1], depth_multiplier=w.shape[0] // cin,
+            input_channels=cin, **window,
+        )  # fmt: skip
+    else:
+        filt = w.permute(0, 2, 3, 1)  # OIHW -> OHWI
+        y = e.node(
+            xnn.Convolution2dOp, x, e.const(filt, f"{name}.ohwi"), bias,
+            shape=(n, oh, ow, w.shape[0]), subsampling_height=stride[0],
+            subsampling_width=stride[1], groups=groups, group_input_channels=cin // groups,
+            group_output_channels=w.shape[0] // groups, **window,
+        )  # fmt: skip
+    return [e.from_nhwc(y, rank)]
+
+
+# --- elementwise -----------------------------------------------------------------------------
+
+_BINARY = {aten.AddOp: B.ADD, aten.SubOp: B.SUBTRACT, aten.MulOp: B.MULTIPLY,
+           aten.DivOp: B.DIVIDE, aten.MaximumOp: B.MAXIMUM, aten.MinimumOp: B.MINIMUM,
+           aten.PowOp: B.POW}  # fmt: skip
+
+
+def _check_binary(op: Operation) -> str | None:
+    if _prop(op, "alpha", 1) != 1:
+        return "alpha != 1"
+    if _prop(op, "rounding_mode") is not None:
+        return "rounding_mode"
+    if len(shape_of(op.result)) > xnn.MAX_TENSOR_DIMS:
+        return "rank above XNNPACK's maximum"
+    return None
+
+
+def _operand_or_scalar(op: Operation, e: Emitter) -> SSAValue:
+    return op.other if op.other is not None else e.scalar(float(_prop(op, "scalar")), op.input)
+
+
+@lowering(*_BINARY, check=_check_binary)
+def _binary(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    if isinstance(op, aten.PowOp) and op.other is None and _prop(op, "scalar") == 2:
+        return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=U.SQUARE)]
+    if isinstance(op, aten.PowOp) and op.other is None and _prop(op, "scalar") == 0.5:
+        return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=U.SQUARE_ROOT)]
+    other = _operand_or_scalar(op, e)
+    return [e.node(xnn.BinaryOp, op.input, other, shape=shape_of(op.result),
+                   kind=_BINARY[type(op)])]  # fmt: skip
+
+
+_UNARY = {aten.SigmoidOp: U.SIGMOID, aten.TanhOp: U.TANH, aten.ExpOp: U.EXP, aten.LogOp: U.LOG,
+          aten.SqrtOp: U.SQUARE_ROOT, aten.RsqrtOp: U.RECIPROCAL_SQUARE_ROOT, aten.AbsOp: U.ABS,
+          aten.NegOp: U.NEGATE, aten.FloorOp: U.FLOOR, aten.CeilOp: U.CEILING,
+          aten.SinOp: U.SINE, aten.CosOp: U.COSINE, aten.SquareOp: U.SQUARE,
+          aten.HardswishOp: U.HARDSWISH}  # fmt: skip
+
+
+@lowering(*_UNARY)
+def _unary(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=_UNARY[type(op)])]
+
+
+def _check_elu(op: aten.EluOp) -> str | None:
+    if _prop(op, "scale", 1) != 1 or _prop(op, "input_scale", 1) != 1:
+        return "scaled ELU"
+    return None
+
+
+@lowering(aten.EluOp, check=_check_elu)
+def _elu(op: aten.EluOp, e: Emitter) -> Sequence[SSAValue]:
+    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=U.ELU,
+                   alpha=float(_prop(op, "alpha", 1.0)))]  # fmt: skip
+
+
+@lowering(aten.GeluOp)
+def _gelu(op: aten.GeluOp, e: Emitter) -> Sequence[SSAValue]:
+    kind = U.APPROXGELU if _prop(op, "approximate", "none") == "tanh" else U.GELU
+    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=kind)]
+
+
+@lowering(aten.LeakyReluOp)
+def _leaky_relu(op: aten.LeakyReluOp, e: Emitter) -> Sequence[SSAValue]:
+    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=U.LEAKY_RELU,
+                   negative_slope=float(_prop(op, "negative_slope", 0.01)))]  # fmt: skip
+
+
+@lowering(aten.ReluOp, aten.HardtanhOp, aten.ClampOp)
+def _clamp(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    if isinstance(op, aten.ReluOp):
+        lo, hi = 0.0, math.inf
+    elif isinstance(op, aten.HardtanhOp):
+        lo, hi = float(_prop(op, "min_val", -1.0)), float(_prop(op, "max_val", 1.0))
+    else:
+        lo, hi = _prop(op, "min"), _prop(op, "max")
+        lo = -math.inf if lo is None else float(lo)
+        hi = math.inf if hi is None else float(hi)
+    return [e.node(xnn.ClampOp, op.input, shape=shape_of(op.result), output_min=lo,
+                   output_max=hi)]  # fmt: skip
+
+
+@lowering(aten.SiluOp)
+def _silu(op: aten.SiluOp, e: Emitter) -> Sequence[SSAValue]:
+    shape = shape_of(op.result)
+    s = e.node(xnn.UnaryOp, op.input, shape=shape, kind=U.SIGMOID)
+    return [e.node(xnn.BinaryOp, op.input, s, shape=shape, kind=B.MULTIPLY)]
+
+
+@lowering(aten.ReciprocalOp)
+def _reciprocal(op: aten.ReciprocalOp, e: Emitter) -> Sequence[SSAValue]:
+    one = e.scalar(1.0, op.input)
+    return [e.node(xnn.BinaryOp, one, op.input, shape=shape_of(op.result), kind=B.DIVIDE)]
+
+
+def _check_cast(op: Operation) -> str | None:
+    if _prop(op, "memory_format") not in (None, "torch.preserve_format",
+                                           "torch.contiguous_format"):  # fmt: skip
+        return "changes the memory format"
+    order = _prop(op, "dim_order")
+    if order is not None and list(order) != list(range(len(order))):
+        return "changes the dim order"
+    return None
+
+
+@lowering(aten.ToCopyOp, aten.ToDimOrderCopyOp, check=_check_cast)
+def _cast(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    if _elem(op.input) == _elem(op.result):
+        return [e.node(xnn.CopyOp, op.input, shape=shape_of(op.result))]
+    return [e.node(xnn.ConvertOp, op.input, shape=shape_of(op.result), elem=_elem(op.result))]
+
+
+@lowering(aten.CloneOp, check=_check_cast)
+def _clone(op: aten.CloneOp, e: Emitter) -> Sequence[SSAValue]:
+    return [e.node(xnn.CopyOp, op.input, shape=shape_of(op.result))]
+
+
+# --- matrix products -------------------------------------------------------------------------
+
+
+def _check_linear(op: aten.LinearOp) -> str | None:
+    if constant_tensor(op.weight) is None:
+        return "weight is not a constant"
+    if op.bias is not None and constant_tensor(op.bias) is None:
+        return "bias is not a constant"
+    return None
+
+
+@lowering(aten.LinearOp, check=_check_linear)
+def _linear(op: aten.LinearOp, e: Emitter) -> Sequence[SSAValue]:
+    bias = None if op.bias is None else e.const(constant_tensor(op.bias), weight_name(op.bias))
+    w = e.const(constant_tensor(op.weight), weight_name(op.weight))
+    return [e.node(xnn.FullyConnectedOp, op.input, w, bias, shape=shape_of(op.result))]
+
+
+def _check_addmm(op: aten.AddmmOp) -> str | None:
+    if _prop(op, "alpha", 1) != 1 or _prop(op, "beta", 1) != 1:
+        return "alpha or beta != 1"
+    if constant_tensor(op.mat2) is None or constant_tensor(op.input) is None:
+        return "weight or bias is not a constant"
+    if shape_of(op.input) not in ((shape_of(op.mat2)[1],), (1, shape_of(op.mat2)[1])):
+        return "bias is not per output channel"
+    return None
+
+
+@lowering(aten.AddmmOp, check=_check_addmm)
+def _addmm(op: aten.AddmmOp, e: Emitter) -> Sequence[SSAValue]:
+    # mat2 is [K, N]; XNNPACK's filter is [N, K].
+    w = e.const(constant_tensor(op.mat2).t(), f"{weight_name(op.mat2)}.t")
+    b = e.const(constant_tensor(op.input).reshape(-1), weight_name(op.input))
+    return [e.node(xnn.FullyConnectedOp, op.mat1, w, b, shape=shape_of(op.result))]
+
+
+@lowering(aten.MmOp)
+def _mm(op: aten.MmOp, e: Emitter) -> Sequence[SSAValue]:
+    w = constant_tensor(op.mat2)
+    if w is not None:
+        filt = e.const(w.t(), f"{weight_name(op.mat2)}.t")
+        return [e.node(xnn.FullyConnectedOp, op.input, filt, None, shape=shape_of(op.result))]
+    return [e.node(xnn.BatchMatrixMultiplyOp, op.input, op.mat2, shape=shape_of(op.result))]
+
+
+@lowering(aten.BmmOp)
+def _bmm(op: aten.BmmOp, e: Emitter) -> Sequence[SSAValue]:
+    return [e.node(xnn.BatchMatrixMultiplyOp, op.input, op.mat2, shape=shape_of(op.result))]
+
+
+# --- reductions, softmax, normalization ------------------------------------------------------
+
+
+def _axes(op: Operation) -> list[int]:
+    rank = len(shape_of(op.input))
+    dims = ints(op.dim) or tuple(range(rank))
+    return sorted(d % rank for d in dims)
+
+
+def _check_reduce(op: Operation) -> str | None:
+    if _prop(op, "dtype") is not None:
+        return "reduction with a dtype"
+    return None
+
+
+_REDUCE = {aten.MeanOp: R.MEAN, aten.SumOp: R.SUM, aten.AmaxOp: R.MAX}
+
+
+@lowering(*_REDUCE, check=_check_reduce)
+def _reduce(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    keep = bool(_prop(op, "keepdim", False))
+    return [e.node(xnn.StaticReduceOp, op.input, shape=shape_of(op.result), kind=_REDUCE[type(op)],
+                   axes=_axes(op), flags=xnn.FLAG_KEEP_DIMS if keep else 0)]  # fmt: skip
+
+
+def _check_softmax(op: aten.SoftmaxOp) -> str | None:
+    rank = len(shape_of(op.input))
+    if op.dim.value.data % rank != rank - 1:
+        return "softmax over a dim other than the last"
+    if op.half_to_float.value.data:
+        return "half_to_float"
+    return None
+
+
+@lowering(aten.SoftmaxOp, check=_check_softmax)
+def _softmax(op: aten.SoftmaxOp, e: Emitter) -> Sequence[SSAValue]:
+    return [e.node(xnn.SoftmaxOp, op.input, shape=shape_of(op.result))]
+
+
+def _check_batch_norm(op: aten.BatchNormOp) -> str | None:
+    params = [op.running_mean, op.running_var, op.weight, op.bias]
+    if any(p is not None and constant_tensor(p) is None for p in params):
+        return "batch norm statistics are not constants"
+    if any(r.uses for r in (op.save_mean, op.save_rstd)):
+        return "batch norm statistics are used"
+    return None
+
+
+@lowering(aten.BatchNormOp, check=_check_batch_norm)
+def _batch_norm(op: aten.BatchNormOp, e: Emitter) -> Sequence[SSAValue]:
+    """y = x * scale + shift, per channel (folding into a preceding conv is xnn-fold-bn)."""
+    scale, shift = batch_norm_affine(op)
+    rank = len(shape_of(op.input))
+    bshape = (-1,) + (1,) * (rank - 2)
+    name = weight_name(op.running_mean)
+    shape = shape_of(op.result)
+    s = e.const(scale.reshape(bshape), f"{name}.scale")
+    b = e.const(shift.reshape(bshape), f"{name}.shift")
+    y = e.node(xnn.BinaryOp, op.input, s, shape=shape, kind=B.MULTIPLY)
+    y = e.node(xnn.BinaryOp, y, b, shape=shape, kind=B.ADD)
+    return [y, None, None]  # the statistics are unused (checked)
+
+
+def batch_norm_affine(op: aten.BatchNormOp) -> tuple[torch.Tensor, torch.Tensor]:
+    """Inference batch norm as y = x * scale + shift, computed in fp32, cast to x's dtype."""
+    mean = constant_tensor(op.running_mean).float()
+    var = constant_tensor(op.running_var).float()
+    gamma = constant_tensor(op.weight).float() if op.weight is not None else torch.ones_like(mean)
+    beta = constant_tensor(op.bias).float() if op.bias is not None else torch.zeros_like(mean)
+    scale = gamma / torch.sqrt(var + op.eps.value.data)
+    dtype = TORCH_DTYPES[_elem(op.input)]
+    return scale.to(dtype), (beta - mean * scale).to(dtype)
+
+
+# --- pooling and resampling ------------------------------------------------------------------
+
+
+def _check_max_pool(op: aten.MaxPool2dWithIndicesOp) -> str | None:
+    if op.indices.uses:
+        return "pooling indices are used"
+    if _prop(op, "ceil_mode", False):
+        return "ceil_mode"
+    if len(shape_of(op.input)) != 4:
+        return "3-D input"
+    return None
+
+
+def _two(v: list[int] | None, default: Sequence[int]) -> tuple[int, int]:
+    v = list(v) if v else list(default)
+    return (v[0], v[0]) if len(v) == 1 else (v[0], v[1])
+
+
+@lowering(aten.MaxPool2dWithIndicesOp, check=_check_max_pool)
+def _max_pool(op: aten.MaxPool2dWithIndicesOp, e: Emitter) -> Sequence[SSAValue]:
+    k = _two(_prop(op, "kernel_size"), ())
+    s = _two(_prop(op, "stride"), k)
+    p = _two(_prop(op, "padding"), (0,))
+    d = _two(_prop(op, "dilation"), (1,))
+    x = e.to_nhwc(op.input)
+    n, c, oh, ow = shape_of(op.result)
+    y = e.node(xnn.MaxPooling2dOp, x, shape=(n, oh, ow, c), pooling_height=k[0],
+               pooling_width=k[1], stride_height=s[0], stride_width=s[1], dilation_height=d[0],
+               dilation_width=d[1], padding_top=p[0], padding_bottom=p[0], padding_left=p[1],
+               padding_right=p[1])  # fmt: skip
+    return [e.from_nhwc(y, 4), None]  # the indices are unused (checked)
+
+
+def _check_avg_pool(op: aten.AvgPool2dOp) -> str | None:
+    if _prop(op, "ceil_mode", False) or _prop(op, "divisor_override") is not None:
+        return "ceil_mode or divisor_override"
+    if any(_two(_prop(op, "padding"), (0,))):
+        return "padded average pooling"
+    if len(shape_of(op.input)) != 4:
+        return "3-D input"
+    return None
+
+
+@lowering(aten.AvgPool2dOp, check=_check_avg_pool)
+def _avg_pool(op: aten.AvgPool2dOp, e: Emitter) -> Sequence[SSAValue]:
+    k = _two(_prop(op, "kernel_size"), ())
+    s = _two(_prop(op, "stride"), k)
+    x = e.to_nhwc(op.input)
+    n, c, oh, ow = shape_of(op.result)
+    y = e.node(xnn.AveragePooling2dOp, x, shape=(n, oh, ow, c), pooling_height=k[0],
+               pooling_width=k[1], stride_height=s[0], stride_width=s[1])  # fmt: skip
+    return [e.from_nhwc(y, 4)]
+
+
+def _check_adaptive(op: aten.AdaptiveAvgPool2dOp) -> str | None:
+    if ints(op.output_size) != (1, 1) or len(shape_of(op.input)) != 4:
+        return "adaptive pooling to other than 1x1"
+    return None
+
+
+@lowering(aten.AdaptiveAvgPool2dOp, check=_check_adaptive)
+def _adaptive_avg_pool(op: aten.AdaptiveAvgPool2dOp, e: Emitter) -> Sequence[SSAValue]:
+    n, c, _, _ = shape_of(op.input)
+    y = e.node(xnn.GlobalAveragePooling2dOp, e.to_nhwc(op.input), shape=(n, 1, 1, c),
+               flags=xnn.FLAG_KEEP_DIMS)  # fmt: skip
+    return [e.reshape(y, (n, c, 1, 1))]
+
+
+def _check_bilinear(op: aten.UpsampleBilinear2dOp) -> str | None:
+    return None if len(shape_of(op.input)) == 4 else "not 4-D"
+
+
+@lowering(aten.UpsampleBilinear2dOp, check=_check_bilinear)
+def _bilinear(op: aten.UpsampleBilinear2dOp, e: Emitter) -> Sequence[SSAValue]:
+    n, c, oh, ow = shape_of(op.result)
+    flags = xnn.FLAG_ALIGN_CORNERS if op.align_corners.value.data else 0
+    y = e.node(xnn.StaticResizeBilinear2dOp, e.to_nhwc(op.input), shape=(n, oh, ow, c),
+               new_height=oh, new_width=ow, flags=flags)  # fmt: skip
+    return [e.from_nhwc(y, 4)]
+
+
+@lowering(aten.PixelShuffleOp)
+def _pixel_shuffle(op: aten.PixelShuffleOp, e: Emitter) -> Sequence[SSAValue]:
+    n, crr, h, w = shape_of(op.input)
+    r = op.upscale_factor.value.data
+    c = crr // (r * r)
+    x = e.reshape(op.input, (n, c, r, r, h, w))
+    x = e.transpose(x, (0, 1, 4, 2, 5, 3))
+    return [e.reshape(x, (n, c, h * r, w * r))]
+
+
+# --- shape and layout ------------------------------------------------------------------------
+
+
+@lowering(aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp)
+def _reshape(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    return [e.node(xnn.StaticReshapeOp, op.input, shape=shape_of(op.result),
+                   new_shape=shape_of(op.result))]  # fmt: skip
+
+
+@lowering(aten.PermuteOp)
+def _permute(op: aten.PermuteOp, e: Emitter) -> Sequence[SSAValue]:
+    rank = len(shape_of(op.input))
+    return [e.transpose(op.input, [d % rank for d in ints(op.dims)])]
+
+
+def _check_slice(op: aten.SliceOp) -> str | None:
+    return None if _prop(op, "step", 1) == 1 else "strided slice"
+
+
+@lowering(aten.SliceOp, check=_check_slice)
+def _slice(op: aten.SliceOp, e: Emitter) -> Sequence[SSAValue]:
+    x = shape_of(op.input)
+    d = _prop(op, "dim", 0) % len(x)
+    start, _, _ = slice(_prop(op, "start"), _prop(op, "end")).indices(x[d])
+    offsets = [0] * len(x)
+    offsets[d] = start
+    return [e.node(xnn.StaticSliceOp, op.input, shape=shape_of(op.result), offsets=offsets,
+                   sizes=shape_of(op.result))]  # fmt: skip
+
+
+@lowering(aten.SplitWithSizesOp)
+def _split(op: aten.SplitWithSizesOp, e: Emitter) -> Sequence[SSAValue]:
+    x = shape_of(op.input)
+    d = _prop(op, "dim", 0) % len(x)
+    outs, start = [], 0
+    for r in op.outputs:
+        offsets = [0] * len(x)
+        offsets[d] = start
+        start += shape_of(r)[d]
+        outs.append(e.node(xnn.StaticSliceOp, op.input, shape=shape_of(r), offsets=offsets,
+                           sizes=shape_of(r)))  # fmt: skip
+    return outs
+
+
+@lowering(aten.CatOp)
+def _cat(op: aten.CatOp, e: Emitter) -> Sequence[SSAValue]:
+    rank = len(shape_of(op.result))
+    if len(op.tensors) == 1:
+        return [e.node(xnn.CopyOp, op.tensors[0], shape=shape_of(op.result))]
+    return [e.node(xnn.ConcatenateOp, list(op.tensors), shape=shape_of(op.result),
+                   axis=_prop(op, "dim", 0) % rank)]  # fmt: skip
+
+
+def _check_pad(op: aten.ConstantPadNdOp) -> str | None:
+    if any(p < 0 for p in ints(op.pad)):
+        return "negative padding (a crop)"
+    return None
+
+
+@lowering(aten.ConstantPadNdOp, check=_check_pad)
+def _pad(op: aten.ConstantPadNdOp, e: Emitter) -> Sequence[SSAValue]:
+    rank, pad = len(shape_of(op.input)), ints(op.pad)
+    pre, post = [0] * rank, [0] * rank
+    for i in range(len(pad) // 2):
+        pre[rank - 1 - i], post[rank - 1 - i] = pad[2 * i], pad[2 * i + 1]
+    return [e.node(xnn.StaticConstantPadOp, op.input, shape=shape_of(op.result),
+                   pre_paddings=pre, post_paddings=post,
+                   padding_value=float(_prop(op, "value", 0.0)))]  # fmt: skip
+
+
+@lowering(aten.ConstantOp)
+def _constant(op: aten.ConstantOp, e: Emitter) -> Sequence[SSAValue]:
+    new = xnn.ConstantOp(op.value, op.result.type)
+    e.rewriter.insert(new)
+    return [new.results[0]]
+
+
+# --- the pass --------------------------------------------------------------------------------
+
+
+class ConvertAtenOp(RewritePattern):
+    """One `aten` op inside an `xnn.subgraph` to its xnn ops."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        lowering_ = LOWERINGS.get(type(op))
+        if lowering_ is None or not isinstance(op.parent_op(), xnn.SubgraphOp):
+            return
+        if not isinstance(op, aten.ConstantOp) and convertible(op) is not None:
+            return
+        results = lowering_.lower(op, Emitter(rewriter, op))
+        rewriter.replace(op, [], list(results))
+
+
+class ConversionError(ValueError):
+    """An op inside a subgraph that has no lowering."""
+
+
+@dataclass(frozen=True)
+class ConvertAtenToXnnPass(ModulePass):
+    """Lower every `aten` op inside `xnn.subgraph` regions to `xnn` ops."""
+
+    name = "convert-aten-to-xnn"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([ConvertAtenOp()]), apply_recursively=False
+        ).rewrite_module(op)
+        for sub in [o for o in op.walk() if isinstance(o, xnn.SubgraphOp)]:
+            for inner in list(sub.body.block.ops):
+                if (
+                    isinstance(inner, (aten.ConstantOp, xnn.ConstantOp))
+                    and not inner.results[0].uses
+                ):
+                    inner.detach()
+                    inner.erase()
+            left = [o for o in sub.body.block.ops if o.name.startswith("aten.")]
+            if left:
+                o = left[0]
+                raise ConversionError(
+                    f"{o.name} at {o.location} inside xnn.subgraph has no lowering: "
+                    f"{convertible(o) or 'no xnn lowering'}"
+                )
