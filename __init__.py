@@ -1,7 +1,7 @@
 """xnnc: an MLIR-style compiler from PyTorch (torch.export) to XNNPACK, built on xDSL.
 
-    module = xnnc.import_model(model, example_inputs)   # builtin.module of `aten` ops
-    outputs = xnnc.run_reference(module, inputs)         # the torch-backed oracle
+module = xnnc.import_model(model, example_inputs)   # builtin.module of `aten` ops
+outputs = xnnc.run_reference(module, inputs)         # the torch-backed oracle
 """
 
 from __future__ import annotations
