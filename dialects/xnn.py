@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from enum import StrEnum
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from xdsl.dialects.builtin import (
     DenseArrayBase,
@@ -561,6 +561,13 @@ class Convolution2dOp(_Window2dNode):
         self.verify_window(x, kernel, stride, dilation, g * cout)
         _same_element_type(input=self.input, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNConv2d", **_conv_fields(self, fb), **_window(self),
+                       subsampling_height=_v(self.subsampling_height),
+                       subsampling_width=_v(self.subsampling_width), groups=_v(self.groups),
+                       group_input_channels=_v(self.group_input_channels),
+                       group_output_channels=_v(self.group_output_channels))  # fmt: skip
+
 
 @irdl_op_definition
 class DepthwiseConvolution2dOp(_Window2dNode):
@@ -600,6 +607,14 @@ class DepthwiseConvolution2dOp(_Window2dNode):
         _verify_bias(self.bias, c * m)
         self.verify_window(x, kernel, stride, dilation, c * m)
         _same_element_type(input=self.input, output=self.output)
+
+    def encode(self, fb: Any) -> Any:
+        # The stock schema stores depthwise as groups = channels, 1 -> multiplier per group.
+        return fb.node("XNNDepthwiseConv2d", **_conv_fields(self, fb), **_window(self),
+                       subsampling_height=_v(self.subsampling_height),
+                       subsampling_width=_v(self.subsampling_width),
+                       groups=_v(self.input_channels), group_input_channels=1,
+                       group_output_channels=_v(self.depth_multiplier))  # fmt: skip
 
 
 @irdl_op_definition
@@ -652,6 +667,15 @@ class Deconvolution2dOp(_Window2dNode):
         _check_output(self.output, (x[0], *spatial, g * cout), why)
         _same_element_type(input=self.input, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNConvTranspose2d", **_conv_fields(self, fb), **_window(self),
+                       subsampling_height=_v(self.upsampling_height),
+                       subsampling_width=_v(self.upsampling_width),
+                       adjustment_height=_v(self.adjustment_height),
+                       adjustment_width=_v(self.adjustment_width), groups=_v(self.groups),
+                       group_input_channels=_v(self.group_input_channels),
+                       group_output_channels=_v(self.group_output_channels))  # fmt: skip
+
 
 # --- matrix products -------------------------------------------------------------------------
 
@@ -690,6 +714,11 @@ class FullyConnectedOp(ClampedNode):
         _check_output(self.output, want)
         _same_element_type(input=self.input, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        bias = fb.NO_VALUE if self.bias is None else fb.id(self.bias)
+        return fb.node("XNNFullyConnected", input1_id=fb.id(self.input),
+                       filter_id=fb.id(self.filter), bias_id=bias, **_out(self, fb))  # fmt: skip
+
 
 @irdl_op_definition
 class BatchMatrixMultiplyOp(XnnNode):
@@ -722,6 +751,10 @@ class BatchMatrixMultiplyOp(XnnNode):
         _check_output(self.output, want)
         _same_element_type(input1=self.input1, input2=self.input2, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNBatchMatrixMultiply", input1_id=fb.id(self.input1),
+                       input2_id=fb.id(self.input2), **_out(self, fb))  # fmt: skip
+
 
 # --- elementwise -----------------------------------------------------------------------------
 
@@ -745,8 +778,16 @@ class BinaryOp(ClampedNode):
         _check_output(self.output, want, " (the broadcast of the inputs)")
         _same_element_type(input1=self.input1, input2=self.input2, output=self.output)
 
+    # Parameters of `xnn.unary`, by the operator that takes them (`union xnn_unary_params`).
 
-# Parameters of `xnn.unary`, by the operator that takes them (`union xnn_unary_params`).
+    def encode(self, fb: Any) -> Any:
+        ids = dict(input1_id=fb.id(self.input1), input2_id=fb.id(self.input2), **_out(self, fb))
+        kind = _STOCK_BINARY.get(self.kind.data)
+        if kind is not None:
+            return fb.node(kind, **ids)
+        return fb.node("XNNBinary", binary_operator=c_value(self.kind.data), **ids)
+
+
 _UNARY_PARAMS = {
     UnaryOperator.CLAMP: ("min", "max"),
     UnaryOperator.ELU: ("alpha",),
@@ -786,6 +827,18 @@ class UnaryOp(XnnNode):
         _same_shape(self.input, self.output)
         _same_element_type(input=self.input, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        kind, io = self.kind.data, dict(input_id=fb.id(self.input), **_out(self, fb))
+        if kind == UnaryOperator.ELU:
+            return fb.node("XNNELU", alpha=self.alpha.value.data, **io)
+        if kind == UnaryOperator.LEAKY_RELU:
+            return fb.node("XNNLeakyReLU", negative_slope=self.negative_slope.value.data, **io)
+        if kind in _STOCK_UNARY:
+            return fb.node(_STOCK_UNARY[kind], **io)
+        params = [p.value.data for p in (self.min, self.max) if p is not None]
+        return fb.node("XNNUnary", unary_operator=c_value(kind), param_a=params[0] if params
+                       else None, param_b=params[1] if len(params) > 1 else None, **io)  # fmt: skip
+
 
 @irdl_op_definition
 class ClampOp(ClampedNode):
@@ -797,6 +850,9 @@ class ClampOp(ClampedNode):
     def verify_node(self) -> None:
         _same_shape(self.input, self.output)
         _same_element_type(input=self.input, output=self.output)
+
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNClamp", input_id=fb.id(self.input), **_out(self, fb))
 
 
 @irdl_op_definition
@@ -812,9 +868,13 @@ class SoftmaxOp(XnnNode):
         _same_shape(self.input, self.output)
         _same_element_type(input=self.input, output=self.output)
 
+    # Element types xnn.convert converts between (XNNPACK also converts to and from quantized
+    # types, which the IR does not model yet).
 
-# Element types xnn.convert converts between (XNNPACK also converts to and from quantized
-# types, which the IR does not model yet).
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNSoftmax", input_id=fb.id(self.input), **_out(self, fb))
+
+
 _CONVERT_TYPES = (f32, f16, bf16)
 
 
@@ -831,6 +891,9 @@ class ConvertOp(XnnNode):
         if src not in _CONVERT_TYPES or dst not in _CONVERT_TYPES:
             _fail(f"converts between f32, f16 and bf16, not {src} -> {dst}")
 
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNConvert", input_id=fb.id(self.input), **_out(self, fb))
+
 
 @irdl_op_definition
 class CopyOp(XnnNode):
@@ -842,6 +905,9 @@ class CopyOp(XnnNode):
     def verify_node(self) -> None:
         _same_shape(self.input, self.output)
         _same_element_type(input=self.input, output=self.output)
+
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNCopy", input_id=fb.id(self.input), **_out(self, fb))
 
 
 # --- layout and shape ------------------------------------------------------------------------
@@ -863,6 +929,11 @@ class StaticTransposeOp(XnnNode):
         _check_output(self.output, want)
         _same_element_type(input=self.input, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        perm = list(ints(self.perm))
+        return fb.node("XNNStaticTranspose", num_dims=len(perm), perm=perm,
+                       input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
+
 
 @irdl_op_definition
 class StaticReshapeOp(XnnNode):
@@ -881,6 +952,11 @@ class StaticReshapeOp(XnnNode):
         if numel(x) != numel(y):
             _fail(f"cannot reshape {list(x)} ({numel(x)} elements) to {list(y)} ({numel(y)})")
         _same_element_type(input=self.input, output=self.output)
+
+    def encode(self, fb: Any) -> Any:
+        shape = list(ints(self.new_shape))
+        return fb.node("XNNStaticReshape", num_dims=len(shape), new_shape=shape,
+                       input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
 
 
 @irdl_op_definition
@@ -904,6 +980,11 @@ class StaticSliceOp(XnnNode):
             _fail(f"output shape {list(shape_of(self.output))} should be sizes {list(sizes)}")
         _same_element_type(input=self.input, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        offsets, sizes = list(ints(self.offsets)), list(ints(self.sizes))
+        return fb.node("XNNStaticSlice", num_dims=len(sizes), offsets=offsets, sizes=sizes,
+                       input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
+
 
 @irdl_op_definition
 class StaticConstantPadOp(XnnNode):
@@ -925,8 +1006,15 @@ class StaticConstantPadOp(XnnNode):
         _check_output(self.output, want)
         _same_element_type(input=self.input, output=self.output)
 
+    # xnn_define_concatenate takes at most XNN_MAX_OPERATOR_OBJECTS inputs.
 
-# xnn_define_concatenate takes at most XNN_MAX_OPERATOR_OBJECTS inputs.
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNStaticConstantPad", pre_paddings=list(ints(self.pre_paddings)),
+                       post_paddings=list(ints(self.post_paddings)),
+                       padding_value=self.padding_value.value.data, input_id=fb.id(self.input),
+                       **_out(self, fb))  # fmt: skip
+
+
 MAX_CONCATENATE_INPUTS = 5
 
 
@@ -956,6 +1044,14 @@ class ConcatenateOp(XnnNode):
         named = {f"input{i + 1}": v for i, v in enumerate(self.inputs)}
         _same_element_type(**named, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        axis = self.axis.value.data % len(shape_of(self.output))
+        ids = [fb.id(v) for v in self.inputs]
+        if 2 <= len(ids) <= 5:
+            named = {f"input{i + 1}_id": v for i, v in enumerate(ids)}
+            return fb.node(f"XNNConcatenate{len(ids)}", axis=axis, **named, **_out(self, fb))
+        return fb.node("XNNConcatenate", axis=axis, input_ids=ids, **_out(self, fb))
+
 
 @irdl_op_definition
 class DepthToSpace2dOp(XnnNode):
@@ -976,6 +1072,10 @@ class DepthToSpace2dOp(XnnNode):
         want = (x[0], x[1] * b, x[2] * b, x[3] // (b * b))
         _check_output(self.output, want)
         _same_element_type(input=self.input, output=self.output)
+
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNDepthToSpace2d", block_size=_v(self.block_size),
+                       input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
 
 
 # --- reductions and pooling ------------------------------------------------------------------
@@ -1006,6 +1106,12 @@ class StaticReduceOp(XnnNode):
         _check_output(self.output, want)
         _same_element_type(input=self.input, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        rank = len(shape_of(self.input))
+        return fb.node("XNNStaticReduce", reduce_operator=c_value(self.kind.data),
+                       reduction_axes=sorted(a % rank for a in ints(self.axes)),
+                       input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
+
 
 @irdl_op_definition
 class GlobalAveragePooling2dOp(ClampedNode):
@@ -1023,6 +1129,9 @@ class GlobalAveragePooling2dOp(ClampedNode):
         want = _reduced_shape(x, {len(x) - 3, len(x) - 2}, self.has_flag(FLAG_KEEP_DIMS))
         _check_output(self.output, want)
         _same_element_type(input=self.input, output=self.output)
+
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNGlobalAvgPooling2d", input_id=fb.id(self.input), **_out(self, fb))
 
 
 class _Pooling2dNode(_Window2dNode):
@@ -1058,6 +1167,9 @@ class MaxPooling2dOp(_Pooling2dNode):
     def dilation(self) -> tuple[int, ...]:
         return _positive(self, "dilation_height", "dilation_width")
 
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNMaxPooling2d", **_pooling_fields(self, fb))
+
 
 @irdl_op_definition
 class AveragePooling2dOp(_Pooling2dNode):
@@ -1065,8 +1177,12 @@ class AveragePooling2dOp(_Pooling2dNode):
 
     name = "xnn.average_pooling_2d"
 
+    # Beyond this XNNPACK rejects the new size.
 
-# Beyond this XNNPACK rejects the new size.
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNAvgPooling2d", **_pooling_fields(self, fb))
+
+
 _MAX_RESIZE = 1 << 24
 
 
@@ -1096,8 +1212,68 @@ class StaticResizeBilinear2dOp(XnnNode):
         _check_output(self.output, want)
         _same_element_type(input=self.input, output=self.output)
 
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNStaticResizeBilinear2D", new_height=_v(self.new_height),
+                       new_width=_v(self.new_width), input_id=fb.id(self.input),
+                       **_out(self, fb))  # fmt: skip
+
 
 # --- the dialect -----------------------------------------------------------------------------
+
+# --- flatbuffer encoding helpers ---------------------------------------------------------------
+# Each node op's `encode(fb)` returns `fb.node(kind, **fields)`: the flatbuffer node kind
+# (a member of the schema's NodeUnion) and its fields by schema name. Stock kinds are used
+# wherever the stock ExecuTorch runtime has one; the xnnc kinds (48 and up) otherwise.
+
+
+def _v(attr: IntegerAttr) -> int:
+    return attr.value.data
+
+
+def _out(op: XnnNode, fb: Any) -> dict[str, int]:
+    return {"output_id": fb.id(op.output), "flags": op.flags.value.data}
+
+
+def _window(op: _Window2dNode) -> dict[str, int]:
+    top, right, bottom, left = op.padding()
+    return dict(padding_top=top, padding_right=right, padding_bottom=bottom, padding_left=left,
+                kernel_height=_v(op.kernel_height), kernel_width=_v(op.kernel_width),
+                dilation_height=_v(op.dilation_height),
+                dilation_width=_v(op.dilation_width))  # fmt: skip
+
+
+def _conv_fields(op: IRDLOperation, fb: Any) -> dict[str, int]:
+    bias = fb.NO_VALUE if op.bias is None else fb.id(op.bias)
+    return dict(input1_id=fb.id(op.input), filter_id=fb.id(op.filter), bias_id=bias,
+                **_out(op, fb))  # fmt: skip
+
+
+def _pooling_fields(op: _Pooling2dNode, fb: Any) -> dict[str, int]:
+    top, right, bottom, left = op.padding()
+    dh, dw = op.dilation()
+    return dict(padding_top=top, padding_right=right, padding_bottom=bottom, padding_left=left,
+                pooling_height=_v(op.pooling_height), pooling_width=_v(op.pooling_width),
+                stride_height=_v(op.stride_height), stride_width=_v(op.stride_width),
+                dilation_height=dh, dilation_width=dw, input_id=fb.id(op.input),
+                **_out(op, fb))  # fmt: skip
+
+
+_STOCK_BINARY = {
+    BinaryOperator.ADD: "XNNAdd", BinaryOperator.SUBTRACT: "XNNSubtract",
+    BinaryOperator.MULTIPLY: "XNNMultiply", BinaryOperator.DIVIDE: "XNNDiv",
+    BinaryOperator.MAXIMUM: "XNNMaximum", BinaryOperator.MINIMUM: "XNNMinimum",
+    BinaryOperator.PRELU: "XNNPReLU",
+}  # fmt: skip
+_STOCK_UNARY = {
+    UnaryOperator.SIGMOID: "XNNSigmoid", UnaryOperator.FLOOR: "XNNFloor",
+    UnaryOperator.SQUARE_ROOT: "XNNSquareRoot", UnaryOperator.CEILING: "XNNCeiling",
+    UnaryOperator.HARDSWISH: "XNNHardswish", UnaryOperator.NEGATE: "XNNNegate",
+    UnaryOperator.SQUARE: "XNNSquare", UnaryOperator.ABS: "XNNAbs",
+    UnaryOperator.RECIPROCAL_SQUARE_ROOT: "XNNReciprocalSquareRoot", UnaryOperator.LOG: "XNNLog",
+    UnaryOperator.GELU: "XNNGelu", UnaryOperator.TANH: "XNNTanh", UnaryOperator.EXP: "XNNExp",
+    UnaryOperator.SINE: "XNNSin", UnaryOperator.COSINE: "XNNCos",
+}  # fmt: skip
+
 
 XNN_NODE_OPS: list[type[XnnNode]] = [
     Convolution2dOp, DepthwiseConvolution2dOp, Deconvolution2dOp, FullyConnectedOp,

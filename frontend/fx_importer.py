@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, OutputKind
 from torch.fx import Node
@@ -144,8 +145,10 @@ def import_model(
 
 
 def _numpy_view(t: torch.Tensor) -> Any:
-    """The tensor's bytes as a numpy array sharing its memory (bf16 via int16)."""
+    """The tensor's bytes as a numpy array sharing its memory (bf16 via int16), or None."""
     t = t.detach()
+    if isinstance(t, FakeTensor) or t.is_meta:
+        return None  # a program traced without data: the weight is known by shape only
     if not t.is_contiguous():
         t = t.contiguous()
     if t.dtype == torch.bfloat16:

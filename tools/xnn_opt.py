@@ -61,6 +61,7 @@ PASSES = {
     "dce": "xdsl.transforms.dead_code_elimination:DeadCodeElimination",
     "xnn-partition": "xnnc.transforms.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.transforms.aten_to_xnn:ConvertAtenToXnnPass",
+    "xnn-legalize-stock": "xnnc.transforms.legalize_stock:LegalizeStockPass",
 }
 
 

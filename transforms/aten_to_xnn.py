@@ -43,12 +43,28 @@ from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
 from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.transforms.constants import constant_tensor, weight_name, xnn_constant
+from xnnc.transforms.constants import constant_op, constant_tensor, weight_name, xnn_constant
 
 FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)
 NCHW_TO_NHWC = (0, 2, 3, 1)
 NHWC_TO_NCHW = (0, 3, 1, 2)
+
+
+class ConversionError(ValueError):
+    """An op that cannot be lowered as it stands (no lowering, or weights without data)."""
+
+
+def _data(value: SSAValue) -> torch.Tensor:
+    """A constant operand's tensor; conversion needs the bytes of the weights it transforms."""
+    tensor = constant_tensor(value)
+    if tensor is None:
+        op = value.owner
+        raise ConversionError(
+            f"{op.name} at {op.location}: the weight has no data (it was printed elided or "
+            "traced without data); load it with --weights or import the model itself"
+        )
+    return tensor
 
 
 def _elem(v: SSAValue) -> Attribute:
@@ -170,10 +186,14 @@ def convertible(op: Operation) -> str | None:
 def _check_conv(op: aten.ConvolutionOp) -> str | None:
     if len(shape_of(op.input)) not in (3, 4):
         return "3-D convolution"
-    if constant_tensor(op.weight) is None:
-        return "weight is not a constant"
-    if op.bias is not None and constant_tensor(op.bias) is None:
-        return "bias is not a constant"
+    return _static_weights(op.weight, op.bias)
+
+
+def _static_weights(*values: SSAValue | None) -> str | None:
+    """XNNPACK packs filters and biases at load: they must be constants."""
+    for v in values:
+        if v is not None and constant_op(v) is None:
+            return "weights are not constants"
     return None
 
 
@@ -184,7 +204,7 @@ def _pair(values: Sequence[int], rank: int, fill: int) -> tuple[int, int]:
 @lowering(aten.ConvolutionOp, check=_check_conv)
 def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
     rank = len(shape_of(op.input))
-    w = constant_tensor(op.weight)
+    w = _data(op.weight)
     if rank == 3:
         w = w.unsqueeze(2)
     groups = op.groups.value.data
@@ -199,7 +219,7 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
     bias = None
     name = weight_name(op.weight)
     if op.bias is not None:
-        bias = e.const(constant_tensor(op.bias), weight_name(op.bias))
+        bias = e.const(_data(op.bias), weight_name(op.bias))
     window = dict(
         padding_top=pad[0], padding_bottom=pad[0], padding_left=pad[1], padding_right=pad[1],
         kernel_height=kh, kernel_width=kw, dilation_height=dil[0], dilation_width=dil[1],
@@ -357,24 +377,20 @@ def _clone(op: aten.CloneOp, e: Emitter) -> Sequence[SSAValue]:
 
 
 def _check_linear(op: aten.LinearOp) -> str | None:
-    if constant_tensor(op.weight) is None:
-        return "weight is not a constant"
-    if op.bias is not None and constant_tensor(op.bias) is None:
-        return "bias is not a constant"
-    return None
+    return _static_weights(op.weight, op.bias)
 
 
 @lowering(aten.LinearOp, check=_check_linear)
 def _linear(op: aten.LinearOp, e: Emitter) -> Sequence[SSAValue]:
-    bias = None if op.bias is None else e.const(constant_tensor(op.bias), weight_name(op.bias))
-    w = e.const(constant_tensor(op.weight), weight_name(op.weight))
+    bias = None if op.bias is None else e.const(_data(op.bias), weight_name(op.bias))
+    w = e.const(_data(op.weight), weight_name(op.weight))
     return [e.node(xnn.FullyConnectedOp, op.input, w, bias, shape=shape_of(op.result))]
 
 
 def _check_addmm(op: aten.AddmmOp) -> str | None:
     if _prop(op, "alpha", 1) != 1 or _prop(op, "beta", 1) != 1:
         return "alpha or beta != 1"
-    if constant_tensor(op.mat2) is None or constant_tensor(op.input) is None:
+    if _static_weights(op.mat2, op.input):
         return "weight or bias is not a constant"
     if shape_of(op.input) not in ((shape_of(op.mat2)[1],), (1, shape_of(op.mat2)[1])):
         return "bias is not per output channel"
@@ -384,16 +400,15 @@ def _check_addmm(op: aten.AddmmOp) -> str | None:
 @lowering(aten.AddmmOp, check=_check_addmm)
 def _addmm(op: aten.AddmmOp, e: Emitter) -> Sequence[SSAValue]:
     # mat2 is [K, N]; XNNPACK's filter is [N, K].
-    w = e.const(constant_tensor(op.mat2).t(), f"{weight_name(op.mat2)}.t")
-    b = e.const(constant_tensor(op.input).reshape(-1), weight_name(op.input))
+    w = e.const(_data(op.mat2).t(), f"{weight_name(op.mat2)}.t")
+    b = e.const(_data(op.input).reshape(-1), weight_name(op.input))
     return [e.node(xnn.FullyConnectedOp, op.mat1, w, b, shape=shape_of(op.result))]
 
 
 @lowering(aten.MmOp)
 def _mm(op: aten.MmOp, e: Emitter) -> Sequence[SSAValue]:
-    w = constant_tensor(op.mat2)
-    if w is not None:
-        filt = e.const(w.t(), f"{weight_name(op.mat2)}.t")
+    if constant_op(op.mat2) is not None:
+        filt = e.const(_data(op.mat2).t(), f"{weight_name(op.mat2)}.t")
         return [e.node(xnn.FullyConnectedOp, op.input, filt, None, shape=shape_of(op.result))]
     return [e.node(xnn.BatchMatrixMultiplyOp, op.input, op.mat2, shape=shape_of(op.result))]
 
@@ -443,8 +458,7 @@ def _softmax(op: aten.SoftmaxOp, e: Emitter) -> Sequence[SSAValue]:
 
 
 def _check_batch_norm(op: aten.BatchNormOp) -> str | None:
-    params = [op.running_mean, op.running_var, op.weight, op.bias]
-    if any(p is not None and constant_tensor(p) is None for p in params):
+    if _static_weights(op.running_mean, op.running_var, op.weight, op.bias):
         return "batch norm statistics are not constants"
     if any(r.uses for r in (op.save_mean, op.save_rstd)):
         return "batch norm statistics are used"
@@ -468,10 +482,10 @@ def _batch_norm(op: aten.BatchNormOp, e: Emitter) -> Sequence[SSAValue]:
 
 def batch_norm_affine(op: aten.BatchNormOp) -> tuple[torch.Tensor, torch.Tensor]:
     """Inference batch norm as y = x * scale + shift, computed in fp32, cast to x's dtype."""
-    mean = constant_tensor(op.running_mean).float()
-    var = constant_tensor(op.running_var).float()
-    gamma = constant_tensor(op.weight).float() if op.weight is not None else torch.ones_like(mean)
-    beta = constant_tensor(op.bias).float() if op.bias is not None else torch.zeros_like(mean)
+    mean = _data(op.running_mean).float()
+    var = _data(op.running_var).float()
+    gamma = _data(op.weight).float() if op.weight is not None else torch.ones_like(mean)
+    beta = _data(op.bias).float() if op.bias is not None else torch.zeros_like(mean)
     scale = gamma / torch.sqrt(var + op.eps.value.data)
     dtype = TORCH_DTYPES[_elem(op.input)]
     return scale.to(dtype), (beta - mean * scale).to(dtype)
@@ -659,10 +673,6 @@ class ConvertAtenOp(RewritePattern):
             return
         results = lowering_.lower(op, Emitter(rewriter, op))
         rewriter.replace(op, [], list(results))
-
-
-class ConversionError(ValueError):
-    """An op inside a subgraph that has no lowering."""
 
 
 @dataclass(frozen=True)

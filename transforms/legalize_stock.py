@@ -1,0 +1,107 @@
+"""`xnn-legalize-stock`: rewrite xnn ops that encode to xnnc-only node kinds into ops stock
+ExecuTorch 1.5.1 can run.
+
+    xnn.depth_to_space_2d %x {block_size = b}   ==>  reshape [N,H,W,b,b,C] ; transpose
+                                                      [0,1,3,2,4,5] ; reshape [N,H*b,W*b,C]
+    xnn.static_reduce mean/sum %x {axes}        ==>  (transpose axes last) ; reshape [M, K] ;
+                                                      fully_connected with a [1, K] filter of
+                                                      1/K (mean) or 1 (sum) ; reshape
+    xnn.concatenate of more than 5 inputs       ==>  nested concatenates of at most 5
+
+Left alone: everything stock already has. Max/min reductions and the xnnc-only unary and
+binary operators have no stock equivalent: serializing them for `stock` fails with a message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xnnc.dialects import xnn
+from xnnc.dialects.aten import ints, shape_of
+from xnnc.dialects.xnn import ReduceOperator
+from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.transforms.aten_to_xnn import Emitter, _elem
+
+MAX_CONCAT = 5
+
+
+class DepthToSpaceAsTranspose(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.DepthToSpace2dOp, rewriter: PatternRewriter) -> None:
+        n, h, w, c = shape_of(op.input)
+        b = op.block_size.value.data
+        e = Emitter(rewriter, op)
+        x = e.reshape(op.input, (n, h, w, b, b, c // (b * b)))
+        x = e.transpose(x, (0, 1, 3, 2, 4, 5))
+        rewriter.replace(op, [], [e.reshape(x, shape_of(op.output))])
+
+
+class ReduceAsFullyConnected(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.StaticReduceOp, rewriter: PatternRewriter) -> None:
+        kind = op.kind.data
+        if kind not in (ReduceOperator.MEAN, ReduceOperator.SUM):
+            return
+        x = shape_of(op.input)
+        axes = sorted({a % len(x) for a in ints(op.axes)})
+        kept = [d for d in range(len(x)) if d not in axes]
+        e = Emitter(rewriter, op)
+        value = op.input
+        if kept + axes != list(range(len(x))):
+            value = e.transpose(value, kept + axes)
+        k = 1
+        for a in axes:
+            k *= x[a]
+        m = 1
+        for d in kept:
+            m *= x[d]
+        value = e.reshape(value, (m, k))
+        scale = 1.0 / k if kind == ReduceOperator.MEAN else 1.0
+        filt = torch.full((1, k), scale, dtype=TORCH_DTYPES[_elem(op.input)])
+        value = e.node(
+            xnn.FullyConnectedOp, value, e.const(filt, "reduce.filter"), None, shape=(m, 1)
+        )
+        rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
+
+
+class SplitLongConcatenate(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.ConcatenateOp, rewriter: PatternRewriter) -> None:
+        inputs = list(op.inputs)
+        if len(inputs) <= MAX_CONCAT:
+            return
+        rank = len(shape_of(op.output))
+        axis = op.axis.value.data % rank
+        e = Emitter(rewriter, op)
+        head = inputs[:MAX_CONCAT]
+        shape = list(shape_of(head[0]))
+        shape[axis] = sum(shape_of(v)[axis] for v in head)
+        first = e.node(xnn.ConcatenateOp, head, shape=shape, axis=axis)
+        rest = [first, *inputs[MAX_CONCAT:]]
+        rewriter.replace(op, [], [e.node(xnn.ConcatenateOp, rest, shape=shape_of(op.output),
+                                         axis=axis)])  # fmt: skip
+
+
+STOCK_PATTERNS = (DepthToSpaceAsTranspose(), ReduceAsFullyConnected(), SplitLongConcatenate())
+
+
+@dataclass(frozen=True)
+class LegalizeStockPass(ModulePass):
+    """Rewrite xnnc-only node kinds into ones stock ExecuTorch 1.5.1 runs."""
+
+    name = "xnn-legalize-stock"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(GreedyRewritePatternApplier(list(STOCK_PATTERNS))).rewrite_module(op)
