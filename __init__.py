@@ -13,7 +13,33 @@ if TYPE_CHECKING:
 
     from xnnc.dialects.weights import BlobStore
 
-__all__ = ["import_model", "run_reference", "parse_module", "print_module", "weights_of"]
+__all__ = [
+    "compile",
+    "load",
+    "Program",
+    "XnncPartitioner",
+    "import_model",
+    "run_reference",
+    "parse_module",
+    "print_module",
+    "weights_of",
+]
+
+# Heavy entry points (executorch, the runtime) load on first use, keeping `import xnnc` light.
+_LAZY = {
+    "compile": "xnnc.backend_xnnpack.program",
+    "load": "xnnc.backend_xnnpack.program",
+    "Program": "xnnc.backend_xnnpack.program",
+    "XnncPartitioner": "xnnc.backend_xnnpack.pte",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'xnnc' has no attribute '{name}'")
 
 
 def import_model(model: Any, example_inputs: Any = None) -> ModuleOp:

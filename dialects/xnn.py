@@ -302,7 +302,10 @@ class XnnNode(IRDLOperation):
         """Build from operands in definition order (None for an absent bias, a list for
         `xnn.concatenate`'s inputs) and XNNPACK-named parameters as Python values: ints,
         floats, int lists, enum members or attributes; None leaves a parameter absent."""
-        props = {k: _to_attr(k, v) for k, v in params.items() if v is not None}
+        given = {k: _to_attr(k, v) for k, v in params.items() if v is not None}
+        # Definition order, so built ops print their parameters like XNNPACK lists them.
+        order = [k for k in cls.get_irdl_definition().properties if k in given]
+        props = {k: given[k] for k in order + [k for k in given if k not in order]}
         return cls.build(operands=list(operands), result_types=[result_type], properties=props)
 
     def has_flag(self, bit: int) -> bool:
@@ -568,6 +571,16 @@ class Convolution2dOp(_Window2dNode):
                        group_input_channels=_v(self.group_input_channels),
                        group_output_channels=_v(self.group_output_channels))  # fmt: skip
 
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNConv2d",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_convolution_2d", *_padding_trbl(node), node.kernelHeight,
+               node.kernelWidth, node.subsamplingHeight, node.subsamplingWidth,
+               node.dilationHeight, node.dilationWidth, node.groups, node.groupInputChannels,
+               node.groupOutputChannels, x.min, x.max, *_conv_ids(x, node),
+               node.flags)  # fmt: skip
+
 
 @irdl_op_definition
 class DepthwiseConvolution2dOp(_Window2dNode):
@@ -615,6 +628,16 @@ class DepthwiseConvolution2dOp(_Window2dNode):
                        subsampling_width=_v(self.subsampling_width),
                        groups=_v(self.input_channels), group_input_channels=1,
                        group_output_channels=_v(self.depth_multiplier))  # fmt: skip
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNDepthwiseConv2d",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        # Stored as groups = input channels, group_output_channels = depth multiplier.
+        x.call("xnn_define_depthwise_convolution_2d", *_padding_trbl(node), node.kernelHeight,
+               node.kernelWidth, node.subsamplingHeight, node.subsamplingWidth,
+               node.dilationHeight, node.dilationWidth, node.groupOutputChannels, node.groups,
+               x.min, x.max, *_conv_ids(x, node), node.flags)  # fmt: skip
 
 
 @irdl_op_definition
@@ -676,6 +699,17 @@ class Deconvolution2dOp(_Window2dNode):
                        group_input_channels=_v(self.group_input_channels),
                        group_output_channels=_v(self.group_output_channels))  # fmt: skip
 
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNConvTranspose2d",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_deconvolution_2d", *_padding_trbl(node), node.adjustmentHeight,
+               node.adjustmentWidth, node.kernelHeight, node.kernelWidth,
+               node.subsamplingHeight, node.subsamplingWidth, node.dilationHeight,
+               node.dilationWidth, node.groups, node.groupInputChannels,
+               node.groupOutputChannels, x.min, x.max, *_conv_ids(x, node),
+               node.flags)  # fmt: skip
+
 
 # --- matrix products -------------------------------------------------------------------------
 
@@ -719,6 +753,14 @@ class FullyConnectedOp(ClampedNode):
         return fb.node("XNNFullyConnected", input1_id=fb.id(self.input),
                        filter_id=fb.id(self.filter), bias_id=bias, **_out(self, fb))  # fmt: skip
 
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNFullyConnected",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_fully_connected", x.min, x.max, x.input(node.input1Id),
+               x.input(node.filterId), x.optional_input(node.biasId), x.output(node.outputId),
+               node.flags)  # fmt: skip
+
 
 @irdl_op_definition
 class BatchMatrixMultiplyOp(XnnNode):
@@ -755,6 +797,13 @@ class BatchMatrixMultiplyOp(XnnNode):
         return fb.node("XNNBatchMatrixMultiply", input1_id=fb.id(self.input1),
                        input2_id=fb.id(self.input2), **_out(self, fb))  # fmt: skip
 
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNBatchMatrixMultiply",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_batch_matrix_multiply", x.input(node.input1Id),
+               x.input(node.input2Id), x.output(node.outputId), node.flags)  # fmt: skip
+
 
 # --- elementwise -----------------------------------------------------------------------------
 
@@ -786,6 +835,20 @@ class BinaryOp(ClampedNode):
         if kind is not None:
             return fb.node(kind, **ids)
         return fb.node("XNNBinary", binary_operator=c_value(self.kind.data), **ids)
+
+    DEFINES: ClassVar[tuple[str, ...]] = (
+        "XNNAdd", "XNNSubtract", "XNNMultiply", "XNNDiv", "XNNMinimum", "XNNMaximum", "XNNPReLU",
+        "XNNBinary",
+    )
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        if x.kind == "XNNBinary":
+            kind = node.binaryOperator
+        else:
+            kind = _stock_operator(x.kind, _STOCK_BINARY)
+        x.call("xnn_define_binary", kind, x.binary_params(), x.input(node.input1Id),
+               x.input(node.input2Id), x.output(node.outputId), node.flags)  # fmt: skip
 
 
 _UNARY_PARAMS = {
@@ -839,6 +902,25 @@ class UnaryOp(XnnNode):
         return fb.node("XNNUnary", unary_operator=c_value(kind), param_a=params[0] if params
                        else None, param_b=params[1] if len(params) > 1 else None, **io)  # fmt: skip
 
+    DEFINES: ClassVar[tuple[str, ...]] = (
+        "XNNSigmoid", "XNNFloor", "XNNSquareRoot", "XNNCeiling", "XNNHardswish", "XNNLeakyReLU",
+        "XNNNegate", "XNNSquare", "XNNELU", "XNNAbs", "XNNReciprocalSquareRoot", "XNNLog",
+        "XNNGelu", "XNNTanh", "XNNExp", "XNNSin", "XNNCos", "XNNUnary",
+    )
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        if x.kind == "XNNUnary":
+            kind, params = node.unaryOperator, x.unary_params(node.paramA, node.paramB)
+        elif x.kind == "XNNELU":
+            kind, params = c_value(UnaryOperator.ELU), x.unary_params(node.alpha)
+        elif x.kind == "XNNLeakyReLU":
+            kind, params = c_value(UnaryOperator.LEAKY_RELU), x.unary_params(node.negativeSlope)
+        else:
+            kind, params = _stock_operator(x.kind, _STOCK_UNARY), None
+        x.call("xnn_define_unary", kind, params, x.input(node.inputId), x.output(node.outputId),
+               node.flags)  # fmt: skip
+
 
 @irdl_op_definition
 class ClampOp(ClampedNode):
@@ -853,6 +935,13 @@ class ClampOp(ClampedNode):
 
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNClamp", input_id=fb.id(self.input), **_out(self, fb))
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNClamp",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_unary", c_value(UnaryOperator.CLAMP), x.unary_params(x.min, x.max),
+               x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
 
 
 @irdl_op_definition
@@ -874,6 +963,12 @@ class SoftmaxOp(XnnNode):
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNSoftmax", input_id=fb.id(self.input), **_out(self, fb))
 
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNSoftmax",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_softmax", x.input(node.inputId), x.output(node.outputId), node.flags)
+
 
 _CONVERT_TYPES = (f32, f16, bf16)
 
@@ -894,6 +989,13 @@ class ConvertOp(XnnNode):
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNConvert", input_id=fb.id(self.input), **_out(self, fb))
 
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNConvert",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_unary", c_value(UnaryOperator.CONVERT), None, x.input(node.inputId),
+               x.output(node.outputId), node.flags)  # fmt: skip
+
 
 @irdl_op_definition
 class CopyOp(XnnNode):
@@ -908,6 +1010,12 @@ class CopyOp(XnnNode):
 
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNCopy", input_id=fb.id(self.input), **_out(self, fb))
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNCopy",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_copy", x.input(node.inputId), x.output(node.outputId), node.flags)
 
 
 # --- layout and shape ------------------------------------------------------------------------
@@ -934,6 +1042,13 @@ class StaticTransposeOp(XnnNode):
         return fb.node("XNNStaticTranspose", num_dims=len(perm), perm=perm,
                        input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
 
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNStaticTranspose",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_static_transpose", len(node.perm), x.sizes(node.perm),
+               x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
+
 
 @irdl_op_definition
 class StaticReshapeOp(XnnNode):
@@ -957,6 +1072,13 @@ class StaticReshapeOp(XnnNode):
         shape = list(ints(self.new_shape))
         return fb.node("XNNStaticReshape", num_dims=len(shape), new_shape=shape,
                        input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNStaticReshape",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_static_reshape", len(node.newShape), x.sizes(node.newShape),
+               x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
 
 
 @irdl_op_definition
@@ -984,6 +1106,15 @@ class StaticSliceOp(XnnNode):
         offsets, sizes = list(ints(self.offsets)), list(ints(self.sizes))
         return fb.node("XNNStaticSlice", num_dims=len(sizes), offsets=offsets, sizes=sizes,
                        input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNStaticSlice",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        begins = [int(o) for o in node.offsets]
+        ends = [b + int(s) for b, s in zip(begins, node.sizes, strict=True)]
+        x.call("xnn_define_static_slice_v3", len(begins), x.int64s(begins), x.int64s(ends), None,
+               x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
 
 
 @irdl_op_definition
@@ -1013,6 +1144,14 @@ class StaticConstantPadOp(XnnNode):
                        post_paddings=list(ints(self.post_paddings)),
                        padding_value=self.padding_value.value.data, input_id=fb.id(self.input),
                        **_out(self, fb))  # fmt: skip
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNStaticConstantPad",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_static_constant_pad_v2", len(node.prePaddings),
+               x.sizes(node.prePaddings), x.sizes(node.postPaddings), node.paddingValue,
+               x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
 
 
 MAX_CONCATENATE_INPUTS = 5
@@ -1052,6 +1191,21 @@ class ConcatenateOp(XnnNode):
             return fb.node(f"XNNConcatenate{len(ids)}", axis=axis, **named, **_out(self, fb))
         return fb.node("XNNConcatenate", axis=axis, input_ids=ids, **_out(self, fb))
 
+    DEFINES: ClassVar[tuple[str, ...]] = (
+        "XNNConcatenate2", "XNNConcatenate3", "XNNConcatenate4", "XNNConcatenate5",
+        "XNNConcatenate",
+    )
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        if x.kind == "XNNConcatenate":
+            ids = list(node.inputIds)
+        else:  # XNNConcatenate2..5
+            ids = [node.input1Id, node.input2Id, node.input3Id, node.input4Id, node.input5Id]
+            ids = ids[: int(x.kind[-1])]
+        x.call("xnn_define_concatenate", node.axis, len(ids), x.inputs(ids),
+               x.output(node.outputId), node.flags)  # fmt: skip
+
 
 @irdl_op_definition
 class DepthToSpace2dOp(XnnNode):
@@ -1076,6 +1230,13 @@ class DepthToSpace2dOp(XnnNode):
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNDepthToSpace2d", block_size=_v(self.block_size),
                        input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNDepthToSpace2d",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_depth_to_space_2d", node.blockSize, x.input(node.inputId),
+               x.output(node.outputId), node.flags)  # fmt: skip
 
 
 # --- reductions and pooling ------------------------------------------------------------------
@@ -1112,6 +1273,14 @@ class StaticReduceOp(XnnNode):
                        reduction_axes=sorted(a % rank for a in ints(self.axes)),
                        input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
 
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNStaticReduce",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        axes = node.reductionAxes
+        x.call("xnn_define_static_reduce_v2", node.reduceOperator, len(axes), x.int64s(axes),
+               x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
+
 
 @irdl_op_definition
 class GlobalAveragePooling2dOp(ClampedNode):
@@ -1132,6 +1301,14 @@ class GlobalAveragePooling2dOp(ClampedNode):
 
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNGlobalAvgPooling2d", input_id=fb.id(self.input), **_out(self, fb))
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNGlobalAvgPooling2d",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        # What the deprecated xnn_define_global_average_pooling_2d forwards to.
+        x.call("xnn_define_static_reduce_v2", c_value(ReduceOperator.MEAN), 2, x.int64s([-3, -2]),
+               x.input(node.inputId), x.clamped_output(node.outputId), node.flags)  # fmt: skip
 
 
 class _Pooling2dNode(_Window2dNode):
@@ -1170,6 +1347,15 @@ class MaxPooling2dOp(_Pooling2dNode):
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNMaxPooling2d", **_pooling_fields(self, fb))
 
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNMaxPooling2d",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_max_pooling_2d", *_padding_trbl(node), node.poolingHeight,
+               node.poolingWidth, node.strideHeight, node.strideWidth, node.dilationHeight,
+               node.dilationWidth, x.min, x.max, x.input(node.inputId), x.output(node.outputId),
+               node.flags)  # fmt: skip
+
 
 @irdl_op_definition
 class AveragePooling2dOp(_Pooling2dNode):
@@ -1181,6 +1367,14 @@ class AveragePooling2dOp(_Pooling2dNode):
 
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNAvgPooling2d", **_pooling_fields(self, fb))
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNAvgPooling2d",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_average_pooling_2d", *_padding_trbl(node), node.poolingHeight,
+               node.poolingWidth, node.strideHeight, node.strideWidth, x.min, x.max,
+               x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
 
 
 _MAX_RESIZE = 1 << 24
@@ -1216,6 +1410,13 @@ class StaticResizeBilinear2dOp(XnnNode):
         return fb.node("XNNStaticResizeBilinear2D", new_height=_v(self.new_height),
                        new_width=_v(self.new_width), input_id=fb.id(self.input),
                        **_out(self, fb))  # fmt: skip
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNStaticResizeBilinear2D",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_static_resize_bilinear_2d", node.newHeight, node.newWidth,
+               x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
 
 
 # --- the dialect -----------------------------------------------------------------------------
@@ -1273,6 +1474,27 @@ _STOCK_UNARY = {
     UnaryOperator.GELU: "XNNGelu", UnaryOperator.TANH: "XNNTanh", UnaryOperator.EXP: "XNNExp",
     UnaryOperator.SINE: "XNNSin", UnaryOperator.COSINE: "XNNCos",
 }  # fmt: skip
+
+
+# --- XNNPACK define helpers ----------------------------------------------------------------------
+# Each node op's `define(x, node)` is its XNNPACK define call for a decoded flatbuffer node table
+# (`node`: XNNNodeConvT, ...) of one of its `DEFINES` kinds. `x` is the runtime's define context
+# (backend_xnnpack/runtime): `x.call(function, *args)`, serialized ids mapped by `x.input` and
+# `x.output`, the node's fused clamp as `x.min`/`x.max`, its kind as `x.kind`.
+
+
+def _padding_trbl(node: Any) -> tuple[int, int, int, int]:
+    return node.paddingTop, node.paddingRight, node.paddingBottom, node.paddingLeft
+
+
+def _conv_ids(x: Any, node: Any) -> tuple[int, int, int, int]:
+    return (x.input(node.input1Id), x.input(node.filterId), x.optional_input(node.biasId),
+            x.output(node.outputId))  # fmt: skip
+
+
+def _stock_operator(kind: str, kinds: dict[Any, str]) -> int:
+    """The operator enum value of a stock node kind, e.g. XNNAdd -> xnn_binary_add."""
+    return c_value(next(op for op, k in kinds.items() if k == kind))
 
 
 XNN_NODE_OPS: list[type[XnnNode]] = [

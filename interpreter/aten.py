@@ -170,6 +170,15 @@ def _as_tensor(value: Any, index: int, expected: TensorType) -> torch.Tensor:
     return t
 
 
+def check_inputs(func: Any, inputs: Sequence[Any]) -> tuple[torch.Tensor, ...]:
+    """`inputs` as torch tensors, checked against `func`'s signature (count, dtype, shape)."""
+    arg_types = func.function_type.inputs.data
+    name = func.sym_name.data
+    if len(inputs) != len(arg_types):
+        raise ReferenceError_(f"@{name} takes {len(arg_types)} inputs, got {len(inputs)}")
+    return tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
+
+
 def run_reference(
     module: ModuleOp, inputs: Sequence[Any], func: str = "forward"
 ) -> tuple[torch.Tensor, ...]:
@@ -179,10 +188,7 @@ def run_reference(
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
     if func not in funcs:
         raise ReferenceError_(f"no function @{func}; the module has {sorted(funcs)}")
-    arg_types = funcs[func].function_type.inputs.data
-    if len(inputs) != len(arg_types):
-        raise ReferenceError_(f"@{func} takes {len(arg_types)} inputs, got {len(inputs)}")
-    tensors = tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
+    tensors = check_inputs(funcs[func], inputs)
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())
     interpreter.register_implementations(AtenFunctions())

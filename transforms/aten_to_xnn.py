@@ -334,8 +334,9 @@ def _clamp(op: Operation, e: Emitter) -> Sequence[SSAValue]:
         lo, hi = _prop(op, "min"), _prop(op, "max")
         lo = -math.inf if lo is None else float(lo)
         hi = math.inf if hi is None else float(hi)
-    return [e.node(xnn.ClampOp, op.input, shape=shape_of(op.result), output_min=lo,
-                   output_max=hi)]  # fmt: skip
+    bounds = {"output_min": lo, "output_max": hi}
+    bounds = {k: v for k, v in bounds.items() if math.isfinite(v)}  # absent = unbounded
+    return [e.node(xnn.ClampOp, op.input, shape=shape_of(op.result), **bounds)]
 
 
 @lowering(aten.SiluOp)
