@@ -48,6 +48,7 @@ from xnnc.transforms.constants import constant_op, constant_tensor, weight_name,
 FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)
 NCHW_TO_NHWC = (0, 2, 3, 1)
+MAX_CONCAT_INPUTS = 5  # XNN_MAX_OPERATOR_OBJECTS at XNNPACK 92a7ad50
 NHWC_TO_NCHW = (0, 3, 1, 2)
 
 
@@ -99,7 +100,9 @@ class Emitter:
 
     def node(self, cls: type, *operands: Any, shape: Sequence[int], elem: Attribute | None = None,
              **params: Any) -> SSAValue:  # fmt: skip
-        elem = elem or _elem(next(o for o in operands if isinstance(o, SSAValue)))
+        if elem is None:
+            first = operands[0][0] if isinstance(operands[0], (list, tuple)) else operands[0]
+            elem = _elem(first)
         new = cls.make(*operands, result_type=_ttype(elem, shape), **params)
         new.location = self.op.location
         self.rewriter.insert(new)
@@ -174,7 +177,8 @@ def convertible(op: Operation) -> str | None:
         return "no xnn lowering"
     is_cast = isinstance(op, (aten.ToCopyOp, aten.ToDimOrderCopyOp))
     allowed = CAST_TYPES if is_cast else FLOATS
-    for v in (*op.operands, *op.results):
+    # Unused results (max pooling's indices, batch norm's statistics) take no part.
+    for v in (*op.operands, *(r for r in op.results if r.uses)):
         if isinstance(v.type, TensorType) and v.type.element_type not in allowed:
             return f"dtype {v.type.element_type} (XNNPACK runs {', '.join(map(str, allowed))})"
     return lowering_.check(op)
@@ -229,6 +233,11 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
         cin_g, cout_g = w.shape[0] // groups, w.shape[1]
         filt = w.reshape(groups, cin_g, cout_g, kh, kw).permute(0, 2, 3, 4, 1)
         filt = filt.reshape(groups * cout_g, kh, kw, cin_g)
+        if filt.dtype == torch.float16:
+            # XNNPACK's fp16 deconvolution takes fp32 static weights (and converts them).
+            filt = filt.float()
+            if op.bias is not None:
+                bias = e.const(_data(op.bias).float(), f"{weight_name(op.bias)}.f32")
         adj = _pair(ints(op.output_padding), rank, 0)
         y = e.node(
             xnn.Deconvolution2dOp, x, e.const(filt, f"{name}.deconv"), bias,
@@ -630,10 +639,17 @@ def _split(op: aten.SplitWithSizesOp, e: Emitter) -> Sequence[SSAValue]:
 @lowering(aten.CatOp)
 def _cat(op: aten.CatOp, e: Emitter) -> Sequence[SSAValue]:
     rank = len(shape_of(op.result))
-    if len(op.tensors) == 1:
-        return [e.node(xnn.CopyOp, op.tensors[0], shape=shape_of(op.result))]
-    return [e.node(xnn.ConcatenateOp, list(op.tensors), shape=shape_of(op.result),
-                   axis=_prop(op, "dim", 0) % rank)]  # fmt: skip
+    axis = _prop(op, "dim", 0) % rank
+    values = list(op.tensors)
+    if len(values) == 1:
+        return [e.node(xnn.CopyOp, values[0], shape=shape_of(op.result))]
+    # XNNPACK concatenates at most 5 inputs per node: fold longer lists left to right.
+    while len(values) > MAX_CONCAT_INPUTS:
+        head = values[:MAX_CONCAT_INPUTS]
+        shape = list(shape_of(head[0]))
+        shape[axis] = sum(shape_of(v)[axis] for v in head)
+        values = [e.node(xnn.ConcatenateOp, head, shape=shape, axis=axis)] + values[len(head) :]
+    return [e.node(xnn.ConcatenateOp, values, shape=shape_of(op.result), axis=axis)]
 
 
 def _check_pad(op: aten.ConstantPadNdOp) -> str | None:

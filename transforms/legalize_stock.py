@@ -6,7 +6,6 @@ ExecuTorch 1.5.1 can run.
     xnn.static_reduce mean/sum %x {axes}        ==>  (transpose axes last) ; reshape [M, K] ;
                                                       fully_connected with a [1, K] filter of
                                                       1/K (mean) or 1 (sum) ; reshape
-    xnn.concatenate of more than 5 inputs       ==>  nested concatenates of at most 5
 
 Left alone: everything stock already has. Max/min reductions and the xnnc-only unary and
 binary operators have no stock equivalent: serializing them for `stock` fails with a message.
@@ -33,8 +32,6 @@ from xnnc.dialects.aten import ints, shape_of
 from xnnc.dialects.xnn import ReduceOperator
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.transforms.aten_to_xnn import Emitter, _elem
-
-MAX_CONCAT = 5
 
 
 class DepthToSpaceAsTranspose(RewritePattern):
@@ -76,25 +73,7 @@ class ReduceAsFullyConnected(RewritePattern):
         rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
 
 
-class SplitLongConcatenate(RewritePattern):
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: xnn.ConcatenateOp, rewriter: PatternRewriter) -> None:
-        inputs = list(op.inputs)
-        if len(inputs) <= MAX_CONCAT:
-            return
-        rank = len(shape_of(op.output))
-        axis = op.axis.value.data % rank
-        e = Emitter(rewriter, op)
-        head = inputs[:MAX_CONCAT]
-        shape = list(shape_of(head[0]))
-        shape[axis] = sum(shape_of(v)[axis] for v in head)
-        first = e.node(xnn.ConcatenateOp, head, shape=shape, axis=axis)
-        rest = [first, *inputs[MAX_CONCAT:]]
-        rewriter.replace(op, [], [e.node(xnn.ConcatenateOp, rest, shape=shape_of(op.output),
-                                         axis=axis)])  # fmt: skip
-
-
-STOCK_PATTERNS = (DepthToSpaceAsTranspose(), ReduceAsFullyConnected(), SplitLongConcatenate())
+STOCK_PATTERNS = (DepthToSpaceAsTranspose(), ReduceAsFullyConnected())
 
 
 @dataclass(frozen=True)
