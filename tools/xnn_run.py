@@ -1,6 +1,6 @@
 """`xnn-run`: run a model file on XNNPACK and compare it against the reference.
 
-    xnn-run model.mlir                  # an `aten` module: compiled, run, checked vs the interpreter
+    xnn-run model.mlir                  # `aten` IR: compiled, run, checked vs the interpreter
     xnn-run model.xnnc --inputs in.npz  # a saved program (xnnc.Program.save)
     xnn-run model.pte --threads 2       # a .pte on stock ExecuTorch (no reference to compare)
 
@@ -41,6 +41,12 @@ def _random_inputs(func: Any, seed: int) -> list[torch.Tensor]:
         else:
             inputs.append(torch.randint(0, 10, shape, generator=gen).to(dtype))
     return inputs
+
+
+def _position(key: str) -> int:
+    """np.savez names positional arrays arr_0, arr_1, ...: order by that number."""
+    tail = key.rsplit("_", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
 
 
 def _npz_inputs(path: str) -> list[torch.Tensor]:
