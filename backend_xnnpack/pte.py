@@ -29,12 +29,20 @@ from xdsl.ir import Operation
 import xnnc
 from xnnc.backend_xnnpack.serialize import TARGETS, SerializeError, serialize_subgraph
 from xnnc.dialects import aten, xnn
-from xnnc.frontend.fx_importer import OPS_BY_OVERLOAD, import_model, torch_overload
+from xnnc.frontend.fx_importer import import_model
 from xnnc.transforms.partition import PartitionPass
 from xnnc.transforms.pipeline import lower
 
 STOCK_BACKEND_ID = "XnnpackBackend"
 _TARGET_KEY = "xnnc_target"
+
+
+_FLOATS = (torch.float32, torch.float16)
+
+
+def _user_inputs(ep: ExportedProgram) -> set[str]:
+    return {spec.arg.name for spec in ep.graph_signature.input_specs
+            if spec.kind.name == "USER_INPUT"}  # fmt: skip
 
 
 def _target(compile_specs: list[CompileSpec]) -> str:
@@ -96,15 +104,27 @@ class XnncPartitioner(Partitioner):
             XnncBackend.__name__, [CompileSpec(_TARGET_KEY, target.encode())]
         )
 
-    def ops_to_not_decompose(self, ep: ExportedProgram) -> tuple[list[Any], None]:
-        keep = []
-        for qualified in OPS_BY_OVERLOAD:
-            if qualified.startswith("aten::"):
-                try:
-                    keep.append(torch_overload(qualified))
-                except AttributeError:
-                    continue
-        return keep, None
+    def ops_to_not_decompose(self, ep: ExportedProgram) -> tuple[list[Any], Any]:
+        """Keep the non-core ops xnnc lowers whole (linear, hardswish, bilinear upsampling,
+        pixel_shuffle) when the node will be delegated: ExecuTorch requires that."""
+        keep = [
+            torch.ops.aten.linear.default,
+            torch.ops.aten.hardswish.default,
+            torch.ops.aten.upsample_bilinear2d.vec,
+            torch.ops.aten.pixel_shuffle.default,
+        ]
+
+        def delegated(node: Any) -> bool:
+            tensors = [a for a in node.args if isinstance(a, torch.fx.Node)]
+            vals = [a.meta.get("val") for a in tensors]
+            if not all(isinstance(v, torch.Tensor) and v.dtype in _FLOATS for v in vals):
+                return False
+            if node.target == torch.ops.aten.linear.default:
+                return all(a.op == "placeholder" and a.name not in _user_inputs(ep)
+                           for a in tensors[1:])  # fmt: skip
+            return True
+
+        return keep, delegated
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         # Only the grouping is needed here (the program may hold no weight data yet).

@@ -168,7 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{loc}: error: {e.msg.splitlines()[0]}", file=sys.stderr)
         else:
             msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            print(f"xnn-run: error: {args.file}: {msg}", file=sys.stderr)
+            where = "" if msg.startswith(args.file) else f"{args.file}: "
+            print(f"xnn-run: error: {where}{msg}", file=sys.stderr)
     return 1
 
 

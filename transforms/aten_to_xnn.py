@@ -273,8 +273,6 @@ _BINARY = {aten.AddOp: B.ADD, aten.SubOp: B.SUBTRACT, aten.MulOp: B.MULTIPLY,
 
 
 def _check_binary(op: Operation) -> str | None:
-    if _prop(op, "alpha", 1) != 1:
-        return "alpha != 1"
     if _prop(op, "rounding_mode") is not None:
         return "rounding_mode"
     if len(shape_of(op.result)) > xnn.MAX_TENSOR_DIMS:
@@ -283,7 +281,14 @@ def _check_binary(op: Operation) -> str | None:
 
 
 def _operand_or_scalar(op: Operation, e: Emitter) -> SSAValue:
-    return op.other if op.other is not None else e.scalar(float(_prop(op, "scalar")), op.input)
+    """`other`, scaled by add/sub's alpha: `x + alpha * y`."""
+    alpha = float(_prop(op, "alpha", 1))
+    if op.other is None:
+        return e.scalar(alpha * float(_prop(op, "scalar")), op.input)
+    if alpha == 1:
+        return op.other
+    return e.node(xnn.BinaryOp, op.other, e.scalar(alpha, op.other), shape=shape_of(op.other),
+                  kind=B.MULTIPLY)  # fmt: skip
 
 
 @lowering(*_BINARY, check=_check_binary)
@@ -454,17 +459,20 @@ def _reduce(op: Operation, e: Emitter) -> Sequence[SSAValue]:
 
 
 def _check_softmax(op: aten.SoftmaxOp) -> str | None:
-    rank = len(shape_of(op.input))
-    if op.dim.value.data % rank != rank - 1:
-        return "softmax over a dim other than the last"
-    if op.half_to_float.value.data:
-        return "half_to_float"
-    return None
+    return "half_to_float" if op.half_to_float.value.data else None
 
 
 @lowering(aten.SoftmaxOp, check=_check_softmax)
 def _softmax(op: aten.SoftmaxOp, e: Emitter) -> Sequence[SSAValue]:
-    return [e.node(xnn.SoftmaxOp, op.input, shape=shape_of(op.result))]
+    """XNNPACK normalizes the last dim: move `dim` there and back."""
+    rank = len(shape_of(op.input))
+    dim = op.dim.value.data % rank
+    if dim == rank - 1:
+        return [e.node(xnn.SoftmaxOp, op.input, shape=shape_of(op.result))]
+    perm = [d for d in range(rank) if d != dim] + [dim]
+    x = e.transpose(op.input, perm)
+    y = e.node(xnn.SoftmaxOp, x, shape=shape_of(x))
+    return [e.transpose(y, [perm.index(d) for d in range(rank)])]
 
 
 def _check_batch_norm(op: aten.BatchNormOp) -> str | None:

@@ -1,0 +1,211 @@
+"""End to end: eager vs the reference interpreter vs xnnc on the extended runtime vs xnnc's
+`.pte` on stock ExecuTorch.
+
+Tolerances. fp32: XNNPACK accumulates convolutions and GEMMs in a different order than
+torch and evaluates exp/sigmoid/tanh/ELU/GELU with its own polynomial approximations
+(~1e-6 relative), so 1e-4 absolute + relative on values of order 1. fp16: both sides round
+every op's result to fp16 (2^-11 ~ 5e-4 relative) but at different points (torch computes
+many fp16 CPU ops in fp32 internally, XNNPACK keeps fp16 intermediates), so 2e-2 over a few
+ops. Models: 1e-4 (fp32, tens of layers) and 2e-2 (the fp16 body of fp16_convnet).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+from op_cases import ELEMENTWISE, STRUCTURAL
+
+import xnnc
+from xnnc.backend_xnnpack.pte import StockRuntime, to_pte
+from xnnc.examples.models import MODELS
+from xnnc.tools import xnn_run
+
+TOL = {torch.float32: dict(atol=1e-4, rtol=1e-4), torch.float16: dict(atol=2e-2, rtol=2e-2)}
+
+# Cases whose op XNNPACK runs (the rest stay outside, and must still run end to end).
+NOT_DELEGATED = {
+    "div_floor", "where", "log_softmax", "amax", "addmm", "slice", "split", "reflect_pad1d",
+    "reflect_pad2d", "replicate_pad2d", "max_pool_ceil", "adaptive_avg_pool", "upsample_nearest",
+    "layer_norm", "embedding", "pow_tensor", "expand", "to_bf16_and_back",
+}  # fmt: skip
+CASES = {c[0]: c[1:] for c in ELEMENTWISE + STRUCTURAL}
+
+
+class Fn(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
+
+def _module(fn, dtype: torch.dtype) -> nn.Module:
+    m = fn if isinstance(fn, nn.Module) else Fn(fn)
+    return m.to(dtype).eval()
+
+
+def _cast(inputs, dtype):
+    return tuple(x.to(dtype) if x.is_floating_point() else x for x in inputs)
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _compare(got, want, dtype) -> None:
+    for g, w in zip(_as_tuple(got), _as_tuple(want), strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        if w.is_floating_point():
+            torch.testing.assert_close(g, w, **TOL[dtype])
+        else:
+            assert torch.equal(g, w)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op_on_extended_runtime(name: str, dtype: torch.dtype) -> None:
+    fn, inputs, _ = CASES[name]
+    if dtype == torch.float16 and name in ("embedding", "to_bf16_and_back", "to_f16"):
+        pytest.skip("an integer-input or cast case: its fp16 variant is the same test")
+    model = _module(fn, dtype)
+    inputs = _cast(inputs, dtype)
+    with torch.no_grad():
+        want = model(*inputs)
+    program = xnnc.compile(model, inputs)
+    _compare(program(*inputs), want, dtype)
+    reference = xnnc.run_reference(xnnc.import_model(model, inputs), inputs)
+    _compare(reference, _as_tuple(want), dtype)
+    if name not in NOT_DELEGATED:
+        assert program.num_partitions == 1 and program.ops_outside() == [], program.ops_outside()
+
+
+STOCK_CASES = ["add", "mul_scalar", "elu", "gelu", "clamp", "hardswish", "softmax", "mean",
+               "permute", "cat", "constant_pad", "max_pool", "avg_pool", "upsample_bilinear",
+               "pixel_shuffle", "to_f16", "view"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", STOCK_CASES)
+def test_op_pte_on_stock_runtime(name: str) -> None:
+    fn, inputs, _ = CASES[name]
+    model = _module(fn, torch.float32)
+    with torch.no_grad():
+        want = model(*inputs)
+    got = StockRuntime(to_pte(model, inputs, target="stock"))(*inputs)
+    _compare(got, want, torch.float32)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_model_on_extended_runtime(name: str) -> None:
+    model, inputs = MODELS[name](small=True)
+    with torch.no_grad():
+        want = model(*inputs)
+    program = xnnc.compile(model, inputs)
+    dtype = torch.float16 if name == "fp16_convnet" else torch.float32
+    if want.dtype == torch.bfloat16:
+        torch.testing.assert_close(program(*inputs), want, atol=3e-2, rtol=3e-2)
+    else:
+        _compare(program(*inputs), want, dtype)
+    if name in ("mimi", "resnet", "dac", "hifigan", "mobilenetv2"):
+        assert program.num_partitions == 1 and program.ops_outside() == []
+
+
+@pytest.mark.parametrize("name", ["mimi", "resnet", "fp16_convnet"])
+def test_model_pte_on_stock_runtime(name: str) -> None:
+    model, inputs = MODELS[name](small=True)
+    with torch.no_grad():
+        want = model(*inputs)
+    got = StockRuntime(to_pte(model, inputs, target="stock"))(*inputs)
+    dtype = torch.float16 if name == "fp16_convnet" else torch.float32
+    _compare(got[0], want, dtype)
+
+
+def test_threads_give_the_same_result() -> None:
+    model, inputs = MODELS["mimi"](small=True)
+    one = xnnc.compile(model, inputs, threads=1)(*inputs)
+    two = xnnc.compile(model, inputs, threads=2)(*inputs)
+    torch.testing.assert_close(one, two, atol=1e-5, rtol=1e-5)
+
+
+def test_profile_reports_every_node() -> None:
+    model, inputs = MODELS["resnet"](small=True)
+    program = xnnc.compile(model, inputs, profile=True)
+    program(*inputs)
+    rows = program.profile()
+    assert rows and all(us >= 0 for _, us in rows)
+    assert any("convolution" in name.lower() for name, _ in rows), rows[:5]
+
+
+def test_save_and_load_program(tmp_path) -> None:
+    model, inputs = MODELS["encodec"](small=True)  # partially delegated: weights outside too
+    program = xnnc.compile(model, inputs)
+    path = tmp_path / "encodec.xnnc"
+    program.save(str(path))
+    loaded = xnnc.load(str(path))
+    torch.testing.assert_close(loaded(*inputs), program(*inputs), atol=0, rtol=0)
+
+
+def test_save_pte(tmp_path) -> None:
+    model, inputs = MODELS["mimi"](small=True)
+    program = xnnc.compile(model, inputs, target="stock")
+    path = tmp_path / "mimi.pte"
+    program.save(str(path))
+    got = StockRuntime(path.read_bytes())(*inputs)[0]
+    torch.testing.assert_close(got, program(*inputs), **TOL[torch.float32])
+
+
+def test_program_checks_inputs() -> None:
+    program = xnnc.compile(nn.Linear(3, 2), (torch.randn(1, 3),))
+    with pytest.raises(ValueError, match=r"input 0: expected torch.float32 \[1, 3\], got"):
+        program(torch.randn(1, 4))
+
+
+def test_unknown_target() -> None:
+    with pytest.raises(ValueError, match="unknown target 'gpu'; expected one of stock, extended"):
+        xnnc.compile(nn.Linear(3, 2), (torch.randn(1, 3),), target="gpu")
+
+
+# --- xnn-run -----------------------------------------------------------------------------------
+
+
+def test_xnn_run_on_mlir_compares_with_reference(tmp_path, capsys) -> None:
+    model, inputs = MODELS["mimi"](small=True)
+    path = tmp_path / "mimi.mlir"
+    path.write_text(xnnc.print_module(xnnc.import_model(model, inputs), weights_inline=True))
+    assert xnn_run.main([str(path), "--repeat", "2"]) == 0
+    out = capsys.readouterr().out
+    error = float(out.split("max |error| vs the reference interpreter: ")[1].split()[0])
+    assert error < 1e-4
+    assert "partitions: 1, ops outside XNNPACK: 0" in out
+    assert "latency:" in out and "per-node profile" in out
+
+
+def test_xnn_run_on_saved_program_and_pte(tmp_path, capsys) -> None:
+    import numpy as np
+
+    model, inputs = MODELS["resnet"](small=True)
+    program = xnnc.compile(model, inputs, target="stock")
+    program.save(str(tmp_path / "r.xnnc"))
+    program.save(str(tmp_path / "r.pte"))
+    np.savez(tmp_path / "in.npz", *[x.numpy() for x in inputs])
+    assert xnn_run.main([str(tmp_path / "r.xnnc"), "--inputs", str(tmp_path / "in.npz")]) == 0
+    assert xnn_run.main([str(tmp_path / "r.pte"), "--inputs", str(tmp_path / "in.npz")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("latency:") == 2
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["missing.mlir"], "xnn-run: error: missing.mlir: no such file"),
+        (["x.pte"], "xnn-run: error: x.pte: a .pte does not record its input shapes"),
+        (["bad.xnnc"], "xnn-run: error: bad.xnnc: not an xnnc program file"),
+    ],
+)
+def test_xnn_run_errors(tmp_path, capsys, monkeypatch, args, message) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.xnnc").write_text("not a zip")
+    assert xnn_run.main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
