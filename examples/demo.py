@@ -1,14 +1,21 @@
-"""`make demo`: import the embedded Mimi-style decoder and check the reference against eager.
+"""`make demo`: compile the embedded Mimi-style decoder with xnnc and run it three ways.
 
-python -m xnnc.examples.demo [--model NAME] [--small]
+    python -m xnnc.examples.demo [--model NAME] [--small] [--threads N]
+
+1. import into `aten` and check the reference interpreter against eager;
+2. compile with xnnc, run on the extended runtime and, as a `.pte`, on stock ExecuTorch;
+3. lower the same model with stock ExecuTorch's own XnnpackPartitioner;
+then print the error of each against eager and the latencies side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 
 import torch
 
@@ -19,7 +26,7 @@ from xnnc.examples.models import MODELS
 def op_summary(module) -> list[tuple[str, int]]:
     counts: Counter[str] = Counter()
     for op in module.walk():
-        if op.name.startswith("aten."):
+        if op.name.startswith(("aten.", "xnn.")) and op.name not in ("xnn.output",):
             name = op.name
             if name == "aten.generic":
                 name = f"aten.generic {op.target.data}"
@@ -27,39 +34,92 @@ def op_summary(module) -> list[tuple[str, int]]:
     return counts.most_common()
 
 
+def timed(fn: Callable[[], object], repeat: int = 10) -> float:
+    """Median seconds of `repeat` calls after one warm-up."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def stock_executorch(model: torch.nn.Module, inputs: tuple) -> bytes:
+    """Stock ExecuTorch 1.5.1's own lowering: XnnpackPartitioner."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    ep = torch.export.export(model, inputs, strict=False)
+    edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
+    return edge.to_executorch().buffer
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="mimi", choices=sorted(MODELS))
     parser.add_argument("--small", action="store_true", help="the reduced-size variant")
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
+
+    from xnnc.backend_xnnpack.pte import StockRuntime
 
     model, inputs = MODELS[args.model](small=args.small)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"model: {args.model} ({type(model).__name__}), {n_params / 1e6:.1f}M parameters, "
-          f"inputs {[list(x.shape) for x in inputs]}")  # fmt: skip
+          f"inputs {[list(x.shape) for x in inputs]}, {args.threads} thread(s)")  # fmt: skip
+    with torch.no_grad():
+        expected = model(*inputs)
+
+    def error(got: torch.Tensor) -> float:
+        return (got.float() - expected.float()).abs().max().item()
 
     start = time.perf_counter()
     module = xnnc.import_model(model, inputs)
-    print(f"imported into `aten` in {time.perf_counter() - start:.2f} s")
-    print("op summary:")
+    print(f"\n1. imported into `aten` in {time.perf_counter() - start:.2f} s:")
     for name, count in op_summary(module):
         print(f"  {count:5d}  {name}")
+    (reference,) = xnnc.run_reference(module, inputs)
+    print(f"  reference interpreter vs eager: max |error| {error(reference):.3g}")
 
+    start = time.perf_counter()
+    program = xnnc.compile(model, inputs, target="stock", threads=args.threads, profile=True)
+    xnnc_compile = time.perf_counter() - start
+    print(f"\n2. xnnc: compiled in {xnnc_compile:.2f} s to {program.num_partitions} subgraph(s), "
+          f"{len(program.ops_outside())} op(s) outside XNNPACK:")  # fmt: skip
+    for name, count in op_summary(program.module):
+        if name.startswith("xnn."):
+            print(f"  {count:5d}  {name}")
+    start = time.perf_counter()
+    pte = xnnc.backend_xnnpack.pte.to_pte(model, inputs, target="stock")
+    print(f"  .pte for stock ExecuTorch: {len(pte) / 2**20:.1f} MiB "
+          f"({time.perf_counter() - start:.2f} s)")  # fmt: skip
+
+    start = time.perf_counter()
+    stock_pte = stock_executorch(model, inputs)
+    stock_compile = time.perf_counter() - start
+    print(f"\n3. stock ExecuTorch lowering (XnnpackPartitioner): {stock_compile:.2f} s")
+
+    xnnc_stock = StockRuntime(pte, threads=args.threads)
+    stock = StockRuntime(stock_pte, threads=args.threads)
+    rows = [
+        ("torch eager", lambda: model(*inputs)),
+        ("stock ExecuTorch (its own lowering)", lambda: stock(*inputs)[0]),
+        ("xnnc .pte on stock ExecuTorch", lambda: xnnc_stock(*inputs)[0]),
+        ("xnnc on the extended runtime", lambda: program(*inputs)),
+    ]
+    print(f"\n{'system':38} {'max |error|':>12} {'latency':>11} {'vs stock':>9}")
     with torch.no_grad():
-        start = time.perf_counter()
-        expected = model(*inputs)
-        eager_s = time.perf_counter() - start
-        start = time.perf_counter()
-        (got,) = xnnc.run_reference(module, inputs)
-        ref_s = time.perf_counter() - start
-    err = (got.float() - expected.float()).abs().max().item()
-    scale = expected.float().abs().max().item()
-    print(f"output {list(got.shape)} {got.dtype}")
-    print(f"reference interpreter vs torch eager: max |error| = {err:.3g} "
-          f"(output max |value| {scale:.3g})")  # fmt: skip
-    print(f"eager {eager_s * 1e3:.1f} ms, reference interpreter {ref_s * 1e3:.1f} ms")
-    ok = err <= 1e-4 * max(1.0, scale)
-    print("OK: the reference reproduces eager" if ok else "MISMATCH")
+        results = [(name, error(fn()), timed(fn)) for name, fn in rows]
+    base = results[1][2]
+    for name, err, seconds in results:
+        print(f"{name:38} {err:12.3g} {seconds * 1e3:8.2f} ms {base / seconds:8.2f}x")
+    print(f"compile: xnnc {xnnc_compile:.2f} s, stock ExecuTorch {stock_compile:.2f} s "
+          f"({stock_compile / xnnc_compile:.1f}x)")  # fmt: skip
+    worst = max(err for _, err, _ in results[2:])
+    scale = max(1.0, expected.float().abs().max().item())
+    ok = error(reference) <= 1e-4 * scale and worst <= 1e-3 * scale
+    print("OK" if ok else "MISMATCH")
     return 0 if ok else 1
 
 
