@@ -837,7 +837,13 @@ class BinaryOp(ClampedNode):
         return fb.node("XNNBinary", binary_operator=c_value(self.kind.data), **ids)
 
     DEFINES: ClassVar[tuple[str, ...]] = (
-        "XNNAdd", "XNNSubtract", "XNNMultiply", "XNNDiv", "XNNMinimum", "XNNMaximum", "XNNPReLU",
+        "XNNAdd",
+        "XNNSubtract",
+        "XNNMultiply",
+        "XNNDiv",
+        "XNNMinimum",
+        "XNNMaximum",
+        "XNNPReLU",
         "XNNBinary",
     )
 
@@ -903,9 +909,24 @@ class UnaryOp(XnnNode):
                        else None, param_b=params[1] if len(params) > 1 else None, **io)  # fmt: skip
 
     DEFINES: ClassVar[tuple[str, ...]] = (
-        "XNNSigmoid", "XNNFloor", "XNNSquareRoot", "XNNCeiling", "XNNHardswish", "XNNLeakyReLU",
-        "XNNNegate", "XNNSquare", "XNNELU", "XNNAbs", "XNNReciprocalSquareRoot", "XNNLog",
-        "XNNGelu", "XNNTanh", "XNNExp", "XNNSin", "XNNCos", "XNNUnary",
+        "XNNSigmoid",
+        "XNNFloor",
+        "XNNSquareRoot",
+        "XNNCeiling",
+        "XNNHardswish",
+        "XNNLeakyReLU",
+        "XNNNegate",
+        "XNNSquare",
+        "XNNELU",
+        "XNNAbs",
+        "XNNReciprocalSquareRoot",
+        "XNNLog",
+        "XNNGelu",
+        "XNNTanh",
+        "XNNExp",
+        "XNNSin",
+        "XNNCos",
+        "XNNUnary",
     )
 
     @staticmethod
@@ -1192,7 +1213,10 @@ class ConcatenateOp(XnnNode):
         return fb.node("XNNConcatenate", axis=axis, input_ids=ids, **_out(self, fb))
 
     DEFINES: ClassVar[tuple[str, ...]] = (
-        "XNNConcatenate2", "XNNConcatenate3", "XNNConcatenate4", "XNNConcatenate5",
+        "XNNConcatenate2",
+        "XNNConcatenate3",
+        "XNNConcatenate4",
+        "XNNConcatenate5",
         "XNNConcatenate",
     )
 

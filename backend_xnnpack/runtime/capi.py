@@ -1,0 +1,219 @@
+"""XNNPACK's C API (include/xnnpack.h at google/XNNPACK 92a7ad50) through ctypes.
+
+The executorch wheel's `lib/libexecutorch_backend_xnnpack.so` exports every `xnn_*` symbol
+of that header; pthreadpool lives in `lib/libexecutorch_threadpool.so`. Every function used
+is declared below with its exact C signature: ctypes passes undeclared arguments as C ints,
+which truncates pointers and crashes the process.
+
+Only the current entry points are bound. The deprecated ones stock ExecuTorch 1.5.1 still
+calls are replaced by what XNNPACK itself forwards them to: `xnn_define_unary` (convert,
+clamp, elu, leaky_relu, tanh, ...), `xnn_define_binary` (add, prelu, ...),
+`xnn_define_concatenate` (concatenate2..5), `xnn_define_static_constant_pad_v2`,
+`xnn_define_static_reduce_v2` (static_mean, global_average_pooling_2d) and
+`xnn_define_static_slice_v3`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+from ctypes import (
+    POINTER,
+    Structure,
+    c_double,
+    c_float,
+    c_int,
+    c_int32,
+    c_int64,
+    c_size_t,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
+from pathlib import Path
+
+INVALID_VALUE_ID = 0xFFFFFFFF  # XNN_INVALID_VALUE_ID
+MAX_TENSOR_DIMS = 6  # XNN_MAX_TENSOR_DIMS
+EXTRA_BYTES = 16  # XNN_EXTRA_BYTES: XNNPACK may read this far past the end of an array
+FLAG_BASIC_PROFILING = 0x8  # XNN_FLAG_BASIC_PROFILING (xnn_create_runtime_v4)
+
+# enum xnn_status
+STATUS_NAMES = (
+    "xnn_status_success",
+    "xnn_status_uninitialized",
+    "xnn_status_invalid_parameter",
+    "xnn_status_invalid_state",
+    "xnn_status_unsupported_parameter",
+    "xnn_status_unsupported_hardware",
+    "xnn_status_out_of_memory",
+    "xnn_status_reallocation_required",
+    "xnn_status_deprecated",
+)
+STATUS_OUT_OF_MEMORY = 6
+
+# enum xnn_datatype values used by the runtime itself (schema numbers are mapped in blob.py)
+DATATYPE_FP32 = 1
+
+# enum xnn_unary_operator: the one the runtime inserts itself
+UNARY_CLAMP = 4
+UNARY_CONVERT = 5
+
+# enum xnn_profile_info
+PROFILE_NUM_OPERATORS = 0
+PROFILE_OPERATOR_NAME = 1
+PROFILE_OPERATOR_TIMING = 2
+
+
+def status_name(status: int) -> str:
+    if 0 <= status < len(STATUS_NAMES):
+        return STATUS_NAMES[status]
+    return f"xnn_status {status}"
+
+
+class ExternalValue(Structure):
+    """struct xnn_external_value"""
+
+    _fields_ = [("id", c_uint32), ("data", c_void_p)]
+
+
+class UnaryParams(Structure):
+    """union xnn_unary_params: every member is one or two floats at offset 0, so two floats
+    cover all of them (clamp.min/max, elu.alpha, leaky_relu.negative_slope)."""
+
+    _fields_ = [("a", c_float), ("b", c_float)]
+
+
+class BinaryParams(Structure):
+    """struct xnn_binary_params"""
+
+    _fields_ = [("output_min", c_double), ("output_max", c_double)]
+
+
+_u32, _size, _f32, _ptr = c_uint32, c_size_t, c_float, c_void_p
+_SIZES, _I64S, _U32S = POINTER(c_size_t), POINTER(c_int64), POINTER(c_uint32)
+_enum = c_int  # C enums are ints
+
+# name -> argument types after the leading handle (subgraph or runtime); every function
+# returns enum xnn_status.
+_SUBGRAPH_FUNCTIONS: dict[str, list] = {
+    # values
+    "xnn_define_tensor_value": [_enum, _size, _SIZES, _ptr, _u32, _u32, _U32S],
+    "xnn_define_quantized_tensor_value": [
+        _enum, c_int32, _f32, _size, _SIZES, _ptr, _u32, _u32, _U32S,
+    ],
+    "xnn_define_channelwise_quantized_tensor_value_v2": [
+        _enum, c_int32, POINTER(c_float), _size, _size, _SIZES, _ptr, _u32, _u32, _U32S,
+    ],
+    "xnn_define_dynamically_quantized_tensor_value": [
+        _enum, _size, _size, _SIZES, _u32, _u32, _U32S,
+    ],
+    # nodes
+    "xnn_define_unary": [_enum, POINTER(UnaryParams), _u32, _u32, _u32],
+    "xnn_define_binary": [_enum, POINTER(BinaryParams), _u32, _u32, _u32, _u32],
+    "xnn_define_convolution_2d": [*[_u32] * 11, _size, _size, _f32, _f32, *[_u32] * 5],
+    "xnn_define_deconvolution_2d": [*[_u32] * 13, _size, _size, _f32, _f32, *[_u32] * 5],
+    "xnn_define_depthwise_convolution_2d": [*[_u32] * 11, _size, _f32, _f32, *[_u32] * 5],
+    "xnn_define_depth_to_space_2d": [_u32, _u32, _u32, _u32],
+    "xnn_define_average_pooling_2d": [*[_u32] * 8, _f32, _f32, _u32, _u32, _u32],
+    "xnn_define_max_pooling_2d": [*[_u32] * 10, _f32, _f32, _u32, _u32, _u32],
+    "xnn_define_fully_connected": [_f32, _f32, _u32, _u32, _u32, _u32, _u32],
+    "xnn_define_batch_matrix_multiply": [_u32, _u32, _u32, _u32],
+    "xnn_define_softmax": [_u32, _u32, _u32],
+    "xnn_define_copy": [_u32, _u32, _u32],
+    "xnn_define_static_constant_pad_v2": [_size, _SIZES, _SIZES, _f32, _u32, _u32, _u32],
+    "xnn_define_static_reduce_v2": [_enum, _size, _I64S, _u32, _u32, _u32],
+    "xnn_define_concatenate": [c_int32, _size, _U32S, _u32, _u32],
+    "xnn_define_static_reshape": [_size, _SIZES, _u32, _u32, _u32],
+    "xnn_define_static_resize_bilinear_2d": [_size, _size, _u32, _u32, _u32],
+    "xnn_define_static_slice_v3": [_size, _I64S, _I64S, _I64S, _u32, _u32, _u32],
+    "xnn_define_static_transpose": [_size, _SIZES, _u32, _u32, _u32],
+}  # fmt: skip
+
+
+def _library_dir() -> Path:
+    spec = importlib.util.find_spec("executorch")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("xnnc's runtime needs the executorch wheel (it ships XNNPACK)")
+    return Path(spec.submodule_search_locations[0]) / "lib"
+
+
+class Library:
+    """The bound functions. `subgraph` functions are looked up by name through `define`;
+    the per-call ones are attributes so the hot path does no lookups."""
+
+    def __init__(self) -> None:
+        lib_dir = _library_dir()
+        xnn = ctypes.CDLL(str(lib_dir / "libexecutorch_backend_xnnpack.so"))
+        pool = ctypes.CDLL(str(lib_dir / "libexecutorch_threadpool.so"))
+
+        def bind(lib: ctypes.CDLL, name: str, restype, argtypes: list):
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
+            return fn
+
+        s, r = c_void_p, c_void_p  # xnn_subgraph_t, xnn_runtime_t
+        self.define = {
+            name: bind(xnn, name, _enum, [s, *args]) for name, args in _SUBGRAPH_FUNCTIONS.items()
+        }
+        self.initialize = bind(xnn, "xnn_initialize", _enum, [c_void_p])
+        self.create_subgraph = bind(
+            xnn, "xnn_create_subgraph", _enum, [_u32, _u32, POINTER(c_void_p)]
+        )
+        self.delete_subgraph = bind(xnn, "xnn_delete_subgraph", _enum, [s])
+        self.create_runtime_v4 = bind(
+            xnn,
+            "xnn_create_runtime_v4",
+            _enum,
+            [s, c_void_p, c_void_p, c_void_p, _u32, POINTER(c_void_p)],
+        )
+        self.delete_runtime = bind(xnn, "xnn_delete_runtime", _enum, [r])
+        self.reshape_external_value = bind(
+            xnn, "xnn_reshape_external_value", _enum, [r, _u32, _size, _SIZES]
+        )
+        self.get_external_value_shape = bind(
+            xnn, "xnn_get_external_value_shape", _enum, [r, _u32, POINTER(c_size_t), _SIZES]
+        )
+        self.reshape_runtime = bind(xnn, "xnn_reshape_runtime", _enum, [r])
+        self.setup_runtime_v2 = bind(
+            xnn, "xnn_setup_runtime_v2", _enum, [r, _size, POINTER(ExternalValue)]
+        )
+        self.invoke_runtime = bind(xnn, "xnn_invoke_runtime", _enum, [r])
+        self.get_runtime_profiling_info = bind(
+            xnn,
+            "xnn_get_runtime_profiling_info",
+            _enum,
+            [r, _enum, _size, c_void_p, POINTER(c_size_t)],
+        )
+        self.pthreadpool_create = bind(pool, "pthreadpool_create", c_void_p, [c_size_t])
+        self.pthreadpool_destroy = bind(pool, "pthreadpool_destroy", None, [c_void_p])
+        self.initialized_status = self.initialize(None)
+
+
+_LIBRARY: Library | None = None
+
+
+def library() -> Library:
+    """The loaded library, with `xnn_initialize(NULL)` called once per process."""
+    global _LIBRARY
+    if _LIBRARY is None:
+        _LIBRARY = Library()
+    return _LIBRARY
+
+
+def sizes(values) -> ctypes.Array:
+    """A `const size_t*` argument."""
+    return (c_size_t * len(values))(*(int(v) for v in values))
+
+
+def int64s(values) -> ctypes.Array:
+    """A `const int64_t*` argument."""
+    return (c_int64 * len(values))(*(int(v) for v in values))
+
+
+def uint32s(values) -> ctypes.Array:
+    """A `const uint32_t*` argument."""
+    return (c_uint32 * len(values))(*(int(v) for v in values))
+
+
+def uint64_array(count: int) -> ctypes.Array:
+    return (c_uint64 * count)()

@@ -1,0 +1,707 @@
+"""xnnc's extended runtime: an ExecuTorch XNNPACK delegate blob run on XNNPACK from Python.
+
+    rt = XnnRuntime(blob, named_data, threads=4, profile=True)
+    (y,) = rt.run(x)          # torch tensors or numpy arrays in, fresh torch tensors out
+    rt.profile()              # [(operator name, microseconds), ...] of the last run
+
+Loading mirrors ExecuTorch's `XNNCompiler::compileModel`: every value is defined first
+(serialized ids remapped to XNNPACK's; external values keep their external id), then every
+node through the `define` of the xnn op that encodes to its kind (dialects/xnn.py), then
+`xnn_create_runtime_v4`. Nothing reaches XNNPACK before the blob is fully validated
+(`read_blob`, plus the node checks here for what XNNPACK would read out of bounds rather
+than reject).
+
+bf16 legalization: XNNPACK 92a7ad50 rejects bf16 for the node kinds in `BF16_VIA_FP32`
+(found by defining each one on bf16 values). For those, each bf16 operand is converted to an
+fp32 temporary (`xnn_define_unary(convert)`; bf16 constants are widened once at load), the
+node runs in fp32, and its bf16 output is converted back.
+
+XNNPACK may read up to XNN_EXTRA_BYTES (16) past the end of an array. Constants therefore get
+an aligned copy with that padding unless the blob's own buffer already provides it; inputs
+are passed in place, as ExecuTorch does (heap blocks are followed by allocator metadata, so
+the over-read cannot fault in practice). A runtime is not thread-safe: one `run` at a time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from xnnc.backend_xnnpack.blob import (
+    DATATYPE_NAMES,
+    XNN_DATATYPE,
+    Blob,
+    read_blob,
+)
+from xnnc.backend_xnnpack.runtime import capi
+from xnnc.backend_xnnpack.schema import xnnc_generated as fb
+from xnnc.dialects import xnn
+
+_DT = fb.XNNDatatype
+_INVALID = capi.INVALID_VALUE_ID
+
+# Schema datatype of an external input or output -> its torch dtype.
+TORCH_DTYPES: dict[int, torch.dtype] = {
+    _DT.fp32: torch.float32,
+    _DT.fp16: torch.float16,
+    _DT.bf16: torch.bfloat16,
+    _DT.int32: torch.int32,
+    _DT.qint8: torch.int8,
+    _DT.quint8: torch.uint8,
+}
+
+# Node kinds XNNPACK 92a7ad50 rejects on bf16 values and that run in fp32 between converts.
+BF16_VIA_FP32 = frozenset(
+    {
+        "XNNConv2d",
+        "XNNDepthwiseConv2d",
+        "XNNConvTranspose2d",
+        "XNNFullyConnected",
+        "XNNBatchMatrixMultiply",
+        "XNNSoftmax",
+        "XNNStaticReduce",
+        "XNNGlobalAvgPooling2d",
+        "XNNMaxPooling2d",
+        "XNNAvgPooling2d",
+        "XNNStaticResizeBilinear2D",
+    }
+)
+
+# Node kinds whose filter and bias XNNPACK packs (copies) when it creates the runtime.
+_PACKED_WEIGHTS = frozenset(
+    {"XNNConv2d", "XNNDepthwiseConv2d", "XNNConvTranspose2d", "XNNFullyConnected"}
+)
+
+
+class XnnpackError(RuntimeError):
+    """An XNNPACK call returned a status other than xnn_status_success."""
+
+    def __init__(self, what: str, function: str, status: int):
+        self.function = function
+        self.status = status
+        self.status_name = capi.status_name(status)
+        super().__init__(f"{what}{function} failed with {self.status_name}")
+
+
+def _check(status: int, function: str, what: str = "") -> None:
+    if status:
+        raise XnnpackError(what, function, status)
+
+
+def _node_definers() -> dict[str, Callable[[Any, Any], None]]:
+    """Flatbuffer node kind -> the `define` of the xnn op that encodes to it."""
+    definers: dict[str, Callable[[Any, Any], None]] = {}
+    for op in xnn.XNN_NODE_OPS:
+        for kind in getattr(op, "DEFINES", ()):
+            definers[kind] = op.define
+    return definers
+
+
+_DEFINERS = _node_definers()
+
+
+def _dims(tensor: fb.XNNTensorValueT) -> list[int]:
+    return [] if tensor.dims is None else [int(d) for d in tensor.dims]
+
+
+def _type_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _bf16_to_f32(data: memoryview) -> np.ndarray:
+    bits = np.frombuffer(data, dtype="<u2").astype("<u4") << 16
+    return bits.view("<f4")
+
+
+class _Constants:
+    """Constant buffers XNNPACK may read: aligned, with XNN_EXTRA_BYTES readable after them,
+    alive as long as the runtime."""
+
+    def __init__(self) -> None:
+        self.buffers: dict[Hashable, Any] = {}  # a value id (or a tagged one) -> the bytes
+
+    def pointer(self, key: Hashable, data: memoryview | np.ndarray) -> int:
+        view = memoryview(data).cast("B")
+        address = _in_place_address(view)
+        if address is None:
+            padded = np.zeros(len(view) + capi.EXTRA_BYTES + 64, dtype=np.uint8)
+            start = -padded.ctypes.data % 64
+            padded[start : start + len(view)] = np.frombuffer(view, dtype=np.uint8)
+            self.buffers[key] = padded
+            return padded.ctypes.data + start
+        self.buffers[key] = view
+        return address
+
+    def release(self, key: Hashable) -> None:
+        self.buffers.pop(key, None)
+
+
+def _in_place_address(view: memoryview) -> int | None:
+    """The address of `view` if XNNPACK may read it where it is, else None."""
+    if not len(view) or view.obj is None:
+        return None
+    try:
+        base = np.frombuffer(view.obj, dtype=np.uint8)
+    except (TypeError, ValueError):
+        return None
+    start = np.frombuffer(view, dtype=np.uint8).ctypes.data
+    end = base.ctypes.data + base.nbytes
+    if start % 16 or start + len(view) + capi.EXTRA_BYTES > end:
+        return None
+    return start
+
+
+class DefineContext:
+    """What a node op's `define(x, node)` sees: the node's clamp and ids, and `call`.
+
+    `node` is the decoded flatbuffer table (XNNNodeConvT, ...); ids in it are serialized
+    ids, which `input`/`output` map to XNNPACK's. Pointer arguments are built with
+    `sizes`, `int64s` and `inputs`; operator parameters with `unary_params` and
+    `binary_params`.
+    """
+
+    def __init__(self, rt: XnnRuntime, subgraph: int):
+        self._rt, self._lib, self._subgraph = rt, rt._lib, subgraph
+        self.index, self.kind = -1, ""
+        self._clamp: tuple[float, float] = (-math.inf, math.inf)
+        self._clamp_used = False
+        self._legalize = False
+        self._after: list[tuple[str, tuple]] = []
+        self._fp32: dict[int, int] = {}  # bf16 value id -> its fp32 copy (legalization)
+
+    # -- the node being defined --
+
+    @property
+    def min(self) -> float:
+        """The node's fused output clamp, lower bound (-inf when absent)."""
+        self._clamp_used = True
+        return self._clamp[0]
+
+    @property
+    def max(self) -> float:
+        self._clamp_used = True
+        return self._clamp[1]
+
+    def call(self, function: str, *args: Any) -> None:
+        """Calls an `xnn_define_*` function on the subgraph; failures name the node."""
+        status = self._lib.define[function](self._subgraph, *args)
+        _check(status, function, f"node {self.index} ({self.kind}): ")
+
+    # -- ids --
+
+    def input(self, vid: int) -> int:
+        """The XNNPACK id of serialized value `vid`, read by the node."""
+        if self._widens(vid):
+            return self._widened(vid)
+        return self._rt._ids[vid]
+
+    def optional_input(self, vid: int) -> int:
+        """Like `input`, passing XNN_INVALID_VALUE_ID (no bias) through."""
+        return _INVALID if vid == _INVALID else self.input(vid)
+
+    def inputs(self, vids: Sequence[int]) -> ctypes.Array:
+        """A `const uint32_t*` of input ids (xnn_define_concatenate)."""
+        return capi.uint32s([self.input(v) for v in vids])
+
+    def output(self, vid: int) -> int:
+        """The XNNPACK id the node writes serialized value `vid` to."""
+        if self._widens(vid):
+            temp = self._temporary(vid)
+            convert = (capi.UNARY_CONVERT, None, temp, self._rt._ids[vid], 0)
+            self._after.append(("xnn_define_unary", convert))
+            return temp
+        return self._rt._ids[vid]
+
+    def clamped_output(self, vid: int) -> int:
+        """`output`, through a clamp node with the node's output_min_max when it is bounded:
+        for define functions without output_min/output_max parameters."""
+        lo, hi = self.min, self.max
+        out = self.output(vid)
+        if lo == -math.inf and hi == math.inf:
+            return out
+        if vid in self._rt._blob.quant_params:
+            raise ValueError(f"node {self.index} ({self.kind}): output clamp on a quantized value")
+        dtype = _DT.fp32 if self._widens(vid) else self._rt._blob.tensors[vid].datatype
+        temp = self._temporary(vid, dtype)
+        clamp = (capi.UNARY_CLAMP, self.unary_params(lo, hi), temp, out, 0)
+        self._after.insert(0, ("xnn_define_unary", clamp))  # before a convert back to bf16
+        return temp
+
+    # -- arguments --
+
+    sizes = staticmethod(capi.sizes)
+    int64s = staticmethod(capi.int64s)
+
+    @staticmethod
+    def unary_params(a: float | None = None, b: float | None = None) -> Any:
+        """`union xnn_unary_params*`: (min, max) for clamp, (alpha,) for elu,
+        (negative_slope,) for leaky_relu; NULL when no parameter is given."""
+        if a is None and b is None:
+            return None
+        return ctypes.byref(capi.UnaryParams(0.0 if a is None else a, 0.0 if b is None else b))
+
+    def binary_params(self) -> Any:
+        """`struct xnn_binary_params*` carrying the node's output clamp."""
+        return ctypes.byref(capi.BinaryParams(self.min, self.max))
+
+    # -- the runtime's side --
+
+    def define_node(self, index: int, kind: str, xnode: fb.XNodeT) -> None:
+        self.index, self.kind = index, kind
+        clamp = xnode.outputMinMax
+        self._clamp = (-math.inf, math.inf) if clamp is None else (clamp.outputMin, clamp.outputMax)
+        self._clamp_used, self._after = False, []
+        self._legalize = kind in BF16_VIA_FP32
+        _DEFINERS[kind](self, xnode.xnodeUnion)
+        for function, args in self._after:
+            self.call(function, *args)
+        if not self._clamp_used and self._clamp != (-math.inf, math.inf):
+            raise ValueError(
+                f"node {index} ({kind}): output_min_max {list(self._clamp)} is set but "
+                f"{kind} has no output clamp"
+            )
+
+    def _widens(self, vid: int) -> bool:
+        return self._legalize and self._rt._blob.tensors[vid].datatype == _DT.bf16
+
+    def _temporary(self, vid: int, dtype: int = _DT.fp32) -> int:
+        """A new internal value shaped like `vid`."""
+        dims = _dims(self._rt._blob.tensors[vid])
+        out = ctypes.c_uint32()
+        self.call(
+            "xnn_define_tensor_value",
+            XNN_DATATYPE[dtype],
+            len(dims),
+            capi.sizes(dims),
+            None,
+            _INVALID,
+            0,
+            ctypes.byref(out),
+        )
+        return out.value
+
+    def _widened(self, vid: int) -> int:
+        """The fp32 copy of bf16 value `vid`: widened at load if constant, else converted."""
+        if vid in self._fp32:
+            return self._fp32[vid]
+        data = self._rt._blob.value_data(vid)
+        if data is None:
+            temp = self._temporary(vid)
+            self.call("xnn_define_unary", capi.UNARY_CONVERT, None, self._rt._ids[vid], temp, 0)
+        else:
+            dims = _dims(self._rt._blob.tensors[vid])
+            pointer = self._rt._constants.pointer(("fp32", vid), _bf16_to_f32(data))
+            out = ctypes.c_uint32()
+            self.call("xnn_define_tensor_value", capi.DATATYPE_FP32, len(dims),
+                      capi.sizes(dims), pointer, _INVALID, 0, ctypes.byref(out))  # fmt: skip
+            temp = out.value
+        self._fp32[vid] = temp
+        return temp
+
+
+class XnnRuntime:
+    """A delegate blob loaded into an XNNPACK runtime. See the module docstring."""
+
+    def __init__(
+        self,
+        blob: bytes | memoryview,
+        named_data: Mapping[str, bytes] | None = None,
+        threads: int = 1,
+        profile: bool = False,
+    ):
+        self._runtime: int | None = None
+        self._subgraph: int | None = None
+        self._pool: int | None = None
+        self._profiling = profile
+        self._ran = False
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive int, got {threads!r}")
+        self._source = (blob, named_data)  # the constants may be views into these
+        self._blob = read_blob(blob, named_data)
+        _check_blob(self._blob)
+        self._lib = capi.library()
+        _check(self._lib.initialized_status, "xnn_initialize")
+        self._constants = _Constants()
+        self._ids: dict[int, int] = {}
+        try:
+            if threads > 1:
+                self._pool = self._lib.pthreadpool_create(threads)
+                if not self._pool:
+                    raise MemoryError(f"pthreadpool_create({threads}) failed")
+            self._build(profile)
+            self._prepare()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- loading --
+
+    def _build(self, profile: bool) -> None:
+        lib, blob = self._lib, self._blob
+        subgraph = ctypes.c_void_p()
+        _check(lib.create_subgraph(blob.graph.numExterns, 0, ctypes.byref(subgraph)),
+               "xnn_create_subgraph")  # fmt: skip
+        self._subgraph = subgraph.value
+        for xvalue in blob.graph.xvalues:
+            self._define_value(xvalue)
+        x = DefineContext(self, self._subgraph)
+        for index, (kind, xnode) in enumerate(zip(blob.node_kinds, blob.graph.xnodes)):
+            x.define_node(index, kind, xnode)
+        runtime = ctypes.c_void_p()
+        flags = capi.FLAG_BASIC_PROFILING if profile else 0
+        _check(lib.create_runtime_v4(self._subgraph, None, None, self._pool, flags,
+                                     ctypes.byref(runtime)), "xnn_create_runtime_v4")  # fmt: skip
+        self._runtime = runtime.value
+        lib.delete_subgraph(self._subgraph)  # the runtime does not need it
+        self._subgraph = None
+        for vid in _packed_only(blob):  # XNNPACK copied these into its packed weights
+            self._constants.release(vid)
+
+    def _define_value(self, xvalue: fb.XValueT) -> None:
+        quantized = xvalue.xvalueUnionType == fb.ValueUnion.XNNQuantizedTensorValue
+        tensor = xvalue.xvalueUnion.tensorValue if quantized else xvalue.xvalueUnion
+        vid = tensor.idOut
+        dims = _dims(tensor)
+        data = self._blob.value_data(vid)
+        pointer = None if data is None else self._constants.pointer(vid, data)
+        dtype = XNN_DATATYPE[tensor.datatype]
+        common = (len(dims), capi.sizes(dims))
+        io = (tensor.externalId, tensor.flags)
+        out = ctypes.c_uint32()
+        define = self._lib.define
+        params = self._blob.quant_params.get(vid)
+        where = f"value {vid}: "
+        if params is None:
+            status = define["xnn_define_tensor_value"](
+                self._subgraph, dtype, *common, pointer, *io, ctypes.byref(out)
+            )
+            function = "xnn_define_tensor_value"
+        elif isinstance(params, fb.PerTensorQuantT):
+            function = "xnn_define_quantized_tensor_value"
+            status = define[function](self._subgraph, dtype, params.zeroPoint, params.scale,
+                                      *common, pointer, *io, ctypes.byref(out))  # fmt: skip
+        elif isinstance(params, fb.PerChannelQuantT):
+            function = "xnn_define_channelwise_quantized_tensor_value_v2"
+            scales = self._scales(vid, params)
+            zero_point = 8 if tensor.datatype == _DT.qcint4 else 0
+            status = define[function](self._subgraph, dtype, zero_point, scales,
+                                      len(dims), params.channelDim, capi.sizes(dims), pointer,
+                                      *io, ctypes.byref(out))  # fmt: skip
+        else:
+            assert isinstance(params, fb.PerTokenDynamicQuantT)
+            function = "xnn_define_dynamically_quantized_tensor_value"
+            status = define[function](self._subgraph, dtype, len(dims), params.numNonbatchDims,
+                                      capi.sizes(dims), *io, ctypes.byref(out))  # fmt: skip
+        _check(status, function, where)
+        self._ids[vid] = out.value
+
+    def _scales(self, vid: int, params: fb.PerChannelQuantT) -> Any:
+        """Per-channel scales as `const float*`; XNNPACK keeps the pointer."""
+        if params.scaleBufferIdx:
+            data = np.frombuffer(self._blob.constant(params.scaleBufferIdx), dtype="<f4")
+        else:
+            data = np.asarray(params.scale, dtype="<f4")
+        pointer = self._constants.pointer(("scales", vid), data)
+        return ctypes.cast(pointer, ctypes.POINTER(ctypes.c_float))
+
+    def _prepare(self) -> None:
+        """Shapes the runtime for the blob's external dims and builds the per-call state."""
+        lib, blob, rt = self._lib, self._blob, self._runtime
+        for ext_id, vid in enumerate(blob.inputs):
+            dims = _dims(blob.tensors[vid])
+            _check(lib.reshape_external_value(rt, ext_id, len(dims), capi.sizes(dims)),
+                   "xnn_reshape_external_value", f"input {ext_id}: ")  # fmt: skip
+        _check(lib.reshape_runtime(rt), "xnn_reshape_runtime")
+        for j, vid in enumerate(blob.outputs):
+            ext_id = len(blob.inputs) + j
+            num_dims, dims = ctypes.c_size_t(), (ctypes.c_size_t * capi.MAX_TENSOR_DIMS)()
+            _check(lib.get_external_value_shape(rt, ext_id, ctypes.byref(num_dims), dims),
+                   "xnn_get_external_value_shape", f"output {j}: ")  # fmt: skip
+            got, want = list(dims[: num_dims.value]), _dims(blob.tensors[vid])
+            if got != want:  # writing `want`-sized buffers would corrupt memory
+                raise ValueError(
+                    f"output {j} (value {vid}): the blob declares dims {want} but XNNPACK "
+                    f"computes {got}"
+                )
+        self._specs = [self._spec(vid) for vid in blob.inputs]
+        self._out_specs = [self._spec(vid) for vid in blob.outputs]
+        count = len(blob.inputs) + len(blob.outputs)
+        self._externals = (capi.ExternalValue * count)()
+        for ext_id in range(count):
+            self._externals[ext_id].id = ext_id
+        self._pointers = [0] * count
+
+    def _spec(self, vid: int) -> tuple[torch.dtype, torch.Size]:
+        tensor = self._blob.tensors[vid]
+        return TORCH_DTYPES[tensor.datatype], torch.Size(_dims(tensor))
+
+    # -- running --
+
+    def run(self, *inputs: torch.Tensor | np.ndarray) -> tuple[torch.Tensor, ...]:
+        """Runs the blob on `inputs` (in external-id order); returns fresh output tensors."""
+        rt, specs = self._runtime, self._specs
+        if rt is None:
+            raise RuntimeError("the runtime is closed")
+        if len(inputs) != len(specs):
+            raise ValueError(f"expected {len(specs)} inputs, got {len(inputs)}")
+        externals, pointers, changed = self._externals, self._pointers, False
+        copies = []  # contiguous copies of strided inputs, alive until the invoke
+        for i, t in enumerate(inputs):
+            dtype, shape = specs[i]
+            if type(t) is not torch.Tensor:
+                t = self._as_tensor(i, t)
+            if t.dtype is not dtype or t.shape != shape or not t.is_cpu:
+                raise ValueError(self._mismatch(i, t))
+            if not t.is_contiguous():
+                t = t.contiguous()
+                copies.append(t)
+            p = t.data_ptr()
+            if p != pointers[i]:
+                externals[i].data = pointers[i] = p
+                changed = True
+        outputs = tuple([torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs])
+        k = len(specs)
+        for out in outputs:
+            p = out.data_ptr()
+            if p != pointers[k]:
+                externals[k].data = pointers[k] = p
+                changed = True
+            k += 1
+        lib = self._lib
+        if changed:
+            status = lib.setup_runtime_v2(rt, k, externals)
+            if status:
+                pointers[:] = [0] * k  # set every pointer up again next time
+                raise XnnpackError("", "xnn_setup_runtime_v2", status)
+        status = lib.invoke_runtime(rt)
+        if status:
+            raise XnnpackError("", "xnn_invoke_runtime", status)
+        self._ran = True
+        return outputs
+
+    __call__ = run
+
+    def _as_tensor(self, i: int, value: Any) -> torch.Tensor:
+        if isinstance(value, torch.Tensor):  # a subclass, e.g. nn.Parameter
+            return value
+        if isinstance(value, np.ndarray):
+            try:
+                return torch.from_numpy(value)
+            except TypeError:
+                pass
+        dtype, shape = self._specs[i]
+        raise ValueError(
+            f"input {i}: expected a torch tensor or numpy array of {_type_name(dtype)} "
+            f"{list(shape)}, got {type(value).__name__}"
+        )
+
+    def _mismatch(self, i: int, t: torch.Tensor) -> str:
+        dtype, shape = self._specs[i]
+        where = "" if t.is_cpu else f" on {t.device}"
+        return (
+            f"input {i}: expected {_type_name(dtype)} {list(shape)}, got "
+            f"{_type_name(t.dtype)} {list(t.shape)}{where}"
+        )
+
+    # -- profiling --
+
+    def profile(self) -> list[tuple[str, float]]:
+        """(XNNPACK operator name, microseconds) per operator of the last `run`, in
+        execution order. XNNPACK's operators are its nodes after its own fusions (a clamp
+        folded into a convolution is one operator)."""
+        if not self._profiling:
+            raise RuntimeError("profile() needs a runtime created with profile=True")
+        if self._runtime is None:
+            raise RuntimeError("the runtime is closed")
+        if not self._ran:
+            raise RuntimeError("profile() reports the last run; call run() first")
+        lib, rt = self._lib, self._runtime
+        get = lib.get_runtime_profiling_info
+        count, size = ctypes.c_size_t(), ctypes.c_size_t()
+        _check(get(rt, capi.PROFILE_NUM_OPERATORS, ctypes.sizeof(count), ctypes.byref(count),
+                   ctypes.byref(size)), "xnn_get_runtime_profiling_info")  # fmt: skip
+        status = get(rt, capi.PROFILE_OPERATOR_NAME, 0, None, ctypes.byref(size))
+        if status not in (0, capi.STATUS_OUT_OF_MEMORY):  # out_of_memory: size query answered
+            _check(status, "xnn_get_runtime_profiling_info")
+        names = ctypes.create_string_buffer(size.value)
+        _check(get(rt, capi.PROFILE_OPERATOR_NAME, size.value, names, ctypes.byref(size)),
+               "xnn_get_runtime_profiling_info")  # fmt: skip
+        timings = capi.uint64_array(count.value)
+        _check(get(rt, capi.PROFILE_OPERATOR_TIMING, ctypes.sizeof(timings), timings,
+                   ctypes.byref(size)), "xnn_get_runtime_profiling_info")  # fmt: skip
+        labels = names.raw[: size.value].split(b"\0")[: count.value]
+        return [(label.decode(), float(us)) for label, us in zip(labels, timings)]
+
+    # -- teardown --
+
+    def close(self) -> None:
+        """Frees the XNNPACK runtime, subgraph and thread pool; idempotent."""
+        lib = getattr(self, "_lib", None)
+        if lib is not None:
+            if self._runtime is not None:
+                lib.delete_runtime(self._runtime)
+            if self._subgraph is not None:
+                lib.delete_subgraph(self._subgraph)
+            if self._pool is not None:
+                lib.pthreadpool_destroy(self._pool)
+        self._runtime = self._subgraph = self._pool = None
+        self._constants = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may already be gone
+            pass
+
+    def __enter__(self) -> XnnRuntime:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- description --
+
+    @property
+    def input_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
+        """(dtype, shape) of each external input, in order."""
+        return list(self._specs)
+
+    @property
+    def output_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
+        return list(self._out_specs)
+
+
+def _packed_only(blob: Blob) -> set[int]:
+    """Constant value ids read only as filter or bias of nodes whose weights XNNPACK packs."""
+    packed, other = set(), set()
+    for kind, xnode in zip(blob.node_kinds, blob.graph.xnodes):
+        table = xnode.xnodeUnion
+        for attr, vid in vars(table).items():
+            if attr == "inputIds":
+                other.update(int(v) for v in vid)
+            elif attr.endswith("Id"):
+                weights = kind in _PACKED_WEIGHTS and attr in ("filterId", "biasId")
+                (packed if weights else other).add(vid)
+    return {v for v in packed - other if blob.tensors.get(v) and blob.value_data(v) is not None}
+
+
+# --- blob checks -------------------------------------------------------------------------------
+
+
+def _check_blob(blob: Blob) -> None:
+    """What `read_blob` leaves to the runtime: every node kind has an xnn op that defines it,
+    the static weights XNNPACK packs are as large as the node's parameters say (it would read
+    out of bounds otherwise), and the values use what this runtime supports."""
+    for index, (kind, xnode) in enumerate(zip(blob.node_kinds, blob.graph.xnodes)):
+        where = f"node {index} ({kind})"
+        if kind not in _DEFINERS:
+            raise ValueError(f"{where}: xnnc's runtime does not support this node kind")
+        node = xnode.xnodeUnion
+        if isinstance(node, fb.XNNNodeConvT):
+            _check_conv(blob, where, kind, node)
+        elif isinstance(node, fb.XNNFullyConnectedT):
+            _check_fully_connected(blob, where, node)
+        elif isinstance(node, fb.XNNUnaryT | fb.XNNBinaryT):
+            _check_integer_operator(blob, where, node)
+        elif isinstance(node, fb.XNNStaticSliceT):
+            for d, (offset, size) in enumerate(zip(node.offsets, node.sizes)):
+                if offset == 0 and size == 0:  # v3 reads end 0 as "up to the end"
+                    raise ValueError(f"{where}: empty slice at offset 0 of dim {d}")
+    for role, vids in (("input", blob.inputs), ("output", blob.outputs)):
+        for vid in vids:
+            dtype = blob.tensors[vid].datatype
+            if dtype not in TORCH_DTYPES:
+                raise ValueError(
+                    f"value {vid}: external {role} of datatype {DATATYPE_NAMES[dtype]} is not "
+                    "supported (fp32, fp16, bf16, int32, qint8 and quint8 are)"
+                )
+    for vid, tensor in blob.tensors.items():
+        params = blob.quant_params.get(vid)
+        if isinstance(params, fb.PerChannelGroupQuantT):
+            raise ValueError(
+                f"value {vid}: blockwise (per-channel-group) quantization is not supported"
+            )
+        if tensor.dqDatatype:
+            raise ValueError(
+                f"value {vid}: dq_datatype (legacy dynamic quantization of an input) is not "
+                "supported; quantize with an XNNConvert to a qdint8 value"
+            )
+
+
+# Operators XNNPACK implements for int32 only; on other types it fails in
+# xnn_create_runtime_v4, which cannot name the node.
+_INTEGER_OPERATORS = {
+    fb.XNNUnaryT: {
+        xnn.c_value(op)
+        for op in (
+            xnn.UnaryOperator.BITWISE_NOT,
+            xnn.UnaryOperator.COUNT_LEADING_ZEROS,
+            xnn.UnaryOperator.POPCOUNT,
+        )
+    },
+    fb.XNNBinaryT: {
+        xnn.c_value(op)
+        for op in (
+            xnn.BinaryOperator.BITWISE_AND,
+            xnn.BinaryOperator.BITWISE_OR,
+            xnn.BinaryOperator.BITWISE_XOR,
+            xnn.BinaryOperator.SHIFT_LEFT,
+            xnn.BinaryOperator.SHIFT_RIGHT_LOGICAL,
+            xnn.BinaryOperator.SHIFT_RIGHT_ARITHMETIC,
+        )
+    },
+}
+
+
+def _check_integer_operator(blob: Blob, where: str, node: Any) -> None:
+    if isinstance(node, fb.XNNUnaryT):
+        operator, vid, names = node.unaryOperator, node.inputId, list(xnn.UnaryOperator)
+    else:
+        operator, vid, names = node.binaryOperator, node.input1Id, list(xnn.BinaryOperator)
+    dtype = blob.tensors[vid].datatype
+    if operator in _INTEGER_OPERATORS[type(node)] and dtype != _DT.int32:
+        raise ValueError(
+            f"{where}: {names[operator].value} takes int32 values, not {DATATYPE_NAMES[dtype]}"
+        )
+
+
+def _static(blob: Blob, where: str, field: str, vid: int, want: list[int]) -> None:
+    tensor = blob.tensors[vid]
+    if blob.value_data(vid) is None:
+        raise ValueError(f"{where}: {field} {vid} must be a constant")
+    dims = _dims(tensor)
+    if dims != want:
+        raise ValueError(f"{where}: {field} {vid} has dims {dims}, the node implies {want}")
+
+
+def _check_conv(blob: Blob, where: str, kind: str, node: fb.XNNNodeConvT) -> None:
+    kernel = [node.kernelHeight, node.kernelWidth]
+    channels = node.groups * node.groupOutputChannels
+    if kind == "XNNDepthwiseConv2d":
+        if node.groupInputChannels != 1:
+            raise ValueError(
+                f"{where}: group_input_channels is {node.groupInputChannels}; depthwise "
+                "nodes have 1 (groups = input channels, group_output_channels = multiplier)"
+            )
+        filter_dims = [1, *kernel, channels]
+    else:
+        filter_dims = [channels, *kernel, node.groupInputChannels]
+    _static(blob, where, "filter", node.filterId, filter_dims)
+    if node.biasId != _INVALID:
+        _static(blob, where, "bias", node.biasId, [channels])
+
+
+def _check_fully_connected(blob: Blob, where: str, node: fb.XNNFullyConnectedT) -> None:
+    dims = _dims(blob.tensors[node.filterId])
+    if len(dims) != 2:
+        raise ValueError(f"{where}: filter {node.filterId} has dims {dims}, expected 2")
+    if node.biasId != _INVALID and blob.value_data(node.biasId) is not None:
+        channels = dims[1] if node.flags & xnn.FLAG_TRANSPOSE_WEIGHTS else dims[0]
+        bias = _dims(blob.tensors[node.biasId])
+        if bias != [channels]:
+            raise ValueError(f"{where}: bias {node.biasId} has dims {bias}, expected [{channels}]")
