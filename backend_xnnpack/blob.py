@@ -692,6 +692,9 @@ class _Validator:
             num_dims("perm")
         elif isinstance(table, fb.XNNStaticReshapeT):
             num_dims("newShape")
+        elif isinstance(table, fb.XNNStaticBroadcastT):
+            if len(vector("newShape")) < self._rank(table):
+                raise ValueError(f"{where}: new_shape has fewer dims than the input")
         elif isinstance(table, fb.XNNStaticSliceT):
             num_dims("offsets", "sizes")
         elif isinstance(table, fb.XNNStaticConstantPadT):

@@ -1103,6 +1103,34 @@ class StaticReshapeOp(XnnNode):
 
 
 @irdl_op_definition
+class StaticBroadcastOp(XnnNode):
+    """Broadcasts the input to `new_shape` (numpy rules; a 0 keeps the input's dim)."""
+
+    name = "xnn.static_broadcast"
+    input = operand_def(TensorType)
+    new_shape = _ints()
+
+    def verify_node(self) -> None:
+        x, y, new = shape_of(self.input), shape_of(self.output), ints(self.new_shape)
+        if len(new) != len(y) or any(n not in (0, d) for n, d in zip(new, y, strict=True)):
+            _fail(f"output shape {list(y)} does not match new_shape {list(new)}")
+        if broadcast_shapes(x, y) != y:
+            _fail(f"input shape {list(x)} does not broadcast to {list(y)}")
+        _same_element_type(input=self.input, output=self.output)
+
+    def encode(self, fb: Any) -> Any:
+        return fb.node("XNNStaticBroadcast", new_shape=list(ints(self.new_shape)),
+                       input_id=fb.id(self.input), **_out(self, fb))  # fmt: skip
+
+    DEFINES: ClassVar[tuple[str, ...]] = ("XNNStaticBroadcast",)
+
+    @staticmethod
+    def define(x: Any, node: Any) -> None:
+        x.call("xnn_define_static_broadcast", len(node.newShape), x.sizes(node.newShape),
+               x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
+
+
+@irdl_op_definition
 class StaticSliceOp(XnnNode):
     """output = input[offsets[i] : offsets[i] + sizes[i]] in every dim (unit strides:
     `xnn_define_static_slice_v3` rejects any other stride at this XNNPACK commit)."""
@@ -1524,8 +1552,8 @@ def _stock_operator(kind: str, kinds: dict[Any, str]) -> int:
 XNN_NODE_OPS: list[type[XnnNode]] = [
     Convolution2dOp, DepthwiseConvolution2dOp, Deconvolution2dOp, FullyConnectedOp,
     BatchMatrixMultiplyOp, BinaryOp, UnaryOp, ClampOp, SoftmaxOp, ConvertOp, CopyOp,
-    StaticTransposeOp, StaticReshapeOp, StaticSliceOp, StaticConstantPadOp, ConcatenateOp,
-    DepthToSpace2dOp, StaticReduceOp, GlobalAveragePooling2dOp, MaxPooling2dOp,
+    StaticTransposeOp, StaticReshapeOp, StaticBroadcastOp, StaticSliceOp, StaticConstantPadOp,
+    ConcatenateOp, DepthToSpace2dOp, StaticReduceOp, GlobalAveragePooling2dOp, MaxPooling2dOp,
     AveragePooling2dOp, StaticResizeBilinear2dOp,
 ]  # fmt: skip
 

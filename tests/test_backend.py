@@ -27,7 +27,7 @@ TOL = {torch.float32: dict(atol=1e-4, rtol=1e-4), torch.float16: dict(atol=2e-2,
 NOT_DELEGATED = {
     "div_floor", "where", "log_softmax", "amax", "addmm", "slice", "split", "reflect_pad1d",
     "reflect_pad2d", "replicate_pad2d", "max_pool_ceil", "adaptive_avg_pool", "upsample_nearest",
-    "layer_norm", "embedding", "pow_tensor", "expand", "to_bf16_and_back",
+    "layer_norm", "embedding", "pow_tensor", "to_bf16_and_back",
 }  # fmt: skip
 CASES = {c[0]: c[1:] for c in ELEMENTWISE + STRUCTURAL}
 
@@ -83,7 +83,7 @@ def test_op_on_extended_runtime(name: str, dtype: torch.dtype) -> None:
 
 STOCK_CASES = ["add", "mul_scalar", "elu", "gelu", "clamp", "hardswish", "softmax", "mean",
                "permute", "cat", "constant_pad", "max_pool", "avg_pool", "upsample_bilinear",
-               "pixel_shuffle", "to_f16", "view"]  # fmt: skip
+               "pixel_shuffle", "to_f16", "view", "expand"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", STOCK_CASES)

@@ -609,6 +609,15 @@ def _reshape(op: Operation, e: Emitter) -> Sequence[SSAValue]:
                    new_shape=shape_of(op.result))]  # fmt: skip
 
 
+@lowering(aten.ExpandOp)
+def _expand(op: aten.ExpandOp, e: Emitter) -> Sequence[SSAValue]:
+    # ATen aligns trailing dims; XNNPACK's broadcast wants the input's rank to match.
+    x = shape_of(op.input)
+    y = shape_of(op.result)
+    value = e.reshape(op.input, (1,) * (len(y) - len(x)) + x)
+    return [e.node(xnn.StaticBroadcastOp, value, shape=y, new_shape=y)]
+
+
 @lowering(aten.PermuteOp)
 def _permute(op: aten.PermuteOp, e: Emitter) -> Sequence[SSAValue]:
     rank = len(shape_of(op.input))

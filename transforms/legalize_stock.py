@@ -6,6 +6,7 @@ ExecuTorch 1.5.1 can run.
     xnn.static_reduce mean/sum %x {axes}        ==>  (transpose axes last) ; reshape [M, K] ;
                                                       fully_connected with a [1, K] filter of
                                                       1/K (mean) or 1 (sum) ; reshape
+    xnn.static_broadcast %x                     ==>  xnn.binary add %x, zeros(output shape)
 
 Left alone: everything stock already has. Max/min reductions and the xnnc-only unary and
 binary operators have no stock equivalent: serializing them for `stock` fails with a message.
@@ -73,7 +74,17 @@ class ReduceAsFullyConnected(RewritePattern):
         rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
 
 
-STOCK_PATTERNS = (DepthToSpaceAsTranspose(), ReduceAsFullyConnected())
+class BroadcastAsAdd(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.StaticBroadcastOp, rewriter: PatternRewriter) -> None:
+        e = Emitter(rewriter, op)
+        shape = shape_of(op.output)
+        zeros = e.const(torch.zeros(shape, dtype=TORCH_DTYPES[_elem(op.input)]), "broadcast.zeros")
+        rewriter.replace(op, [], [e.node(xnn.BinaryOp, op.input, zeros, shape=shape,
+                                         kind=xnn.BinaryOperator.ADD)])  # fmt: skip
+
+
+STOCK_PATTERNS = (DepthToSpaceAsTranspose(), ReduceAsFullyConnected(), BroadcastAsAdd())
 
 
 @dataclass(frozen=True)

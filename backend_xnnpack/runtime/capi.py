@@ -124,6 +124,7 @@ _SUBGRAPH_FUNCTIONS: dict[str, list] = {
     "xnn_define_static_reduce_v2": [_enum, _size, _I64S, _u32, _u32, _u32],
     "xnn_define_concatenate": [c_int32, _size, _U32S, _u32, _u32],
     "xnn_define_static_reshape": [_size, _SIZES, _u32, _u32, _u32],
+    "xnn_define_static_broadcast": [_size, _SIZES, _u32, _u32, _u32],
     "xnn_define_static_resize_bilinear_2d": [_size, _size, _u32, _u32, _u32],
     "xnn_define_static_slice_v3": [_size, _I64S, _I64S, _I64S, _u32, _u32, _u32],
     "xnn_define_static_transpose": [_size, _SIZES, _u32, _u32, _u32],

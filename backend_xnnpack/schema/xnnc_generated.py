@@ -116,6 +116,7 @@ class NodeUnion(object):
     XNNUnary = 50
     XNNBinary = 51
     XNNConcatenate = 52
+    XNNStaticBroadcast = 53
 
 def NodeUnionCreator(unionType, table):
     from flatbuffers.table import Table
@@ -225,6 +226,8 @@ def NodeUnionCreator(unionType, table):
         return XNNBinaryT.InitFromBuf(table.Bytes, table.Pos)
     if unionType == NodeUnion().XNNConcatenate:
         return XNNConcatenateT.InitFromBuf(table.Bytes, table.Pos)
+    if unionType == NodeUnion().XNNStaticBroadcast:
+        return XNNStaticBroadcastT.InitFromBuf(table.Bytes, table.Pos)
     return None
 
 
@@ -4558,6 +4561,164 @@ class XNNConcatenateT(object):
         return xnnconcatenate
 
 
+class XNNStaticBroadcast(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = XNNStaticBroadcast()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsXNNStaticBroadcast(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def XNNStaticBroadcastBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x58\x4E\x30\x31", size_prefixed=size_prefixed)
+
+    # XNNStaticBroadcast
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # XNNStaticBroadcast
+    def NewShape(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 4))
+        return 0
+
+    # XNNStaticBroadcast
+    def NewShapeAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Uint32Flags, o)
+        return 0
+
+    # XNNStaticBroadcast
+    def NewShapeLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # XNNStaticBroadcast
+    def NewShapeIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        return o == 0
+
+    # XNNStaticBroadcast
+    def InputId(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+    # XNNStaticBroadcast
+    def OutputId(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+    # XNNStaticBroadcast
+    def Flags(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+def XNNStaticBroadcastStart(builder):
+    builder.StartObject(4)
+
+def XNNStaticBroadcastAddNewShape(builder, newShape):
+    builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(newShape), 0)
+
+def XNNStaticBroadcastStartNewShapeVector(builder, numElems):
+    return builder.StartVector(4, numElems, 4)
+
+def XNNStaticBroadcastAddInputId(builder, inputId):
+    builder.PrependUint32Slot(1, inputId, 0)
+
+def XNNStaticBroadcastAddOutputId(builder, outputId):
+    builder.PrependUint32Slot(2, outputId, 0)
+
+def XNNStaticBroadcastAddFlags(builder, flags):
+    builder.PrependUint32Slot(3, flags, 0)
+
+def XNNStaticBroadcastEnd(builder):
+    return builder.EndObject()
+
+
+try:
+    from typing import List
+except:
+    pass
+
+class XNNStaticBroadcastT(object):
+
+    # XNNStaticBroadcastT
+    def __init__(self):
+        self.newShape = None  # type: List[int]
+        self.inputId = 0  # type: int
+        self.outputId = 0  # type: int
+        self.flags = 0  # type: int
+
+    @classmethod
+    def InitFromBuf(cls, buf, pos):
+        xnnstaticBroadcast = XNNStaticBroadcast()
+        xnnstaticBroadcast.Init(buf, pos)
+        return cls.InitFromObj(xnnstaticBroadcast)
+
+    @classmethod
+    def InitFromPackedBuf(cls, buf, pos=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, pos)
+        return cls.InitFromBuf(buf, pos+n)
+
+    @classmethod
+    def InitFromObj(cls, xnnstaticBroadcast):
+        x = XNNStaticBroadcastT()
+        x._UnPack(xnnstaticBroadcast)
+        return x
+
+    # XNNStaticBroadcastT
+    def _UnPack(self, xnnstaticBroadcast):
+        if xnnstaticBroadcast is None:
+            return
+        if not xnnstaticBroadcast.NewShapeIsNone():
+            if np is None:
+                self.newShape = []
+                for i in range(xnnstaticBroadcast.NewShapeLength()):
+                    self.newShape.append(xnnstaticBroadcast.NewShape(i))
+            else:
+                self.newShape = xnnstaticBroadcast.NewShapeAsNumpy()
+        self.inputId = xnnstaticBroadcast.InputId()
+        self.outputId = xnnstaticBroadcast.OutputId()
+        self.flags = xnnstaticBroadcast.Flags()
+
+    # XNNStaticBroadcastT
+    def Pack(self, builder):
+        if self.newShape is not None:
+            if np is not None and type(self.newShape) is np.ndarray:
+                newShape = builder.CreateNumpyVector(self.newShape)
+            else:
+                XNNStaticBroadcastStartNewShapeVector(builder, len(self.newShape))
+                for i in reversed(range(len(self.newShape))):
+                    builder.PrependUint32(self.newShape[i])
+                newShape = builder.EndVector()
+        XNNStaticBroadcastStart(builder)
+        if self.newShape is not None:
+            XNNStaticBroadcastAddNewShape(builder, newShape)
+        XNNStaticBroadcastAddInputId(builder, self.inputId)
+        XNNStaticBroadcastAddOutputId(builder, self.outputId)
+        XNNStaticBroadcastAddFlags(builder, self.flags)
+        xnnstaticBroadcast = XNNStaticBroadcastEnd(builder)
+        return xnnstaticBroadcast
+
+
 class OutputMinMax(object):
     __slots__ = ['_tab']
 
@@ -4733,7 +4894,7 @@ class XNodeT(object):
     # XNodeT
     def __init__(self):
         self.xnodeUnionType = 0  # type: int
-        self.xnodeUnion = None  # type: Union[None, XNNNode2x1T, XNNFullyConnectedT, XNNNode1x1T, XNNNode1x1T, XNNStaticTransposeT, XNNNode1x1T, XNNNodeConvT, XNNNode2x1T, XNNStaticResizeBilinear2DT, XNNStaticConstantPadT, XNNNodePooling2dT, XNNNode2x1T, XNNNodeConvT, XNNNodePooling2dT, XNNNode2x1T, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNStaticReshapeT, XNNArgMaxPooling2dT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNLeakyReLUT, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNELUT, XNNNode1x1T, XNNNode2x1T, XNNNodeConcatT, XNNNodeConcatT, XNNNodeConcatT, XNNStaticSliceT, XNNScaledDotProductAttentionT, XNNNode2x1T, XNNNodeConcatT, XNNNodeConvT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNDepthToSpace2dT, XNNStaticReduceT, XNNUnaryT, XNNBinaryT, XNNConcatenateT]
+        self.xnodeUnion = None  # type: Union[None, XNNNode2x1T, XNNFullyConnectedT, XNNNode1x1T, XNNNode1x1T, XNNStaticTransposeT, XNNNode1x1T, XNNNodeConvT, XNNNode2x1T, XNNStaticResizeBilinear2DT, XNNStaticConstantPadT, XNNNodePooling2dT, XNNNode2x1T, XNNNodeConvT, XNNNodePooling2dT, XNNNode2x1T, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNStaticReshapeT, XNNArgMaxPooling2dT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNLeakyReLUT, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNELUT, XNNNode1x1T, XNNNode2x1T, XNNNodeConcatT, XNNNodeConcatT, XNNNodeConcatT, XNNStaticSliceT, XNNScaledDotProductAttentionT, XNNNode2x1T, XNNNodeConcatT, XNNNodeConvT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNDepthToSpace2dT, XNNStaticReduceT, XNNUnaryT, XNNBinaryT, XNNConcatenateT, XNNStaticBroadcastT]
         self.debugHandle = 0  # type: int
         self.outputMinMax = None  # type: Optional[OutputMinMaxT]
 

@@ -241,6 +241,18 @@ func.func @static_transpose(%x: tensor<1x3x8x6xf32>) -> tensor<1x8x6x3xf32> {
 
 // -----
 
+func.func @static_broadcast(%x: tensor<1x3x1xf32>) -> tensor<2x3x4xf32> {
+  %y = xnn.static_broadcast %x {new_shape = array<i64: 2, 0, 4>} : (tensor<1x3x1xf32>) -> tensor<2x3x4xf32>
+  func.return %y : tensor<2x3x4xf32>
+}
+
+// CHECK-LABEL: func.func @static_broadcast(
+// CHECK-NEXT:  %y = xnn.static_broadcast %x {new_shape = array<i64: 2, 0, 4>} : (tensor<1x3x1xf32>) -> tensor<2x3x4xf32>
+// GENERIC-LABEL: "func.func"() <{sym_name = "static_broadcast"
+// GENERIC:       %y = "xnn.static_broadcast"(%x) <{new_shape = array<i64: 2, 0, 4>, flags = 0 : i32}> : (tensor<1x3x1xf32>) -> tensor<2x3x4xf32>
+
+// -----
+
 func.func @static_reshape(%x: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<24xf32>) {
   %y = xnn.static_reshape %x {new_shape = array<i64: 6, 4>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
   %z = xnn.static_reshape %x {new_shape = array<i64: 0>} : (tensor<2x3x4xf32>) -> tensor<24xf32>

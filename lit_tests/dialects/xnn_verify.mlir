@@ -365,6 +365,22 @@ func.func @transpose_output(%x: tensor<1x3x8x6xf32>) -> tensor<1x6x8x3xf32> {
 
 // -----
 
+func.func @broadcast_incompatible(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_broadcast' op input shape [2, 3] does not broadcast to [4, 3]
+  %y = xnn.static_broadcast %x {new_shape = array<i64: 4, 3>} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+  func.return %y : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @broadcast_new_shape(%x: tensor<1x3xf32>) -> tensor<4x3xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_broadcast' op output shape [4, 3] does not match new_shape [5, 3]
+  %y = xnn.static_broadcast %x {new_shape = array<i64: 5, 3>} : (tensor<1x3xf32>) -> tensor<4x3xf32>
+  func.return %y : tensor<4x3xf32>
+}
+
+// -----
+
 func.func @reshape_new_shape(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
   // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_reshape' op new_shape [0, 0] may hold one 0 (inferred) and no negative dims
   %y = xnn.static_reshape %x {new_shape = array<i64: 0, 0>} : (tensor<2x3x4xf32>) -> tensor<6x4xf32>

@@ -77,13 +77,24 @@ func.func @linear_mean_cast(%x: tensor<2x4xf32>) -> tensor<2x1xf16> {
 
 // -----
 
-// Left outside: integer math, softmax over a non-last dim, a strided slice.
+// expand is a static broadcast, after a reshape to the output's rank.
+// CHECK-LABEL: func.func @expand
+// CHECK:         %[[R:.*]] = xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 3, 1>} : (tensor<3x1xf32>) -> tensor<1x3x1xf32>
+// CHECK-NEXT:    xnn.static_broadcast %[[R]] {new_shape = array<i64: 2, 3, 4>} : (tensor<1x3x1xf32>) -> tensor<2x3x4xf32>
+func.func @expand(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %y = aten.expand %x {size = array<i64: 2, 3, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  func.return %y : tensor<2x3x4xf32>
+}
+
+// -----
+
+// Left outside: log_softmax (no XNNPACK node), a strided slice.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     xnn.subgraph
-// CHECK:         aten._softmax
+// CHECK:         aten._log_softmax
 // CHECK:         aten.slice
 func.func @left_alone(%x: tensor<4x6xf32>) -> tensor<4x3xf32> {
-  %s = aten._softmax %x {dim = 0 : i64, half_to_float = false} : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  %s = aten._log_softmax %x {dim = 0 : i64, half_to_float = false} : (tensor<4x6xf32>) -> tensor<4x6xf32>
   %t = aten.slice %s {dim = 1 : i64, start = 0 : i64, end = 6 : i64, step = 2 : i64} : (tensor<4x6xf32>) -> tensor<4x3xf32>
   func.return %t : tensor<4x3xf32>
 }
