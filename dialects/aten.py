@@ -2,8 +2,9 @@
 
 Op and field names are ATen's: an op's operands and properties are named after the
 arguments of its ATen schema (`self` becomes `input`), and `OVERLOADS` lists the
-OVERLOADS it stands for, canonical first. The importer and the reference interpreter map
-FX arguments to fields, and fields back to a call, by those names alone.
+overloads it stands for, canonical first (the edge dialect's `*_copy` variants included).
+The importer and the reference interpreter map FX arguments to fields, and fields back to
+a call, by those names alone.
 
     %y = aten.convolution %x, %w, %b {stride = array<i64: 2>, ...}
            : (tensor<1x4x16xf32>, tensor<8x4x3xf32>, tensor<8xf32>) -> tensor<1x8x7xf32>
@@ -846,7 +847,7 @@ class PixelShuffleOp(AtenOp):
 # --- shape and layout ------------------------------------------------------------------------
 
 
-@aten_op("aten::view")
+@aten_op("aten::view", "aten::view_copy")
 class ViewOp(AtenOp):
     name = "aten.view"
     input = operand_def(TensorType)
@@ -859,7 +860,7 @@ class ViewOp(AtenOp):
             _fail(f"cannot view {list(x)} ({numel(x)} elements) as {list(y)} ({numel(y)})")
 
 
-@aten_op("aten::permute")
+@aten_op("aten::permute", "aten::permute_copy")
 class PermuteOp(AtenOp):
     name = "aten.permute"
     input = operand_def(TensorType)
@@ -876,7 +877,7 @@ class PermuteOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 
 
-@aten_op("aten::squeeze.dims")
+@aten_op("aten::squeeze.dims", "aten::squeeze_copy.dims")
 class SqueezeOp(AtenOp):
     name = "aten.squeeze"
     input = operand_def(TensorType)
@@ -893,7 +894,7 @@ class SqueezeOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 
 
-@aten_op("aten::unsqueeze")
+@aten_op("aten::unsqueeze", "aten::unsqueeze_copy")
 class UnsqueezeOp(AtenOp):
     name = "aten.unsqueeze"
     input = operand_def(TensorType)
@@ -911,7 +912,7 @@ class UnsqueezeOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {[*x[:d], 1, *x[d:]]}")
 
 
-@aten_op("aten::expand")
+@aten_op("aten::expand", "aten::expand_copy")
 class ExpandOp(AtenOp):
     name = "aten.expand"
     input = operand_def(TensorType)
@@ -924,7 +925,7 @@ class ExpandOp(AtenOp):
             _fail(f"cannot expand {list(x)} to {list(y)}")
 
 
-@aten_op("aten::slice.Tensor")
+@aten_op("aten::slice.Tensor", "aten::slice_copy.Tensor")
 class SliceOp(AtenOp):
     name = "aten.slice"
     input = operand_def(TensorType)
@@ -978,7 +979,7 @@ class CatOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 
 
-@aten_op("aten::split_with_sizes")
+@aten_op("aten::split_with_sizes", "aten::split_with_sizes_copy")
 class SplitWithSizesOp(AtenOp):
     name = "aten.split_with_sizes"
     input = operand_def(TensorType)
@@ -1025,10 +1026,11 @@ class ToDimOrderCopyOp(_Cast):
     dim_order = opt_prop_def(IntList)
 
 
-@aten_op("aten::clone")
+@aten_op("aten::clone", "dim_order_ops::_clone_dim_order")
 class CloneOp(_Unary):
     name = "aten.clone"
     memory_format = opt_prop_def(StringAttr)
+    dim_order = opt_prop_def(IntList)
 
 
 ATEN_OPS: list[type[IRDLOperation]] = [

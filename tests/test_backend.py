@@ -209,3 +209,40 @@ def test_xnn_run_errors(tmp_path, capsys, monkeypatch, args, message) -> None:
     assert xnn_run.main(args) == 1
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
+
+
+# --- the ExecuTorch partitioner ----------------------------------------------------------------
+
+
+def _delegated_ops(partitioner, model, inputs) -> tuple[int, int]:
+    """(ops inside delegates, delegate count) after to_edge_transform_and_lower."""
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.exir.lowered_backend_module import LoweredBackendModule
+
+    ep = torch.export.export(model, inputs, strict=False)
+    edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
+    lowered = [
+        m for m in edge.exported_program().graph_module.modules()
+        if isinstance(m, LoweredBackendModule)
+    ]  # fmt: skip
+    ops = sum(
+        1 for m in lowered for n in m.original_module.graph.nodes
+        if n.op == "call_function" and "getitem" not in str(n.target)
+    )  # fmt: skip
+    return ops, len(lowered)
+
+
+@pytest.mark.parametrize("name", ["mimi", "resnet", "encodec", "mobilenetv2"])
+def test_partitioner_delegates_at_least_as_much_as_stock(name: str) -> None:
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+    model, inputs = MODELS[name](small=True)
+    ours, our_parts = _delegated_ops(xnnc.XnncPartitioner(), model, inputs)
+    theirs, their_parts = _delegated_ops(XnnpackPartitioner(), model, inputs)
+    assert ours >= theirs, (ours, theirs)
+    assert our_parts <= their_parts, (our_parts, their_parts)
+
+
+def test_partitioner_rejects_unknown_target() -> None:
+    with pytest.raises(ValueError, match="unknown target 'x'"):
+        xnnc.XnncPartitioner(target="x")
