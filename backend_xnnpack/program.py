@@ -167,11 +167,15 @@ def compile(
     threads: int = 1,
     profile: bool = False,
     exclude: Sequence[str] = (),
+    disable: Sequence[str] = (),
 ) -> Program:
-    """nn.Module + inputs, ExportedProgram or .pt2 -> a runnable Program."""
+    """nn.Module + inputs, ExportedProgram or .pt2 -> a runnable Program.
+
+    exclude: aten op names kept out of XNNPACK; disable: rewrite passes to skip
+    (e.g. `disable=("xnn-polyphase",)`)."""
     from xnnc.frontend.fx_importer import export_program, import_model
     from xnnc.transforms.pipeline import lower
 
     ep = export_program(model, example_inputs)
-    module = lower(import_model(ep), target, tuple(exclude))
+    module = lower(import_model(ep), target, exclude, disable)
     return Program(module, target, threads, profile, exported=ep)

@@ -18,6 +18,7 @@ is an explicit `xnn.static_transpose`. Integer parameters are i64, `flags` is th
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Sequence
 from enum import StrEnum
@@ -37,7 +38,15 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Block, Dialect, Region, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    Region,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+)
 from xdsl.irdl import (
     AnyOf,
     IRDLOperation,
@@ -56,9 +65,11 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.parser import Parser
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.printer import Printer
 from xdsl.traits import (
     ConstantLike,
+    HasCanonicalizationPatternsTrait,
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
@@ -278,6 +289,19 @@ def _nhwc(value: SSAValue, role: str = "input") -> tuple[int, ...]:
 # --- bases -----------------------------------------------------------------------------------
 
 
+class XnnCanonicalization(HasCanonicalizationPatternsTrait):
+    """The rewrite patterns of an xnn op, attached lazily: they live in
+    `xnnc.transforms.canonicalization`, which this dialect never imports at load time."""
+
+    def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
+        module = importlib.import_module("xnnc.transforms.canonicalization")
+        return module.patterns_for(op)
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return ()
+
+
 class XnnNode(IRDLOperation):
     """An XNNPACK node: Pure, parameters in the attribute dictionary, one output.
 
@@ -287,7 +311,7 @@ class XnnNode(IRDLOperation):
 
     FLAGS: ClassVar[dict[str, int]] = {}
     irdl_options = (ParsePropInAttrDict(),)
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), XnnCanonicalization())
     flags = prop_def(IntegerAttr.constr(i32), IntegerAttr(0, i32))
     output = result_def(TensorType)
     assembly_format = "$input attr-dict `:` functional-type(operands, results)"

@@ -31,6 +31,7 @@ from xdsl.utils.exceptions import (
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xnnc.dialects.weights import BlobStore, Xnnc, printing_weights_inline, using_blobs
+from xnnc.transforms.canonicalization import REWRITES
 
 
 class ToolError(Exception):
@@ -62,6 +63,7 @@ PASSES = {
     "xnn-partition": "xnnc.transforms.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.transforms.aten_to_xnn:ConvertAtenToXnnPass",
     "xnn-legalize-stock": "xnnc.transforms.legalize_stock:LegalizeStockPass",
+    **{name: f"xnnc.transforms.{module}:{cls}" for name, module, cls in REWRITES},
 }
 
 

@@ -1,25 +1,44 @@
-"""The default pipeline from an `aten` module to one whose `xnn.subgraph`s serialize."""
+"""The default pipeline from an `aten` module to one whose `xnn.subgraph`s serialize.
+
+xnn-partition -> convert-aten-to-xnn -> the rewrites (each can be disabled by name)
+-> canonicalize -> (stock target) xnn-legalize-stock
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.transforms.canonicalize import CanonicalizePass
 
 import xnnc
 from xnnc.transforms.aten_to_xnn import ConvertAtenToXnnPass
+from xnnc.transforms.canonicalization import rewrite_passes
 from xnnc.transforms.legalize_stock import LegalizeStockPass
 from xnnc.transforms.partition import PartitionPass
 
 
-def default_passes(target: str = "extended", exclude: tuple[str, ...] = ()) -> list[ModulePass]:
-    """xnn-partition, convert-aten-to-xnn, and for `stock` xnn-legalize-stock."""
-    passes: list[ModulePass] = [PartitionPass(exclude=exclude), ConvertAtenToXnnPass()]
+def default_passes(
+    target: str = "extended", exclude: Sequence[str] = (), disable: Sequence[str] = ()
+) -> list[ModulePass]:
+    """The passes `xnnc.compile` runs; `disable` names rewrite passes to skip."""
+    passes: list[ModulePass] = [PartitionPass(exclude=tuple(exclude)), ConvertAtenToXnnPass()]
+    passes += [p() for p in rewrite_passes() if p.name not in disable]
+    if "canonicalize" not in disable:
+        passes.append(CanonicalizePass())
     if target == "stock":
         passes.append(LegalizeStockPass())
     return passes
 
 
-def lower(module: ModuleOp, target: str = "extended", exclude: tuple[str, ...] = ()) -> ModuleOp:
+def lower(
+    module: ModuleOp,
+    target: str = "extended",
+    exclude: Sequence[str] = (),
+    disable: Sequence[str] = (),
+) -> ModuleOp:
     """Run the default pipeline in place; returns the module."""
-    PassPipeline(tuple(default_passes(target, exclude))).apply(xnnc.make_context(), module)
+    passes = tuple(default_passes(target, exclude, disable))
+    PassPipeline(passes).apply(xnnc.make_context(), module)
     return module
