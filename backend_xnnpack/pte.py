@@ -129,7 +129,7 @@ class XnncPartitioner(Partitioner):
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         # Only the grouping is needed here (the program may hold no weight data yet).
         module = import_model(exported_program)
-        PartitionPass().apply(xnnc.make_context(), module)
+        PartitionPass(target=self.target).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         tag_of: dict[str, str] = {}
         for i, sub in enumerate(op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)):

@@ -1026,7 +1026,7 @@ class ToDimOrderCopyOp(_Cast):
     dim_order = opt_prop_def(IntList)
 
 
-@aten_op("aten::clone", "dim_order_ops::_clone_dim_order")
+@aten_op("aten::clone", "dim_order_ops::_clone_dim_order", "aten::alias", "aten::alias_copy")
 class CloneOp(_Unary):
     name = "aten.clone"
     memory_format = opt_prop_def(StringAttr)

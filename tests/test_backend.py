@@ -246,3 +246,27 @@ def test_partitioner_delegates_at_least_as_much_as_stock(name: str) -> None:
 def test_partitioner_rejects_unknown_target() -> None:
     with pytest.raises(ValueError, match="unknown target 'x'"):
         xnnc.XnncPartitioner(target="x")
+
+
+@pytest.mark.parametrize("name", ["bf16_block", "bf16_blocks", "bf16_blocks_decode"])
+def test_bf16_models_fully_delegated(name: str) -> None:
+    """bf16 runs in the delegate; mean and softmax in fp32 between converts. 3e-2: bf16's
+    8-bit mantissa (2^-8 ~ 4e-3 relative per rounding) over a few roundings."""
+    model, inputs = MODELS[name](small=True)
+    with torch.no_grad():
+        want = model(*inputs)
+    program = xnnc.compile(model, inputs)
+    assert program.ops_outside() == []
+    ir = xnnc.print_module(program.module)
+    assert "aten.mean" not in ir and "xnn.static_reduce mean" in ir
+    assert "tensor<1x8x1xbf16>" not in ir.split("xnn.static_reduce mean")[1].split("\n")[0]
+    torch.testing.assert_close(program(*inputs), want, atol=3e-2, rtol=3e-2)
+
+
+def test_bf16_stays_outside_for_stock() -> None:
+    """Stock ExecuTorch 1.5.1 fails at init on bf16 GEMMs: for `stock` they stay outside."""
+    model, inputs = MODELS["bf16_blocks"](small=True)
+    program = xnnc.compile(model, inputs, target="stock")
+    assert "aten.linear" in program.ops_outside()
+    with torch.no_grad():
+        torch.testing.assert_close(program(*inputs), model(*inputs), atol=3e-2, rtol=3e-2)

@@ -19,7 +19,11 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import RewritePattern
 
 # (pass name, module in xnnc.transforms, pass class), in pipeline order.
-REWRITES: list[tuple[str, str, str]] = []
+REWRITES: list[tuple[str, str, str]] = [
+    ("xnn-legalize-casts", "legalize_casts", "LegalizeCastsPass"),
+    ("xnn-fold-pad", "fold_pad", "FoldPadPass"),
+    ("xnn-polyphase", "polyphase", "PolyphasePass"),
+]
 
 
 def _module(name: str) -> ModuleType:

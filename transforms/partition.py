@@ -183,13 +183,15 @@ def partition_func(func: FuncOp, supported: Supported) -> list[xnn.SubgraphOp]:
 class PartitionPass(ModulePass):
     """Group the ops conversion can lower into `xnn.subgraph` regions.
 
-    exclude: op names kept outside (`exclude=aten.elu,aten.add`).
+    exclude: op names kept outside (`exclude="aten.elu","aten.add"`).
     strict: fail, listing the ops left outside, unless everything is delegated.
+    target: `extended` or `stock` (stock ExecuTorch runs bf16 only in casts).
     """
 
     name = "xnn-partition"
     exclude: tuple[str, ...] = ()
     strict: bool = False
+    target: str = "extended"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xnnc.transforms.aten_to_xnn import convertible
@@ -197,7 +199,7 @@ class PartitionPass(ModulePass):
         def supported(o: Operation) -> str | None:
             if o.name in self.exclude:
                 return "excluded"
-            return convertible(o)
+            return convertible(o, self.target)
 
         outside: list[str] = []
         for func in [f for f in op.walk() if isinstance(f, FuncOp)]:

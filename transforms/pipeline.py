@@ -23,7 +23,10 @@ def default_passes(
     target: str = "extended", exclude: Sequence[str] = (), disable: Sequence[str] = ()
 ) -> list[ModulePass]:
     """The passes `xnnc.compile` runs; `disable` names rewrite passes to skip."""
-    passes: list[ModulePass] = [PartitionPass(exclude=tuple(exclude)), ConvertAtenToXnnPass()]
+    passes: list[ModulePass] = [
+        PartitionPass(exclude=tuple(exclude), target=target),
+        ConvertAtenToXnnPass(),
+    ]
     passes += [p() for p in rewrite_passes() if p.name not in disable]
     if "canonicalize" not in disable:
         passes.append(CanonicalizePass())
