@@ -27,5 +27,7 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV)
 
+BENCHMARKS ?= frontend_bench compile_time runtime_overhead
+
 bench: $(STAMP)
-	$(BIN)/python -m xnnc.benchmarks.frontend_bench
+	for b in $(BENCHMARKS); do $(BIN)/python -m xnnc.benchmarks.$$b || exit 1; done
