@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 from xdsl.context import Context
@@ -22,12 +23,14 @@ from xdsl.dialects.func import Func
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
     ParseError,
     VerifyException,
 )
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xnnc.dialects.weights import BlobStore, Xnnc, printing_weights_inline, using_blobs
@@ -123,6 +126,33 @@ def describe(op: Operation) -> str:
     return str(op.location)
 
 
+@dataclass(frozen=True)
+class XnnpackTarget(Target):
+    """`-t xnnpack{target=stock|extended} -o file.xnn`: the module's one `xnn.subgraph` as an
+    ExecuTorch XNNPACK delegate blob."""
+
+    name = "xnnpack"
+    target: str = "extended"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        raise ToolError("-t xnnpack writes a binary blob: give a file with -o")
+
+    def emit_bytes(self, module: ModuleOp) -> bytes:
+        from xnnc.backend_xnnpack.serialize import SerializeError, serialize_subgraph
+        from xnnc.dialects.xnn import SubgraphOp
+
+        subs = [op for op in module.walk() if isinstance(op, SubgraphOp)]
+        if len(subs) != 1:
+            raise ToolError(
+                f"-t xnnpack writes one blob, but the module has {len(subs)} xnn.subgraph ops "
+                "(run -p xnn-partition,convert-aten-to-xnn first, or split the input)"
+            )
+        try:
+            return serialize_subgraph(subs[0], self.target)
+        except (SerializeError, ValueError) as e:
+            raise ToolError(str(e).splitlines()[0]) from None
+
+
 class XnnOptMain(xDSLOptMain):
     def register_all_dialects(self) -> None:
         register_dialects(self.ctx)
@@ -133,7 +163,21 @@ class XnnOptMain(xDSLOptMain):
 
     def register_all_targets(self) -> None:
         super().register_all_targets()
-        self.available_targets = {"mlir": self.available_targets["mlir"]}
+        self.available_targets = {
+            "mlir": self.available_targets["mlir"],
+            "xnnpack": lambda: XnnpackTarget,
+        }
+
+    def _binary_target(self) -> XnnpackTarget | None:
+        spec = parse_spec(self.args.target)
+        return XnnpackTarget.from_spec(spec) if spec.name == "xnnpack" else None
+
+    def prepare_output(self) -> IO[str]:
+        if self._binary_target() is not None:
+            if not self.args.output_file:
+                raise ToolError("-t xnnpack writes a binary blob: give a file with -o")
+            return sys.stdout
+        return super().prepare_output()
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
@@ -197,6 +241,11 @@ class XnnOptMain(xDSLOptMain):
             raise ToolError(str(e)) from None
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
+        target = self._binary_target()
+        if target is not None:
+            with open(self.args.output_file, "wb") as f:
+                f.write(target.emit_bytes(prog))
+            return ""
         with printing_weights_inline(self.args.print_weights):
             return super().output_resulting_program(prog)
 
