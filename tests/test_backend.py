@@ -270,3 +270,30 @@ def test_bf16_stays_outside_for_stock() -> None:
     assert "aten.linear" in program.ops_outside()
     with torch.no_grad():
         torch.testing.assert_close(program(*inputs), model(*inputs), atol=3e-2, rtol=3e-2)
+
+
+def test_fold_batch_norm_math() -> None:
+    """conv(w', b') == batch_norm(conv(w, b)) in fp32 (1e-5: a handful of roundings)."""
+    from xnnc.transforms.fold_batch_norm import fold_into_conv
+
+    conv = nn.Conv2d(3, 4, 3, bias=True)
+    bn = nn.BatchNorm2d(4).eval()
+    bn.running_mean.uniform_(-1, 1)
+    bn.running_var.uniform_(0.5, 2)
+    bn.weight.data.uniform_(0.5, 2)
+    bn.bias.data.uniform_(-1, 1)
+    w, b = fold_into_conv(conv.weight.detach(), conv.bias.detach(), bn.running_mean,
+                          bn.running_var, bn.weight.detach(), bn.bias.detach(), bn.eps)  # fmt: skip
+    x = torch.randn(1, 3, 8, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(torch.conv2d(x, w, b), bn(conv(x)), atol=1e-5, rtol=1e-5)
+
+
+def test_batch_norm_folded_in_resnet() -> None:
+    model, inputs = MODELS["resnet"](small=True)
+    program = xnnc.compile(model, inputs)
+    ir = xnnc.print_module(program.module)
+    assert "xnn.binary multiply" not in ir  # no standalone per-channel affine left
+    unfolded = xnnc.compile(model, inputs, disable=("fold-batch-norm",))
+    assert "xnn.binary multiply" in xnnc.print_module(unfolded.module)
+    torch.testing.assert_close(program(*inputs), unfolded(*inputs), atol=1e-4, rtol=1e-4)

@@ -63,6 +63,7 @@ PASSES = {
     "canonicalize": "xdsl.transforms.canonicalize:CanonicalizePass",
     "cse": "xdsl.transforms.common_subexpression_elimination:CommonSubexpressionElimination",
     "dce": "xdsl.transforms.dead_code_elimination:DeadCodeElimination",
+    "fold-batch-norm": "xnnc.transforms.fold_batch_norm:FoldBatchNormPass",
     "xnn-partition": "xnnc.transforms.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.transforms.aten_to_xnn:ConvertAtenToXnnPass",
     "xnn-legalize-stock": "xnnc.transforms.legalize_stock:LegalizeStockPass",

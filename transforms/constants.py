@@ -36,9 +36,17 @@ def weight_name(value: SSAValue) -> str:
     return attr.data.name if isinstance(attr, WeightAttr) else "const"
 
 
-def xnn_constant(tensor: torch.Tensor, name: str) -> xnn.ConstantOp:
-    """An `xnn.constant` holding `tensor` (made contiguous; bf16 kept as its bits)."""
+def _weight(tensor: torch.Tensor, name: str) -> tuple[WeightAttr, TensorType]:
     t = tensor.detach().contiguous()
     bits = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
-    blob = Blob(name, bits.numpy())
-    return xnn.ConstantOp(WeightAttr(blob), TensorType(element_type(t.dtype, name), t.shape))
+    return WeightAttr(Blob(name, bits.numpy())), TensorType(element_type(t.dtype, name), t.shape)
+
+
+def xnn_constant(tensor: torch.Tensor, name: str) -> xnn.ConstantOp:
+    """An `xnn.constant` holding `tensor` (made contiguous; bf16 kept as its bits)."""
+    return xnn.ConstantOp(*_weight(tensor, name))
+
+
+def aten_constant(tensor: torch.Tensor, name: str) -> aten.ConstantOp:
+    """An `aten.constant` holding `tensor`."""
+    return aten.ConstantOp(*_weight(tensor, name))

@@ -15,6 +15,7 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 import xnnc
 from xnnc.transforms.aten_to_xnn import ConvertAtenToXnnPass
 from xnnc.transforms.canonicalization import rewrite_passes
+from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.legalize_stock import LegalizeStockPass
 from xnnc.transforms.partition import PartitionPass
 
@@ -23,10 +24,8 @@ def default_passes(
     target: str = "extended", exclude: Sequence[str] = (), disable: Sequence[str] = ()
 ) -> list[ModulePass]:
     """The passes `xnnc.compile` runs; `disable` names rewrite passes to skip."""
-    passes: list[ModulePass] = [
-        PartitionPass(exclude=tuple(exclude), target=target),
-        ConvertAtenToXnnPass(),
-    ]
+    passes: list[ModulePass] = [] if "fold-batch-norm" in disable else [FoldBatchNormPass()]
+    passes += [PartitionPass(exclude=tuple(exclude), target=target), ConvertAtenToXnnPass()]
     passes += [p() for p in rewrite_passes() if p.name not in disable]
     if "canonicalize" not in disable:
         passes.append(CanonicalizePass())
