@@ -11,6 +11,9 @@ Each rewrite module (fold_pad.py, polyphase.py, ...) exposes:
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from types import ModuleType
 
@@ -21,6 +24,7 @@ from xdsl.pattern_rewriter import RewritePattern
 # (pass name, module in xnnc.transforms, pass class), in pipeline order.
 REWRITES: list[tuple[str, str, str]] = [
     ("xnn-legalize-casts", "legalize_casts", "LegalizeCastsPass"),
+    ("xnn-polyphase", "polyphase", "PolyphasePass"),
 ]
 
 
@@ -29,17 +33,28 @@ def _module(name: str) -> ModuleType:
 
 
 @cache
-def _registry() -> dict[type[Operation], tuple[RewritePattern, ...]]:
-    patterns: dict[type[Operation], tuple[RewritePattern, ...]] = {}
-    for _, name, _ in REWRITES:
-        for op, pats in _module(name).CANONICALIZATION.items():
-            patterns[op] = patterns.get(op, ()) + tuple(pats)
-    return patterns
+def _registry() -> list[tuple[str, dict[type[Operation], tuple[RewritePattern, ...]]]]:
+    return [(name, _module(module).CANONICALIZATION) for name, module, _ in REWRITES]
+
+
+# Rewrite passes switched off for the current compilation: their patterns also stay out of
+# `canonicalize`, so `xnnc.compile(..., disable=("xnn-polyphase",))` really turns one off.
+_disabled: ContextVar[frozenset[str]] = ContextVar("xnnc_disabled_rewrites", default=frozenset())
+
+
+@contextmanager
+def disabled_rewrites(names: Iterable[str]) -> Iterator[None]:
+    token = _disabled.set(frozenset(names))
+    try:
+        yield
+    finally:
+        _disabled.reset(token)
 
 
 def patterns_for(op: type[Operation]) -> tuple[RewritePattern, ...]:
-    """The canonicalization patterns registered on `op`."""
-    return _registry().get(op, ())
+    """The canonicalization patterns registered on `op` by the enabled rewrites."""
+    off = _disabled.get()
+    return tuple(p for name, table in _registry() if name not in off for p in table.get(op, ()))
 
 
 def rewrite_passes() -> list[type[ModulePass]]:

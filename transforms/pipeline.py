@@ -14,7 +14,7 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 
 import xnnc
 from xnnc.transforms.aten_to_xnn import ConvertAtenToXnnPass
-from xnnc.transforms.canonicalization import rewrite_passes
+from xnnc.transforms.canonicalization import disabled_rewrites, rewrite_passes
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.legalize_stock import LegalizeStockPass
 from xnnc.transforms.partition import PartitionPass
@@ -42,5 +42,6 @@ def lower(
 ) -> ModuleOp:
     """Run the default pipeline in place; returns the module."""
     passes = tuple(default_passes(target, exclude, disable))
-    PassPipeline(passes).apply(xnnc.make_context(), module)
+    with disabled_rewrites(disable):
+        PassPipeline(passes).apply(xnnc.make_context(), module)
     return module

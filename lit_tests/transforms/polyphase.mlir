@@ -1,0 +1,297 @@
+// RUN: xnn-opt %s --split-input-file -p xnn-polyphase | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p 'xnn-polyphase{pad-kernels=false depthwise=false}' | filecheck %s --check-prefix=OFF
+// RUN: xnn-opt %s --split-input-file -p 'xnn-polyphase{max-kernel-growth=2.0}' | filecheck %s --check-prefix=GROW
+
+// 1-D (kernel_height 1): k4 s2 is a 2-tap convolution with 2 phase-major groups of 3 output
+// channels; the interleave is a reshape and the padding of 1 a slice.
+// CHECK-LABEL: func.func @dense_1d
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<6x1x2x2xf32>
+// CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]] {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 6 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x5x2xf32>, tensor<6x1x2x2xf32>) -> tensor<1x1x6x6xf32>
+// CHECK-NEXT:    %[[I:.*]] = xnn.static_reshape %[[C]] {new_shape = array<i64: 1, 1, 12, 3>}
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_slice %[[I]] {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 10, 3>}
+// CHECK-NEXT:    func.return %[[Y]]
+// CHECK-NOT:     xnn.deconvolution_2d
+func.func @dense_1d(%x: tensor<1x1x5x2xf32>) -> tensor<1x1x10x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x5x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x10x3xf32>
+  func.return %y : tensor<1x1x10x3xf32>
+}
+
+// -----
+
+// 2-D k4 s2: 2x2 taps, padding 1, 4 phases interleaved by depth_to_space; nothing to crop.
+// The fused clamp moves to the convolution.
+// CHECK-LABEL: func.func @dense_2d
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<12x2x2x2xf32>
+// CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]] {kernel_height = 2 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 12 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64, output_min = 0.000000e+00 : f32} : (tensor<1x3x3x2xf32>, tensor<12x2x2x2xf32>) -> tensor<1x4x4x12xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 2 : i64} : (tensor<1x4x4x12xf32>) -> tensor<1x8x8x3xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @dense_2d(%x: tensor<1x3x3x2xf32>) -> tensor<1x8x8x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x4x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 4 : i64, kernel_width = 4 : i64, upsampling_height = 2 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, output_min = 0.000000e+00 : f32} : (tensor<1x3x3x2xf32>, tensor<3x4x4x2xf32>) -> tensor<1x8x8x3xf32>
+  func.return %y : tensor<1x8x8x3xf32>
+}
+
+// -----
+
+// The bias is repeated per phase: 9 phases x 3 channels. k = s: a 1x1 convolution.
+// CHECK-LABEL: func.func @bias
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<27x1x1x2xf32>
+// CHECK-NEXT:    %[[B:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<27xf32>
+// CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]], %[[B]] {kernel_height = 1 : i64, kernel_width = 1 : i64, group_input_channels = 2 : i64, group_output_channels = 27 : i64}
+// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 3 : i64} : (tensor<1x3x3x27xf32>) -> tensor<1x9x9x3xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @bias(%x: tensor<1x3x3x2xf32>) -> tensor<1x9x9x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x3x3x2xf32>
+  %b = xnn.constant dense<1.000000e-01> : tensor<3xf32>
+  %y = xnn.deconvolution_2d %x, %w, %b {kernel_height = 3 : i64, kernel_width = 3 : i64, upsampling_height = 3 : i64, upsampling_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x3x3x2xf32>, tensor<3x3x3x2xf32>, tensor<3xf32>) -> tensor<1x9x9x3xf32>
+  func.return %y : tensor<1x9x9x3xf32>
+}
+
+// -----
+
+// Padding (top 3, left 1) and adjustment (height 1) become the slice. A top crop of 3 with
+// stride 2 skips one convolution position (padding_top 0); the adjustment reaches one
+// position past the input (padding_bottom 1).
+// CHECK-LABEL: func.func @padding_and_adjustment
+// CHECK:         %[[C:.*]] = xnn.convolution_2d %x, %{{.*}} {kernel_height = 2 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 12 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<12x2x2x2xf32>) -> tensor<1x4x5x12xf32>
+// CHECK-NEXT:    %[[I:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 2 : i64} : (tensor<1x4x5x12xf32>) -> tensor<1x8x10x3xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_slice %[[I]] {offsets = array<i64: 0, 1, 1, 0>, sizes = array<i64: 1, 7, 8, 3>}
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @padding_and_adjustment(%x: tensor<1x4x4x2xf32>) -> tensor<1x7x8x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x4x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {adjustment_height = 1 : i64, kernel_height = 4 : i64, kernel_width = 4 : i64, upsampling_height = 2 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_top = 3 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<3x4x4x2xf32>) -> tensor<1x7x8x3xf32>
+  func.return %y : tensor<1x7x8x3xf32>
+}
+
+// -----
+
+// Unequal strides (2 x 3): depth_to_space needs one block size, so the phases interleave
+// by reshape, transpose (the row phase in front of W) and reshape.
+// CHECK-LABEL: func.func @unequal_strides
+// CHECK:         %[[C:.*]] = xnn.convolution_2d %x, %{{.*}} {kernel_height = 1 : i64, kernel_width = 1 : i64, group_input_channels = 2 : i64, group_output_channels = 18 : i64} : (tensor<1x3x3x2xf32>, tensor<18x1x1x2xf32>) -> tensor<1x3x3x18xf32>
+// CHECK-NEXT:    %[[S:.*]] = xnn.static_reshape %[[C]] {new_shape = array<i64: 1, 3, 3, 2, 3, 3>}
+// CHECK-NEXT:    %[[T:.*]] = xnn.static_transpose %[[S]] {perm = array<i64: 0, 1, 3, 2, 4, 5>}
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[T]] {new_shape = array<i64: 1, 6, 9, 3>}
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @unequal_strides(%x: tensor<1x3x3x2xf32>) -> tensor<1x6x9x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x2x3x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 2 : i64, kernel_width = 3 : i64, upsampling_height = 2 : i64, upsampling_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x3x3x2xf32>, tensor<3x2x3x2xf32>) -> tensor<1x6x9x3xf32>
+  func.return %y : tensor<1x6x9x3xf32>
+}
+
+// -----
+
+// fp16: the deconvolution takes fp32 weights, the convolution takes them in fp16.
+// CHECK-LABEL: func.func @fp16
+// CHECK:         xnn.constant #xnnc.weight<"const.polyphase"> : tensor<6x1x1x2xf16>
+// CHECK-NEXT:    xnn.constant #xnnc.weight<"const.polyphase"> : tensor<6xf16>
+// CHECK-NEXT:    xnn.convolution_2d {{.*}} : (tensor<1x1x5x2xf16>, tensor<6x1x1x2xf16>, tensor<6xf16>) -> tensor<1x1x5x6xf16>
+func.func @fp16(%x: tensor<1x1x5x2xf16>) -> tensor<1x1x10x3xf16> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x2x2xf32>
+  %b = xnn.constant dense<1.000000e-01> : tensor<3xf32>
+  %y = xnn.deconvolution_2d %x, %w, %b {kernel_height = 1 : i64, kernel_width = 2 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x5x2xf16>, tensor<3x1x2x2xf32>, tensor<3xf32>) -> tensor<1x1x10x3xf16>
+  func.return %y : tensor<1x1x10x3xf16>
+}
+
+// -----
+
+// Depthwise 2-D k4 s2 p1 (MI-GAN): one depthwise convolution per output phase, each with its
+// own padding so that it computes exactly its phase (output phase (0, 0) is kernel phase
+// (1, 1)), concatenated phase-major and interleaved; nothing to slice.
+// CHECK-LABEL: func.func @depthwise_2d
+// CHECK:         %[[B:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<4xf32>
+// CHECK-NEXT:    %[[W0:.*]] = xnn.constant #xnnc.weight<"const.polyphase3"> : tensor<1x2x2x4xf32>
+// CHECK-NEXT:    %[[P0:.*]] = xnn.depthwise_convolution_2d %x, %[[W0]], %[[B]] {kernel_height = 2 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_top = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x2x2x4xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK-NEXT:    %[[W1:.*]] = xnn.constant #xnnc.weight<"const.polyphase2">
+// CHECK-NEXT:    %[[P1:.*]] = xnn.depthwise_convolution_2d %x, %[[W1]], %[[B]] {{{.*}}padding_top = 1 : i64, padding_right = 1 : i64}
+// CHECK-NEXT:    %[[W2:.*]] = xnn.constant #xnnc.weight<"const.polyphase1">
+// CHECK-NEXT:    %[[P2:.*]] = xnn.depthwise_convolution_2d %x, %[[W2]], %[[B]] {{{.*}}padding_bottom = 1 : i64, padding_left = 1 : i64}
+// CHECK-NEXT:    %[[W3:.*]] = xnn.constant #xnnc.weight<"const.polyphase0">
+// CHECK-NEXT:    %[[P3:.*]] = xnn.depthwise_convolution_2d %x, %[[W3]], %[[B]] {{{.*}}padding_right = 1 : i64, padding_bottom = 1 : i64}
+// CHECK-NEXT:    %[[J:.*]] = xnn.concatenate %[[P0]], %[[P1]], %[[P2]], %[[P3]] {axis = 3 : i64} : {{.*}} -> tensor<1x4x4x16xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[J]] {block_size = 2 : i64} : (tensor<1x4x4x16xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+// OFF-LABEL:   func.func @depthwise_2d
+// OFF:           xnn.deconvolution_2d
+func.func @depthwise_2d(%x: tensor<1x4x4x4xf32>) -> tensor<1x8x8x4xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<4x4x4x1xf32>
+  %b = xnn.constant dense<1.000000e-01> : tensor<4xf32>
+  %y = xnn.deconvolution_2d %x, %w, %b {kernel_height = 4 : i64, kernel_width = 4 : i64, upsampling_height = 2 : i64, upsampling_width = 2 : i64, groups = 4 : i64, group_input_channels = 1 : i64, group_output_channels = 1 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<4x4x4x1xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
+  func.return %y : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// Depthwise 1-D k4 s2 (Mimi's x2 upsample): two phases, interleaved by a reshape.
+// CHECK-LABEL: func.func @depthwise_1d
+// CHECK:         %[[P0:.*]] = xnn.depthwise_convolution_2d %x, %{{.*}} {kernel_height = 1 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x5x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x6x4xf32>
+// CHECK:         %[[P1:.*]] = xnn.depthwise_convolution_2d %x
+// CHECK-NEXT:    %[[J:.*]] = xnn.concatenate %[[P0]], %[[P1]] {axis = 3 : i64} : {{.*}} -> tensor<1x1x6x8xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[J]] {new_shape = array<i64: 1, 1, 12, 4>}
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @depthwise_1d(%x: tensor<1x1x5x4xf32>) -> tensor<1x1x12x4xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<4x1x4x1xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, groups = 4 : i64, group_input_channels = 1 : i64, group_output_channels = 1 : i64} : (tensor<1x1x5x4xf32>, tensor<4x1x4x1xf32>) -> tensor<1x1x12x4xf32>
+  func.return %y : tensor<1x1x12x4xf32>
+}
+
+// -----
+
+// Stride 3 in 2-D: 9 phases, concatenated 5 at a time.
+// CHECK-LABEL: func.func @depthwise_nine_phases
+// CHECK-COUNT-9: xnn.depthwise_convolution_2d
+// CHECK:         %[[J:.*]] = xnn.concatenate {{.*}} -> tensor<1x2x2x20xf32>
+// CHECK-NEXT:    %[[K:.*]] = xnn.concatenate %[[J]], {{.*}} -> tensor<1x2x2x36xf32>
+// CHECK-NEXT:    xnn.depth_to_space_2d %[[K]] {block_size = 3 : i64} : (tensor<1x2x2x36xf32>) -> tensor<1x6x6x4xf32>
+func.func @depthwise_nine_phases(%x: tensor<1x2x2x4xf32>) -> tensor<1x6x6x4xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<4x3x3x1xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, upsampling_height = 3 : i64, upsampling_width = 3 : i64, groups = 4 : i64, group_input_channels = 1 : i64, group_output_channels = 1 : i64} : (tensor<1x2x2x4xf32>, tensor<4x3x3x1xf32>) -> tensor<1x6x6x4xf32>
+  func.return %y : tensor<1x6x6x4xf32>
+}
+
+// -----
+
+// Depthwise k3 s2 p1 output_padding 1: the kernel is zero-padded to 4 (depthwise kernels
+// always are). 7 outputs do not split into 2 equal phases: common padding and a slice.
+// CHECK-LABEL: func.func @depthwise_padded_kernel
+// CHECK-COUNT-4: xnn.depthwise_convolution_2d %x, %{{.*}} {kernel_height = 2 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_top = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK:         %[[J:.*]] = xnn.concatenate
+// CHECK-NEXT:    %[[I:.*]] = xnn.depth_to_space_2d %[[J]] {block_size = 2 : i64} : (tensor<1x4x4x16xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_slice %[[I]] {offsets = array<i64: 0, 1, 1, 0>, sizes = array<i64: 1, 7, 7, 4>}
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @depthwise_padded_kernel(%x: tensor<1x4x4x4xf32>) -> tensor<1x7x7x4xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<4x3x3x1xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, upsampling_height = 2 : i64, upsampling_width = 2 : i64, groups = 4 : i64, group_input_channels = 1 : i64, group_output_channels = 1 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<4x3x3x1xf32>) -> tensor<1x7x7x4xf32>
+  func.return %y : tensor<1x7x7x4xf32>
+}
+
+// -----
+
+// Dense 1-D k3 s2: the kernel zero-padded to 4 has 4/3 of the taps, within
+// max-kernel-growth (1.4): rewritten, unless pad-kernels=false.
+// CHECK-LABEL: func.func @padded_kernel
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<6x1x2x2xf32>
+// CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]] {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 6 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x5x2xf32>, tensor<6x1x2x2xf32>) -> tensor<1x1x6x6xf32>
+// CHECK-NEXT:    %[[I:.*]] = xnn.static_reshape %[[C]] {new_shape = array<i64: 1, 1, 12, 3>}
+// CHECK-NEXT:    xnn.static_slice %[[I]] {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 10, 3>}
+// OFF-LABEL:   func.func @padded_kernel
+// OFF:           xnn.deconvolution_2d
+func.func @padded_kernel(%x: tensor<1x1x5x2xf32>) -> tensor<1x1x10x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x3x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {adjustment_width = 1 : i64, kernel_height = 1 : i64, kernel_width = 3 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x5x2xf32>, tensor<3x1x3x2xf32>) -> tensor<1x1x10x3xf32>
+  func.return %y : tensor<1x1x10x3xf32>
+}
+
+// -----
+
+// Dense 2-D k3 s2: padded to 4x4 it has 16/9 of the taps, slower than XNNPACK's
+// deconvolution in fp32 (polyphase_bench): left alone unless max-kernel-growth allows it.
+// CHECK-LABEL: func.func @padded_kernel_too_costly
+// CHECK:         xnn.deconvolution_2d
+// CHECK-NOT:     xnn.convolution_2d
+// GROW-LABEL:  func.func @padded_kernel_too_costly
+// GROW-NOT:      xnn.deconvolution_2d
+// GROW:          xnn.convolution_2d %x, %{{.*}} {kernel_height = 2 : i64, kernel_width = 2 : i64
+// GROW-NOT:      xnn.deconvolution_2d
+// GROW:          func.return
+func.func @padded_kernel_too_costly(%x: tensor<1x4x4x2xf32>) -> tensor<1x8x8x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x3x3x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {adjustment_height = 1 : i64, adjustment_width = 1 : i64, kernel_height = 3 : i64, kernel_width = 3 : i64, upsampling_height = 2 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<3x3x3x2xf32>) -> tensor<1x8x8x3xf32>
+  func.return %y : tensor<1x8x8x3xf32>
+}
+
+// -----
+
+// Two deconvolutions reading one filter: each gets its own polyphase filter, and the shared
+// one goes when the second is rewritten.
+// CHECK-LABEL: func.func @shared_weights
+// CHECK-NOT:     dense<
+// CHECK:         %[[W1:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<6x1x2x2xf32>
+// CHECK-NEXT:    xnn.convolution_2d %x, %[[W1]]
+// CHECK:         %[[W2:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<6x1x2x2xf32>
+// CHECK-NEXT:    xnn.convolution_2d %z, %[[W2]]
+// CHECK-NOT:     xnn.deconvolution_2d
+func.func @shared_weights(%x: tensor<1x1x5x2xf32>, %z: tensor<1x1x7x2xf32>) -> (tensor<1x1x12x3xf32>, tensor<1x1x16x3xf32>) {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x5x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x12x3xf32>
+  %v = xnn.deconvolution_2d %z, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x7x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x16x3xf32>
+  func.return %y, %v : tensor<1x1x12x3xf32>, tensor<1x1x16x3xf32>
+}
+
+// -----
+
+// deconvolution -> ELU -> deconvolution: both rewritten.
+// CHECK-LABEL: func.func @chain
+// CHECK:         xnn.convolution_2d %x, %{{.*}} : (tensor<1x1x5x4xf32>, tensor<6x1x2x4xf32>) -> tensor<1x1x6x6xf32>
+// CHECK:         xnn.unary elu
+// CHECK:         xnn.convolution_2d %{{.*}}, %{{.*}} : (tensor<1x1x12x3xf32>, tensor<4x1x2x3xf32>) -> tensor<1x1x13x4xf32>
+// CHECK-NOT:     xnn.deconvolution_2d
+func.func @chain(%x: tensor<1x1x5x4xf32>) -> tensor<1x1x26x2xf32> {
+  %w1 = xnn.constant dense<5.000000e-01> : tensor<3x1x4x4xf32>
+  %w2 = xnn.constant dense<2.500000e-01> : tensor<2x1x4x3xf32>
+  %a = xnn.deconvolution_2d %x, %w1 {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 4 : i64, group_output_channels = 3 : i64} : (tensor<1x1x5x4xf32>, tensor<3x1x4x4xf32>) -> tensor<1x1x12x3xf32>
+  %e = xnn.unary elu %a {alpha = 1.000000e+00 : f32} : (tensor<1x1x12x3xf32>) -> tensor<1x1x12x3xf32>
+  %y = xnn.deconvolution_2d %e, %w2 {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 3 : i64, group_output_channels = 2 : i64} : (tensor<1x1x12x3xf32>, tensor<2x1x4x3xf32>) -> tensor<1x1x26x2xf32>
+  func.return %y : tensor<1x1x26x2xf32>
+}
+
+// -----
+
+// Left alone: dilation.
+// CHECK-LABEL: func.func @dilation
+// CHECK:         xnn.deconvolution_2d
+// CHECK-NOT:     xnn.convolution_2d
+func.func @dilation(%x: tensor<1x1x5x2xf32>) -> tensor<1x1x15x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, dilation_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x5x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x15x3xf32>
+  func.return %y : tensor<1x1x15x3xf32>
+}
+
+// -----
+
+// Left alone: stride 1 (a single phase: nothing to gain).
+// CHECK-LABEL: func.func @stride_one
+// CHECK:         xnn.deconvolution_2d
+// CHECK-NOT:     xnn.convolution_2d
+func.func @stride_one(%x: tensor<1x1x5x2xf32>) -> tensor<1x1x8x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x5x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x8x3xf32>
+  func.return %y : tensor<1x1x8x3xf32>
+}
+
+// -----
+
+// Left alone: quantized (integer) weights.
+// CHECK-LABEL: func.func @quantized_filter
+// CHECK:         xnn.deconvolution_2d
+// CHECK-NOT:     xnn.convolution_2d
+func.func @quantized_filter(%x: tensor<1x1x5x2xf32>) -> tensor<1x1x12x3xf32> {
+  %w = xnn.constant dense<1> : tensor<3x1x4x2xi8>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x5x2xf32>, tensor<3x1x4x2xi8>) -> tensor<1x1x12x3xf32>
+  func.return %y : tensor<1x1x12x3xf32>
+}
+
+// -----
+
+// Left alone: groups that are neither 1 nor depthwise.
+// CHECK-LABEL: func.func @grouped
+// CHECK:         xnn.deconvolution_2d
+// CHECK-NOT:     xnn.convolution_2d
+func.func @grouped(%x: tensor<1x1x5x4xf32>) -> tensor<1x1x12x6xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<6x1x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, groups = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x5x4xf32>, tensor<6x1x4x2xf32>) -> tensor<1x1x12x6xf32>
+  func.return %y : tensor<1x1x12x6xf32>
+}
+
+// -----
+
+// Left alone: a filter that is not a constant.
+// CHECK-LABEL: func.func @filter_not_constant
+// CHECK:         xnn.deconvolution_2d
+// CHECK-NOT:     xnn.convolution_2d
+func.func @filter_not_constant(%x: tensor<1x1x5x2xf32>, %w: tensor<3x1x4x2xf32>) -> tensor<1x1x12x3xf32> {
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x5x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x12x3xf32>
+  func.return %y : tensor<1x1x12x3xf32>
+}

@@ -1,0 +1,347 @@
+"""`xnn-polyphase`: a strided transposed convolution as stride-1 convolutions over its output
+phases, an interleave of the phases and a slice.
+
+    %y = xnn.deconvolution_2d %x, %w, %b {kernel m*s x m*s, upsampling s x s, padding p}
+  ==>
+    %c = xnn.convolution_2d %x, %w_phases, %b_phases {kernel m x m, padding m - 1}  // s*s*C
+    %d = xnn.depth_to_space_2d %c {block_size = s}     // 1-D, unequal strides: reshape(s)
+    %y = xnn.static_slice %d {offsets = [0, p, p, 0]}  // padding and adjustment
+
+Along an axis with stride s and kernel k = m*s, output phase j of the full (uncropped)
+transposed convolution is a stride-1 convolution of the low-resolution input,
+
+    y[s*q + j] = sum_{u<m} x[q + u - (m-1)] * w[s*(m-1-u) + j],
+
+so one convolution with m taps, padding m - 1 and s (1-D) or s_h*s_w (2-D) phase-major groups
+of output channels computes every phase; the bias is repeated per phase. Its padding covers
+only the positions the slice keeps. The interleave is `xnn.depth_to_space_2d` when the
+strides are equal (its block-major order is phase-major), else reshapes, with a transpose
+between them when both axes have phases.
+
+A depthwise transposed convolution becomes one depthwise convolution per phase, concatenated
+phase-major (nested beyond 5 phases) and interleaved. When every output phase has the same
+length, each convolution computes exactly the outputs of its phase (its own padding), so no
+slice is left.
+
+Kernels that are not a multiple of the stride are zero-padded to the next multiple where that
+pays (`benchmarks/polyphase_bench.py`, the `pad` rows): always for depthwise kernels, whose
+deconvolution XNNPACK runs slowly, and for dense ones while the padded kernel has at most
+`max-kernel-growth` times the taps.
+
+Does nothing when: the dilation is not 1; both strides are 1; the filter or bias is not a
+constant with data; the filter or input is not a float type (quantized weights); the groups
+are neither 1 nor depthwise (1 input and 1 output channel per group), or depthwise with
+`depthwise=false`; a kernel is not a multiple of its stride and is not padded (above).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f16, f32
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xnnc.dialects import xnn
+from xnnc.dialects.aten import shape_of
+from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.transforms.aten_to_xnn import Emitter
+from xnnc.transforms.constants import constant_op, constant_tensor, weight_name
+
+# Dense kernels padded to a multiple of the stride, measured (polyphase_bench `pad` rows,
+# deconvolution / polyphase time, fp32 and fp16): 1-D k7 s4 (8/7 of the taps) 1.19, 1.48;
+# 1-D k3 s2 (4/3) 1.06, 1.26; 2-D k5 s2 (36/25) 0.94, 1.21; 2-D k3 s2 (16/9) 0.73, 0.96.
+# Depthwise, 2-D k3 s2: 16.8, 13.5.
+MAX_KERNEL_GROWTH = 1.4
+
+FLOAT_TYPES = (f32, f16, bf16)
+
+
+# --- the math --------------------------------------------------------------------------------
+
+
+def polyphase_filter(w: torch.Tensor, stride: tuple[int, int]) -> torch.Tensor:
+    """A deconvolution filter [O, KH, KW, I] (XNNPACK's layout) as the filter of the stride-1
+    convolution computing all its output phases: [sh * sw * O, MH, MW, I] with M = ceil(K / s)
+    taps, output channel (jh * sw + jw) * O + o, and
+
+        phases[(jh, jw, o), uh, uw, i] = w[o, sh * (MH-1-uh) + jh, sw * (MW-1-uw) + jw, i]
+
+    where taps beyond the kernel are zero."""
+    o, kh, kw, i = w.shape
+    sh, sw = stride
+    mh, mw = -(-kh // sh), -(-kw // sw)
+    padded = torch.nn.functional.pad(w, (0, 0, 0, mw * sw - kw, 0, mh * sh - kh))
+    taps = padded.reshape(o, mh, sh, mw, sw, i).flip(1, 3)  # [o, uh, jh, uw, jw, i]
+    return taps.permute(2, 4, 0, 1, 3, 5).reshape(sh * sw * o, mh, mw, i)
+
+
+@dataclass(frozen=True)
+class Window:
+    """A stride-1 convolution along one axis: its taps, its padding and its output length."""
+
+    taps: int
+    pad_before: int
+    pad_after: int
+    steps: int
+
+
+def plan_axis(size: int, kernel: int, stride: int, crop: int, out: int) -> tuple[Window, int]:
+    """One convolution for every phase along an axis of a deconvolution (input length `size`,
+    output length `out`, the first `crop` outputs of the full transposed convolution cropped
+    by its padding; the kernel zero-padded to a multiple of the stride), and the offset of
+    the deconvolution's output in the interleaved phases.
+
+    Full output s*q + j comes from convolution position q. Only positions [crop // s,
+    ceil((crop + out) / s)) are needed; those past the input (an adjustment beyond the
+    padding) see only zeros and give the bias."""
+    taps = -(-kernel // stride)
+    first, end = crop // stride, -(-(crop + out) // stride)
+    pad_before = max(taps - 1 - first, 0)
+    pad_after = max(end - size, 0)
+    start = taps - 1 - pad_before  # the position of the convolution's first output
+    steps = size + pad_before + pad_after - taps + 1
+    return Window(taps, pad_before, pad_after, steps), crop - stride * start
+
+
+def plan_output_phases(
+    size: int, kernel: int, stride: int, crop: int, out: int
+) -> list[tuple[int, Window]] | None:
+    """One convolution per output phase r (outputs r, r + s, ...) along an axis, as
+    (the kernel phase it takes, its window), so that interleaving them gives the output with
+    nothing to slice: output s*t + r is full output s*t + r + crop. None when the output
+    phases differ in length or one would need negative padding."""
+    if out % stride:
+        return None
+    taps, steps = -(-kernel // stride), out // stride
+    phases = []
+    for r in range(stride):
+        pad_before = taps - 1 - (r + crop) // stride
+        pad_after = steps - size - pad_before + taps - 1
+        if pad_before < 0 or pad_after < 0:
+            return None
+        phases.append(((r + crop) % stride, Window(taps, pad_before, pad_after, steps)))
+    return phases
+
+
+# --- the patterns ----------------------------------------------------------------------------
+
+
+def _int(op: Operation, name: str) -> int:
+    return op.properties[name].value.data
+
+
+def _element_type(value: SSAValue) -> Attribute:
+    assert isinstance(value.type, TensorType)
+    return value.type.element_type
+
+
+def _stride(op: xnn.Deconvolution2dOp) -> tuple[int, int]:
+    return _int(op, "upsampling_height"), _int(op, "upsampling_width")
+
+
+def _axes(op: xnn.Deconvolution2dOp) -> tuple[tuple[int, int, int, int, int], ...]:
+    """(input length, kernel, stride, crop, output length) along H and W."""
+    top, _, _, left = op.padding()
+    _, h, w, _ = shape_of(op.input)
+    _, oh, ow, _ = shape_of(op.output)
+    kernel = (_int(op, "kernel_height"), _int(op, "kernel_width"))
+    stride = _stride(op)
+    return (h, kernel[0], stride[0], top, oh), (w, kernel[1], stride[1], left, ow)
+
+
+def kernel_growth(kernel: Sequence[int], stride: Sequence[int]) -> float:
+    """Taps of the kernel zero-padded to a multiple of the stride, per tap of the kernel."""
+    padded = math.prod(-(-k // s) * s for k, s in zip(kernel, stride, strict=True))
+    return padded / math.prod(kernel)
+
+
+def _matched_weights(
+    op: xnn.Deconvolution2dOp, max_growth: float
+) -> tuple[torch.Tensor, torch.Tensor | None] | None:
+    """The filter and bias data when `op` can be rewritten (at most `max_growth` kernel
+    growth), else None."""
+    if (_int(op, "dilation_height"), _int(op, "dilation_width")) != (1, 1):
+        return None
+    stride = _stride(op)
+    kernel = (_int(op, "kernel_height"), _int(op, "kernel_width"))
+    if max(stride) == 1 or kernel_growth(kernel, stride) > max_growth:
+        return None
+    if _element_type(op.filter) not in FLOAT_TYPES or _element_type(op.input) not in FLOAT_TYPES:
+        return None
+    w = constant_tensor(op.filter)
+    b = None if op.bias is None else constant_tensor(op.bias)
+    if w is None or (op.bias is not None and b is None):
+        return None
+    return w, b
+
+
+def _as_input(tensor: torch.Tensor, op: xnn.Deconvolution2dOp) -> torch.Tensor:
+    """Convolutions take weights of their input's type (the fp16 deconvolution takes fp32)."""
+    return tensor.to(TORCH_DTYPES[_element_type(op.input)])
+
+
+def _window(rows: Window, cols: Window, op: xnn.Deconvolution2dOp) -> dict[str, object]:
+    """A stride-1 convolution's window parameters, the deconvolution's fused clamp kept."""
+    return dict(
+        padding_top=rows.pad_before, padding_right=cols.pad_after,
+        padding_bottom=rows.pad_after, padding_left=cols.pad_before,
+        kernel_height=rows.taps, kernel_width=cols.taps,
+        output_min=op.output_min, output_max=op.output_max,
+    )  # fmt: skip
+
+
+def _interleave(e: Emitter, phases: SSAValue, sh: int, sw: int) -> SSAValue:
+    """[N, QH, QW, sh * sw * C] phase-major -> [N, QH * sh, QW * sw, C]."""
+    n, qh, qw, channels = shape_of(phases)
+    c = channels // (sh * sw)
+    if sh == sw:
+        return e.node(xnn.DepthToSpace2dOp, phases, shape=(n, qh * sh, qw * sw, c), block_size=sh)
+    if sh > 1 and qw > 1:  # both axes have phases: the row phase moves in front of QW
+        split = e.reshape(phases, (n, qh, qw, sh, sw, c))
+        phases = e.transpose(split, (0, 1, 3, 2, 4, 5))
+    return e.reshape(phases, (n, qh * sh, qw * sw, c))
+
+
+def _concatenate(e: Emitter, values: list[SSAValue]) -> SSAValue:
+    """Channel concatenation of any number of values, in nodes of at most 5 inputs."""
+    while len(values) > 1:
+        head = values[: xnn.MAX_CONCATENATE_INPUTS]
+        n, h, w, _ = shape_of(head[0])
+        channels = sum(shape_of(v)[3] for v in head)
+        joined = e.node(xnn.ConcatenateOp, head, shape=(n, h, w, channels), axis=3)
+        values = [joined] + values[len(head) :]
+    return values[0]
+
+
+def _slice(e: Emitter, y: SSAValue, offsets: tuple[int, int], out: Sequence[int]) -> SSAValue:
+    if shape_of(y) == tuple(out):
+        return y
+    return e.node(xnn.StaticSliceOp, y, shape=out, offsets=(0, *offsets, 0), sizes=out)
+
+
+def _replace(rewriter: PatternRewriter, op: xnn.Deconvolution2dOp, y: SSAValue) -> None:
+    """Replace `op` by `y` and drop its weights when nothing else reads them."""
+    weights = [constant_op(v) for v in (op.filter, op.bias) if v is not None]
+    rewriter.replace(op, [], [y])
+    for const in weights:
+        if const is not None and not const.results[0].uses:
+            rewriter.erase(const)
+
+
+@dataclass(frozen=True)
+class DeconvolutionToPolyphase(RewritePattern):
+    """A dense (groups = 1) strided deconvolution as one stride-1 convolution over all its
+    output phases, an interleave and a slice."""
+
+    max_kernel_growth: float = MAX_KERNEL_GROWTH
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.Deconvolution2dOp, rewriter: PatternRewriter) -> None:
+        if _int(op, "groups") != 1:
+            return
+        if (weights := _matched_weights(op, self.max_kernel_growth)) is None:
+            return
+        w, b = weights
+        (rows, top), (cols, left) = (plan_axis(*axis) for axis in _axes(op))
+        sh, sw = _stride(op)
+        cin, cout = _int(op, "group_input_channels"), _int(op, "group_output_channels")
+        e = Emitter(rewriter, op)
+        filt = e.const(_as_input(polyphase_filter(w, (sh, sw)), op),
+                       f"{weight_name(op.filter)}.polyphase")  # fmt: skip
+        bias = None
+        if b is not None:
+            bias = e.const(_as_input(b.repeat(sh * sw), op), f"{weight_name(op.bias)}.polyphase")
+        n = shape_of(op.input)[0]
+        phases = e.node(
+            xnn.Convolution2dOp, op.input, filt, bias,
+            shape=(n, rows.steps, cols.steps, sh * sw * cout),
+            group_input_channels=cin, group_output_channels=sh * sw * cout,
+            **_window(rows, cols, op),
+        )  # fmt: skip
+        y = _slice(e, _interleave(e, phases, sh, sw), (top, left), shape_of(op.output))
+        _replace(rewriter, op, y)
+
+
+@dataclass(frozen=True)
+class DepthwiseDeconvolutionToPolyphase(RewritePattern):
+    """A depthwise (1 input and 1 output channel per group) strided deconvolution as one
+    depthwise convolution per output phase, a concatenate, an interleave and, unless each
+    convolution computes exactly its phase, a slice."""
+
+    max_kernel_growth: float = math.inf
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.Deconvolution2dOp, rewriter: PatternRewriter) -> None:
+        channels = _int(op, "groups")
+        per_group = (_int(op, "group_input_channels"), _int(op, "group_output_channels"))
+        if channels == 1 or per_group != (1, 1):
+            return
+        if (weights := _matched_weights(op, self.max_kernel_growth)) is None:
+            return
+        w, b = weights
+        sh, sw = _stride(op)
+        axes = _axes(op)
+        exact = [plan_output_phases(*axis) for axis in axes]
+        if exact[0] is not None and exact[1] is not None:
+            # kernel phase and window per output phase, rows x cols in phase-major order
+            plan = [(jh * sw + jw, rows, cols) for jh, rows in exact[0] for jw, cols in exact[1]]
+            offsets = (0, 0)
+        else:
+            (rows, top), (cols, left) = (plan_axis(*axis) for axis in axes)
+            plan = [(p, rows, cols) for p in range(sh * sw)]
+            offsets = (top, left)
+        # [P * C, MH, MW, 1] -> per kernel phase the depthwise layout [1, MH, MW, C]
+        filters = _as_input(polyphase_filter(w, (sh, sw)), op)
+        filters = filters.reshape(sh * sw, channels, *filters.shape[1:3]).permute(0, 2, 3, 1)
+        e = Emitter(rewriter, op)
+        bias = None if b is None else e.const(_as_input(b, op), f"{weight_name(op.bias)}.polyphase")
+        name, n = weight_name(op.filter), shape_of(op.input)[0]
+        phases = [
+            e.node(
+                xnn.DepthwiseConvolution2dOp, op.input,
+                e.const(filters[p].unsqueeze(0), f"{name}.polyphase{p}"), bias,
+                shape=(n, rows.steps, cols.steps, channels), input_channels=channels,
+                **_window(rows, cols, op),
+            )
+            for p, rows, cols in plan
+        ]  # fmt: skip
+        y = _interleave(e, _concatenate(e, phases), sh, sw)
+        _replace(rewriter, op, _slice(e, y, offsets, shape_of(op.output)))
+
+
+CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
+    xnn.Deconvolution2dOp: (DeconvolutionToPolyphase(), DepthwiseDeconvolutionToPolyphase()),
+}
+
+
+@dataclass(frozen=True)
+class PolyphasePass(ModulePass):
+    """Strided transposed convolutions as stride-1 convolutions over their output phases.
+
+    pad-kernels: zero-pad kernels that are not a multiple of the stride (depthwise always,
+    dense while the padded kernel has at most max-kernel-growth times the taps, 1.4 by
+    default, measured); depthwise: rewrite depthwise deconvolutions too."""
+
+    name = "xnn-polyphase"
+    pad_kernels: bool = True
+    max_kernel_growth: float = MAX_KERNEL_GROWTH
+    depthwise: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        dense, depthwise = (self.max_kernel_growth, math.inf) if self.pad_kernels else (1.0, 1.0)
+        patterns: list[RewritePattern] = [DeconvolutionToPolyphase(dense)]
+        if self.depthwise:
+            patterns.append(DepthwiseDeconvolutionToPolyphase(depthwise))
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
