@@ -594,6 +594,37 @@ def _bilinear(op: aten.UpsampleBilinear2dOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.from_nhwc(y, 4)]
 
 
+def _nearest_scales(op: aten.UpsampleNearest2dOp) -> tuple[int, int] | None:
+    """(sh, sw) when each output pixel (y, x) reads input pixel (y // sh, x // sw): PyTorch's
+    nearest index floor(y * in / out) for an integer ratio out / in of static sizes, given as
+    output_size or as equal scale_factors (a scale_factor of 2.1 giving out = 2 * in is not)."""
+    _, _, h, w = shape_of(op.input)
+    _, _, oh, ow = shape_of(op.result)
+    if min(h, w) < 1 or oh % h or ow % w:
+        return None
+    scales = (oh // h, ow // w)
+    factors = _prop(op, "scale_factors")
+    if factors is not None and [float(f) for f in factors] != [float(s) for s in scales]:
+        return None
+    return scales
+
+
+def _check_nearest(op: aten.UpsampleNearest2dOp) -> str | None:
+    return None if _nearest_scales(op) else "non-integer scale or dynamic size"
+
+
+@lowering(aten.UpsampleNearest2dOp, check=_check_nearest)
+def _nearest(op: aten.UpsampleNearest2dOp, e: Emitter) -> Sequence[SSAValue]:
+    """Each NHWC pixel broadcast to an sh x sw block: [N,H,1,W,1,C] -> [N,H,sh,W,sw,C]."""
+    sh, sw = _nearest_scales(op)
+    x = e.to_nhwc(op.input)
+    n, h, w, c = shape_of(x)
+    blocks = (n, h, sh, w, sw, c)
+    x = e.node(xnn.StaticBroadcastOp, e.reshape(x, (n, h, 1, w, 1, c)), shape=blocks,
+               new_shape=blocks)  # fmt: skip
+    return [e.from_nhwc(e.reshape(x, (n, h * sh, w * sw, c)), 4)]
+
+
 @lowering(aten.PixelShuffleOp)
 def _pixel_shuffle(op: aten.PixelShuffleOp, e: Emitter) -> Sequence[SSAValue]:
     n, crr, h, w = shape_of(op.input)

@@ -24,7 +24,10 @@ from xdsl.pattern_rewriter import RewritePattern
 # (pass name, module in xnnc.transforms, pass class), in pipeline order.
 REWRITES: list[tuple[str, str, str]] = [
     ("xnn-legalize-casts", "legalize_casts", "LegalizeCastsPass"),
+    ("xnn-fold-pad", "fold_pad", "FoldPadPass"),
     ("xnn-polyphase", "polyphase", "PolyphasePass"),
+    ("xnn-upsample-nearest", "upsample_nearest", "UpsampleNearestPass"),
+    ("xnn-fuse-activation", "fuse_activation", "FuseActivationPass"),
 ]
 
 

@@ -1,0 +1,175 @@
+// RUN: xnn-opt %s --split-input-file -p xnn-fold-pad | filecheck %s --check-prefixes=CHECK,PASS
+// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p 'xnn-fold-pad{depthwise=false}' | filecheck %s --check-prefix=NODW
+
+// An NHWC pad on H and W folds into the conv's padding, each side on its own.
+// CHECK-LABEL: func.func @nhwc_asymmetric
+// CHECK-NOT:     xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %x, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 2 : i64, padding_left = 3 : i64} : (tensor<1x6x6x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x7x8x8xf32>
+func.func @nhwc_asymmetric(%x: tensor<1x6x6x4xf32>) -> tensor<1x7x8x8xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 3, 0>, post_paddings = array<i64: 0, 2, 1, 0>} : (tensor<1x6x6x4xf32>) -> tensor<1x9x10x4xf32>
+  %y = xnn.convolution_2d %p, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x9x10x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x7x8x8xf32>
+  func.return %y : tensor<1x7x8x8xf32>
+}
+
+// -----
+
+// Conversion's 2-D form: NCHW pad -> transpose -> conv. The pad on W becomes left/right;
+// the conv's own padding adds up with it. (The pass alone rebuilds the chain as it was;
+// canonicalize's layout patterns may reshape it.)
+// CHECK-LABEL: func.func @nchw_through_transpose
+// CHECK-NOT:     xnn.static_constant_pad
+// PASS:          %[[T:.*]] = xnn.static_transpose %x {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x6x6x4xf32>
+// CHECK:         xnn.convolution_2d %{{.*}}, %w {{{.*}}padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 3 : i64} : (tensor<1x6x6x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x6x8x8xf32>
+func.func @nchw_through_transpose(%x: tensor<1x4x6x6xf32>) -> tensor<1x6x8x8xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 0, 2>, post_paddings = array<i64: 0, 0, 0, 0>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x8xf32>
+  %t = xnn.static_transpose %p {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x6x8xf32>) -> tensor<1x6x8x4xf32>
+  %y = xnn.convolution_2d %t, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x6x8x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x6x8x8xf32>
+  func.return %y : tensor<1x6x8x8xf32>
+}
+
+// -----
+
+// Conversion's 1-D form: a causal pad on L -> transpose [0, 2, 1] -> reshape [N, 1, L, C]
+// -> conv. The pad becomes padding_left; the chain is rebuilt on the unpadded tensor.
+// CHECK-LABEL: func.func @causal_conv1d
+// CHECK-NOT:     xnn.static_constant_pad
+// PASS:          %[[T:.*]] = xnn.static_transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<1x4x10xf32>) -> tensor<1x10x4xf32>
+// PASS-NEXT:     %[[R:.*]] = xnn.static_reshape %[[T]] {new_shape = array<i64: 1, 1, 10, 4>} : (tensor<1x10x4xf32>) -> tensor<1x1x10x4xf32>
+// CHECK:         xnn.convolution_2d %{{.*}}, %w {{{.*}}padding_left = 2 : i64} : (tensor<1x1x10x4xf32>, tensor<6x1x3x4xf32>) -> tensor<1x1x10x6xf32>
+func.func @causal_conv1d(%x: tensor<1x4x10xf32>) -> tensor<1x1x10x6xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<6x1x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 2>, post_paddings = array<i64: 0, 0, 0>} : (tensor<1x4x10xf32>) -> tensor<1x4x12xf32>
+  %t = xnn.static_transpose %p {perm = array<i64: 0, 2, 1>} : (tensor<1x4x12xf32>) -> tensor<1x12x4xf32>
+  %r = xnn.static_reshape %t {new_shape = array<i64: 1, 1, 12, 4>} : (tensor<1x12x4xf32>) -> tensor<1x1x12x4xf32>
+  %y = xnn.convolution_2d %r, %w {kernel_height = 1 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 6 : i64} : (tensor<1x1x12x4xf32>, tensor<6x1x3x4xf32>) -> tensor<1x1x10x6xf32>
+  func.return %y : tensor<1x1x10x6xf32>
+}
+
+// -----
+
+// A depthwise conv (MI-GAN's blur: pad 1, 4x4, stride 2) folds too, unless depthwise=false.
+// CHECK-LABEL: func.func @depthwise_blur
+// CHECK-NOT:     xnn.static_constant_pad
+// CHECK:         xnn.depthwise_convolution_2d %{{.*}}, %w {{{.*}}padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x8x8x4xf16>, tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16>
+// NODW-LABEL:  func.func @depthwise_blur
+// NODW:          xnn.static_constant_pad
+// NODW:          xnn.depthwise_convolution_2d
+func.func @depthwise_blur(%x: tensor<1x4x8x8xf16>) -> tensor<1x4x4x4xf16> {
+  %w = xnn.constant dense<6.250000e-02> : tensor<1x4x4x4xf16>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 1, 1>, post_paddings = array<i64: 0, 0, 1, 1>} : (tensor<1x4x8x8xf16>) -> tensor<1x4x10x10xf16>
+  %t = xnn.static_transpose %p {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x10x10xf16>) -> tensor<1x10x10x4xf16>
+  %y = xnn.depthwise_convolution_2d %t, %w {kernel_height = 4 : i64, kernel_width = 4 : i64, subsampling_height = 2 : i64, subsampling_width = 2 : i64, input_channels = 4 : i64} : (tensor<1x10x10x4xf16>, tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16>
+  %o = xnn.static_transpose %y {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x4xf16>) -> tensor<1x4x4x4xf16>
+  func.return %o : tensor<1x4x4x4xf16>
+}
+
+// -----
+
+// Left alone: a non-zero padding value.
+// CHECK-LABEL: func.func @nonzero_value
+// CHECK:         xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %{{.*}}, %w {kernel_height
+func.func @nonzero_value(%x: tensor<1x6x6x4xf32>) -> tensor<1x6x6x8xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>, padding_value = 1.000000e+00 : f32} : (tensor<1x6x6x4xf32>) -> tensor<1x8x8x4xf32>
+  %y = xnn.convolution_2d %p, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x6x6x8xf32>
+  func.return %y : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// Left alone: a transposed conv (its padding crops the output). Dilated, so that
+// canonicalize's polyphase patterns leave it alone too.
+// CHECK-LABEL: func.func @deconvolution
+// CHECK:         xnn.static_constant_pad
+// CHECK:         xnn.deconvolution_2d %{{.*}}, %w {kernel_height
+func.func @deconvolution(%x: tensor<1x4x4x4xf32>) -> tensor<1x17x17x8xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x4x4x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>} : (tensor<1x4x4x4xf32>) -> tensor<1x6x6x4xf32>
+  %y = xnn.deconvolution_2d %p, %w {kernel_height = 4 : i64, kernel_width = 4 : i64, upsampling_height = 2 : i64, upsampling_width = 2 : i64, dilation_height = 2 : i64, dilation_width = 2 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x6x6x4xf32>, tensor<8x4x4x4xf32>) -> tensor<1x17x17x8xf32>
+  func.return %y : tensor<1x17x17x8xf32>
+}
+
+// -----
+
+// Left alone: the pad has another user.
+// CHECK-LABEL: func.func @pad_has_other_user
+// CHECK:         %[[P:.*]] = xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %[[P]], %w {kernel_height
+func.func @pad_has_other_user(%x: tensor<1x6x6x4xf32>) -> (tensor<1x6x6x8xf32>, tensor<1x8x8x4xf32>) {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>} : (tensor<1x6x6x4xf32>) -> tensor<1x8x8x4xf32>
+  %y = xnn.convolution_2d %p, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x6x6x8xf32>
+  func.return %y, %p : tensor<1x6x6x8xf32>, tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// Left alone: an op of the chain has another user.
+// CHECK-LABEL: func.func @chain_has_other_user
+// CHECK:         xnn.static_constant_pad
+// CHECK:         %[[T:.*]] = xnn.static_transpose
+// CHECK:         xnn.convolution_2d %[[T]], %w {kernel_height
+func.func @chain_has_other_user(%x: tensor<1x4x6x6xf32>) -> (tensor<1x6x6x8xf32>, tensor<1x8x8x4xf32>) {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 1, 1>, post_paddings = array<i64: 0, 0, 1, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x4x8x8xf32>
+  %t = xnn.static_transpose %p {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x8x8x4xf32>
+  %y = xnn.convolution_2d %t, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x6x6x8xf32>
+  func.return %y, %t : tensor<1x6x6x8xf32>, tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// Left alone: a pad on the channels (NCHW dim 1 is the conv's C).
+// CHECK-LABEL: func.func @pad_on_channels
+// CHECK:         xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %{{.*}}, %w {kernel_height
+func.func @pad_on_channels(%x: tensor<1x2x6x6xf32>) -> tensor<1x4x4x8xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 0, 0>, post_paddings = array<i64: 0, 1, 0, 0>} : (tensor<1x2x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %t = xnn.static_transpose %p {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x6x6x4xf32>
+  %y = xnn.convolution_2d %t, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x6x6x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x4x4x8xf32>
+  func.return %y : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// Left alone: a pad on the batch.
+// CHECK-LABEL: func.func @pad_on_batch
+// CHECK:         xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %{{.*}}, %w {kernel_height
+func.func @pad_on_batch(%x: tensor<1x6x6x4xf32>) -> tensor<2x4x4x8xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 1, 0, 0, 0>, post_paddings = array<i64: 0, 0, 0, 0>} : (tensor<1x6x6x4xf32>) -> tensor<2x6x6x4xf32>
+  %y = xnn.convolution_2d %p, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<2x6x6x4xf32>, tensor<8x3x3x4xf32>) -> tensor<2x4x4x8xf32>
+  func.return %y : tensor<2x4x4x8xf32>
+}
+
+// -----
+
+// Left alone: a quantized (integer) pad, whose zero is a zero point.
+// CHECK-LABEL: func.func @quantized
+// CHECK:         xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %{{.*}}, %w {kernel_height
+func.func @quantized(%x: tensor<1x6x6x4xi8>) -> tensor<1x6x6x8xi8> {
+  %w = xnn.constant dense<1> : tensor<8x3x3x4xi8>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>} : (tensor<1x6x6x4xi8>) -> tensor<1x8x8x4xi8>
+  %y = xnn.convolution_2d %p, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x8x8x4xi8>, tensor<8x3x3x4xi8>) -> tensor<1x6x6x8xi8>
+  func.return %y : tensor<1x6x6x8xi8>
+}
+
+// -----
+
+// Left alone: a conv with TensorFlow SAME padding (it takes no explicit padding).
+// CHECK-LABEL: func.func @tensorflow_same_padding
+// CHECK:         xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %{{.*}}, %w {flags = 4 : i32
+func.func @tensorflow_same_padding(%x: tensor<1x6x6x4xf32>) -> tensor<1x8x8x8xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>} : (tensor<1x6x6x4xf32>) -> tensor<1x8x8x4xf32>
+  %y = xnn.convolution_2d %p, %w {flags = 4 : i32, kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x8x8x8xf32>
+  func.return %y : tensor<1x8x8x8xf32>
+}

@@ -1,0 +1,156 @@
+// RUN: xnn-opt %s --split-input-file -p xnn-upsample-nearest | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn,xnn-upsample-nearest | filecheck %s --check-prefix=LOWER
+// RUN: xnn-opt %s --split-input-file -p 'xnn-upsample-nearest{max-input-bytes=4194304}' | filecheck %s --check-prefix=LARGE
+
+// The block broadcast conversion lowers a nearest x2 upsample to (in NHWC) becomes 4 copies
+// of the input on the channels + depth_to_space_2d(2).
+// CHECK-LABEL: func.func @x2
+// CHECK-NEXT:    %[[C:.*]] = xnn.concatenate %x, %x, %x, %x {axis = 3 : i64} : (tensor<1x4x5x3xf16>, tensor<1x4x5x3xf16>, tensor<1x4x5x3xf16>, tensor<1x4x5x3xf16>) -> tensor<1x4x5x12xf16>
+// CHECK-NEXT:    %[[D:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 2 : i64} : (tensor<1x4x5x12xf16>) -> tensor<1x8x10x3xf16>
+// CHECK-NEXT:    func.return %[[D]]
+func.func @x2(%x: tensor<1x4x5x3xf16>) -> tensor<1x8x10x3xf16> {
+  %u = xnn.static_reshape %x {new_shape = array<i64: 1, 4, 1, 5, 1, 3>} : (tensor<1x4x5x3xf16>) -> tensor<1x4x1x5x1x3xf16>
+  %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 4, 2, 5, 2, 3>} : (tensor<1x4x1x5x1x3xf16>) -> tensor<1x4x2x5x2x3xf16>
+  %y = xnn.static_reshape %b {new_shape = array<i64: 1, 8, 10, 3>} : (tensor<1x4x2x5x2x3xf16>) -> tensor<1x8x10x3xf16>
+  func.return %y : tensor<1x8x10x3xf16>
+}
+
+// -----
+
+// Left alone: x3 (9 copies would take more than one concatenate) keeps the broadcast.
+// CHECK-LABEL: func.func @x3
+// CHECK-NEXT:    xnn.static_reshape
+// CHECK-NEXT:    xnn.static_broadcast
+// CHECK-NEXT:    xnn.static_reshape
+func.func @x3(%x: tensor<1x4x5x3xf32>) -> tensor<1x12x15x3xf32> {
+  %u = xnn.static_reshape %x {new_shape = array<i64: 1, 4, 1, 5, 1, 3>} : (tensor<1x4x5x3xf32>) -> tensor<1x4x1x5x1x3xf32>
+  %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 4, 3, 5, 3, 3>} : (tensor<1x4x1x5x1x3xf32>) -> tensor<1x4x3x5x3x3xf32>
+  %y = xnn.static_reshape %b {new_shape = array<i64: 1, 12, 15, 3>} : (tensor<1x4x3x5x3x3xf32>) -> tensor<1x12x15x3xf32>
+  func.return %y : tensor<1x12x15x3xf32>
+}
+
+// -----
+
+// Left alone: x2 in height only (depth_to_space blocks are square).
+// CHECK-LABEL: func.func @x2_height_only
+// CHECK-NEXT:    xnn.static_reshape
+// CHECK-NEXT:    xnn.static_broadcast
+// CHECK-NEXT:    xnn.static_reshape
+func.func @x2_height_only(%x: tensor<1x4x5x3xf32>) -> tensor<1x8x5x3xf32> {
+  %u = xnn.static_reshape %x {new_shape = array<i64: 1, 4, 1, 5, 1, 3>} : (tensor<1x4x5x3xf32>) -> tensor<1x4x1x5x1x3xf32>
+  %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 4, 2, 5, 1, 3>} : (tensor<1x4x1x5x1x3xf32>) -> tensor<1x4x2x5x1x3xf32>
+  %y = xnn.static_reshape %b {new_shape = array<i64: 1, 8, 5, 3>} : (tensor<1x4x2x5x1x3xf32>) -> tensor<1x8x5x3xf32>
+  func.return %y : tensor<1x8x5x3xf32>
+}
+
+// -----
+
+// Left alone: a broadcast that is not a block repeat (it repeats whole rows).
+// CHECK-LABEL: func.func @not_blocks
+// CHECK-NEXT:    xnn.static_reshape
+// CHECK-NEXT:    xnn.static_broadcast
+// CHECK-NEXT:    xnn.static_reshape
+func.func @not_blocks(%x: tensor<1x4x5x3xf32>) -> tensor<1x8x10x3xf32> {
+  %u = xnn.static_reshape %x {new_shape = array<i64: 1, 1, 4, 1, 5, 3>} : (tensor<1x4x5x3xf32>) -> tensor<1x1x4x1x5x3xf32>
+  %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 2, 4, 2, 5, 3>} : (tensor<1x1x4x1x5x3xf32>) -> tensor<1x2x4x2x5x3xf32>
+  %y = xnn.static_reshape %b {new_shape = array<i64: 1, 8, 10, 3>} : (tensor<1x2x4x2x5x3xf32>) -> tensor<1x8x10x3xf32>
+  func.return %y : tensor<1x8x10x3xf32>
+}
+
+// -----
+
+// Left alone: the broadcast has another user.
+// CHECK-LABEL: func.func @broadcast_has_other_user
+// CHECK-NEXT:    xnn.static_reshape
+// CHECK-NEXT:    xnn.static_broadcast
+// CHECK-NEXT:    xnn.static_reshape
+func.func @broadcast_has_other_user(%x: tensor<1x4x5x3xf32>) -> (tensor<1x8x10x3xf32>, tensor<1x4x2x5x2x3xf32>) {
+  %u = xnn.static_reshape %x {new_shape = array<i64: 1, 4, 1, 5, 1, 3>} : (tensor<1x4x5x3xf32>) -> tensor<1x4x1x5x1x3xf32>
+  %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 4, 2, 5, 2, 3>} : (tensor<1x4x1x5x1x3xf32>) -> tensor<1x4x2x5x2x3xf32>
+  %y = xnn.static_reshape %b {new_shape = array<i64: 1, 8, 10, 3>} : (tensor<1x4x2x5x2x3xf32>) -> tensor<1x8x10x3xf32>
+  func.return %y, %b : tensor<1x8x10x3xf32>, tensor<1x4x2x5x2x3xf32>
+}
+
+// -----
+
+// Left alone: one channel (depth_to_space would gather single elements: the broadcast is
+// faster).
+// CHECK-LABEL: func.func @one_channel
+// CHECK-NEXT:    xnn.static_reshape
+// CHECK-NEXT:    xnn.static_broadcast
+// CHECK-NEXT:    xnn.static_reshape
+func.func @one_channel(%x: tensor<1x4x5x1xf32>) -> tensor<1x8x10x1xf32> {
+  %u = xnn.static_reshape %x {new_shape = array<i64: 1, 4, 1, 5, 1, 1>} : (tensor<1x4x5x1xf32>) -> tensor<1x4x1x5x1x1xf32>
+  %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 4, 2, 5, 2, 1>} : (tensor<1x4x1x5x1x1xf32>) -> tensor<1x4x2x5x2x1xf32>
+  %y = xnn.static_reshape %b {new_shape = array<i64: 1, 8, 10, 1>} : (tensor<1x4x2x5x2x1xf32>) -> tensor<1x8x10x1xf32>
+  func.return %y : tensor<1x8x10x1xf32>
+}
+
+// -----
+
+// Left alone: an input above 512 KiB (the copies write twice the output's size), unless
+// the max-input-bytes option lets it in.
+// CHECK-LABEL: func.func @large_input
+// CHECK-NEXT:    xnn.static_reshape
+// CHECK-NEXT:    xnn.static_broadcast
+// CHECK-NEXT:    xnn.static_reshape
+// LARGE-LABEL: func.func @large_input
+// LARGE-NEXT:    xnn.concatenate
+// LARGE-NEXT:    xnn.depth_to_space_2d
+func.func @large_input(%x: tensor<1x128x128x32xf32>) -> tensor<1x256x256x32xf32> {
+  %u = xnn.static_reshape %x {new_shape = array<i64: 1, 128, 1, 128, 1, 32>} : (tensor<1x128x128x32xf32>) -> tensor<1x128x1x128x1x32xf32>
+  %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 128, 2, 128, 2, 32>} : (tensor<1x128x1x128x1x32xf32>) -> tensor<1x128x2x128x2x32xf32>
+  %y = xnn.static_reshape %b {new_shape = array<i64: 1, 256, 256, 32>} : (tensor<1x128x2x128x2x32xf32>) -> tensor<1x256x256x32xf32>
+  func.return %y : tensor<1x256x256x32xf32>
+}
+
+// -----
+
+// From aten: conversion lowers an integer-scale nearest upsample exactly, in NHWC; x2
+// then becomes concatenate + depth_to_space_2d.
+// LOWER-LABEL: func.func @aten_x2
+// LOWER:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x5xf32>) -> tensor<1x4x5x3xf32>
+// LOWER-NEXT:    %[[C:.*]] = xnn.concatenate %[[T]], %[[T]], %[[T]], %[[T]] {axis = 3 : i64}
+// LOWER-NEXT:    %[[D:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 2 : i64} : (tensor<1x4x5x12xf32>) -> tensor<1x8x10x3xf32>
+// LOWER-NEXT:    xnn.static_transpose %[[D]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x8x10x3xf32>) -> tensor<1x3x8x10xf32>
+func.func @aten_x2(%x: tensor<1x3x4x5xf32>) -> tensor<1x3x8x10xf32> {
+  %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 2.0, 2.0>} : (tensor<1x3x4x5xf32>) -> tensor<1x3x8x10xf32>
+  func.return %y : tensor<1x3x8x10xf32>
+}
+
+// -----
+
+// LOWER-LABEL: func.func @aten_x3_by_output_size
+// LOWER:         xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>}
+// LOWER-NEXT:    xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 4, 1, 5, 1, 3>}
+// LOWER-NEXT:    xnn.static_broadcast %{{.*}} {new_shape = array<i64: 1, 4, 3, 5, 2, 3>}
+// LOWER-NEXT:    xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 12, 10, 3>}
+// LOWER-NEXT:    xnn.static_transpose %{{.*}} {perm = array<i64: 0, 3, 1, 2>}
+func.func @aten_x3_by_output_size(%x: tensor<1x3x4x5xf32>) -> tensor<1x3x12x10xf32> {
+  %y = aten.upsample_nearest2d %x {output_size = array<i64: 12, 10>} : (tensor<1x3x4x5xf32>) -> tensor<1x3x12x10xf32>
+  func.return %y : tensor<1x3x12x10xf32>
+}
+
+// -----
+
+// Left outside: a non-integer scale.
+// LOWER-LABEL: func.func @aten_non_integer_scale
+// LOWER-NOT:     xnn.subgraph
+// LOWER:         aten.upsample_nearest2d
+func.func @aten_non_integer_scale(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32> {
+  %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 1.5, 1.5>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32>
+  func.return %y : tensor<1x3x6x6xf32>
+}
+
+// -----
+
+// Left outside: a scale factor whose output size happens to be an integer multiple
+// (PyTorch indexes with floor(y / 2.1), not y // 2).
+// LOWER-LABEL: func.func @aten_scale_not_the_size_ratio
+// LOWER-NOT:     xnn.subgraph
+// LOWER:         aten.upsample_nearest2d
+func.func @aten_scale_not_the_size_ratio(%x: tensor<1x3x5x5xf32>) -> tensor<1x3x10x10xf32> {
+  %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 2.1, 2.1>} : (tensor<1x3x5x5xf32>) -> tensor<1x3x10x10xf32>
+  func.return %y : tensor<1x3x10x10xf32>
+}

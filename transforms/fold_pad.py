@@ -1,0 +1,179 @@
+"""`xnn-fold-pad`: a zero constant pad on the spatial dims folds into the convolution that
+reads it, as its top/right/bottom/left padding (each side on its own, so causal and other
+asymmetric pads fold too).
+
+Conversion pads in PyTorch's layout (NCHW, or NCL for 1-D convs) and reaches the NHWC conv
+through a static_transpose (and a static_reshape to [N, 1, L, C] in 1-D): the padded dims are
+mapped through that chain, which is rebuilt on the unpadded tensor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f16, f32
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xnnc.dialects import xnn
+from xnnc.dialects.aten import ints, shape_of
+
+Pads = list[tuple[int, int]]  # (before, after) per dim
+LayoutOp = xnn.StaticTransposeOp | xnn.StaticReshapeOp
+LAYOUT_OPS = (xnn.StaticTransposeOp, xnn.StaticReshapeOp)
+Conv = xnn.Convolution2dOp | xnn.DepthwiseConvolution2dOp
+
+FLOAT_TYPES = (f32, f16, bf16)
+
+
+def through_layout(
+    value: SSAValue, kinds: tuple[type[Operation], ...] = LAYOUT_OPS
+) -> tuple[SSAValue, list[Operation]]:
+    """Walks up from `value` through ops of `kinds` (each reading an `input`) whose result
+    has a single use. Returns the value the chain starts from and the chain, nearest first."""
+    chain: list[Operation] = []
+    while isinstance(value.owner, kinds) and value.has_one_use():
+        chain.append(value.owner)
+        value = value.owner.input
+    return value, chain
+
+
+def pads_through_transpose(pads: Pads, perm: Sequence[int]) -> Pads:
+    """Output dim i of a transpose is input dim perm[i]: so are its pads."""
+    return [pads[p] for p in perm]
+
+
+def pads_through_reshape(
+    pads: Pads, padded_in: Sequence[int], padded_out: Sequence[int]
+) -> Pads | None:
+    """The pads of a reshape's output, when the reshape only inserts or removes unit dims
+    (a padded dim is at least 2 long, so it is never one of them); None otherwise."""
+    src = [i for i, d in enumerate(padded_in) if d != 1]
+    dst = [i for i, d in enumerate(padded_out) if d != 1]
+    if [padded_in[i] for i in src] != [padded_out[i] for i in dst]:
+        return None
+    out: Pads = [(0, 0)] * len(padded_out)
+    for i, j in zip(src, dst, strict=True):
+        out[j] = pads[i]
+    return out
+
+
+def pads_along(pads: Pads, chain: Sequence[LayoutOp]) -> list[Pads] | None:
+    """The pads of each op's result along `chain` (ordered from the pad on), or None when a
+    reshape cannot carry them."""
+    along: list[Pads] = []
+    for link in chain:
+        if isinstance(link, xnn.StaticTransposeOp):
+            pads = pads_through_transpose(pads, ints(link.perm))
+        else:
+            pads = pads_through_reshape(pads, shape_of(link.input), shape_of(link.output))
+            if pads is None:
+                return None
+        along.append(pads)
+    return along
+
+
+def unpadded(value: SSAValue, pads: Pads) -> TensorType:
+    shape = [d - a - b for d, (a, b) in zip(shape_of(value), pads, strict=True)]
+    return TensorType(value.type.element_type, shape)
+
+
+def is_zero_float_pad(pad: xnn.StaticConstantPadOp) -> bool:
+    """Zero padding of a float tensor (a quantized pad's zero is its zero point)."""
+    elem = pad.input.type.element_type
+    return elem in FLOAT_TYPES and pad.padding_value.value.data == 0.0
+
+
+class FoldPadIntoConv(RewritePattern):
+    """
+        %p = xnn.static_constant_pad %x {pre_paddings = [0,0,1,2], post_paddings = [0,0,0,1]}
+        %t = xnn.static_transpose %p {perm = [0,2,3,1]}   (any single-user transpose/reshape
+        %y = xnn.convolution_2d %t, %w                      chain, or none)
+      ==>
+        %t = xnn.static_transpose %x {perm = [0,2,3,1]}
+        %y = xnn.convolution_2d %t, %w {padding_top = 1, padding_right = 1, padding_left = 2}
+
+    Does nothing when the pad value is not zero or the tensor is not float (quantized), when
+    the pad or an op of the chain has another user, when the chain moves the padded dims
+    anywhere but the conv's H and W (or merges them), when the conv uses TensorFlow SAME
+    padding, or for a depthwise conv if `depthwise` is off. Transposed convs
+    (deconvolution_2d) are not matched: their padding crops the output.
+    """
+
+    def __init__(self, depthwise: bool = True):
+        self.depthwise = depthwise
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: Conv, rewriter: PatternRewriter) -> None:
+        if isinstance(op, xnn.DepthwiseConvolution2dOp) and not self.depthwise:
+            return
+        if op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
+            return
+        source, chain = through_layout(op.input)
+        pad = source.owner
+        if not isinstance(pad, xnn.StaticConstantPadOp) or not source.has_one_use():
+            return
+        if not is_zero_float_pad(pad):
+            return
+        chain = chain[::-1]  # from the pad to the conv
+        pads = list(zip(ints(pad.pre_paddings), ints(pad.post_paddings), strict=True))
+        along = pads_along(pads, chain)
+        if along is None:
+            return
+        nhwc = along[-1] if along else pads
+        if nhwc[0] != (0, 0) or nhwc[3] != (0, 0):
+            return
+        value = pad.input
+        for link, link_pads in zip(chain, along, strict=True):
+            value = _rebuild(link, value, unpadded(link.output, link_pads), rewriter)
+        top, right, bottom, left = op.padding()
+        (pt, pb), (pl, pr) = nhwc[1], nhwc[2]
+        params = {**op.properties, "padding_top": top + pt, "padding_right": right + pr,
+                  "padding_bottom": bottom + pb, "padding_left": left + pl}  # fmt: skip
+        conv = type(op).make(value, op.filter, op.bias, result_type=op.output.type, **params)
+        rewriter.replace(op, conv)
+        for dead in [*chain[::-1], pad]:
+            rewriter.erase(dead)
+
+
+def _rebuild(
+    link: LayoutOp, value: SSAValue, result_type: TensorType, rewriter: PatternRewriter
+) -> SSAValue:
+    """`link` again, on `value` (the unpadded tensor) instead of its input."""
+    if isinstance(link, xnn.StaticTransposeOp):
+        new = xnn.StaticTransposeOp.make(value, result_type=result_type, perm=link.perm)
+    else:
+        new = xnn.StaticReshapeOp.make(
+            value, result_type=result_type, new_shape=result_type.get_shape()
+        )
+    rewriter.insert(new)
+    return new.output
+
+
+CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
+    xnn.Convolution2dOp: (FoldPadIntoConv(),),
+    xnn.DepthwiseConvolution2dOp: (FoldPadIntoConv(),),
+}
+
+
+@dataclass(frozen=True)
+class FoldPadPass(ModulePass):
+    """Fold zero spatial pads into the convolutions that read them.
+
+    depthwise: fold into depthwise convolutions too."""
+
+    name = "xnn-fold-pad"
+    depthwise: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pattern = FoldPadIntoConv(depthwise=self.depthwise)
+        PatternRewriteWalker(GreedyRewritePatternApplier([pattern])).rewrite_module(op)
