@@ -163,6 +163,24 @@ def print_constant(op: IRDLOperation, printer: Printer) -> None:
         printer.print_attribute(op.results[0].type)
 
 
+def verify_constant(op: IRDLOperation, role: str) -> None:
+    """A dense value has the op's type; a weight with data has exactly its byte size."""
+    t = op.results[0].type
+    assert isinstance(t, TensorType)
+    if isinstance(op.value, DenseIntOrFPElementsAttr):
+        if op.value.get_type() != t:
+            _fail(f"dense value of type {op.value.get_type()} does not match {role} {t}")
+        return
+    blob = op.value.data
+    if blob.has_data:
+        try:
+            want = numel(t.get_shape()) * element_nbytes(t.element_type)
+        except ValueError as e:
+            _fail(str(e))
+        if blob.nbytes != want:
+            _fail(f"weight '{blob.name}' has {blob.nbytes} bytes but {t} needs {want}")
+
+
 @aten_op()
 class ConstantOp(AtenOp):
     """A parameter, buffer or lifted constant: a weight by reference, or a small dense."""
@@ -183,20 +201,7 @@ class ConstantOp(AtenOp):
         print_constant(self, printer)
 
     def verify_(self) -> None:
-        t = self.result.type
-        assert isinstance(t, TensorType)
-        if isinstance(self.value, DenseIntOrFPElementsAttr):
-            if self.value.get_type() != t:
-                _fail(f"dense value of type {self.value.get_type()} does not match result {t}")
-            return
-        blob = self.value.data
-        if blob.has_data:
-            try:
-                want = numel(t.get_shape()) * element_nbytes(t.element_type)
-            except ValueError as e:
-                _fail(str(e))
-            if blob.nbytes != want:
-                _fail(f"weight '{blob.name}' has {blob.nbytes} bytes but {t} needs {want}")
+        verify_constant(self, "result")
 
 
 @irdl_attr_definition

@@ -79,7 +79,13 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from xnnc.dialects.aten import element_nbytes, ints, parse_constant, print_constant, shape_of
+from xnnc.dialects.aten import (
+    ints,
+    parse_constant,
+    print_constant,
+    shape_of,
+    verify_constant,
+)
 from xnnc.dialects.shapes import (
     broadcast_shapes,
     conv_output_size,
@@ -518,17 +524,7 @@ class ConstantOp(IRDLOperation):
         print_constant(self, printer)
 
     def verify_(self) -> None:
-        t = self.output.type
-        assert isinstance(t, TensorType)
-        if isinstance(self.value, DenseIntOrFPElementsAttr):
-            if self.value.get_type() != t:
-                _fail(f"dense value of type {self.value.get_type()} does not match output {t}")
-            return
-        blob = self.value.data
-        if blob.has_data:
-            want = numel(t.get_shape()) * element_nbytes(t.element_type)
-            if blob.nbytes != want:
-                _fail(f"weight '{blob.name}' has {blob.nbytes} bytes but {t} needs {want}")
+        verify_constant(self, "output")
 
 
 # --- convolutions ----------------------------------------------------------------------------
