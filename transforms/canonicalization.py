@@ -28,6 +28,7 @@ REWRITES: list[tuple[str, str, str]] = [
     ("xnn-polyphase", "polyphase", "PolyphasePass"),
     ("xnn-upsample-nearest", "upsample_nearest", "UpsampleNearestPass"),
     ("xnn-fuse-activation", "fuse_activation", "FuseActivationPass"),
+    ("xnn-layout", "layout", "LayoutPass"),
 ]
 
 
