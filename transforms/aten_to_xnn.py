@@ -19,6 +19,7 @@ from typing import Any
 import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    BytesAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
@@ -118,8 +119,6 @@ class Emitter:
         elem = _elem(like)
         data = torch.tensor([value], dtype=dtype)
         bits = data.view(torch.int16) if dtype == torch.bfloat16 else data
-        from xdsl.dialects.builtin import BytesAttr
-
         dense = DenseIntOrFPElementsAttr(_ttype(elem, [1]), BytesAttr(bits.numpy().tobytes()))
         new = xnn.ConstantOp(dense, _ttype(elem, [1]))
         self.rewriter.insert(new)
