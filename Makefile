@@ -27,7 +27,16 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV)
 
-BENCHMARKS ?= frontend_bench compile_time runtime_overhead
+BENCH_STAMP := $(VENV)/.installed-bench
+BENCHMARKS ?= frontend_bench runtime_overhead
+ZOO_ARGS ?= --results benchmarks/RESULTS.md
 
-bench: $(STAMP)
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+# The model zoo side by side (benchmarks/zoo.py; `ZOO_ARGS='--readme'` also updates README.md),
+# then the smaller benchmarks.
+bench: $(BENCH_STAMP)
+	$(BIN)/python -m xnnc.benchmarks.zoo $(ZOO_ARGS)
 	for b in $(BENCHMARKS); do $(BIN)/python -m xnnc.benchmarks.$$b || exit 1; done

@@ -1,0 +1,540 @@
+"""`make bench`: the model zoo, side by side in one run, against stock ExecuTorch.
+
+    python -m xnnc.benchmarks.zoo [--models mimi,encodec] [--threads 1,2] [--runs 10]
+                                  [--systems eager,stock,xnnc-pte,xnnc,ort] [--small]
+                                  [--readme] [--results benchmarks/RESULTS.md]
+
+Systems, per model (`examples/models.py`, random weights, full size unless --small):
+- `eager`: torch eager, `torch.set_num_threads(n)`;
+- `stock`: stock ExecuTorch 1.5.1, `to_edge_transform_and_lower(XnnpackPartitioner())`
+  (`enable_bf16=True` for bf16 models) on its pybindings;
+- `xnnc-pte`: xnnc's stock-target `.pte` (`XnncPartitioner`) on the same stock runtime;
+- `xnnc`: xnnc on its extended runtime (`xnnc.compile(..., target="extended")`);
+- `ort`: ONNX Runtime (CPU provider, `torch.onnx.export(dynamo=True)`), when installed
+  (`pip install -e '.[bench]'`, which `make bench` does).
+The ExecuTorch pool is resized with `_unsafe_reset_threadpool` before loading at each thread
+count; xnnc builds one runtime per thread count from the same blobs.
+
+Method: every system runs twice to warm up; then --runs rounds, each timing one block per
+system in a rotated order. A block is one call for models slower than 50 ms, else as many
+calls as fill ~50 ms, each timed (wall clock). Before each block the harness waits (up to
+--max-wait s) until other processes use less than --quiet cores, and records their load
+during the block (system-wide busy time from /proc/stat minus this process's own).
+Latency is the median of all samples, with p25 and p75.
+
+Columns: latency and its ratio against stock ExecuTorch (> 1: faster than stock), compile
+time (model -> runnable program, warm: `torch.export` is paid once untimed first) and its
+ratio against stock lowering, max |error| against eager, delegate partitions and ops left
+outside, and the model's FLOPs (`torch.utils.flop_counter` on eager: convolutions and
+GEMMs) as achieved GFLOP/s and as a fraction of the GEMM peak measured in the same run: a
+large fully-connected layer on xnnc's runtime in the model's dtype at the same thread count
+(fp16 on XNNPACK's fp16 kernels, bf16 as XNNPACK runs it). The limit is FLOPs / peak.
+The per-node profile (xnnc, 1 thread) lists each model's top XNNPACK operator kinds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import platform
+import statistics
+import sys
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+import xnnc
+from xnnc.backend_xnnpack.program import Program
+from xnnc.examples.models import MODELS
+
+ZOO = (
+    "mimi", "encodec", "dac", "hifigan", "fp16_convnet", "bf16_blocks", "bf16_blocks_decode",
+    "resnet", "mobilenetv2",
+)  # fmt: skip
+SYSTEMS = ("eager", "stock", "xnnc-pte", "xnnc", "ort")
+BLOCK_SECONDS = 0.05
+README_BEGIN, README_END = "<!-- zoo-bench:begin -->", "<!-- zoo-bench:end -->"
+
+
+# ---- load from other processes -------------------------------------------------------------
+
+
+def _busy_jiffies() -> tuple[int, int]:
+    """(all CPUs' busy jiffies, this process's own) since boot."""
+    with open("/proc/stat") as f:
+        cpu = [int(v) for v in f.readline().split()[1:]]
+    busy = sum(cpu) - cpu[3] - cpu[4]  # minus idle and iowait
+    with open("/proc/self/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return busy, int(fields[11]) + int(fields[12])  # utime + stime of every thread
+
+
+class LoadMeter:
+    """Cores kept busy by other processes over an interval (0 where /proc is missing)."""
+
+    def __init__(self) -> None:
+        self.available = os.path.exists("/proc/stat")
+        self.hz = os.sysconf("SC_CLK_TCK") if self.available else 100
+
+    @contextlib.contextmanager
+    def measure(self) -> Iterator[list[float]]:
+        out: list[float] = []
+        if not self.available:
+            yield out
+            out.append(0.0)
+            return
+        busy0, own0 = _busy_jiffies()
+        start = time.perf_counter()
+        yield out
+        busy1, own1 = _busy_jiffies()
+        elapsed = max(time.perf_counter() - start, 1e-3)
+        out.append(max(0.0, (busy1 - busy0) - (own1 - own0)) / self.hz / elapsed)
+
+    def wait_for_quiet(self, cores: float, max_wait: float) -> float:
+        """Sleep in 0.2 s windows until others use < `cores`; returns the last reading."""
+        deadline = time.perf_counter() + max_wait
+        while True:
+            with self.measure() as load:
+                time.sleep(0.2)
+            if load[0] < cores or time.perf_counter() >= deadline:
+                return load[0]
+
+
+# ---- the systems ---------------------------------------------------------------------------
+
+
+@dataclass
+class System:
+    name: str
+    compile_s: float | None = None
+    partitions: int | None = None
+    outside: int | None = None
+    error: str | None = None  # why it could not run
+    make: Callable[[int], Callable[[], Any]] | None = None  # threads -> a call
+    profiled: Program | None = None  # xnnc only: a 1-thread runtime with the profile on
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
+
+def _edge_counts(edge: Any) -> tuple[int, int]:
+    """(delegate calls, other compute ops) of an ExecuTorch edge program."""
+    from executorch.exir.delegate import executorch_call_delegate
+
+    delegates = outside = 0
+    for node in edge.exported_program().graph.nodes:
+        if node.op != "call_function":
+            continue
+        if node.target is executorch_call_delegate:
+            delegates += 1
+        elif "getitem" not in str(node.target) and "alloc" not in str(node.target):
+            outside += 1
+    return delegates, outside
+
+
+def _executorch(name: str, model: torch.nn.Module, inputs: tuple, partitioner: Any) -> System:
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.extension.pybindings import portable_lib
+
+    from xnnc.backend_xnnpack.pte import StockRuntime, to_executorch
+
+    def lower() -> tuple[bytes, Any]:
+        ep = torch.export.export(model, inputs, strict=False)
+        edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
+        buffer = to_executorch(edge).buffer
+        StockRuntime(buffer)
+        return buffer, edge
+
+    (buffer, edge), seconds = _timed(lower)
+    delegates, outside = _edge_counts(edge)
+
+    def make(threads: int) -> Callable[[], Any]:
+        portable_lib._unsafe_reset_threadpool(threads)
+        runtime = StockRuntime(buffer)
+        return lambda: runtime(*inputs)[0]
+
+    return System(name, seconds, delegates, outside, make=make)
+
+
+def _stock(model: torch.nn.Module, inputs: tuple) -> System:
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+
+    bf16 = any(p.dtype == torch.bfloat16 for p in model.parameters())
+    partitioner = XnnpackPartitioner(enable_bf16=True) if bf16 else XnnpackPartitioner()
+    return _executorch("stock", model, inputs, partitioner)
+
+
+def _xnnc_pte(model: torch.nn.Module, inputs: tuple) -> System:
+    return _executorch("xnnc-pte", model, inputs, xnnc.XnncPartitioner(target="stock"))
+
+
+def _xnnc(model: torch.nn.Module, inputs: tuple) -> System:
+    program, seconds = _timed(lambda: xnnc.compile(model, inputs, target="extended"))
+    system = System("xnnc", seconds, program.num_partitions, len(program.ops_outside()))
+
+    def make(threads: int) -> Callable[[], Any]:
+        p = Program(program.module, program.target, threads, blobs=program.blobs)
+        return lambda: p(*inputs)
+
+    system.make = make
+    system.profiled = Program(program.module, program.target, 1, True, blobs=program.blobs)
+    return system
+
+
+def _eager(model: torch.nn.Module, inputs: tuple) -> System:
+    def call() -> Any:
+        with torch.no_grad():
+            return model(*inputs)
+
+    return System("eager", 0.0, make=lambda threads: call)
+
+
+def _ort(model: torch.nn.Module, inputs: tuple) -> System:
+    import onnxruntime as ort  # the `bench` extra
+
+    def export() -> bytes:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            onnx_program = torch.onnx.export(model, inputs, dynamo=True, verbose=False)
+        return onnx_program.model_proto.SerializeToString()
+
+    def session(threads: int, proto: bytes) -> Any:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+        return ort.InferenceSession(proto, options, providers=["CPUExecutionProvider"])
+
+    def build() -> bytes:
+        proto = export()
+        session(1, proto)
+        return proto
+
+    proto, seconds = _timed(build)
+
+    def make(threads: int) -> Callable[[], Any]:
+        s = session(threads, proto)
+        feeds = {i.name: x.numpy() for i, x in zip(s.get_inputs(), inputs)}
+        return lambda: torch.from_numpy(s.run(None, feeds)[0])
+
+    return System("ort", seconds, 1, 0, make=make)
+
+
+BUILDERS = {"eager": _eager, "stock": _stock, "xnnc-pte": _xnnc_pte, "xnnc": _xnnc, "ort": _ort}
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"[:160]
+
+
+def build(name: str, model: torch.nn.Module, inputs: tuple) -> System:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return BUILDERS[name](model, inputs)
+    except Exception as e:  # a system that cannot take this model is a table entry
+        return System(name, error=_first_line(e))
+
+
+# ---- measurement ---------------------------------------------------------------------------
+
+
+@dataclass
+class Cell:
+    samples: list[float] = field(default_factory=list)
+    loads: list[float] = field(default_factory=list)
+    error: float | None = None
+
+    def quantile(self, q: float) -> float:
+        s = sorted(self.samples)
+        return s[min(len(s) - 1, int(q * (len(s) - 1) + 0.5))]
+
+
+def measure(systems: list[System], threads: int, runs: int, expected: torch.Tensor,
+            meter: LoadMeter, quiet: float, max_wait: float) -> dict[str, Cell]:  # fmt: skip
+    calls: dict[str, Callable[[], Any]] = {}
+    cells: dict[str, Cell] = {}
+    # Eager, and the ops xnnc leaves to torch, run on torch's pool: n threads like the rest.
+    torch.set_num_threads(threads)
+    for s in systems:
+        if s.error is not None:
+            continue
+        try:
+            calls[s.name] = s.make(threads)
+            out = calls[s.name]()
+            calls[s.name]()
+        except Exception as e:
+            s.error = _first_line(e)
+            calls.pop(s.name, None)
+            continue
+        cells[s.name] = Cell(error=(out.float() - expected.float()).abs().max().item())
+    per_block = {}
+    for name, call in calls.items():
+        _, seconds = _timed(call)
+        per_block[name] = max(1, int(BLOCK_SECONDS / max(seconds, 1e-6)))
+    names = list(calls)
+    for r in range(runs):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            meter.wait_for_quiet(quiet, max_wait)
+            cell = cells[name]
+            with meter.measure() as load:
+                for _ in range(per_block[name]):
+                    cell.samples.append(_timed(calls[name])[1])
+            cell.loads.append(load[0])
+    torch.set_num_threads(1)
+    return cells
+
+
+def gemm_peak(dtype: torch.dtype, threads: int, size: int = 1024, batch: int = 512) -> float:
+    """GFLOP/s of a [batch, size] x [size, size] fully-connected layer on xnnc's runtime."""
+    layer = torch.nn.Linear(size, size, bias=False).to(dtype).eval()
+    x = torch.randn(batch, size, dtype=dtype)
+    options = {"fp16": "native"} if dtype == torch.float16 else {}
+    program = xnnc.compile(layer, (x,), threads=threads, **options)
+    program(x)
+    best = min(_timed(lambda: program(x))[1] for _ in range(8))
+    return 2 * batch * size * size / best / 1e9
+
+
+def model_flops(model: torch.nn.Module, inputs: tuple) -> float:
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(*inputs)
+    return float(counter.get_total_flops())
+
+
+def profile_kinds(program: Program, inputs: tuple, top: int = 5) -> list[tuple[str, float]]:
+    """The top operator kinds of one call: (kind, share of the profiled time)."""
+    program(*inputs)
+    totals: Counter[str] = Counter()
+    for name, us in program.profile():
+        totals[name.split(": ", 1)[1]] += us
+    whole = sum(totals.values()) or 1.0
+    return [(kind, us / whole) for kind, us in totals.most_common(top)]
+
+
+# ---- the report ----------------------------------------------------------------------------
+
+
+@dataclass
+class ModelResult:
+    name: str
+    dtype: str
+    gflop: float
+    systems: dict[str, System]
+    cells: dict[int, dict[str, Cell]]  # threads -> system -> cell
+    profile: list[tuple[str, float]]
+
+
+def _ms(cell: Cell | None) -> str:
+    return "n/a" if cell is None else f"{cell.quantile(0.5) * 1e3:.1f}"
+
+
+def _ratio(base: Cell | None, cell: Cell | None) -> str:
+    if base is None or cell is None:
+        return "n/a"
+    return f"{base.quantile(0.5) / cell.quantile(0.5):.2f}x"
+
+
+def _fmt_s(seconds: float | None) -> str:
+    return "n/a" if seconds is None else f"{seconds:.1f}"
+
+
+def detail_table(results: list[ModelResult], peaks: dict[tuple[str, int], float]) -> str:
+    head = (
+        "| model | threads | system | p50 ms | p25-p75 ms | vs stock | compile s | "
+        "compile vs stock | max err | partitions | outside | GFLOP/s | of peak | load |"
+    )
+    lines = [head, "|" + "---|" * 14]
+    for r in results:
+        for threads, cells in r.cells.items():
+            stock = cells.get("stock")
+            for name, s in r.systems.items():
+                cell = cells.get(name)
+                if cell is None:
+                    lines.append(f"| {r.name} | {threads} | {name} | {s.error or 'n/a'} |"
+                                 + " |" * 10)  # fmt: skip
+                    continue
+                p50 = cell.quantile(0.5)
+                rate = r.gflop / p50
+                peak = peaks.get((r.dtype, threads))
+                stock_compile = r.systems["stock"].compile_s if "stock" in r.systems else None
+                compile_ratio = (
+                    f"{stock_compile / s.compile_s:.1f}x"
+                    if stock_compile and s.compile_s and name != "stock" else ""
+                )  # fmt: skip
+                lines.append(
+                    f"| {r.name} | {threads} | {name} | {p50 * 1e3:.2f} | "
+                    f"{cell.quantile(0.25) * 1e3:.2f}-{cell.quantile(0.75) * 1e3:.2f} | "
+                    f"{_ratio(stock, cell)} | {_fmt_s(s.compile_s) if name != 'eager' else ''} | "
+                    f"{compile_ratio} | {cell.error:.2g} | "
+                    f"{'' if s.partitions is None else s.partitions} | "
+                    f"{'' if s.outside is None else s.outside} | {rate:.1f} | "
+                    f"{'' if not peak else f'{rate / peak:.0%}'} | "
+                    f"{statistics.median(cell.loads):.2f} |"
+                )
+    return "\n".join(lines)
+
+
+def summary_table(results: list[ModelResult], peaks: dict[tuple[str, int], float]) -> str:
+    head = ("| model | GFLOP | limit ms | eager | stock ET | ORT | xnnc .pte | xnnc | "
+            "xnnc vs stock | xnnc vs ORT | of peak | 2 threads: xnnc, vs stock, vs 1 thread | "
+            "partitions stock / xnnc | compile stock / xnnc s |")  # fmt: skip
+    lines = [head, "|" + "---|" * 14]
+    for r in results:
+        one, two = r.cells.get(1, {}), r.cells.get(2, {})
+        x1, x2 = one.get("xnnc"), two.get("xnnc")
+        peak = peaks.get((r.dtype, 1))
+        limit = f"{r.gflop / peak * 1e3:.1f}" if peak else "n/a"
+        of_peak = f"{r.gflop / x1.quantile(0.5) / peak:.0%}" if x1 and peak else "n/a"
+        scaling = f"{x1.quantile(0.5) / x2.quantile(0.5):.2f}x" if x1 and x2 else "n/a"
+        st, xs = r.systems.get("stock"), r.systems.get("xnnc")
+        parts = f"{st.partitions if st else 'n/a'} / {xs.partitions if xs else 'n/a'}"
+        if xs and xs.outside:
+            parts += f" (+{xs.outside} outside)"
+        comp = (f"{_fmt_s(st.compile_s if st else None)} / {_fmt_s(xs.compile_s if xs else None)}"
+                if st and xs else "n/a")  # fmt: skip
+        if st and xs and st.compile_s and xs.compile_s:
+            comp += f" ({st.compile_s / xs.compile_s:.1f}x)"
+        lines.append(
+            f"| {r.name} ({r.dtype}) | {r.gflop:.2f} | {limit} | {_ms(one.get('eager'))} | "
+            f"{_ms(one.get('stock'))} | {_ms(one.get('ort'))} | {_ms(one.get('xnnc-pte'))} | "
+            f"{_ms(x1)} | {_ratio(one.get('stock'), x1)} | {_ratio(one.get('ort'), x1)} | "
+            f"{of_peak} | {_ms(x2)}, {_ratio(two.get('stock'), x2)}, {scaling} | {parts} | "
+            f"{comp} |"
+        )
+    return "\n".join(lines)
+
+
+def profile_table(results: list[ModelResult]) -> str:
+    lines = ["| model | top XNNPACK operator kinds (share of the profiled time, 1 thread) |",
+             "|---|---|"]  # fmt: skip
+    for r in results:
+        kinds = ", ".join(f"{kind} {share:.0%}" for kind, share in r.profile)
+        lines.append(f"| {r.name} | {kinds or 'n/a'} |")
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
+        flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+        isa = [f for f in ("avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16")
+               if f in flags]  # fmt: skip
+        model += f" ({', '.join(isa)})"
+    return f"{model}, {os.cpu_count()} cores, torch {torch.__version__}"
+
+
+def _dtype(model: torch.nn.Module) -> str:
+    dtypes = Counter(str(p.dtype).removeprefix("torch.") for p in model.parameters())
+    name = dtypes.most_common(1)[0][0] if dtypes else "float32"
+    return {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}.get(name, name)
+
+
+def run_model(name: str, args: argparse.Namespace, meter: LoadMeter) -> ModelResult:
+    model, inputs = MODELS[name](small=args.small)
+    with torch.no_grad():
+        expected = model(*inputs)
+    gflop = model_flops(model, inputs) / 1e9
+    # Warm: torch.export's one-time setup is paid here, by nobody's compile time.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.export.export(model, inputs, strict=False)
+    systems = {s: build(s, model, inputs) for s in args.systems}
+    for s in systems.values():
+        where = f"{s.compile_s:.1f} s" if s.compile_s is not None else s.error
+        print(f"  {name}: {s.name} built ({where})", flush=True)
+    cells = {}
+    for threads in args.threads:
+        cells[threads] = measure(list(systems.values()), threads, args.runs, expected, meter,
+                                 args.quiet, args.max_wait)  # fmt: skip
+    xs = systems.get("xnnc")
+    profile = profile_kinds(xs.profiled, inputs) if xs and xs.profiled else []
+    return ModelResult(name, _dtype(model), gflop, systems, cells, profile)
+
+
+def write_readme(path: str, text: str) -> None:
+    with open(path) as f:
+        readme = f.read()
+    if README_BEGIN not in readme or README_END not in readme:
+        raise SystemExit(f"{path}: no '{README_BEGIN}' ... '{README_END}' markers")
+    before, rest = readme.split(README_BEGIN, 1)
+    after = rest.split(README_END, 1)[1]
+    with open(path, "w") as f:
+        f.write(f"{before}{README_BEGIN}\n{text}\n{README_END}{after}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(ZOO))
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--small", action="store_true", help="the reduced-size models")
+    parser.add_argument("--quiet", type=float, default=0.3, help="cores others may use")
+    parser.add_argument("--max-wait", type=float, default=20.0, help="s to wait for quiet")
+    parser.add_argument("--readme", action="store_true", help="write the tables into README.md")
+    parser.add_argument("--results", default=None, help="also write the full report here")
+    args = parser.parse_args(argv)
+    args.systems = [s for s in args.systems.split(",") if s]
+    args.threads = [int(t) for t in args.threads.split(",")]
+    unknown = [m for m in args.models.split(",") if m not in MODELS]
+    unknown += [s for s in args.systems if s not in SYSTEMS]
+    if unknown:
+        print(f"zoo: error: unknown model or system: {', '.join(unknown)}", file=sys.stderr)
+        return 1
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    meter = LoadMeter()
+    stamp = f"{time.strftime('%Y-%m-%d')}, {machine()}"
+    print(f"model zoo, {stamp}; {args.runs} rounds, threads {args.threads}", flush=True)
+    peaks = {}
+    for dtype, torch_dtype in (("fp32", torch.float32), ("fp16", torch.float16),
+                               ("bf16", torch.bfloat16)):  # fmt: skip
+        for threads in args.threads:
+            peaks[(dtype, threads)] = gemm_peak(torch_dtype, threads)
+    peak_line = "GEMM peak (GFLOP/s, xnnc runtime, [512,1024]x[1024,1024]): " + ", ".join(
+        f"{d} {t}t {v:.0f}" for (d, t), v in peaks.items()
+    )
+    print(peak_line, flush=True)
+    results = []
+    for name in args.models.split(","):
+        results.append(run_model(name, args, meter))
+        print(summary_table(results[-1:], peaks).splitlines()[-1], flush=True)
+    loads = [x for r in results for c in r.cells.values() for cell in c.values()
+             for x in cell.loads]  # fmt: skip
+    load_line = (f"load from other processes during the blocks: median "
+                 f"{statistics.median(loads) if loads else 0:.2f} cores, max "
+                 f"{max(loads) if loads else 0:.2f}")  # fmt: skip
+    summary = "\n\n".join([
+        f"Measured {stamp}; 1 thread unless noted; median of >= {args.runs} interleaved "
+        f"blocks, milliseconds. {peak_line}. {load_line}.",
+        summary_table(results, peaks),
+        profile_table(results),
+    ])  # fmt: skip
+    report = summary + "\n\n" + detail_table(results, peaks)
+    print("\n" + report)
+    if args.results:
+        with open(args.results, "w") as f:
+            f.write(f"# Model zoo benchmark (`python -m xnnc.benchmarks.zoo`)\n\n{report}\n")
+    if args.readme:
+        write_readme(os.path.join(os.path.dirname(xnnc.__file__), "README.md"), summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
