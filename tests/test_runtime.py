@@ -755,6 +755,34 @@ def test_bf16_fully_connected_softmax_max_pool(threads):
     torch.testing.assert_close(got_probs, bf16(torch.softmax(want_logits.float(), -1)), **BF16_TOL)
 
 
+def test_bf16_gemms_take_bf16_operands_for_the_native_kernel(monkeypatch):
+    """Fully-connected and batch-matrix-multiply are defined bf16 x bf16 -> fp32 (XNNPACK's
+    bf16 GEMM on avx512bf16, its own fp32 fallback elsewhere): no convert of their inputs."""
+    torch.manual_seed(0)
+    weight, a, b = bf16(torch.randn(6, 8)), bf16(torch.randn(3, 8)), bf16(torch.randn(2, 6, 5))
+    g = Graph()
+    x, y = g.input([3, 8], torch.bfloat16), g.input([2, 6, 5], torch.bfloat16)
+    fc = g.output([3, 6], torch.bfloat16)
+    g.node("XNNFullyConnected", input1Id=x, filterId=g.constant(weight), biasId=NO_VALUE,
+           outputId=fc)  # fmt: skip
+    bmm = g.output([2, 3, 5], torch.bfloat16)
+    g.node("XNNBatchMatrixMultiply", input1Id=fc, input2Id=y, outputId=bmm)
+    calls = []
+    define = R.DefineContext.call
+
+    def recording(x, function, *args):
+        calls.append(function)
+        define(x, function, *args)
+
+    monkeypatch.setattr(R.DefineContext, "call", recording)
+    got_fc, got_bmm = g.run(a, b)
+    # Only the outputs are converted (fp32 -> bf16); a bf16 input would need one more each.
+    assert calls.count("xnn_define_unary") == 2
+    want_fc = bf16(a.float() @ weight.float().T)
+    torch.testing.assert_close(got_fc, want_fc, **BF16_TOL)
+    torch.testing.assert_close(got_bmm, bf16(want_fc.float() @ b.float()), **BF16_TOL)
+
+
 @pytest.mark.parametrize("kind", ["XNNStaticReduce", "XNNSoftmax"])
 def test_xnnpack_lacks_the_bf16_kinds_the_runtime_legalizes(kind, monkeypatch):
     monkeypatch.setattr(R, "BF16_VIA_FP32", frozenset())

@@ -14,7 +14,11 @@ than reject).
 bf16 legalization: XNNPACK 92a7ad50 rejects bf16 for the node kinds in `BF16_VIA_FP32`
 (found by defining each one on bf16 values). For those, each bf16 operand is converted to an
 fp32 temporary (`xnn_define_unary(convert)`; bf16 constants are widened once at load), the
-node runs in fp32, and its bf16 output is converted back.
+node runs in fp32, and its bf16 output is converted back. Fully-connected and
+batch-matrix-multiply nodes instead take their bf16 operands as they are (`NATIVE_BF16_GEMM`:
+XNNPACK's bf16 x bf16 -> fp32 GEMM, native on avx512bf16; elsewhere XNNPACK's own bf16
+fallback rewrite converts to fp32 at runtime creation); only a bf16 bias is widened and the
+fp32 output converted back.
 
 XNNPACK may read up to XNN_EXTRA_BYTES (16) past the end of an array. Constants therefore get
 an aligned copy with that padding unless the blob's own buffer already provides it; inputs
@@ -71,6 +75,14 @@ BF16_VIA_FP32 = frozenset(
         "XNNStaticResizeBilinear2D",
     }
 )
+
+# GEMM node kinds XNNPACK 92a7ad50 defines as bf16 x bf16 -> fp32, and the operands that stay
+# bf16; a bf16 bias is widened and the fp32 output converted back. XNNPACK runs them on its
+# native bf16 GEMM where the CPU has one (avx512bf16), else its own fallback converts to fp32.
+NATIVE_BF16_GEMM: dict[str, tuple[str, str]] = {
+    "XNNFullyConnected": ("input1Id", "filterId"),
+    "XNNBatchMatrixMultiply": ("input1Id", "input2Id"),
+}
 
 # Node kinds whose filter and bias XNNPACK packs (copies) when it creates the runtime.
 _PACKED_WEIGHTS = frozenset(
@@ -173,6 +185,7 @@ class DefineContext:
         self._legalize = False
         self._after: list[tuple[str, tuple]] = []
         self._fp32: dict[int, int] = {}  # bf16 value id -> its fp32 copy (legalization)
+        self._native: tuple[int, ...] = ()  # bf16 operands a native bf16 GEMM reads as is
 
     # -- the node being defined --
 
@@ -257,6 +270,11 @@ class DefineContext:
         self._clamp = (-math.inf, math.inf) if clamp is None else (clamp.outputMin, clamp.outputMax)
         self._clamp_used, self._after = False, []
         self._legalize = kind in BF16_VIA_FP32
+        self._native = ()
+        if kind in NATIVE_BF16_GEMM:
+            vids = tuple(getattr(xnode.xnodeUnion, f) for f in NATIVE_BF16_GEMM[kind])
+            if all(self._rt._blob.tensors[v].datatype == _DT.bf16 for v in vids):
+                self._native = vids
         _DEFINERS[kind](self, xnode.xnodeUnion)
         for function, args in self._after:
             self.call(function, *args)
@@ -267,6 +285,8 @@ class DefineContext:
             )
 
     def _widens(self, vid: int) -> bool:
+        if vid in self._native:
+            return False
         return self._legalize and self._rt._blob.tensors[vid].datatype == _DT.bf16
 
     def _temporary(self, vid: int, dtype: int = _DT.fp32) -> int:
