@@ -30,6 +30,23 @@ from xnnc.interpreter.aten import AtenFunctions, check_inputs
 
 PROGRAM_FORMAT = "xnnc-program-1"
 
+# How fp16 computes (`xnnc.compile(..., fp16=...)`): "native" runs XNNPACK's fp16 kernels,
+# "fp32" computes fp16 nodes in fp32 inside each subgraph (xnn-fp16-precision; the model's
+# input and output dtypes are unchanged), "auto" is "fp32" unless XNNPACK has fp16
+# arithmetic in hardware on this machine (`xnn_is_f16_native_supported`).
+FP16_OPTIONS = ("auto", "native", "fp32")
+
+
+def resolve_fp16(fp16: str) -> str:
+    """The xnn-fp16-precision mode ("native" or "fp32") `fp16` stands for on this machine."""
+    if fp16 not in FP16_OPTIONS:
+        raise ValueError(f"unknown fp16 option '{fp16}'; expected one of {', '.join(FP16_OPTIONS)}")
+    if fp16 != "auto":
+        return fp16
+    from xnnc.backend_xnnpack.runtime.capi import f16_native_supported
+
+    return "native" if f16_native_supported() else "fp32"
+
 
 @register_impls
 class SubgraphFunctions(InterpreterFunctions):
@@ -54,6 +71,7 @@ class Program:
         profile: bool = False,
         blobs: Sequence[bytes] | None = None,
         exported: Any = None,
+        fp16: str = "native",
     ):
         from xnnc.backend_xnnpack.runtime import XnnRuntime
 
@@ -62,6 +80,7 @@ class Program:
         self.module = module
         self.target = target
         self.threads = threads
+        self.fp16 = fp16  # the fp16 mode the module was lowered with; a saved .pte keeps it
         self._exported = exported
         self.subgraphs = [op for op in module.walk() if isinstance(op, xnn.SubgraphOp)]
         self.blobs = list(blobs) if blobs is not None else [
@@ -76,6 +95,19 @@ class Program:
         self._interpreter.register_implementations(FuncFunctions())
         self._interpreter.register_implementations(AtenFunctions())
         self._interpreter.register_implementations(SubgraphFunctions(self.runtimes))
+        self._direct = self._whole_subgraph()
+
+    def _whole_subgraph(self) -> Any:
+        """The runtime, when the function is one subgraph taking the arguments in order and
+        returning its results: calls then skip the interpreter."""
+        block = self._func.body.block
+        ops = [op for op in block.ops if not isinstance(op, aten.ConstantOp)]
+        if len(ops) != 2 or not isinstance(ops[0], xnn.SubgraphOp):
+            return None
+        sub, ret = ops
+        if list(sub.inputs) != list(block.args) or list(ret.operands) != list(sub.outputs):
+            return None
+        return self.runtimes[sub]
 
     @property
     def num_partitions(self) -> int:
@@ -93,7 +125,10 @@ class Program:
     def __call__(self, *inputs: Any) -> Any:
         tensors = check_inputs(self._func, inputs)
         with torch.no_grad():
-            outputs = tuple(self._interpreter.call_op(self._func.sym_name.data, tensors))
+            if self._direct is not None:
+                outputs = tuple(self._direct(*tensors))
+            else:
+                outputs = tuple(self._interpreter.call_op(self._func.sym_name.data, tensors))
         return outputs[0] if len(outputs) == 1 else outputs
 
     def profile(self) -> list[tuple[str, float]]:
@@ -112,7 +147,7 @@ class Program:
             from xnnc.backend_xnnpack.pte import to_pte
 
             with open(path, "wb") as f:
-                f.write(to_pte(self._exported, None, self.target))
+                f.write(to_pte(self._exported, None, self.target, fp16=self.fp16))
             return
         with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
             z.writestr("format", PROGRAM_FORMAT + "\n" + self.target)
@@ -168,14 +203,16 @@ def compile(
     profile: bool = False,
     exclude: Sequence[str] = (),
     disable: Sequence[str] = (),
+    fp16: str = "auto",
 ) -> Program:
     """nn.Module + inputs, ExportedProgram or .pt2 -> a runnable Program.
 
     exclude: aten op names kept out of XNNPACK; disable: rewrite passes to skip
-    (e.g. `disable=("xnn-polyphase",)`)."""
+    (e.g. `disable=("xnn-polyphase",)`); fp16: "auto", "native" or "fp32" (`FP16_OPTIONS`)."""
     from xnnc.frontend.fx_importer import export_program, import_model
     from xnnc.transforms.pipeline import lower
 
+    mode = resolve_fp16(fp16)
     ep = export_program(model, example_inputs)
-    module = lower(import_model(ep), target, exclude, disable)
-    return Program(module, target, threads, profile, exported=ep)
+    module = lower(import_model(ep), target, exclude, disable, mode)
+    return Program(module, target, threads, profile, exported=ep, fp16=mode)

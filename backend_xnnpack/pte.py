@@ -27,6 +27,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation
 
 import xnnc
+from xnnc.backend_xnnpack.program import resolve_fp16
 from xnnc.backend_xnnpack.serialize import TARGETS, SerializeError, serialize_subgraph
 from xnnc.dialects import aten, xnn
 from xnnc.frontend.fx_importer import import_model
@@ -35,6 +36,7 @@ from xnnc.transforms.pipeline import lower
 
 STOCK_BACKEND_ID = "XnnpackBackend"
 _TARGET_KEY = "xnnc_target"
+_FP16_KEY = "xnnc_fp16"
 
 
 _FLOATS = (torch.float32, torch.float16)
@@ -45,11 +47,11 @@ def _user_inputs(ep: ExportedProgram) -> set[str]:
             if spec.kind.name == "USER_INPUT"}  # fmt: skip
 
 
-def _target(compile_specs: list[CompileSpec]) -> str:
+def _spec(compile_specs: list[CompileSpec], key: str, default: str) -> str:
     for spec in compile_specs:
-        if spec.key == _TARGET_KEY:
+        if spec.key == key:
             return spec.value.decode()
-    return "stock"
+    return default
 
 
 def fx_node_name(op: Operation) -> str | None:
@@ -67,8 +69,9 @@ class XnncBackend(BackendDetails):
 
     @staticmethod
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> Any:
-        target = _target(compile_specs)
-        module = lower(import_model(edge_program), target)
+        target = _spec(compile_specs, _TARGET_KEY, "stock")
+        fp16 = _spec(compile_specs, _FP16_KEY, "native")  # resolved by XnncPartitioner
+        module = lower(import_model(edge_program), target, fp16=fp16)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
         outside = [
@@ -93,16 +96,21 @@ class XnncBackend(BackendDetails):
 
 
 class XnncPartitioner(Partitioner):
-    """Delegates what xnnc's partitioner puts in `xnn.subgraph`s; `target` is the blob's."""
+    """Delegates what xnnc's partitioner puts in `xnn.subgraph`s; `target` is the blob's,
+    `fp16` how fp16 computes in it (`program.FP16_OPTIONS`). "auto" is resolved here, for the
+    machine compiling: pass "native" or "fp32" for a .pte meant for another machine."""
 
-    def __init__(self, target: str = "stock"):
+    def __init__(self, target: str = "stock", fp16: str = "auto"):
         if target not in TARGETS:
             raise ValueError(f"unknown target '{target}'; expected one of {', '.join(TARGETS)}")
         super().__init__()
         self.target = target
-        self.delegation_spec = DelegationSpec(
-            XnncBackend.__name__, [CompileSpec(_TARGET_KEY, target.encode())]
-        )
+        self.fp16 = resolve_fp16(fp16)
+        specs = [
+            CompileSpec(_TARGET_KEY, target.encode()),
+            CompileSpec(_FP16_KEY, self.fp16.encode()),
+        ]
+        self.delegation_spec = DelegationSpec(XnncBackend.__name__, specs)
 
     def ops_to_not_decompose(self, ep: ExportedProgram) -> tuple[list[Any], Any]:
         """Keep the non-core ops xnnc lowers whole (linear, hardswish, bilinear upsampling,
@@ -167,14 +175,14 @@ def to_executorch(edge_manager: Any) -> Any:
     return retarget(edge_manager).to_executorch()
 
 
-def to_pte(model: Any, example_inputs: Any, target: str = "stock") -> bytes:
+def to_pte(model: Any, example_inputs: Any, target: str = "stock", fp16: str = "auto") -> bytes:
     """A `.pte` whose delegates are xnnc blobs: nn.Module + inputs, or an ExportedProgram."""
     from executorch.exir import to_edge_transform_and_lower
 
     from xnnc.frontend.fx_importer import export_program
 
     ep = export_program(model, example_inputs)
-    edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(target)])
+    edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(target, fp16)])
     return to_executorch(edge).buffer
 
 

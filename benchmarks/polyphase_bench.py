@@ -118,7 +118,7 @@ def _count(program: Program, op: str) -> int:
     return sum(1 for o in program.module.walk() if o.name == op)
 
 
-def _seconds_per_call(program: Program, inputs: tuple, calls: int) -> float:
+def seconds_per_call(program: Program, inputs: tuple, calls: int) -> float:
     # One thread runs XNNPACK on the calling thread: its CPU time is what the layer costs,
     # and unlike wall time it does not count the time other processes hold the core.
     clock = time.thread_time if program.threads == 1 else time.perf_counter
@@ -136,8 +136,10 @@ def measure(
     torch.manual_seed(0)
     model = layer.make().to(dtype).eval()
     inputs = (torch.randn(layer.input, dtype=dtype),)
-    deconv = xnnc.compile(model, inputs, threads=threads, disable=("xnn-polyphase",))
-    poly = default = xnnc.compile(model, inputs, threads=threads)
+    # fp16 rows measure XNNPACK's fp16 kernels (fp16="native"), as the table says.
+    deconv = xnnc.compile(model, inputs, threads=threads, disable=("xnn-polyphase",),
+                          fp16="native")  # fmt: skip
+    poly = default = xnnc.compile(model, inputs, threads=threads, fp16="native")
     if layer.model == "pad":
         poly = _compile_padding_every_kernel(model, inputs, threads)
     if _count(deconv, "xnn.deconvolution_2d") != 1 or _count(poly, "xnn.deconvolution_2d"):
@@ -151,12 +153,12 @@ def measure(
         err = (program(*inputs).float() - want).abs().max().item()
         if err > (1e-3 if dtype == torch.float32 else 5e-2) * max(1.0, want.abs().max().item()):
             raise RuntimeError(f"{layer.name}: |error| {err:.3g} vs eager")
-    once = min(_seconds_per_call(p, inputs, 1) for p in (deconv, poly, deconv, poly))
+    once = min(seconds_per_call(p, inputs, 1) for p in (deconv, poly, deconv, poly))
     calls = max(1, int(0.02 / once))
     times: dict[str, list[float]] = {"deconv": [], "poly": []}
     for _ in range(samples):
-        times["deconv"].append(_seconds_per_call(deconv, inputs, calls))
-        times["poly"].append(_seconds_per_call(poly, inputs, calls))
+        times["deconv"].append(seconds_per_call(deconv, inputs, calls))
+        times["poly"].append(seconds_per_call(poly, inputs, calls))
     chosen = "deconv" if _count(default, "xnn.deconvolution_2d") else "poly"
     return statistics.median(times["deconv"]), statistics.median(times["poly"]), chosen
 

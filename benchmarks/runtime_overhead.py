@@ -2,11 +2,12 @@
 
     python -m xnnc.benchmarks.runtime_overhead
 
-Two loops on the same runtime and a tiny graph (a [1, 8] + [1, 8] add, so XNNPACK's own work
-is negligible): `run(a, b)` (input checks, fresh output tensors, pointer patching, setup when
-a pointer changed, invoke) and a raw ctypes loop calling only `xnn_invoke_runtime`. Target:
-run <= raw + 20 us. The loops alternate and each reports its fastest repeat, the estimate
-least disturbed by other processes; then the difference.
+Three loops on a tiny graph (a [1, 8] + [1, 8] add, so XNNPACK's own work is negligible):
+`run(a, b)` (input checks, fresh output tensors, pointer patching, setup when a pointer
+changed, invoke), a raw ctypes loop calling only `xnn_invoke_runtime`, and `program(a, b)`
+for the same add compiled by `xnnc.compile` (a function that is one subgraph calls its
+runtime directly, without the interpreter). Target: run <= raw + 20 us. The loops alternate
+and each reports its fastest repeat, the estimate least disturbed by other processes.
 """
 
 from __future__ import annotations
@@ -61,18 +62,33 @@ def main() -> None:
         for _ in range(calls):
             invoke(handle)
 
+    import xnnc
+
+    class Add(torch.nn.Module):
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return x + y
+
+    program = xnnc.compile(Add(), (a, b))
+
+    def call(calls: int) -> None:
+        for _ in range(calls):
+            program(a, b)
+
     run(1000)
-    run_times, raw_times = [], []
+    call(1000)
+    run_times, raw_times, program_times = [], [], []
     for _ in range(REPEATS):
         run_times.append(per_call_us(run))
         # XNNPACK writes where the last run's outputs are: keep them alive for the raw loop.
         outputs = rt.run(a, b)
         raw_times.append(per_call_us(raw))
         assert torch.equal(outputs[0], a + b)
+        program_times.append(per_call_us(call))
     run_us, raw_us = min(run_times), min(raw_times)
     print(f"XnnRuntime.run        {run_us:7.2f} us/call")
     print(f"raw xnn_invoke_runtime {raw_us:7.2f} us/call")
     print(f"overhead              {run_us - raw_us:7.2f} us/call (target <= 20)")
+    print(f"xnnc Program call     {min(program_times):7.2f} us/call")
     rt.close()
 
 

@@ -263,6 +263,13 @@ def _same_element_type(**values: SSAValue) -> None:
         _fail("element types differ: " + ", ".join(f"{k} {t}" for k, t in types.items()))
 
 
+def _gemm_element_types(output: SSAValue, **inputs: SSAValue) -> None:
+    """One element type throughout, or XNNPACK's bf16 GEMM: bf16 inputs, an f32 output."""
+    if all(_element_type(v) == bf16 for v in inputs.values()) and _element_type(output) == f32:
+        return
+    _same_element_type(**inputs, output=output)
+
+
 def _same_shape(input: SSAValue, output: SSAValue) -> None:
     if shape_of(input) != shape_of(output):
         _fail(
@@ -766,7 +773,7 @@ class FullyConnectedOp(ClampedNode):
         _verify_bias(self.bias, cout)
         want = (*x[:-1], cout)
         _check_output(self.output, want)
-        _same_element_type(input=self.input, output=self.output)
+        _gemm_element_types(self.output, input=self.input)
 
     def encode(self, fb: Any) -> Any:
         bias = fb.NO_VALUE if self.bias is None else fb.id(self.bias)
@@ -811,7 +818,7 @@ class BatchMatrixMultiplyOp(XnnNode):
             _fail(f"batch dims {list(a[:-2])} and {list(b[:-2])} do not broadcast")
         want = (*batch, m, n)
         _check_output(self.output, want)
-        _same_element_type(input1=self.input1, input2=self.input2, output=self.output)
+        _gemm_element_types(self.output, input1=self.input1, input2=self.input2)
 
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNBatchMatrixMultiply", input1_id=fb.id(self.input1),

@@ -76,7 +76,8 @@ def test_op_on_extended_runtime(name: str, dtype: torch.dtype) -> None:
     inputs = _cast(inputs, dtype)
     with torch.no_grad():
         want = model(*inputs)
-    program = xnnc.compile(model, inputs)
+    # fp16="native": XNNPACK's fp16 kernels themselves (fp32 compute: test_fp16_precision.py).
+    program = xnnc.compile(model, inputs, fp16="native")
     _compare(program(*inputs), want, dtype)  # the reference is checked in test_frontend.py
     if name not in NOT_DELEGATED:
         assert program.num_partitions == 1 and program.ops_outside() == [], program.ops_outside()
@@ -136,6 +137,19 @@ def test_profile_reports_every_node() -> None:
     rows = program.profile()
     assert rows and all(us >= 0 for _, us in rows)
     assert any("convolution" in name.lower() for name, _ in rows), rows[:5]
+
+
+def test_whole_subgraph_calls_skip_the_interpreter() -> None:
+    """A function that is one subgraph runs its runtime directly, with the same results."""
+    model, inputs = MODELS["mimi"](small=True)
+    program = xnnc.compile(model, inputs)
+    assert program._direct is program.runtimes[program.subgraphs[0]]
+    direct = program(*inputs)
+    program._direct = None
+    torch.testing.assert_close(direct, program(*inputs), atol=0, rtol=0)
+    partial = xnnc.compile(model, inputs, exclude=("aten.elu",))
+    assert partial._direct is None and partial.num_partitions > 1
+    torch.testing.assert_close(partial(*inputs), direct, **TOL[torch.float32])
 
 
 def test_save_and_load_program(tmp_path) -> None:
@@ -264,13 +278,25 @@ def test_bf16_models_fully_delegated(name: str) -> None:
     torch.testing.assert_close(program(*inputs), want, atol=3e-2, rtol=3e-2)
 
 
-def test_bf16_stays_outside_for_stock() -> None:
-    """Stock ExecuTorch 1.5.1 fails at init on bf16 GEMMs: for `stock` they stay outside."""
-    model, inputs = MODELS["bf16_blocks"](small=True)
-    program = xnnc.compile(model, inputs, target="stock")
-    assert "aten.linear" in program.ops_outside()
+@pytest.mark.parametrize("name", ["bf16_block", "bf16_blocks", "bf16_blocks_decode"])
+def test_bf16_models_on_stock_executorch(name: str) -> None:
+    """For `stock` too, bf16 runs in one delegate (GEMMs bf16 x bf16 -> fp32, convolutions,
+    reductions and softmax in fp32 between converts) that stock ExecuTorch 1.5.1 runs.
+    Tolerance as for the extended runtime above."""
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.backend_xnnpack.pte import StockRuntime, to_executorch
+
+    model, inputs = MODELS[name](small=True)
+    ep = torch.export.export(model, inputs, strict=False)
+    edge = to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner("stock")])
+    calls = [n for n in edge.exported_program().graph.nodes if n.op == "call_function"]
+    assert [str(n.target) for n in calls if "getitem" not in str(n.target)] == [
+        "executorch_call_delegate"
+    ]
+    (got,) = StockRuntime(to_executorch(edge).buffer)(*inputs)
     with torch.no_grad():
-        torch.testing.assert_close(program(*inputs), model(*inputs), atol=3e-2, rtol=3e-2)
+        torch.testing.assert_close(got, model(*inputs), atol=3e-2, rtol=3e-2)
 
 
 def test_fold_batch_norm_math() -> None:

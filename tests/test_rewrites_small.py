@@ -47,8 +47,8 @@ def _compile(case, dtype: torch.dtype, rewrite: str):
     inputs = tuple(x.to(dtype) for x in inputs)
     with torch.no_grad():
         want = model(*inputs)
-    on = xnnc.compile(model, inputs)
-    off = xnnc.compile(model, inputs, disable=_without(rewrite))
+    on = xnnc.compile(model, inputs, fp16="native")  # fp16 cases on XNNPACK's fp16 kernels
+    off = xnnc.compile(model, inputs, disable=_without(rewrite), fp16="native")
     assert on.num_partitions == 1 and on.ops_outside() == []
     return want, inputs, on, off
 

@@ -64,8 +64,10 @@ PASSES = {
     "cse": "xdsl.transforms.common_subexpression_elimination:CommonSubexpressionElimination",
     "dce": "xdsl.transforms.dead_code_elimination:DeadCodeElimination",
     "fold-batch-norm": "xnnc.transforms.fold_batch_norm:FoldBatchNormPass",
+    "fold-constants": "xnnc.transforms.constant_fold:FoldConstantsPass",
     "xnn-partition": "xnnc.transforms.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.transforms.aten_to_xnn:ConvertAtenToXnnPass",
+    "xnn-fp16-precision": "xnnc.transforms.fp16_precision:Fp16PrecisionPass",
     "xnn-legalize-stock": "xnnc.transforms.legalize_stock:LegalizeStockPass",
     **{name: f"xnnc.transforms.{module}:{cls}" for name, module, cls in REWRITES},
 }

@@ -172,14 +172,13 @@ def lowering(*ops: type[Operation], check: Check | None = None):
 def convertible(op: Operation, target: str = "extended") -> str | None:
     """None when `op` lowers to xnn for `target`, else the reason it stays outside.
 
-    bf16: the extended runtime runs every node in bf16 (natively, or in fp32 between
-    converts where XNNPACK lacks a bf16 kernel); stock ExecuTorch 1.5.1 fails at init on
-    most bf16 nodes, so for `stock` only casts take bf16."""
+    bf16 lowers for both targets: xnn-legalize-casts computes the nodes XNNPACK cannot define
+    on bf16 in fp32 between converts and gives bf16 GEMMs an fp32 output, which stock
+    ExecuTorch 1.5.1 runs as well."""
     lowering_ = LOWERINGS.get(type(op))
     if lowering_ is None:
         return "no xnn lowering"
-    is_cast = isinstance(op, (aten.ToCopyOp, aten.ToDimOrderCopyOp))
-    allowed = CAST_TYPES if is_cast or target == "extended" else FLOATS
+    allowed = CAST_TYPES
     # Unused results (max pooling's indices, batch norm's statistics) take no part.
     for v in (*op.operands, *(r for r in op.results if r.uses)):
         if isinstance(v.type, TensorType) and v.type.element_type not in allowed:

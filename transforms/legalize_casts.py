@@ -1,5 +1,5 @@
-"""`xnn-legalize-casts`: bf16 nodes XNNPACK has no bf16 kernel for run in fp32 between
-converts, explicitly in the IR.
+"""`xnn-legalize-casts`: bf16 nodes XNNPACK cannot define on bf16 values run in fp32 between
+converts, explicitly in the IR; bf16 GEMMs take XNNPACK's bf16 x bf16 -> fp32 form.
 
     %y = xnn.static_reduce mean %x : (tensor<1x64x512xbf16>) -> tensor<1x64x1xbf16>
   ==>
@@ -7,10 +7,19 @@ converts, explicitly in the IR.
     %b = xnn.static_reduce mean %a : (tensor<1x64x512xf32>) -> tensor<1x64x1xf32>
     %y = xnn.convert %b : (tensor<1x64x1xf32>) -> tensor<1x64x1xbf16>
 
-At this XNNPACK (92a7ad50) that is reductions, softmax and global average pooling; bf16
-unary, binary and data-movement nodes run natively and are left alone, as are fp16 and fp32
-nodes. (The extended runtime applies the same rule at load to blobs made elsewhere; doing it
-here makes it visible, testable, and lets converts cancel against neighbouring casts.)
+    %y = xnn.fully_connected %x, %w, %b : (bf16, bf16, bf16) -> bf16
+  ==>
+    %f = xnn.fully_connected %x, %w, %b32 : (bf16, bf16, f32) -> f32   // bias widened
+    %y = xnn.convert %f : f32 -> bf16
+
+At this XNNPACK (92a7ad50) the fp32 nodes are convolutions, deconvolutions, pooling,
+reductions, softmax and bilinear resizing: their bf16 constants (filters, biases) are
+widened at compile time, other bf16 operands converted. Fully-connected and batch matmul
+nodes keep their bf16 operands (XNNPACK's bf16 GEMM, native on avx512bf16 CPUs; XNNPACK
+converts to fp32 itself elsewhere). bf16 unary, binary and data-movement nodes are left
+alone (XNNPACK defines them, falling back to fp32 internally where it must), as are fp16
+and fp32 nodes. A node whose bf16 constant has no data (weights elided) is left alone too:
+the extended runtime applies the same rule at load to blobs made elsewhere.
 Dtype casts themselves are lowered to `xnn.convert` by conversion: fp32 <-> fp16 <-> bf16
 inside the delegate, integer casts and memory-format changes left outside.
 """
@@ -21,7 +30,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f32
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -32,44 +41,118 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.dialects import xnn
 from xnnc.dialects.aten import shape_of
+from xnnc.transforms.constants import constant_op, constant_tensor, weight_name, xnn_constant
 
-# Nodes without a bf16 kernel at XNNPACK 92a7ad50 (checked by defining each on bf16 values).
-NO_BF16_KERNEL = (xnn.StaticReduceOp, xnn.SoftmaxOp, xnn.GlobalAveragePooling2dOp)
+# Nodes XNNPACK 92a7ad50 rejects on bf16 values (checked by defining each on bf16 values).
+NO_BF16_KERNEL = (
+    xnn.Convolution2dOp,
+    xnn.DepthwiseConvolution2dOp,
+    xnn.Deconvolution2dOp,
+    xnn.StaticReduceOp,
+    xnn.SoftmaxOp,
+    xnn.GlobalAveragePooling2dOp,
+    xnn.MaxPooling2dOp,
+    xnn.AveragePooling2dOp,
+    xnn.StaticResizeBilinear2dOp,
+)
+BF16_GEMMS = (xnn.FullyConnectedOp, xnn.BatchMatrixMultiplyOp)
 
 
 def _f32(shape: tuple[int, ...]) -> TensorType:
     return TensorType(f32, list(shape))
 
 
+def _is_bf16(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and value.type.element_type == bf16
+
+
+def _widened_constants(operands: list[SSAValue]) -> dict[int, xnn.ConstantOp] | None:
+    """fp32 copies of the bf16 constant operands (by index); None when one has no data."""
+    widened = {}
+    for i, v in enumerate(operands):
+        if _is_bf16(v) and constant_op(v) is not None:
+            data = constant_tensor(v)
+            if data is None:
+                return None
+            widened[i] = xnn_constant(data.float(), f"{weight_name(v)}.f32")
+    return widened
+
+
+def _rebuild(op: Operation, operands: list[SSAValue], result: TensorType) -> Operation:
+    """`op` with new operands and result type (an absent optional bias stays absent)."""
+    groups: list[SSAValue | list[SSAValue]] = list(operands)
+    if getattr(op, "bias", 0) is None:
+        groups.append([])
+    return type(op).build(operands=groups, result_types=[result], properties=dict(op.properties))
+
+
+def _replace_with_fp32_output(
+    op: Operation, operands: list[SSAValue], new: list[Operation], rewriter: PatternRewriter
+) -> None:
+    """Replace `op` by `new` + `op` on `operands` with an fp32 result + a convert back."""
+    y = op.results[0]
+    inner = _rebuild(op, operands, _f32(shape_of(y)))
+    narrowed = xnn.ConvertOp.make(inner.results[0], result_type=y.type)
+    new += [inner, narrowed]
+    for n in new:
+        n.location = op.location
+    rewriter.replace(op, new, [narrowed.output])
+
+
 class ComputeBf16InFp32(RewritePattern):
-    """One bf16 reduction/softmax/pooling node: convert in, run in fp32, convert out."""
+    """One bf16 node XNNPACK rejects: constants widened, inputs converted, output converted
+    back."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, NO_BF16_KERNEL):
+        if not isinstance(op, NO_BF16_KERNEL) or not _is_bf16(op.results[0]):
             return
-        x, y = op.operands[0], op.results[0]
-        if x.type.element_type != bf16 or y.type.element_type != bf16:
+        operands = list(op.operands)
+        widened = _widened_constants(operands)
+        if widened is None:
             return
-        widened = xnn.ConvertOp.make(x, result_type=_f32(shape_of(x)))
-        inner = type(op).build(
-            operands=[widened.output],
-            result_types=[_f32(shape_of(y))],
-            properties=dict(op.properties),
-        )
-        narrowed = xnn.ConvertOp.make(inner.output, result_type=y.type)
-        for new in (widened, inner, narrowed):
-            new.location = op.location
-        rewriter.replace(op, [widened, inner, narrowed], [narrowed.output])
+        new: list[Operation] = list(widened.values())
+        for i, v in enumerate(operands):
+            if i in widened:
+                operands[i] = widened[i].output
+            elif _is_bf16(v):
+                convert = xnn.ConvertOp.make(v, result_type=_f32(shape_of(v)))
+                new.append(convert)
+                operands[i] = convert.output
+        _replace_with_fp32_output(op, operands, new, rewriter)
 
 
-CANONICALIZATION = {cls: (ComputeBf16InFp32(),) for cls in NO_BF16_KERNEL}
+class Bf16GemmToFp32Output(RewritePattern):
+    """A bf16 -> bf16 fully-connected or batch matmul as XNNPACK's bf16 x bf16 -> fp32 GEMM
+    (a bf16 bias widened), converted back to bf16."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, BF16_GEMMS) or not _is_bf16(op.results[0]):
+            return
+        operands = list(op.operands)
+        bias = 2 if isinstance(op, xnn.FullyConnectedOp) and op.bias is not None else None
+        new: list[Operation] = []
+        if bias is not None and _is_bf16(operands[bias]):
+            widened = _widened_constants([operands[bias]])
+            if widened is None or not widened:  # elided data, or a bias computed in-graph
+                return
+            new.append(widened[0])
+            operands[bias] = widened[0].output
+        _replace_with_fp32_output(op, operands, new, rewriter)
+
+
+PATTERNS = (ComputeBf16InFp32(), Bf16GemmToFp32Output())
+CANONICALIZATION = {
+    **{cls: (PATTERNS[0],) for cls in NO_BF16_KERNEL},
+    **{cls: (PATTERNS[1],) for cls in BF16_GEMMS},
+}
 
 
 @dataclass(frozen=True)
 class LegalizeCastsPass(ModulePass):
-    """Run bf16 nodes XNNPACK lacks in fp32 between explicit converts."""
+    """Run bf16 nodes XNNPACK lacks in fp32 between explicit converts; bf16 GEMMs with an
+    fp32 output."""
 
     name = "xnn-legalize-casts"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier([ComputeBf16InFp32()])).rewrite_module(op)
+        PatternRewriteWalker(GreedyRewritePatternApplier(list(PATTERNS))).rewrite_module(op)

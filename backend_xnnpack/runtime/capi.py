@@ -20,6 +20,7 @@ import importlib.util
 from ctypes import (
     POINTER,
     Structure,
+    c_bool,
     c_double,
     c_float,
     c_int,
@@ -187,6 +188,9 @@ class Library:
         )
         self.pthreadpool_create = bind(pool, "pthreadpool_create", c_void_p, [c_size_t])
         self.pthreadpool_destroy = bind(pool, "pthreadpool_destroy", None, [c_void_p])
+        # bool xnn_is_f16_native_supported(void): fp16 arithmetic in hardware. It initializes
+        # the hardware config itself; the wheel's x86-64 build always returns false.
+        self.is_f16_native_supported = bind(xnn, "xnn_is_f16_native_supported", c_bool, [])
         self.initialized_status = self.initialize(None)
 
 
@@ -199,6 +203,11 @@ def library() -> Library:
     if _LIBRARY is None:
         _LIBRARY = Library()
     return _LIBRARY
+
+
+def f16_native_supported() -> bool:
+    """Whether XNNPACK runs fp16 arithmetic natively on this machine."""
+    return bool(library().is_f16_native_supported())
 
 
 def sizes(values) -> ctypes.Array:

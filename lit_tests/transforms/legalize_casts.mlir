@@ -34,6 +34,79 @@ func.func @bf16_softmax(%x: tensor<4x16xbf16>) -> tensor<4x16xbf16> {
 
 // -----
 
+// A bf16 fully-connected keeps its bf16 operands (XNNPACK's bf16 x bf16 -> fp32 GEMM): the
+// bias is widened at compile time and the fp32 output converted back.
+// CHECK-LABEL: func.func @bf16_fully_connected
+// CHECK:         %[[B:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2xf32>
+// CHECK-NEXT:    %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}}, %[[B]] : (tensor<3x4xbf16>, tensor<2x4xbf16>, tensor<2xf32>) -> tensor<3x2xf32>
+// CHECK-NEXT:    %[[C:.*]] = xnn.convert %[[F]] : (tensor<3x2xf32>) -> tensor<3x2xbf16>
+// CHECK-NEXT:    xnn.output %[[C]]
+func.func @bf16_fully_connected(%x: tensor<3x4xbf16>) -> tensor<3x2xbf16> {
+  %r = xnn.subgraph(%x) : (tensor<3x4xbf16>) -> tensor<3x2xbf16> {
+  ^bb0(%a: tensor<3x4xbf16>):
+    %w = xnn.constant dense<1.0> : tensor<2x4xbf16>
+    %b = xnn.constant dense<[1.0, -2.0]> : tensor<2xbf16>
+    %f = xnn.fully_connected %a, %w, %b : (tensor<3x4xbf16>, tensor<2x4xbf16>, tensor<2xbf16>) -> tensor<3x2xbf16>
+    xnn.output %f : tensor<3x2xbf16>
+  }
+  func.return %r : tensor<3x2xbf16>
+}
+
+// -----
+
+// A bf16 batch matmul likewise (no bias).
+// CHECK-LABEL: func.func @bf16_batch_matrix_multiply
+// CHECK:         %[[M:.*]] = xnn.batch_matrix_multiply %{{.*}}, %{{.*}} : (tensor<2x3x4xbf16>, tensor<2x4x5xbf16>) -> tensor<2x3x5xf32>
+// CHECK-NEXT:    xnn.convert %[[M]] : (tensor<2x3x5xf32>) -> tensor<2x3x5xbf16>
+func.func @bf16_batch_matrix_multiply(%x: tensor<2x3x4xbf16>, %y: tensor<2x4x5xbf16>) -> tensor<2x3x5xbf16> {
+  %r = xnn.subgraph(%x, %y) : (tensor<2x3x4xbf16>, tensor<2x4x5xbf16>) -> tensor<2x3x5xbf16> {
+  ^bb0(%a: tensor<2x3x4xbf16>, %b: tensor<2x4x5xbf16>):
+    %m = xnn.batch_matrix_multiply %a, %b : (tensor<2x3x4xbf16>, tensor<2x4x5xbf16>) -> tensor<2x3x5xbf16>
+    xnn.output %m : tensor<2x3x5xbf16>
+  }
+  func.return %r : tensor<2x3x5xbf16>
+}
+
+// -----
+
+// A bf16 convolution runs in fp32: its filter widened at compile time, its input converted.
+// CHECK-LABEL: func.func @bf16_conv
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2x1x1x3xf32>
+// CHECK-NEXT:    %[[B:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2xf32>
+// CHECK-NEXT:    %[[X:.*]] = xnn.convert %{{.*}} : (tensor<1x4x4x3xbf16>) -> tensor<1x4x4x3xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.convolution_2d %[[X]], %[[W]], %[[B]]
+// CHECK-SAME:      -> tensor<1x4x4x2xf32>
+// CHECK-NEXT:    xnn.convert %[[Y]] : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xbf16>
+func.func @bf16_conv(%x: tensor<1x4x4x3xbf16>) -> tensor<1x4x4x2xbf16> {
+  %r = xnn.subgraph(%x) : (tensor<1x4x4x3xbf16>) -> tensor<1x4x4x2xbf16> {
+  ^bb0(%a: tensor<1x4x4x3xbf16>):
+    %w = xnn.constant dense<0.5> : tensor<2x1x1x3xbf16>
+    %b = xnn.constant dense<0.25> : tensor<2xbf16>
+    %c = xnn.convolution_2d %a, %w, %b {kernel_height = 1, kernel_width = 1, group_input_channels = 3, group_output_channels = 2} : (tensor<1x4x4x3xbf16>, tensor<2x1x1x3xbf16>, tensor<2xbf16>) -> tensor<1x4x4x2xbf16>
+    xnn.output %c : tensor<1x4x4x2xbf16>
+  }
+  func.return %r : tensor<1x4x4x2xbf16>
+}
+
+// -----
+
+// Left alone: a bf16 convolution whose filter has no data (elided weights).
+// CHECK-LABEL: func.func @bf16_conv_elided
+// CHECK-NOT:     xnn.convert
+// CHECK:         xnn.convolution_2d {{.*}} -> tensor<1x4x4x2xbf16>
+func.func @bf16_conv_elided(%x: tensor<1x4x4x3xbf16>) -> tensor<1x4x4x2xbf16> {
+  %r = xnn.subgraph(%x) : (tensor<1x4x4x3xbf16>) -> tensor<1x4x4x2xbf16> {
+  ^bb0(%a: tensor<1x4x4x3xbf16>):
+    %w = xnn.constant #xnnc.weight<"w"> : tensor<2x1x1x3xbf16>
+    %b = xnn.constant dense<0.25> : tensor<2xbf16>
+    %c = xnn.convolution_2d %a, %w, %b {kernel_height = 1, kernel_width = 1, group_input_channels = 3, group_output_channels = 2} : (tensor<1x4x4x3xbf16>, tensor<2x1x1x3xbf16>, tensor<2xbf16>) -> tensor<1x4x4x2xbf16>
+    xnn.output %c : tensor<1x4x4x2xbf16>
+  }
+  func.return %r : tensor<1x4x4x2xbf16>
+}
+
+// -----
+
 // Left alone: fp16 and fp32 reductions, and bf16 ops XNNPACK runs natively.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     xnn.convert

@@ -1,0 +1,198 @@
+"""`fold-constants`: aten ops whose operands are all constants, computed at compile time.
+
+    %a = aten.constant #xnnc.weight<"alpha"> : tensor<1x8x1xf32>
+    %s = aten.add %a {scalar = 1.0e-09 : f64} : ...   ==>   %r = aten.constant
+    %r = aten.reciprocal %s : ...                             #xnnc.weight<"m.reciprocal.folded">
+
+Each op is computed by the reference interpreter (`interpreter/aten.py`: the op's ATen
+overload on torch), so no op needs code of its own. Its results become new weights named
+after the op's location (`<loc>.folded`, else its result's name), and the op, with any
+constant only it used, is erased. Ops without tensor operands (`aten::full`, `aten::zeros`,
+`aten::arange`, ...) fold as well, and folding repeats until nothing more folds.
+
+Does nothing to an op when:
+- an operand is not an `aten.constant` with data: a function argument, or a weight without
+  bytes (a FakeTensor import, or text parsed without --weights);
+- it is not known to be free of side effects and deterministic: ops other than the `Pure`
+  aten ops and `aten.generic`; generic overloads that mutate, return nothing, are tagged
+  `nondeterministic_seeded` (rand, randn, dropout, bernoulli, ...) or return uninitialized
+  memory (`empty*`);
+- a result is not a tensor of a dtype xnnc models, or its results together exceed
+  `max-bytes` (64 MiB by default): a small constant broadcast or expanded to a large shape
+  stays an op instead of becoming a large weight;
+- the interpreter cannot compute it, or computes a tensor of another shape or dtype than
+  the result type says: the op then runs, as before, where the model runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import torch
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, NameLoc, TensorType
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.traits import Pure
+
+from xnnc.dialects import aten
+from xnnc.dialects.shapes import numel
+from xnnc.dialects.weights import WeightAttr
+from xnnc.frontend.fx_importer import torch_overload
+from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.interpreter.aten import AtenFunctions
+from xnnc.transforms.constants import aten_constant, constant_op, constant_tensor
+
+MAX_BYTES = 64 * 2**20
+_FOLDABLE = tuple(cls for cls in aten.ATEN_OPS if cls is not aten.ConstantOp)
+
+
+def result_nbytes(op: Operation) -> int | None:
+    """Bytes of all of `op`'s results, or None when one is not a tensor xnnc can hold."""
+    total = 0
+    for r in op.results:
+        t = r.type
+        if not isinstance(t, TensorType) or t.element_type not in TORCH_DTYPES:
+            return None
+        total += numel(t.get_shape()) * aten.element_nbytes(t.element_type)
+    return total
+
+
+@cache
+def is_functional_overload(qualified: str) -> bool:
+    """Whether an ATen overload computes its results from its arguments alone."""
+    try:
+        overload = torch_overload(qualified)
+    except (AttributeError, RuntimeError, ValueError):
+        return False
+    schema = overload._schema
+    name = schema.name.split("::")[-1]
+    return (
+        not schema.is_mutable
+        and bool(schema.returns)
+        and torch.Tag.nondeterministic_seeded not in overload.tags
+        and not name.startswith(("empty", "new_empty"))
+    )
+
+
+def is_deterministic(op: Operation) -> bool:
+    """Whether `op` is an aten op free of side effects whose results depend on its
+    operands and properties alone."""
+    if isinstance(op, aten.GenericOp):
+        return is_functional_overload(op.target.data)
+    return isinstance(op, _FOLDABLE) and op.has_trait(Pure)
+
+
+def fold(
+    interpreter: Interpreter, op: Operation, operands: Sequence[torch.Tensor]
+) -> tuple[torch.Tensor, ...] | None:
+    """`op`'s results computed on `operands` by the reference interpreter, or None when it
+    cannot compute them or they do not have the result types."""
+    try:
+        with torch.no_grad():
+            values = tuple(interpreter.run_op(op, tuple(operands)))
+    except Exception:  # whatever the failure, the op still runs where the model runs
+        return None
+    for value, r in zip(values, op.results, strict=True):
+        t = r.type
+        assert isinstance(t, TensorType)
+        if (
+            not isinstance(value, torch.Tensor)
+            or tuple(value.shape) != tuple(t.get_shape())
+            or value.dtype != TORCH_DTYPES[t.element_type]
+        ):
+            return None
+    return values
+
+
+def _has_data(value: SSAValue) -> bool:
+    """Whether `value` is a constant whose bytes are known."""
+    op = constant_op(value)
+    if op is None:
+        return False
+    attr = op.properties["value"]
+    return not isinstance(attr, WeightAttr) or attr.data.has_data
+
+
+def _location_name(loc: Attribute) -> str | None:
+    """`loc("model.1.0"("reciprocal"))` -> "model.1.0.reciprocal"."""
+    parts = []
+    while isinstance(loc, NameLoc):
+        parts.append(loc.desc.data)
+        loc = loc.location
+    return ".".join(p for p in parts if p) or None
+
+
+class FoldConstantOp(RewritePattern):
+    """Replace an op whose operands are all constants by constants holding its results."""
+
+    def __init__(self, interpreter: Interpreter, max_bytes: int, names: set[str]):
+        self.interpreter = interpreter
+        self.max_bytes = max_bytes
+        self.names = names  # weight names in use, so new ones stay unique (`Program.save`)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, _FOLDABLE) or not op.results:
+            return
+        size = result_nbytes(op)
+        if size is None or size > self.max_bytes or not is_deterministic(op):
+            return
+        # Check every operand before reading any: reading copies a read-only weight.
+        if not all(_has_data(v) for v in op.operands):
+            return
+        if not any(r.uses for r in op.results):
+            rewriter.erase(op)
+            return
+        values = fold(self.interpreter, op, [constant_tensor(v) for v in op.operands])
+        if values is None:
+            return
+        base = _location_name(op.location) or op.results[0].name_hint or op.name.split(".")[-1]
+        new_ops: list[Operation] = []
+        new_results = []
+        for i, (value, r) in enumerate(zip(values, op.results)):
+            if not r.uses:
+                new_results.append(None)
+                continue
+            name = self._unique(f"{base}.folded" + (f".{i}" if len(values) > 1 else ""))
+            const = aten_constant(value, name)
+            const.location = op.location
+            const.result.name_hint = r.name_hint
+            new_ops.append(const)
+            new_results.append(const.result)
+        rewriter.replace(op, new_ops, new_results)
+
+    def _unique(self, name: str) -> str:
+        candidate, n = name, 1
+        while candidate in self.names:
+            candidate, n = f"{name}.{n}", n + 1
+        self.names.add(candidate)
+        return candidate
+
+
+@dataclass(frozen=True)
+class FoldConstantsPass(ModulePass):
+    """Compute aten ops whose operands are all constants; `max-bytes` bounds the bytes of
+    one op's results."""
+
+    name = "fold-constants"
+    max_bytes: int = MAX_BYTES
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        interpreter = Interpreter(op)
+        interpreter.register_implementations(AtenFunctions())
+        names = {
+            value.data.name
+            for inner in op.walk()
+            if isinstance(value := inner.properties.get("value"), WeightAttr)
+        }
+        pattern = FoldConstantOp(interpreter, self.max_bytes, names)
+        PatternRewriteWalker(GreedyRewritePatternApplier([pattern])).rewrite_module(op)

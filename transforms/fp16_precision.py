@@ -1,0 +1,217 @@
+"""`xnn-fp16-precision{mode=fp32}`: fp16 computation inside each `xnn.subgraph` runs in fp32.
+
+    %h = xnn.convert %x : (tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf16>
+    %w = xnn.constant #xnnc.weight<"w"> : tensor<8x1x1x4xf16>
+    %y = xnn.convolution_2d %h, %w ... -> tensor<1x8x8x8xf16>
+    %r = xnn.convert %y : (tensor<1x8x8x8xf16>) -> tensor<1x8x8x8xf32>
+  ==>
+    %w = xnn.constant #xnnc.weight<"w.f32"> : tensor<8x1x1x4xf32>
+    %r = xnn.convolution_2d %x, %w ... -> tensor<1x8x8x8xf32>
+
+On CPUs without fp16 arithmetic (x86 without AVX512-FP16), XNNPACK's fp16 kernels convert
+to fp32 and back around the arithmetic anyway; computing in fp32 throughout drops those
+conversions and the rounding of every intermediate value to fp16 (ONNX Runtime does the
+same). Each fp16 node is rewritten to convert its fp16 operands to fp32, run in fp32 and
+convert its fp16 results back; then fp16 constants are widened at compile time and each
+round trip through fp16 cancels, so converts remain only at the subgraph's boundary: its
+inputs and outputs keep their element types (an fp16 output is converted back to fp16), and
+so does the model. What disappears with the round trips is the rounding to fp16 they did,
+including that of casts the user wrote (`x.half().float()` inside a subgraph is x): values
+that were fp16 inside the subgraph hold fp32 results.
+
+Left alone: `mode=native` (the pass does nothing), fp32 and bf16 nodes, and everything
+outside `xnn.subgraph`s. `auto` is not a mode of this pass: it depends on the machine the
+program runs on, which the backend resolves (`xnnc.compile(..., fp16="auto")`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    TensorType,
+    f16,
+    f32,
+)
+from xdsl.ir import Attribute, Operation, SSAValue, Use
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from xnnc.dialects import xnn
+from xnnc.transforms.constants import constant_op, constant_tensor, weight_name, xnn_constant
+
+# The modes of the pass; `xnnc.compile` adds "auto", resolved per machine by the backend.
+MODES = ("native", "fp32")
+
+
+def _is_f16(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and value.type.element_type == f16
+
+
+def _element(value: SSAValue) -> Attribute:
+    assert isinstance(value.type, TensorType)
+    return value.type.element_type
+
+
+def _as_f32(t: Attribute) -> Attribute:
+    """`t` with f16 elements replaced by f32; any other type unchanged."""
+    if isinstance(t, TensorType) and t.element_type == f16:
+        return TensorType(f32, t.get_shape())
+    return t
+
+
+def _convert(value: SSAValue, element_type: Attribute, like: Operation) -> xnn.ConvertOp:
+    assert isinstance(value.type, TensorType)
+    op = xnn.ConvertOp.make(value, result_type=TensorType(element_type, value.type.get_shape()))
+    op.location = like.location
+    return op
+
+
+class ComputeF16InF32(RewritePattern):
+    """An fp16 node: convert its fp16 operands to fp32, run it in fp32, convert its fp16
+    results back. Converts themselves are not nodes to widen (`FoldConvertRoundTrip`
+    removes them)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, xnn.XnnNode) or isinstance(op, xnn.ConvertOp):
+            return
+        if not any(_is_f16(v) for v in (*op.operands, *op.results)):
+            return
+        new_ops: list[Operation] = []
+        operands = []
+        for value in op.operands:
+            if _is_f16(value):
+                new_ops.append(_convert(value, f32, op))
+                value = new_ops[-1].results[0]
+            operands.append(value)
+        inner = type(op).create(
+            operands=operands,
+            result_types=[_as_f32(r.type) for r in op.results],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+            location=op.location,
+        )
+        new_ops.append(inner)
+        results = []
+        for old, value in zip(op.results, inner.results, strict=True):
+            value.name_hint = old.name_hint
+            if _is_f16(old):
+                new_ops.append(_convert(value, f16, op))
+                value = new_ops[-1].results[0]
+            results.append(value)
+        rewriter.replace(op, new_ops, results)
+
+
+class FoldConvertRoundTrip(RewritePattern):
+    """`convert(convert(x : f32 -> f16) : f16 -> f32)` is x in fp32 mode (the fp16 rounding
+    is what the mode drops); `convert(convert(x : f16 -> f32) : f32 -> f16)` is x exactly."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.ConvertOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, xnn.ConvertOp):
+            return
+        x = inner.input
+        if x.type != op.output.type or {x.type.element_type, _element(inner.output)} != {f16, f32}:
+            return
+        rewriter.replace(op, [], [x])
+
+
+class WidenF16Constant(RewritePattern):
+    """`convert(constant : f16 -> f32)` is an fp32 constant, widened at compile time."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.ConvertOp, rewriter: PatternRewriter) -> None:
+        const = constant_op(op.input)
+        if const is None or not _is_f16(op.input) or _element(op.output) != f32:
+            return
+        tensor = constant_tensor(op.input)
+        if tensor is None:  # a weight printed without its data: XNNPACK converts it
+            return
+        wide = tensor.to(torch.float32).contiguous()
+        if isinstance(const.properties["value"], DenseIntOrFPElementsAttr):
+            wide_type = TensorType(f32, wide.shape)
+            data = BytesAttr(wide.numpy().tobytes())
+            new = xnn.ConstantOp(DenseIntOrFPElementsAttr(wide_type, data), wide_type)
+        else:
+            new = xnn_constant(wide, f"{weight_name(op.input)}.f32")
+        new.location = const.location
+        new.output.name_hint = const.results[0].name_hint
+        rewriter.replace(op, [new], [new.output])
+
+
+class WidenF16Arguments(RewritePattern):
+    """An fp16 external input is converted to fp32 once, at entry: its converts to fp32 become
+    that one, and the nodes reading it take `convert(convert(arg : f16 -> f32) : f32 -> f16)`,
+    a round trip that folds into each node's own widening."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.SubgraphOp, rewriter: PatternRewriter) -> None:
+        block = op.body.block
+        for arg in block.args:
+            if not _is_f16(arg):
+                continue
+            widening = [u.operation for u in arg.uses if _widening(u.operation)]
+            nodes = any(_widens(u) for u in arg.uses)
+            if not nodes and len(widening) <= 1:
+                continue
+            wide = _convert(arg, f32, op)
+            rewriter.insert(wide, InsertPoint.at_start(block))
+            for convert in widening:
+                rewriter.replace(convert, [], [wide.output])
+            if nodes:
+                narrow = _convert(wide.output, f16, op)
+                rewriter.insert(narrow, InsertPoint.after(wide))
+                rewriter.replace_uses_with_if(arg, narrow.output, _widens)
+
+
+def _widening(op: Operation) -> bool:
+    return isinstance(op, xnn.ConvertOp) and _element(op.output) == f32
+
+
+def _widens(use: Use) -> bool:
+    """A use `ComputeF16InF32` will widen (not a convert, not the subgraph's output)."""
+    return not isinstance(use.operation, (xnn.ConvertOp, xnn.OutputOp))
+
+
+@dataclass(frozen=True)
+class Fp16PrecisionPass(ModulePass):
+    """fp16 computation in `xnn.subgraph`s: `native` (XNNPACK's fp16 kernels, the pass does
+    nothing) or `fp32` (computed in fp32, converts only at the subgraph boundary)."""
+
+    name = "xnn-fp16-precision"
+
+    mode: str = "fp32"
+
+    def __post_init__(self) -> None:
+        check_mode(self.mode)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.mode == "native":
+            return
+        patterns = [WidenF16Arguments(), ComputeF16InF32(), FoldConvertRoundTrip(),
+                    WidenF16Constant()]  # fmt: skip
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
+
+
+def check_mode(mode: str) -> str:
+    """`mode` if it is one of `MODES`, else a ValueError naming them."""
+    if mode not in MODES:
+        hint = " ('auto' is resolved by the backend: xnnc.compile(..., fp16='auto'))"
+        raise ValueError(
+            f"xnn-fp16-precision: unknown mode '{mode}'; expected one of {', '.join(MODES)}"
+            + (hint if mode == "auto" else "")
+        )
+    return mode
