@@ -1,5 +1,5 @@
-"""Per-layer speedup of `xnn-fold-pad`, `xnn-fuse-activation` and `xnn-upsample-nearest`, side
-by side with the op sequence each replaces.
+"""Per-layer speedup of `xnn-fold-pad`, `xnn-fuse-activation`, `xnn-upsample-nearest` and
+`xnn-hoist-input-projection`, side by side with the op sequence each replaces.
 
     python -m xnnc.benchmarks.rewrites_bench [--only fold-pad,...] [--samples 11]
                                              [--threads 1] [--sweep]
@@ -10,7 +10,10 @@ Each row is one layer of an example model (`examples/models.py`) at its real siz
   fp16 zero pad before each 4x4 depthwise blur (stride 2);
 - xnn-fuse-activation: ResNet-18's conv + relu shapes (the 7x7 stem, 3x3 of each stage) and
   MobileNetV2's depthwise 3x3 + relu6 (one per resolution);
-- xnn-upsample-nearest: MI-GAN's nearest x2 of its 3-channel RGB skip path, 16 -> 256 px.
+- xnn-upsample-nearest: MI-GAN's nearest x2 of its 3-channel RGB skip path, 16 -> 256 px;
+- xnn-hoist-input-projection: EnCodec's SLSTM (2 layers, 512 channels, 75 frames) run as
+  nn.LSTMCell steps in a loop. EnCodec's own nn.LSTM needs no row: torch.export already
+  projects its whole input sequence at once, so the rewrite changes nothing there.
 
 A single-layer module is compiled twice by `xnnc.compile`, with the rewrite and without it
 (`disable=(rewrite,)`); both sides also disable canonicalize, which would otherwise run the
@@ -130,6 +133,30 @@ def _fuse_activation() -> list[Layer]:
     return layers
 
 
+class CellSLSTM(nn.Module):
+    """EnCodec's SLSTM ([B, C, T], time-major LSTM, skip connection) as LSTMCell steps."""
+
+    def __init__(self, dim: int, layers: int):
+        super().__init__()
+        self.cells = nn.ModuleList(nn.LSTMCell(dim, dim) for _ in range(layers))
+
+    def forward(self, x):
+        x = y = x.permute(2, 0, 1)  # [T, B, C]
+        for cell in self.cells:
+            h = c = torch.zeros(y.shape[1], cell.hidden_size)
+            steps = []
+            for t in range(y.shape[0]):
+                h, c = cell(y[t], (h, c))
+                steps.append(h)
+            y = torch.stack(steps)
+        return (y + x).permute(1, 2, 0)
+
+
+def _hoist_input_projection() -> list[Layer]:
+    return [Layer("xnn-hoist-input-projection", "encodec", "SLSTM 2x LSTMCell x 75 steps C512",
+                  lambda: CellSLSTM(512, 2), (1, 512, 75), "f32")]  # fmt: skip
+
+
 def _upsample(channels: tuple[int, ...], dtypes: tuple[str, ...], model: str) -> list[Layer]:
     return [
         Layer(
@@ -141,7 +168,12 @@ def _upsample(channels: tuple[int, ...], dtypes: tuple[str, ...], model: str) ->
     ]
 
 
-LAYERS: list[Layer] = [*_fold_pad(), *_fuse_activation(), *_upsample((3,), ("f16",), "migan")]
+LAYERS: list[Layer] = [
+    *_fold_pad(),
+    *_fuse_activation(),
+    *_upsample((3,), ("f16",), "migan"),
+    *_hoist_input_projection(),
+]
 SWEEP: list[Layer] = _upsample((1, 2, 3, 4, 8, 16, 32, 64), ("f32", "f16"), "sweep")
 
 
@@ -236,13 +268,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"per-layer rewrites, {time.strftime('%Y-%m-%d')}, {args.threads} thread(s), {clock} "
           f"per call and XNNPACK's own node time (profile), median of {args.samples} "
           "alternating samples; ratio = without / with")  # fmt: skip
-    print(f"{'rewrite':20} {'model':6} {'layer':36} {'dtype':5} {'call ms: w/o':>12} {'with':>7} "
+    print(f"{'rewrite':26} {'model':7} {'layer':36} {'dtype':5} {'call ms: w/o':>12} {'with':>7} "
           f"{'ratio':>5} {'nodes ms: w/o':>13} {'with':>7} {'ratio':>5}  replaces")  # fmt: skip
     for layer in LAYERS + (SWEEP if args.sweep else []):
         if only and layer.rewrite not in only:
             continue
         (off, on, off_nodes, on_nodes), change = measure(layer, args.samples, args.threads)
-        print(f"{layer.rewrite:20} {layer.model:6} {layer.name:36} {layer.dtype:5} "
+        print(f"{layer.rewrite:26} {layer.model:7} {layer.name:36} {layer.dtype:5} "
               f"{off * 1e3:12.3f} {on * 1e3:7.3f} {off / on:5.2f} {off_nodes * 1e3:13.3f} "
               f"{on_nodes * 1e3:7.3f} {off_nodes / on_nodes:5.2f}  {change}",
               flush=True)  # fmt: skip

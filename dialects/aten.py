@@ -959,6 +959,29 @@ class SliceOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 
 
+@aten_op("aten::select.int", "aten::select_copy.int")
+class SelectOp(AtenOp):
+    """input[..., index, ...] at `dim`: that dim is dropped."""
+
+    name = "aten.select"
+    input = operand_def(TensorType)
+    dim = prop_def(IntegerAttr)
+    index = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        d = normalize_dim(self.dim.value.data, len(x))
+        if d is None:
+            _fail(f"dim {self.dim.value.data} is out of range for rank {len(x)}")
+        index = self.index.value.data
+        if not -x[d] <= index < x[d]:
+            _fail(f"index {index} is out of range for dim {d} of size {x[d]}")
+        want = (*x[:d], *x[d + 1 :])
+        if shape_of(self.result) != want:
+            _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
+
+
 @aten_op("aten::cat")
 class CatOp(AtenOp):
     name = "aten.cat"
@@ -1047,7 +1070,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     SumOp, AmaxOp, SoftmaxOp, LogSoftmaxOp, BatchNormOp, LayerNormOp, EmbeddingOp,
     MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, UpsampleNearest2dOp,
     UpsampleBilinear2dOp, PixelShuffleOp, ViewOp, PermuteOp, SqueezeOp, UnsqueezeOp, ExpandOp,
-    SliceOp, CatOp, SplitWithSizesOp, ToCopyOp, ToDimOrderCopyOp, CloneOp,
+    SliceOp, SelectOp, CatOp, SplitWithSizesOp, ToCopyOp, ToDimOrderCopyOp, CloneOp,
 ]  # fmt: skip
 
 Aten = Dialect("aten", ATEN_OPS, [OperandRefAttr])

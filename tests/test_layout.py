@@ -11,8 +11,8 @@ Transposes per subgraph on the small models, the default pipeline without and wi
 xnn-layout (measured when this was written; the tests assert <= 2 and the drop):
 
     resnet 42 -> 1, mobilenetv2 104 -> 1, fp16_convnet 72 -> 2,
-    mimi 30 -> 1, hifigan 156 -> 1, dac 60 -> 1,
-    encodec (10 subgraphs between reflect pads and the LSTM) 30 -> 25, none gaining one.
+    mimi 30 -> 1, hifigan 156 -> 1, dac 60 -> 1, encodec (reflect pads channels-last,
+    the LSTM in the same subgraph) 42 -> 1, inside the subgraph rather than at its boundary.
 """
 
 from __future__ import annotations
@@ -215,8 +215,8 @@ def test_model_keeps_transposes_at_the_boundary(name: str) -> None:
 
 
 def test_no_subgraph_gains_a_transpose() -> None:
-    """EnCodec splits into subgraphs at its reflect pads and LSTM, some with two NCL outputs
-    from one transpose: sinking must not give each output its own."""
+    """EnCodec's reflect pads (slices + concatenates) and LSTM (NLC time steps) sit between
+    its convolutions: sinking must not give any branch a transpose of its own."""
     _, _, program, before = compiled("encodec")
     after = transposes(program.module)
     assert all(a <= b for a, b in zip(after, before, strict=True)), (before, after)

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
     f16,
     f32,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -49,7 +49,6 @@ from xnnc.transforms.constants import constant_op, constant_tensor, weight_name,
 FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)
 NCHW_TO_NHWC = (0, 2, 3, 1)
-MAX_CONCAT_INPUTS = 5  # XNN_MAX_OPERATOR_OBJECTS at XNNPACK 92a7ad50
 NHWC_TO_NCHW = (0, 3, 1, 2)
 
 
@@ -132,6 +131,29 @@ class Emitter:
         if tuple(shape) == shape_of(x):
             return x
         return self.node(xnn.StaticReshapeOp, x, shape=shape, new_shape=shape)
+
+    def slice(self, x: SSAValue, axis: int, start: int, size: int) -> SSAValue:
+        """x[start : start + size] along `axis`."""
+        offsets = [0] * len(shape_of(x))
+        offsets[axis] = start
+        sizes = list(shape_of(x))
+        sizes[axis] = size
+        return self.node(xnn.StaticSliceOp, x, shape=sizes, offsets=offsets, sizes=sizes)
+
+    def concatenate(self, values: Sequence[SSAValue], axis: int) -> SSAValue:
+        """`values` joined along `axis`: one node, or a tree of them, since XNNPACK joins at
+        most MAX_CONCATENATE_INPUTS per node (a tree copies each element log5(n) times, a
+        left-to-right chain up to n / 4 times)."""
+        values = list(values)
+        if len(values) == 1:
+            return values[0]
+        width = xnn.MAX_CONCATENATE_INPUTS
+        while len(values) > width:
+            values = [self.concatenate(values[i : i + width], axis)
+                      for i in range(0, len(values), width)]  # fmt: skip
+        shape = list(shape_of(values[0]))
+        shape[axis] = sum(shape_of(v)[axis] for v in values)
+        return self.node(xnn.ConcatenateOp, values, shape=shape, axis=axis)
 
     def to_nhwc(self, x: SSAValue) -> SSAValue:
         """NCHW (or NCL as N,C,1,L) to NHWC."""
@@ -672,6 +694,15 @@ def _slice(op: aten.SliceOp, e: Emitter) -> Sequence[SSAValue]:
                    sizes=shape_of(op.result))]  # fmt: skip
 
 
+@lowering(aten.SelectOp)
+def _select(op: aten.SelectOp, e: Emitter) -> Sequence[SSAValue]:
+    x = shape_of(op.input)
+    d = _prop(op, "dim") % len(x)
+    one = e.slice(op.input, d, _prop(op, "index") % x[d], 1)
+    return [e.node(xnn.StaticReshapeOp, one, shape=shape_of(op.result),
+                   new_shape=shape_of(op.result))]  # fmt: skip
+
+
 @lowering(aten.SplitWithSizesOp)
 def _split(op: aten.SplitWithSizesOp, e: Emitter) -> Sequence[SSAValue]:
     x = shape_of(op.input)
@@ -688,18 +719,10 @@ def _split(op: aten.SplitWithSizesOp, e: Emitter) -> Sequence[SSAValue]:
 
 @lowering(aten.CatOp)
 def _cat(op: aten.CatOp, e: Emitter) -> Sequence[SSAValue]:
-    rank = len(shape_of(op.result))
-    axis = _prop(op, "dim", 0) % rank
     values = list(op.tensors)
     if len(values) == 1:
         return [e.node(xnn.CopyOp, values[0], shape=shape_of(op.result))]
-    # XNNPACK concatenates at most 5 inputs per node: fold longer lists left to right.
-    while len(values) > MAX_CONCAT_INPUTS:
-        head = values[:MAX_CONCAT_INPUTS]
-        shape = list(shape_of(head[0]))
-        shape[axis] = sum(shape_of(v)[axis] for v in head)
-        values = [e.node(xnn.ConcatenateOp, head, shape=shape, axis=axis)] + values[len(head) :]
-    return [e.node(xnn.ConcatenateOp, values, shape=shape_of(op.result), axis=axis)]
+    return [e.concatenate(values, _prop(op, "dim", 0) % len(shape_of(op.result)))]
 
 
 def _check_pad(op: aten.ConstantPadNdOp) -> str | None:
@@ -717,6 +740,75 @@ def _pad(op: aten.ConstantPadNdOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.StaticConstantPadOp, op.input, shape=shape_of(op.result),
                    pre_paddings=pre, post_paddings=post,
                    padding_value=float(_prop(op, "value", 0.0)))]  # fmt: skip
+
+
+def reflect_pieces(length: int, left: int, right: int) -> list[tuple[int, int]]:
+    """The reflect-padded dim as (start, size) pieces of the input, in order: the mirror
+    leaves the edge out, so the left pad is x[left], ..., x[1] and the right pad is
+    x[L-2], ..., x[L-1-right] (each one element: XNNPACK has no reversing slice).
+
+        reflect_pieces(5, 2, 1) == [(2, 1), (1, 1), (0, 5), (3, 1)]
+    """
+    return [
+        *((i, 1) for i in range(left, 0, -1)),
+        (0, length),
+        *((length - 2 - i, 1) for i in range(right)),
+    ]
+
+
+def _check_reflect(op: Operation) -> str | None:
+    x, pad = shape_of(op.input), ints(op.padding)
+    for i in range(len(pad) // 2):
+        if max(pad[2 * i], pad[2 * i + 1]) >= x[len(x) - 1 - i]:
+            return "reflect padding as wide as the dim"
+        if min(pad[2 * i], pad[2 * i + 1]) < 0:
+            return "negative padding (a crop)"
+    return None
+
+
+@lowering(aten.ReflectionPad1dOp, aten.ReflectionPad2dOp, check=_check_reflect)
+def _reflection_pad(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    """Per padded dim, the input between its mirrored one-element slices, concatenated: the
+    small pads are joined first so the input itself is copied once per dim. 2-D pads the
+    width first; the height pad then mirrors the padded rows, corners included.
+
+    It runs channels-last, like the convolutions it feeds (their transposes then cancel):
+    a mirrored element is a contiguous row of C values, not C strided ones."""
+    pad = ints(op.padding)
+    if not any(pad):
+        x = op.input
+        if isinstance(x, BlockArgument) and _yielded(op.result):
+            x = e.node(xnn.CopyOp, x, shape=shape_of(x))  # an output cannot be an input
+        return [x]
+    rank, spatial = len(shape_of(op.input)), len(pad) // 2
+    channels = rank - 1 - spatial
+    perm = [*range(channels), *range(channels + 1, rank), channels]
+    x = e.transpose(op.input, perm)
+    for i in range(spatial):
+        axis = rank - 2 - i
+        left, right = pad[2 * i], pad[2 * i + 1]
+        length = shape_of(x)[axis]
+        mirrored: dict[int, SSAValue] = {}  # one slice per element, though both sides read it
+        pieces = []
+        for start, size in reflect_pieces(length, left, right):
+            if size == length:
+                pieces.append(x)
+                continue
+            if start not in mirrored:
+                mirrored[start] = e.slice(x, axis, start, 1)
+            pieces.append(mirrored[start])
+        if len(pieces) > xnn.MAX_CONCATENATE_INPUTS:
+            pieces = [
+                *([e.concatenate(pieces[:left], axis)] if left else []),
+                x,
+                *([e.concatenate(pieces[left + 1 :], axis)] if right else []),
+            ]
+        x = e.concatenate(pieces, axis)
+    return [e.transpose(x, [perm.index(d) for d in range(rank)])]
+
+
+def _yielded(value: SSAValue) -> bool:
+    return any(isinstance(use.operation, xnn.OutputOp) for use in value.uses)
 
 
 @lowering(aten.ConstantOp)

@@ -28,6 +28,7 @@ REWRITES: list[tuple[str, str, str]] = [
     ("xnn-polyphase", "polyphase", "PolyphasePass"),
     ("xnn-upsample-nearest", "upsample_nearest", "UpsampleNearestPass"),
     ("xnn-fuse-activation", "fuse_activation", "FuseActivationPass"),
+    ("xnn-hoist-input-projection", "hoist_input_projection", "HoistInputProjectionPass"),
     ("xnn-layout", "layout", "LayoutPass"),
 ]
 

@@ -10,7 +10,7 @@ Regions are maximal, cycle-free and deterministic: ops are visited in program or
 op joins the regions of its supported producers (then sibling regions merge) whenever the
 merge leaves no path that leaves the region and comes back. Constants used inside a region
 are cloned into it (regions are isolated from above). What stays outside: ops conversion
-cannot lower (generic ops, integer math, reflection pads, ...) and the `exclude` list.
+cannot lower (generic ops, integer math, replication pads, ...) and the `exclude` list.
 """
 
 from __future__ import annotations

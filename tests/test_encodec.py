@@ -1,0 +1,197 @@
+"""The EnCodec-style decoder in one XNNPACK partition: reflect padding as slices and a
+concatenate, the LSTM's time loop (select, unsqueeze, cat, sigmoid/tanh gates) in the
+delegate, and `xnn-hoist-input-projection` for cells unrolled by hand.
+
+Tolerances: reflect padding, select and the hoist's slices only move data, so they are
+exact. Whole models compare in fp32 at 1e-4 of the output's scale (max |eager|): XNNPACK
+sums GEMMs and convolutions in another order than torch and evaluates sigmoid/tanh/ELU with
+its own approximations (~1e-6 relative each), and the LSTM feeds each step's rounding into
+the next over T steps and two layers; the observed error is ~1e-6 of the scale.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from xdsl.passes import PassPipeline
+
+import xnnc
+from xnnc.backend_xnnpack.pte import StockRuntime, to_pte
+from xnnc.dialects import aten, xnn
+from xnnc.examples.models import MODELS
+from xnnc.frontend.fx_importer import import_model
+from xnnc.transforms.aten_to_xnn import reflect_pieces
+from xnnc.transforms.hoist_input_projection import covers
+from xnnc.transforms.partition import PartitionPass
+from xnnc.transforms.pipeline import default_passes
+
+TARGETS = ["extended", "stock"]
+HOIST = "xnn-hoist-input-projection"
+# Tensor factories the fold-constants pass turns into constants (the LSTM's h0/c0); without
+# it they stay outside as operand-free sources, which never split a partition.
+CREATION_OPS = {"aten::full", "aten::zeros", "aten::zeros_like", "aten::full_like"}
+
+
+def _close(got: torch.Tensor, want: torch.Tensor, tol: float = 1e-4) -> None:
+    scale = want.abs().max().item()
+    torch.testing.assert_close(got, want, atol=tol * scale, rtol=0)
+
+
+def _ops(program) -> Counter[str]:
+    return Counter(op.name for op in program.module.walk() if op.name.startswith("xnn."))
+
+
+# --- reflect padding -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("length", "left", "right"), [(5, 1, 1), (5, 4, 0), (2, 1, 1), (7, 6, 6)])
+def test_reflect_pieces_rebuild_the_pad(length: int, left: int, right: int) -> None:
+    x = torch.arange(float(length)).reshape(1, 1, length)
+    pieces = [x[..., s : s + n] for s, n in reflect_pieces(length, left, right)]
+    assert torch.equal(torch.cat(pieces, -1), F.pad(x, (left, right), mode="reflect"))
+
+
+class ReflectPad(nn.Module):
+    def __init__(self, pad: tuple[int, ...]):
+        super().__init__()
+        self.pad = pad
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.pad(x, self.pad, mode="reflect")
+
+
+# pad = length - 1 is the widest PyTorch accepts; 6 a side needs two concatenates a side.
+REFLECT_1D = [(1, 1), (3, 3), (2, 0), (0, 4), (6, 6)]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("pad", REFLECT_1D, ids=lambda p: f"{p[0]}_{p[1]}")
+def test_reflection_pad1d_is_exact(pad: tuple[int, int], target: str) -> None:
+    x = torch.randn(1, 3, 7)
+    program = xnnc.compile(ReflectPad(pad), (x,), target=target)
+    assert program.num_partitions == 1 and program.ops_outside() == []
+    assert torch.equal(program(x), F.pad(x, pad, mode="reflect"))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_reflection_pad2d_is_exact(target: str) -> None:
+    x = torch.randn(1, 2, 4, 5)
+    pad = (4, 1, 3, 2)  # left = W - 1, top = H - 1
+    program = xnnc.compile(ReflectPad(pad), (x,), target=target)
+    assert program.num_partitions == 1 and program.ops_outside() == []
+    assert torch.equal(program(x), F.pad(x, pad, mode="reflect"))
+
+
+def test_reflection_pad_before_conv_has_no_transpose_between() -> None:
+    """The pad runs channels-last like the conv, so conversion's transposes cancel."""
+    torch.manual_seed(0)
+    layers = (nn.Conv1d(3, 4, 3), nn.ELU(), ReflectPad((3, 3)), nn.Conv1d(4, 4, 7))
+    model = nn.Sequential(*layers).eval()
+    x = torch.randn(1, 3, 9)
+    with torch.no_grad():
+        want = model(x)
+    program = xnnc.compile(model, (x,))
+    _close(program(x), want)
+    assert _ops(program)["xnn.static_transpose"] <= 2  # the subgraph's input and output
+
+
+def test_reflection_pad_pte_on_stock_runtime() -> None:
+    """Stock ExecuTorch 1.5.1 runs the slices and its Concatenate2..5 nodes."""
+    x = torch.randn(1, 3, 7)
+    (got,) = StockRuntime(to_pte(ReflectPad((6, 6)), (x,), target="stock"))(x)
+    assert torch.equal(got, F.pad(x, (6, 6), mode="reflect"))
+
+
+# --- the LSTM and the input projection -------------------------------------------------------
+
+
+class CellLoop(nn.Module):
+    """A 2-layer LSTM run as nn.LSTMCell steps in a Python loop, time-major [T, B, C]."""
+
+    def __init__(self, channels: int = 16, layers: int = 2):
+        super().__init__()
+        self.cells = nn.ModuleList(nn.LSTMCell(channels, channels) for _ in range(layers))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for cell in self.cells:
+            h = torch.zeros(x.shape[1], cell.hidden_size)
+            c = torch.zeros(x.shape[1], cell.hidden_size)
+            steps = []
+            for t in range(x.shape[0]):
+                h, c = cell(x[t], (h, c))
+                steps.append(h)
+            x = torch.stack(steps)
+        return x
+
+
+def test_covers() -> None:
+    assert covers([(2, 1), (0, 2)], 3)
+    assert covers([(0, 2), (1, 2)], 3)
+    assert not covers([(0, 1), (2, 1)], 3)
+    assert not covers([(1, 2)], 3)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_hoisted_input_projection(target: str) -> None:
+    """T steps x 2 layers: T input projections per layer become one; the recurrent ones
+    stay (the first step's folds away with h0 = 0)."""
+    torch.manual_seed(0)
+    steps = 6
+    model, x = CellLoop().eval(), torch.randn(steps, 1, 16)
+    with torch.no_grad():
+        want = model(x)
+    with_ = xnnc.compile(model, (x,), target=target)
+    without = xnnc.compile(model, (x,), target=target, disable=(HOIST,))
+    for program in (with_, without):
+        assert program.num_partitions == 1 and program.ops_outside() == []
+        _close(program(x), want)
+    recurrent = 2 * (steps - 1)
+    assert _ops(without)["xnn.fully_connected"] == 2 * steps + recurrent
+    assert _ops(with_)["xnn.fully_connected"] == 2 + recurrent
+
+
+def test_nn_lstm_is_already_projected_once() -> None:
+    """torch.export decomposes nn.LSTM with one input projection over the whole sequence per
+    layer: the pass finds nothing to hoist in EnCodec's SLSTM."""
+    model, inputs = MODELS["encodec"](small=True)
+    with_ = xnnc.compile(model, inputs)
+    without = xnnc.compile(model, inputs, disable=(HOIST,))
+    assert _ops(with_) == _ops(without)
+
+
+# --- the whole decoder -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_small_encodec_is_one_partition(target: str) -> None:
+    model, inputs = MODELS["encodec"](small=True)
+    with torch.no_grad():
+        want = model(*inputs)
+    program = xnnc.compile(model, inputs, target=target)
+    assert program.num_partitions == 1
+    assert set(program.ops_outside()) <= CREATION_OPS, program.ops_outside()
+    _close(program(*inputs), want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_full_encodec_partitions(target: str) -> None:
+    """The full-size decoder up to partitioning (conversion of the same ops is checked on
+    the small one above): one subgraph, only tensor factories possibly outside."""
+    model, inputs = MODELS["encodec"]()
+    module = import_model(model, inputs)
+    passes = default_passes(target)
+    upto = next(i for i, p in enumerate(passes) if isinstance(p, PartitionPass))
+    PassPipeline(tuple(passes[: upto + 1])).apply(xnnc.make_context(), module)
+    func = next(op for op in module.ops)
+    subgraphs = [op for op in func.walk() if isinstance(op, xnn.SubgraphOp)]
+    outside = [
+        op.target.data if isinstance(op, aten.GenericOp) else op.name
+        for op in func.body.block.ops
+        if isinstance(op, (aten.GenericOp, *aten.ATEN_OPS)) and not isinstance(op, aten.ConstantOp)
+    ]
+    assert len(subgraphs) == 1
+    assert set(outside) <= CREATION_OPS, outside
