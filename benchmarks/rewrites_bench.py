@@ -1,5 +1,6 @@
-"""Per-layer speedup of `xnn-fold-pad`, `xnn-fuse-activation`, `xnn-upsample-nearest` and
-`xnn-hoist-input-projection`, side by side with the op sequence each replaces.
+"""Per-layer speedup of `xnn-fold-pad`, `xnn-fuse-activation`, `xnn-upsample-nearest`,
+`xnn-hoist-input-projection` and `xnn-conv-as-gemm`, side by side with the op sequence
+each replaces.
 
     python -m xnnc.benchmarks.rewrites_bench [--only fold-pad,...] [--samples 11]
                                              [--threads 1] [--sweep]
@@ -13,7 +14,10 @@ Each row is one layer of an example model (`examples/models.py`) at its real siz
 - xnn-upsample-nearest: MI-GAN's nearest x2 of its 3-channel RGB skip path, 16 -> 256 px;
 - xnn-hoist-input-projection: EnCodec's SLSTM (2 layers, 512 channels, 75 frames) run as
   nn.LSTMCell steps in a loop. EnCodec's own nn.LSTM needs no row: torch.export already
-  projects its whole input sequence at once, so the rewrite changes nothing there.
+  projects its whole input sequence at once, so the rewrite changes nothing there;
+- xnn-conv-as-gemm: the Mimi decoder's k7 input conv, the k2 convs its polyphase
+  upsamplers become and the k3 of each residual block, and HiFi-GAN's dilated k3/k7/k11
+  resblock convs (channels / 2 per upsampling, 32 -> 2048 frames).
 
 A single-layer module is compiled twice by `xnnc.compile`, with the rewrite and without it
 (`disable=(rewrite,)`); both sides also disable canonicalize, which would otherwise run the
@@ -157,6 +161,24 @@ def _hoist_input_projection() -> list[Layer]:
                   lambda: CellSLSTM(512, 2), (1, 512, 75), "f32")]  # fmt: skip
 
 
+def _conv1d_as_gemm() -> list[Layer]:
+    """Mimi: k7 in, the k2 polyphase convs, the residual k3s; HiFi-GAN's dilated resblocks."""
+    rows = [("mimi", 512, 1024, 7, 1, 3, 26)]
+    channels, frames = 1024, 26
+    for r in (8, 6, 5, 4):
+        rows.append(("mimi", channels, channels // 2 * r, 2, 1, 1, frames))  # polyphase
+        channels, frames = channels // 2, frames * r
+        rows.append(("mimi", channels, channels // 2, 3, 1, 1, frames))
+    for c, t, k, d in ((256, 256, 11, 5), (128, 2048, 7, 3), (64, 4096, 3, 1)):
+        rows.append(("hifigan", c, c, k, d, d * (k - 1) // 2, t))
+    return [
+        Layer("xnn-conv-as-gemm", model, f"conv1d {ci}->{co} k{k} d{d} L{t}",
+              lambda ci=ci, co=co, k=k, d=d, p=p: nn.Conv1d(ci, co, k, dilation=d, padding=p),
+              (1, ci, t), "f32")
+        for model, ci, co, k, d, p, t in rows
+    ]  # fmt: skip
+
+
 def _upsample(channels: tuple[int, ...], dtypes: tuple[str, ...], model: str) -> list[Layer]:
     return [
         Layer(
@@ -173,6 +195,7 @@ LAYERS: list[Layer] = [
     *_fuse_activation(),
     *_upsample((3,), ("f16",), "migan"),
     *_hoist_input_projection(),
+    *_conv1d_as_gemm(),
 ]
 SWEEP: list[Layer] = _upsample((1, 2, 3, 4, 8, 16, 32, 64), ("f32", "f16"), "sweep")
 

@@ -171,9 +171,10 @@ def _through(value: SSAValue, kinds: tuple[type, ...]) -> SSAValue:
 
 
 def at_boundary(op: xnn.StaticTransposeOp) -> bool:
-    """Reads a subgraph input (through reshapes and converts) or, through reshapes and
-    converts, only feeds the subgraph's outputs."""
-    if isinstance(_through(op.input, (xnn.StaticReshapeOp, xnn.ConvertOp)), BlockArgument):
+    """Reads a subgraph input (through reshapes, converts and constant pads) or, through
+    reshapes and converts, only feeds the subgraph's outputs."""
+    entry = (xnn.StaticReshapeOp, xnn.ConvertOp, xnn.StaticConstantPadOp)
+    if isinstance(_through(op.input, entry), BlockArgument):
         return True
     users = [u.operation for u in op.output.uses]
     while users and all(isinstance(u, (xnn.StaticReshapeOp, xnn.ConvertOp)) for u in users):

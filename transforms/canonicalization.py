@@ -30,6 +30,7 @@ REWRITES: list[tuple[str, str, str]] = [
     ("xnn-fuse-activation", "fuse_activation", "FuseActivationPass"),
     ("xnn-hoist-input-projection", "hoist_input_projection", "HoistInputProjectionPass"),
     ("xnn-layout", "layout", "LayoutPass"),
+    ("xnn-conv-as-gemm", "conv_as_gemm", "ConvAsGemmPass"),
 ]
 
 

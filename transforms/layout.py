@@ -310,8 +310,10 @@ def worth_sinking(change: Operation, through: Operation, budget: int = 64) -> bo
     """Sinking `change` below `through` leaves it in place for its other users. That pays when
     all of them can take it as well (it then leaves them all), or when the copy below
     `through` can meet another layout change within `budget` layout-agnostic ops; else the
-    copy would only add a transpose (say, in front of a second subgraph output)."""
-    if all(isinstance(use.operation, AGNOSTIC + LAYOUT) for use in change.results[0].uses):
+    copy would only add a transpose (say, in front of a second subgraph output, or one per
+    tap of a 1-D convolution run as fully-connected layers)."""
+    uses = list(change.results[0].uses)
+    if len(uses) == 1 or all(isinstance(use.operation, LAYOUT) for use in uses):
         return True
     seen: set[Operation] = set()
     work = [through]

@@ -1,0 +1,96 @@
+// RUN: xnn-opt %s --split-input-file -p xnn-conv-as-gemm | filecheck %s --check-prefixes=CHECK,PASS
+// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p 'xnn-conv-as-gemm{min-output-channels=4}' | filecheck %s --check-prefix=FEW
+// RUN: xnn-opt %s --split-input-file -p 'xnn-conv-as-gemm{two-d=false}' | filecheck %s --check-prefix=ONE
+
+// k3 with padding 1 / 1: a pad, three time slices, three fully-connected taps (the bias on
+// the first) and two adds; the conv's clamp goes to the last add.
+// CHECK-LABEL: func.func @k3_padded
+// CHECK:         %[[P:.*]] = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 1, 0>, post_paddings = array<i64: 0, 0, 1, 0>} : (tensor<1x1x6x2xf32>) -> tensor<1x1x8x2xf32>
+// CHECK-NEXT:    %[[S0:.*]] = xnn.static_slice %[[P]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 6, 2>}
+// CHECK-NEXT:    %[[W0:.*]] = xnn.constant #xnnc.weight<"const.tap0"> : tensor<16x2xf32>
+// CHECK-NEXT:    %[[F0:.*]] = xnn.fully_connected %[[S0]], %[[W0]], %[[B:.*]] : (tensor<1x1x6x2xf32>, tensor<16x2xf32>, tensor<16xf32>) -> tensor<1x1x6x16xf32>
+// CHECK-NEXT:    %[[S1:.*]] = xnn.static_slice %[[P]] {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 6, 2>}
+// CHECK-NEXT:    %[[W1:.*]] = xnn.constant #xnnc.weight<"const.tap1"> : tensor<16x2xf32>
+// CHECK-NEXT:    %[[F1:.*]] = xnn.fully_connected %[[S1]], %[[W1]] : (tensor<1x1x6x2xf32>, tensor<16x2xf32>) -> tensor<1x1x6x16xf32>
+// CHECK-NEXT:    %[[A1:.*]] = xnn.binary add %[[F0]], %[[F1]] : (tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32>) -> tensor<1x1x6x16xf32>
+// CHECK-NEXT:    %[[S2:.*]] = xnn.static_slice %[[P]] {offsets = array<i64: 0, 0, 2, 0>, sizes = array<i64: 1, 1, 6, 2>}
+// CHECK-NEXT:    %[[W2:.*]] = xnn.constant #xnnc.weight<"const.tap2"> : tensor<16x2xf32>
+// CHECK-NEXT:    %[[F2:.*]] = xnn.fully_connected %[[S2]], %[[W2]] : (tensor<1x1x6x2xf32>, tensor<16x2xf32>) -> tensor<1x1x6x16xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.binary add %[[A1]], %[[F2]] {output_min = 0.000000e+00 : f32} : (tensor<1x1x6x16xf32>, tensor<1x1x6x16xf32>) -> tensor<1x1x6x16xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+// CHECK-NOT:     xnn.convolution_2d
+func.func @k3_padded(%x: tensor<1x1x6x2xf32>) -> tensor<1x1x6x16xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x2xf32>
+  %b = xnn.constant dense<1.000000e+00> : tensor<16xf32>
+  %y = xnn.convolution_2d %x, %w, %b {padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 2, group_output_channels = 16, output_min = 0.0 : f32} : (tensor<1x1x6x2xf32>, tensor<16x1x3x2xf32>, tensor<16xf32>) -> tensor<1x1x6x16xf32>
+  func.return %y : tensor<1x1x6x16xf32>
+}
+
+// -----
+
+// Dilation 3, no padding, no bias: taps start 3 samples apart. (Under canonicalize the
+// two taps, equal here, then share one fully-connected: xnn-hoist-input-projection.)
+// CHECK-LABEL: func.func @dilated
+// CHECK-NOT:     xnn.static_constant_pad
+// PASS:          xnn.static_slice %x {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 2, 1, 7, 4>}
+// PASS:          xnn.static_slice %x {offsets = array<i64: 0, 0, 3, 0>, sizes = array<i64: 2, 1, 7, 4>}
+// CHECK:         %[[Y:.*]] = xnn.binary add
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @dilated(%x: tensor<2x1x10x4xf32>) -> tensor<2x1x7x16xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x2x4xf32>
+  %y = xnn.convolution_2d %x, %w {kernel_height = 1, kernel_width = 2, dilation_width = 3, group_input_channels = 4, group_output_channels = 16} : (tensor<2x1x10x4xf32>, tensor<16x1x2x4xf32>) -> tensor<2x1x7x16xf32>
+  func.return %y : tensor<2x1x7x16xf32>
+}
+
+// -----
+
+// Left alone: fewer than 16 output channels (unless min-output-channels allows them).
+// CHECK-LABEL: func.func @few_channels
+// CHECK:         xnn.convolution_2d
+// FEW-LABEL:   func.func @few_channels
+// FEW-NOT:       xnn.convolution_2d
+// FEW:           xnn.fully_connected
+func.func @few_channels(%x: tensor<1x1x6x2xf32>) -> tensor<1x1x4x8xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x1x3x2xf32>
+  %y = xnn.convolution_2d %x, %w {kernel_height = 1, kernel_width = 3, group_input_channels = 2, group_output_channels = 8} : (tensor<1x1x6x2xf32>, tensor<8x1x3x2xf32>) -> tensor<1x1x4x8xf32>
+  func.return %y : tensor<1x1x4x8xf32>
+}
+
+// -----
+
+// 2-D 3x3 with padding 1: nine taps, each a 2-D window of the padded input (the last at
+// offsets 2, 2).
+// CHECK-LABEL: func.func @two_d
+// CHECK:         %[[P:.*]] = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>} : (tensor<1x3x6x4xf32>) -> tensor<1x5x8x4xf32>
+// CHECK:         xnn.static_slice %[[P]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 3, 6, 4>}
+// PASS-COUNT-9:  xnn.fully_connected
+// PASS-NOT:      xnn.fully_connected
+// CHECK-NOT:     xnn.convolution_2d
+// ONE-LABEL:   func.func @two_d
+// ONE:           xnn.convolution_2d
+func.func @two_d(%x: tensor<1x3x6x4xf32>) -> tensor<1x3x6x16xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x3x3x4xf32>
+  %y = xnn.convolution_2d %x, %w {padding_top = 1, padding_right = 1, padding_bottom = 1, padding_left = 1, kernel_height = 3, kernel_width = 3, group_input_channels = 4, group_output_channels = 16} : (tensor<1x3x6x4xf32>, tensor<16x3x3x4xf32>) -> tensor<1x3x6x16xf32>
+  func.return %y : tensor<1x3x6x16xf32>
+}
+
+// -----
+
+// Left alone: strided, 1x1, grouped, fp16 and elided-weight convolutions.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     xnn.fully_connected
+// CHECK-COUNT-5: xnn.convolution_2d
+func.func @left_alone(%l: tensor<1x1x9x4xf32>, %h: tensor<1x1x6x4xf16>) -> (tensor<1x1x4x16xf32>, tensor<1x1x9x16xf32>, tensor<1x1x7x16xf32>, tensor<1x1x4x16xf16>, tensor<1x1x7x16xf32>) {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x4xf32>
+  %b = xnn.convolution_2d %l, %w {kernel_height = 1, kernel_width = 3, subsampling_width = 2, group_input_channels = 4, group_output_channels = 16} : (tensor<1x1x9x4xf32>, tensor<16x1x3x4xf32>) -> tensor<1x1x4x16xf32>
+  %w1 = xnn.constant dense<5.000000e-01> : tensor<16x1x1x4xf32>
+  %c = xnn.convolution_2d %l, %w1 {kernel_height = 1, kernel_width = 1, group_input_channels = 4, group_output_channels = 16} : (tensor<1x1x9x4xf32>, tensor<16x1x1x4xf32>) -> tensor<1x1x9x16xf32>
+  %wg = xnn.constant dense<5.000000e-01> : tensor<16x1x3x2xf32>
+  %d = xnn.convolution_2d %l, %wg {kernel_height = 1, kernel_width = 3, groups = 2, group_input_channels = 2, group_output_channels = 8} : (tensor<1x1x9x4xf32>, tensor<16x1x3x2xf32>) -> tensor<1x1x7x16xf32>
+  %wh = xnn.constant dense<5.000000e-01> : tensor<16x1x3x4xf16>
+  %e = xnn.convolution_2d %h, %wh {kernel_height = 1, kernel_width = 3, group_input_channels = 4, group_output_channels = 16} : (tensor<1x1x6x4xf16>, tensor<16x1x3x4xf16>) -> tensor<1x1x4x16xf16>
+  %we = xnn.constant #xnnc.weight<"elided"> : tensor<16x1x3x4xf32>
+  %f = xnn.convolution_2d %l, %we {kernel_height = 1, kernel_width = 3, group_input_channels = 4, group_output_channels = 16} : (tensor<1x1x9x4xf32>, tensor<16x1x3x4xf32>) -> tensor<1x1x7x16xf32>
+  func.return %b, %c, %d, %e, %f : tensor<1x1x4x16xf32>, tensor<1x1x9x16xf32>, tensor<1x1x7x16xf32>, tensor<1x1x4x16xf16>, tensor<1x1x7x16xf32>
+}

@@ -1,0 +1,81 @@
+"""`xnn-conv-as-gemm`: stride-1 convolutions as summed fully-connected taps, against eager.
+
+Tolerance: fp32, 1e-4 relative to the output's scale: the taps are summed in another order
+than the convolution's accumulation (k partial sums of Cin products each), a few ulps at
+these sizes."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+
+import xnnc
+from xnnc.examples.models import MODELS
+from xnnc.transforms.conv_as_gemm import tap_offsets
+
+OFF = ("xnn-conv-as-gemm",)
+
+
+def _ops(program) -> list[str]:
+    return [op.name for op in program.module.walk()]
+
+
+def _check(model: nn.Module, x: torch.Tensor, fires: bool = True):
+    model = model.eval()
+    with torch.no_grad():
+        want = model(x)
+    program = xnnc.compile(model, (x,))
+    got = program(x)
+    scale = max(1.0, want.abs().max().item())
+    torch.testing.assert_close(got, want, atol=1e-4 * scale, rtol=1e-4)
+    assert ("xnn.convolution_2d" not in _ops(program)) == fires, _ops(program)
+    return program
+
+
+def test_tap_offsets():
+    assert tap_offsets(3, 1) == [0, 1, 2]
+    assert tap_offsets(4, 5) == [0, 5, 10, 15]
+
+
+@pytest.mark.parametrize(
+    "cin, cout, k, dilation, padding, length",
+    [(8, 16, 3, 1, 1, 20), (32, 64, 7, 3, 9, 40), (16, 32, 2, 1, 0, 5), (4, 16, 11, 5, 25, 64)],
+)
+def test_conv1d(cin, cout, k, dilation, padding, length):
+    torch.manual_seed(0)
+    model = nn.Conv1d(cin, cout, k, dilation=dilation, padding=padding)
+    program = _check(model, torch.randn(2, cin, length))
+    assert sum(n == "xnn.fully_connected" for n in _ops(program)) == k
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_conv2d_with_fused_relu(bias):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(8, 16, 3, padding=1, bias=bias), nn.ReLU())
+    program = _check(model, torch.randn(1, 8, 10, 12))
+    ir = xnnc.print_module(program.module)
+    assert ir.count("xnn.fully_connected") == 9 and "output_min = 0.0" in ir
+
+
+def test_left_alone():
+    torch.manual_seed(0)
+    _check(nn.Conv1d(8, 16, 3, stride=2), torch.randn(1, 8, 20), fires=False)
+    _check(nn.Conv1d(8, 4, 3), torch.randn(1, 8, 20), fires=False)  # < 16 output channels
+    _check(nn.Conv1d(8, 16, 3, groups=2), torch.randn(1, 8, 20), fires=False)
+
+
+@pytest.mark.parametrize("name", ["mimi", "hifigan", "resnet"])
+def test_models(name):
+    """Small models: every stride-1 dense convolution with >= 16 outputs is rewritten, and
+    the program matches eager and the one without the rewrite."""
+    model, inputs = MODELS[name](small=True)
+    with torch.no_grad():
+        want = model(*inputs)
+    program = xnnc.compile(model, inputs)
+    plain = xnnc.compile(model, inputs, disable=OFF)
+    assert _ops(program).count("xnn.convolution_2d") < _ops(plain).count("xnn.convolution_2d")
+    scale = max(1.0, want.abs().max().item())
+    got = program(*inputs)
+    torch.testing.assert_close(got, want, atol=1e-4 * scale, rtol=1e-4)
+    torch.testing.assert_close(got, plain(*inputs), atol=1e-4 * scale, rtol=1e-4)

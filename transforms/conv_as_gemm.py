@@ -1,0 +1,151 @@
+"""`xnn-conv-as-gemm`: a stride-1 convolution as fully-connected layers over shifted
+slices of its (padded) input, summed, so it runs on XNNPACK's GEMM microkernels instead of
+its IGEMM ones.
+
+    %y = xnn.convolution_2d %x, %w, %b {kernel kh x kw, dilation dh x dw, padding t/r/b/l}
+  ==>
+    %p    = xnn.static_constant_pad %x {pre [0, t, l, 0], post [0, b, r, 0]}  // if padded
+    %s_ij = xnn.static_slice %p {offsets [0, i*dh, j*dw, 0]}   // [N, OH, OW, Cin] per tap
+    %f_ij = xnn.fully_connected %s_ij, %w_ij (, %b on the first)  // %w_ij = %w[:, i, j, :]
+    %y    = xnn.binary add (... (%f_00 + %f_01) ...) + %f_last     // the conv's clamp last
+
+    y[r, c] = b + sum_{i<kh, j<kw} x_pad[r + i*dh, c + j*dw] @ w_ij^T
+
+Why: at XNNPACK 92a7ad50 on x86-64 CPUs with AVX2/FMA3 and no model-specific case (Zen 2/3
+here), convolutions run the 5x16 fma3 IGEMM microkernel written in C, which needs 17 vector
+registers of AVX2's 16 and keeps one accumulator on the stack: 25-33 GFLOP/s at every size
+(its output-channel tiling is also sized for whole rows, so 1-D layers with few frames
+re-read their weights per row tile). Fully-connected runs the 6x16 assembly GEMM: 45-75
+GFLOP/s on the same layers (`benchmarks/rewrites_bench.py`, the conv-as-gemm rows; whole
+models: Mimi 1.9x, HiFi-GAN 2.0x, DAC 1.7x, ResNet-18 1.7x). The tap slices and adds cost
+far less at the channel counts of these models. On CPUs where XNNPACK picks other IGEMM
+kernels (AVX-512, Zen 1) the gain may be smaller: measure before relying on it there.
+
+Does nothing when: the kernel is 1x1 (XNNPACK already runs a 1x1 stride-1 convolution as a
+GEMM); groups != 1 (depthwise and grouped); a stride is not 1; there are fewer than
+`min-output-channels` (16) output channels (a matrix-vector product per tap is slower than
+the IGEMM); the element type is not f32 (fp16 and bf16 GEMM kernels were not measured);
+the filter or bias is not a constant with data; TensorFlow SAME padding; and, with
+`two-d=false`, 2-D convolutions (input or kernel height above 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, f32
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xnnc.dialects import xnn
+from xnnc.dialects.aten import shape_of
+from xnnc.dialects.xnn import BinaryOperator
+from xnnc.transforms.aten_to_xnn import Emitter
+from xnnc.transforms.constants import constant_op, constant_tensor, weight_name
+
+MIN_OUTPUT_CHANNELS = 16
+
+
+def _v(attr) -> int:
+    return attr.value.data
+
+
+def tap_offsets(kernel: int, dilation: int) -> list[int]:
+    """Where tap j's slice starts along one axis of the padded input: y[t] reads
+    x_pad[t + j*d]."""
+    return [j * dilation for j in range(kernel)]
+
+
+@dataclass(frozen=True)
+class ConvAsGemm(RewritePattern):
+    """One stride-1 convolution as kh * kw fully-connected layers on shifted slices, summed."""
+
+    min_output_channels: int = MIN_OUTPUT_CHANNELS
+    two_d: bool = True
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.Convolution2dOp, rewriter: PatternRewriter) -> None:
+        n, h, width, cin = shape_of(op.input)
+        kh, kw = _v(op.kernel_height), _v(op.kernel_width)
+        cout = _v(op.group_output_channels)
+        if kh * kw == 1 or _v(op.groups) != 1 or (not self.two_d and (h != 1 or kh != 1)):
+            return
+        if (_v(op.subsampling_width), _v(op.subsampling_height)) != (1, 1):
+            return
+        if cout < self.min_output_channels or op.input.type.element_type != f32:
+            return
+        if op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
+            return
+        w = constant_tensor(op.filter)
+        b = None if op.bias is None else constant_tensor(op.bias)
+        if w is None or (op.bias is not None and b is None):
+            return
+        top, right, bottom, left = op.padding()
+        _, out_h, out_w, _ = shape_of(op.output)
+        e = Emitter(rewriter, op)
+        x: SSAValue = op.input
+        if top or right or bottom or left:
+            padded = (n, h + top + bottom, width + left + right, cin)
+            x = e.node(xnn.StaticConstantPadOp, x, shape=padded, pre_paddings=[0, top, left, 0],
+                       post_paddings=[0, bottom, right, 0])  # fmt: skip
+        name = weight_name(op.filter)
+        total: SSAValue | None = None
+        taps = [(i, j) for i in range(kh) for j in range(kw)]
+        rows = tap_offsets(kh, _v(op.dilation_height))
+        cols = tap_offsets(kw, _v(op.dilation_width))
+        sizes = [n, out_h, out_w, cin]
+        for i, j in taps:
+            offsets = [0, rows[i], cols[j], 0]
+            tap = e.node(xnn.StaticSliceOp, x, shape=sizes, offsets=offsets, sizes=sizes)
+            filter_ij = e.const(w[:, i, j, :].contiguous(), f"{name}.tap{i * kw + j}")
+            y = e.node(xnn.FullyConnectedOp, tap, filter_ij, op.bias if total is None else None,
+                       shape=(n, out_h, out_w, cout))  # fmt: skip
+            if total is None:
+                total = y
+                continue
+            lo, hi = op.output_range() if (i, j) == taps[-1] else (None, None)
+            total = e.node(xnn.BinaryOp, total, y, shape=(n, out_h, out_w, cout),
+                           kind=BinaryOperator.ADD, output_min=_finite(lo),
+                           output_max=_finite(hi))  # fmt: skip
+        _replace(rewriter, op, total)
+
+
+def _finite(bound: float | None) -> float | None:
+    """A clamp bound to set, or None for an unbounded side."""
+    return None if bound is None or abs(bound) == float("inf") else bound
+
+
+def _replace(rewriter: PatternRewriter, op: Operation, y: SSAValue) -> None:
+    filt = constant_op(op.operands[1])
+    rewriter.replace(op, [], [y])
+    if filt is not None and not filt.results[0].uses:
+        rewriter.erase(filt)
+
+
+CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
+    xnn.Convolution2dOp: (ConvAsGemm(),),
+}
+
+
+@dataclass(frozen=True)
+class ConvAsGemmPass(ModulePass):
+    """Stride-1 convolutions as sums of fully-connected layers over shifted input slices.
+
+    min-output-channels: leave convolutions with fewer output channels alone (16);
+    two-d: rewrite 2-D convolutions too (true)."""
+
+    name = "xnn-conv-as-gemm"
+    min_output_channels: int = MIN_OUTPUT_CHANNELS
+    two_d: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pattern = ConvAsGemm(self.min_output_channels, self.two_d)
+        PatternRewriteWalker(GreedyRewritePatternApplier([pattern])).rewrite_module(op)
