@@ -198,10 +198,11 @@ FUSE_CASES = {
     "conv1d_relu": (lambda: (ConvRelu(one_d=True), (torch.randn(1, 8, 20),)), CONVS),
     "linear_relu6": (lambda: (LinearRelu6(), (torch.randn(3, 16),)), (xnn.FullyConnectedOp,)),
     "add_clamp": (lambda: (AddClamp(), (torch.randn(4, 16), torch.randn(4, 16))), (xnn.BinaryOp,)),
-    # The deconv may become a polyphase conv (xnn-polyphase): either takes the bounds.
+    # The deconv may become a polyphase conv (xnn-polyphase), with 16 phase channels summed
+    # fully-connected taps (xnn-conv-as-gemm): the conv or the taps' last add takes the bounds.
     "deconv_hardtanh": (
         lambda: (DeconvHardtanh(), (torch.randn(1, 8, 6, 6),)),
-        (*CONVS, xnn.Deconvolution2dOp),
+        (*CONVS, xnn.Deconvolution2dOp, xnn.BinaryOp),
     ),
 }
 
