@@ -49,6 +49,7 @@ from xdsl.rewriter import InsertPoint
 
 from xnnc.dialects import xnn
 from xnnc.dialects.aten import ints, shape_of
+from xnnc.dialects.weights import WeightAttr
 from xnnc.transforms.constants import constant_op, constant_tensor
 
 
@@ -100,6 +101,13 @@ def same_values(a: SSAValue | None, b: SSAValue | None) -> bool:
         return a is b
     if a.type != b.type or constant_op(a) is None or constant_op(b) is None:
         return False
+    wa, wb = (constant_op(v).properties["value"] for v in (a, b))
+    if isinstance(wa, WeightAttr) and isinstance(wb, WeightAttr):
+        if not (wa.data.has_data and wb.data.has_data):
+            return False
+        # Bitwise equal bytes (as strict as torch.equal but for -0.0 / NaN), compared without
+        # building tensors: a convolution's taps (xnn-conv-as-gemm) all meet here.
+        return wa.data.raw() == wb.data.raw()
     ta, tb = constant_tensor(a), constant_tensor(b)
     if ta is None or tb is None:
         return False
