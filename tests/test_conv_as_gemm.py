@@ -58,6 +58,17 @@ def test_conv2d_with_fused_relu(bias):
     assert ir.count("xnn.fully_connected") == 9 and "output_min = 0.0" in ir
 
 
+@pytest.mark.parametrize("stride, dilation", [(1, 1), (1, 3), (2, 1)])
+def test_one_output_channel_as_depthwise(stride, dilation):
+    """The last layer of an audio decoder: depthwise taps, then a channel sum with the bias
+    and the clamp (tanh-free here: the hardtanh fuses)."""
+    torch.manual_seed(0)
+    conv = nn.Conv1d(32, 1, 7, stride=stride, dilation=dilation, padding=3 * dilation)
+    program = _check(nn.Sequential(conv, nn.Hardtanh(-0.5, 0.5)), torch.randn(1, 32, 64))
+    ops = _ops(program)
+    assert "xnn.depthwise_convolution_2d" in ops and "xnn.clamp" not in ops
+
+
 def test_left_alone():
     torch.manual_seed(0)
     _check(nn.Conv1d(8, 16, 3, stride=2), torch.randn(1, 8, 20), fires=False)

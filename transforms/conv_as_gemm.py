@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, f32
 from xdsl.ir import Operation, SSAValue
@@ -118,6 +119,51 @@ class ConvAsGemm(RewritePattern):
         _replace(rewriter, op, total)
 
 
+@dataclass(frozen=True)
+class SingleOutputConvAsDepthwise(RewritePattern):
+    """A convolution to one output channel (an audio decoder's last layer) as a depthwise
+    convolution over the input channels and a fully-connected sum of them:
+
+        %y = xnn.convolution_2d %x, %w, %b : [N, H, W, C] -> [N, OH, OW, 1]
+      ==>
+        %d = xnn.depthwise_convolution_2d %x, %w_t {same window} : -> [N, OH, OW, C]
+        %y = xnn.fully_connected %d, ones[1, C], %b {the conv's clamp}
+
+    y = b + sum_c sum_taps x * w: the same sum, taps first. XNNPACK's depthwise kernels
+    run a 64 -> 1, k7 convolution over 24960 samples ~3x faster than its IGEMM.
+    Does nothing when there is more than one output channel, groups != 1, the element type
+    is not f32 or the filter is not a constant with data; strides and dilations are kept."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.Convolution2dOp, rewriter: PatternRewriter) -> None:
+        if _v(op.group_output_channels) != 1 or _v(op.groups) != 1:
+            return
+        if op.input.type.element_type != f32 or op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
+            return
+        w = constant_tensor(op.filter)
+        if w is None or _v(op.kernel_height) * _v(op.kernel_width) == 1:
+            return
+        n, _, _, cin = shape_of(op.input)
+        _, out_h, out_w, _ = shape_of(op.output)
+        top, right, bottom, left = op.padding()
+        e = Emitter(rewriter, op)
+        name = weight_name(op.filter)
+        window = {
+            k: getattr(op, k)
+            for k in ("kernel_height", "kernel_width", "subsampling_height", "subsampling_width",
+                      "dilation_height", "dilation_width")
+        }  # fmt: skip
+        taps = e.node(xnn.DepthwiseConvolution2dOp, op.input, e.const(w, f"{name}.depthwise"),
+                      None, shape=(n, out_h, out_w, cin), input_channels=cin,
+                      padding_top=top, padding_right=right, padding_bottom=bottom,
+                      padding_left=left, **window)  # fmt: skip
+        ones = e.const(torch.ones(1, cin, dtype=w.dtype), f"{name}.channel_sum")
+        lo, hi = op.output_range()
+        y = e.node(xnn.FullyConnectedOp, taps, ones, op.bias, shape=(n, out_h, out_w, 1),
+                   output_min=_finite(lo), output_max=_finite(hi))  # fmt: skip
+        _replace(rewriter, op, y)
+
+
 def _finite(bound: float | None) -> float | None:
     """A clamp bound to set, or None for an unbounded side."""
     return None if bound is None or abs(bound) == float("inf") else bound
@@ -131,7 +177,7 @@ def _replace(rewriter: PatternRewriter, op: Operation, y: SSAValue) -> None:
 
 
 CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
-    xnn.Convolution2dOp: (ConvAsGemm(),),
+    xnn.Convolution2dOp: (ConvAsGemm(), SingleOutputConvAsDepthwise()),
 }
 
 
@@ -147,5 +193,5 @@ class ConvAsGemmPass(ModulePass):
     two_d: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        pattern = ConvAsGemm(self.min_output_channels, self.two_d)
-        PatternRewriteWalker(GreedyRewritePatternApplier([pattern])).rewrite_module(op)
+        patterns = [ConvAsGemm(self.min_output_channels, self.two_d), SingleOutputConvAsDepthwise()]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

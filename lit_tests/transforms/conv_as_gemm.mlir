@@ -94,3 +94,20 @@ func.func @left_alone(%l: tensor<1x1x9x4xf32>, %h: tensor<1x1x6x4xf16>) -> (tens
   %f = xnn.convolution_2d %l, %we {kernel_height = 1, kernel_width = 3, group_input_channels = 4, group_output_channels = 16} : (tensor<1x1x9x4xf32>, tensor<16x1x3x4xf32>) -> tensor<1x1x7x16xf32>
   func.return %b, %c, %d, %e, %f : tensor<1x1x4x16xf32>, tensor<1x1x9x16xf32>, tensor<1x1x7x16xf32>, tensor<1x1x4x16xf16>, tensor<1x1x7x16xf32>
 }
+
+// -----
+
+// One output channel: a depthwise convolution with the same window, then a fully-connected
+// sum over the channels that takes the bias and the clamp.
+// CHECK-LABEL: func.func @one_output_channel
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.depthwise"> : tensor<1x1x7x4xf32>
+// CHECK-NEXT:    %[[D:.*]] = xnn.depthwise_convolution_2d %x, %[[W]] {kernel_height = 1 : i64, kernel_width = 7 : i64, input_channels = 4 : i64, padding_right = 3 : i64, padding_left = 3 : i64} : (tensor<1x1x20x4xf32>, tensor<1x1x7x4xf32>) -> tensor<1x1x20x4xf32>
+// CHECK-NEXT:    %[[S:.*]] = xnn.constant #xnnc.weight<"const.channel_sum"> : tensor<1x4xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.fully_connected %[[D]], %[[S]], %{{.*}} {output_min = -1.000000e+00 : f32, output_max = 1.000000e+00 : f32} : (tensor<1x1x20x4xf32>, tensor<1x4xf32>, tensor<1xf32>) -> tensor<1x1x20x1xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @one_output_channel(%x: tensor<1x1x20x4xf32>) -> tensor<1x1x20x1xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<1x1x7x4xf32>
+  %b = xnn.constant dense<1.000000e-01> : tensor<1xf32>
+  %y = xnn.convolution_2d %x, %w, %b {padding_right = 3, padding_left = 3, kernel_height = 1, kernel_width = 7, group_input_channels = 4, group_output_channels = 1, output_min = -1.0 : f32, output_max = 1.0 : f32} : (tensor<1x1x20x4xf32>, tensor<1x1x7x4xf32>, tensor<1xf32>) -> tensor<1x1x20x1xf32>
+  func.return %y : tensor<1x1x20x1xf32>
+}
