@@ -1213,8 +1213,6 @@ class StaticConstantPadOp(XnnNode):
         _check_output(self.output, want)
         _same_element_type(input=self.input, output=self.output)
 
-    # xnn_define_concatenate takes at most XNN_MAX_OPERATOR_OBJECTS inputs.
-
     def encode(self, fb: Any) -> Any:
         return fb.node("XNNStaticConstantPad", pre_paddings=list(ints(self.pre_paddings)),
                        post_paddings=list(ints(self.post_paddings)),
@@ -1230,6 +1228,7 @@ class StaticConstantPadOp(XnnNode):
                x.input(node.inputId), x.output(node.outputId), node.flags)  # fmt: skip
 
 
+# Stock ExecuTorch 1.5.1 knows XNNConcatenate2..5: larger joins are trees (Emitter.concatenate).
 MAX_CONCATENATE_INPUTS = 5
 
 
