@@ -114,10 +114,11 @@ def run(args: argparse.Namespace) -> int:
                 raise RunError(f"{path}: no such file") from None
             lowered = any(isinstance(op, xnn.SubgraphOp) for op in module.walk())
             if not lowered:
+                from xnnc.backend_xnnpack.program import resolve_fp16
                 from xnnc.transforms.pipeline import lower
 
                 reference = module.clone()
-                lower(module, args.target)
+                lower(module, args.target, fp16=resolve_fp16(args.fp16))
             program = Program(module, args.target, args.threads, profile=True)
         else:
             program = load(path, threads=args.threads, profile=True)
@@ -150,6 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--inputs", help=".npz of the inputs, in order")
     parser.add_argument("--target", default="extended", choices=("extended", "stock"))
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--fp16", default="auto", choices=("auto", "native", "fp32"),
+                        help="fp16 compute for aten IR: XNNPACK's fp16 kernels, fp32, or "
+                        "fp32 where fp16 arithmetic is not native (auto)")  # fmt: skip
     parser.add_argument("--repeat", type=int, default=20, help="timed runs (median)")
     parser.add_argument("--top", type=int, default=15, help="profile rows to print")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
