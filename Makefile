@@ -35,7 +35,7 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
-# The model zoo side by side (benchmarks/zoo.py; `ZOO_ARGS='--readme'` also updates README.md),
+# The model zoo side by side (benchmarks/zoo.py; add --readme to ZOO_ARGS to update README.md),
 # then the smaller benchmarks.
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m xnnc.benchmarks.zoo $(ZOO_ARGS)
