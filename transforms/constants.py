@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
 
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import Blob, WeightAttr
@@ -28,6 +29,15 @@ def constant_tensor(value: SSAValue) -> torch.Tensor | None:
         return None
     assert isinstance(value.type, TensorType)
     return tensor_of(attr, value.type)
+
+
+def replace_dropping_weights(rewriter: PatternRewriter, op: Operation, y: SSAValue) -> None:
+    """Replace `op` by `y` and erase its filter and bias constants once nothing reads them."""
+    weights = [constant_op(v) for v in (op.filter, op.bias) if v is not None]
+    rewriter.replace(op, [], [y])
+    for const in weights:
+        if const is not None and not const.results[0].uses:
+            rewriter.erase(const)
 
 
 def weight_name(value: SSAValue) -> str:

@@ -50,7 +50,7 @@ from xnnc.dialects import xnn
 from xnnc.dialects.aten import shape_of
 from xnnc.dialects.xnn import BinaryOperator
 from xnnc.transforms.aten_to_xnn import Emitter
-from xnnc.transforms.constants import constant_op, constant_tensor, weight_name
+from xnnc.transforms.constants import constant_tensor, replace_dropping_weights, weight_name
 
 MIN_OUTPUT_CHANNELS = 16
 
@@ -116,7 +116,7 @@ class ConvAsGemm(RewritePattern):
             total = e.node(xnn.BinaryOp, total, y, shape=(n, out_h, out_w, cout),
                            kind=BinaryOperator.ADD, output_min=_finite(lo),
                            output_max=_finite(hi))  # fmt: skip
-        _replace(rewriter, op, total)
+        replace_dropping_weights(rewriter, op, total)
 
 
 @dataclass(frozen=True)
@@ -161,19 +161,12 @@ class SingleOutputConvAsDepthwise(RewritePattern):
         lo, hi = op.output_range()
         y = e.node(xnn.FullyConnectedOp, taps, ones, op.bias, shape=(n, out_h, out_w, 1),
                    output_min=_finite(lo), output_max=_finite(hi))  # fmt: skip
-        _replace(rewriter, op, y)
+        replace_dropping_weights(rewriter, op, y)
 
 
 def _finite(bound: float | None) -> float | None:
     """A clamp bound to set, or None for an unbounded side."""
     return None if bound is None or abs(bound) == float("inf") else bound
-
-
-def _replace(rewriter: PatternRewriter, op: Operation, y: SSAValue) -> None:
-    filt = constant_op(op.operands[1])
-    rewriter.replace(op, [], [y])
-    if filt is not None and not filt.results[0].uses:
-        rewriter.erase(filt)
 
 
 CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {

@@ -57,7 +57,11 @@ from xnnc.dialects import xnn
 from xnnc.dialects.aten import shape_of
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.transforms.aten_to_xnn import Emitter
-from xnnc.transforms.constants import constant_op, constant_tensor, weight_name
+from xnnc.transforms.constants import (
+    constant_tensor,
+    replace_dropping_weights,
+    weight_name,
+)
 
 # Dense kernels padded to a multiple of the stride, measured (polyphase_bench `pad` rows,
 # deconvolution / polyphase time, fp32 and fp16): 1-D k7 s4 (8/7 of the taps) 1.19, 1.48;
@@ -231,15 +235,6 @@ def _slice(e: Emitter, y: SSAValue, offsets: tuple[int, int], out: Sequence[int]
     return e.node(xnn.StaticSliceOp, y, shape=out, offsets=(0, *offsets, 0), sizes=out)
 
 
-def _replace(rewriter: PatternRewriter, op: xnn.Deconvolution2dOp, y: SSAValue) -> None:
-    """Replace `op` by `y` and drop its weights when nothing else reads them."""
-    weights = [constant_op(v) for v in (op.filter, op.bias) if v is not None]
-    rewriter.replace(op, [], [y])
-    for const in weights:
-        if const is not None and not const.results[0].uses:
-            rewriter.erase(const)
-
-
 @dataclass(frozen=True)
 class DeconvolutionToPolyphase(RewritePattern):
     """A dense (groups = 1) strided deconvolution as one stride-1 convolution over all its
@@ -271,7 +266,7 @@ class DeconvolutionToPolyphase(RewritePattern):
             **_window(rows, cols, op),
         )  # fmt: skip
         y = _slice(e, _interleave(e, phases, sh, sw), (top, left), shape_of(op.output))
-        _replace(rewriter, op, y)
+        replace_dropping_weights(rewriter, op, y)
 
 
 @dataclass(frozen=True)
@@ -318,7 +313,7 @@ class DepthwiseDeconvolutionToPolyphase(RewritePattern):
             for p, rows, cols in plan
         ]  # fmt: skip
         y = _interleave(e, _concatenate(e, phases), sh, sw)
-        _replace(rewriter, op, _slice(e, y, offsets, shape_of(op.output)))
+        replace_dropping_weights(rewriter, op, _slice(e, y, offsets, shape_of(op.output)))
 
 
 CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
