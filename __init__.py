@@ -27,10 +27,10 @@ __all__ = [
 
 # Heavy entry points (executorch, the runtime) load on first use, keeping `import xnnc` light.
 _LAZY = {
-    "compile": "xnnc.backend_xnnpack.program",
-    "load": "xnnc.backend_xnnpack.program",
-    "Program": "xnnc.backend_xnnpack.program",
-    "XnncPartitioner": "xnnc.backend_xnnpack.pte",
+    "compile": "xnnc.driver",
+    "load": "xnnc.driver",
+    "Program": "xnnc.driver",
+    "XnncPartitioner": "xnnc.pte.partitioner",
 }
 
 
@@ -60,10 +60,11 @@ def make_context():
     """An xDSL context with xnnc's dialects (builtin, func, aten, xnn, xnnc)."""
     from xdsl.context import Context
 
-    from xnnc.tools.xnn_opt import register_dialects
+    from xnnc.dialects import get_all_dialects
 
     ctx = Context()
-    register_dialects(ctx)
+    for name, loader in get_all_dialects().items():
+        ctx.register_dialect(name, loader)
     return ctx
 
 

@@ -27,7 +27,7 @@ from xnnc.backend_xnnpack.blob import (
 )
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 from xnnc.dialects import xnn
-from xnnc.dialects.aten import element_nbytes
+from xnnc.ir.types import element_nbytes
 
 TARGETS = ("stock", "extended")
 _KIND_NUMBERS = {name: number for number, name in NODE_KIND_NAMES.items()}

@@ -24,9 +24,9 @@ import warnings
 import torch
 
 import xnnc
-from xnnc.backend_xnnpack.program import Program
 from xnnc.benchmarks.polyphase_bench import seconds_per_call
 from xnnc.dialects import xnn
+from xnnc.driver import Program
 from xnnc.examples.models import MODELS
 
 SIDES = {"fold": (), "no fold": ("fold-constants",)}

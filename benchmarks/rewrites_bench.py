@@ -52,9 +52,9 @@ import torch.nn.functional as F
 from xdsl.passes import PassPipeline
 
 import xnnc
-from xnnc.backend_xnnpack.program import Program
+from xnnc.driver import Program
 from xnnc.frontend.fx_importer import export_program, import_model
-from xnnc.transforms.pipeline import default_passes
+from xnnc.pipeline import default_passes
 from xnnc.transforms.upsample_nearest import UpsampleNearestPass
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16}

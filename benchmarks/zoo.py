@@ -52,7 +52,7 @@ from typing import Any
 import torch
 
 import xnnc
-from xnnc.backend_xnnpack.program import Program
+from xnnc.driver import Program
 from xnnc.examples.models import MODELS
 
 ZOO = (
@@ -147,7 +147,7 @@ def _executorch(name: str, model: torch.nn.Module, inputs: tuple, partitioner: A
     from executorch.exir import to_edge_transform_and_lower
     from executorch.extension.pybindings import portable_lib
 
-    from xnnc.backend_xnnpack.pte import StockRuntime, to_executorch
+    from xnnc.pte.partitioner import StockRuntime, to_executorch
 
     def lower() -> tuple[bytes, Any]:
         ep = torch.export.export(model, inputs, strict=False)

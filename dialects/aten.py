@@ -15,7 +15,6 @@ overload name and its non-tensor arguments, so every model imports whole.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -29,7 +28,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Data, Dialect, SSAValue
+from xdsl.ir import Attribute, Data, Dialect
 from xdsl.irdl import (
     AnyOf,
     AttrSizedOperandSegments,
@@ -48,12 +47,14 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.irdl.operations import OperandDef, OptOperandDef, VarOperandDef, _OperandFieldDef
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from xnnc.dialects.shapes import (
+from xnnc.dialects.weights import WeightAttr
+from xnnc.ir.constants import ConstantValueOp
+from xnnc.ir.shapes import (
     broadcast_shapes,
     conv_output_size,
     deconv_output_size,
@@ -61,7 +62,7 @@ from xnnc.dialects.shapes import (
     numel,
     pool_output_size,
 )
-from xnnc.dialects.weights import WeightAttr
+from xnnc.ir.types import ints, shape_of
 
 Scalar = AnyOf([base(IntegerAttr), base(FloatAttr)])
 IntList = DenseArrayBase
@@ -69,24 +70,6 @@ FloatList = DenseArrayBase
 
 
 # --- helpers -------------------------------------------------------------------------------
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    t = value.type
-    assert isinstance(t, TensorType)
-    return tuple(t.get_shape())
-
-
-def ints(attr: DenseArrayBase | None, default: Sequence[int] = ()) -> tuple[int, ...]:
-    return tuple(default) if attr is None else tuple(int(v) for v in attr.get_values())
-
-
-def element_nbytes(element_type: Attribute) -> int:
-    """Bytes per element in torch's storage of a builtin element type (i1 is a byte)."""
-    width = getattr(element_type, "bitwidth", None)
-    if width is None:
-        raise ValueError(f"unsupported element type {element_type}")
-    return max(1, width // 8)
 
 
 def _fail(msg: str) -> None:
@@ -116,7 +99,8 @@ def aten_op(*overloads: str, renames: dict[str, str] | None = None):
     stands for (canonical first); `renames` maps schema argument names to field names."""
 
     def define(cls: type[IRDLOperation]) -> type[IRDLOperation]:
-        if not {"assembly_format", "parse", "print"} & set(vars(cls)):
+        own = cls.__mro__[: cls.__mro__.index(IRDLOperation)]  # not IRDL's defaults
+        if not any({"assembly_format", "parse", "print"} & set(vars(k)) for k in own):
             cls.assembly_format = _fmt(cls)
         op = irdl_op_definition(cls)
         op.OVERLOADS = overloads
@@ -139,69 +123,14 @@ class AtenOp(IRDLOperation):
 # --- constants and the generic op ------------------------------------------------------------
 
 
-def parse_constant(cls: type, parser: Parser) -> IRDLOperation:
-    """`#xnnc.weight<"w"> : tensor<...>`, or `dense<...> : tensor<...>` whose literal
-    carries the type (as in `arith.constant`)."""
-    attrs = parser.parse_optional_attr_dict()
-    value = parser.parse_attribute()
-    if isinstance(value, DenseIntOrFPElementsAttr):
-        type = value.get_type()
-    else:
-        parser.parse_punctuation(":")
-        type = parser.parse_type()
-    op = cls(value, type)
-    op.attributes.update(attrs)
-    return op
-
-
-def print_constant(op: IRDLOperation, printer: Printer) -> None:
-    printer.print_op_attributes(op.attributes)
-    printer.print_string(" ")
-    printer.print_attribute(op.value)
-    if not isinstance(op.value, DenseIntOrFPElementsAttr):
-        printer.print_string(" : ")
-        printer.print_attribute(op.results[0].type)
-
-
-def verify_constant(op: IRDLOperation, role: str) -> None:
-    """A dense value has the op's type; a weight with data has exactly its byte size."""
-    t = op.results[0].type
-    assert isinstance(t, TensorType)
-    if isinstance(op.value, DenseIntOrFPElementsAttr):
-        if op.value.get_type() != t:
-            _fail(f"dense value of type {op.value.get_type()} does not match {role} {t}")
-        return
-    blob = op.value.data
-    if blob.has_data:
-        try:
-            want = numel(t.get_shape()) * element_nbytes(t.element_type)
-        except ValueError as e:
-            _fail(str(e))
-        if blob.nbytes != want:
-            _fail(f"weight '{blob.name}' has {blob.nbytes} bytes but {t} needs {want}")
-
-
 @aten_op()
-class ConstantOp(AtenOp):
+class ConstantOp(ConstantValueOp, AtenOp):
     """A parameter, buffer or lifted constant: a weight by reference, or a small dense."""
 
     name = "aten.constant"
     value = prop_def(AnyOf([base(WeightAttr), base(DenseIntOrFPElementsAttr)]))
     result = result_def(TensorType)
     traits = traits_def(Pure(), ConstantLike())
-
-    def __init__(self, value: Attribute, type: TensorType):
-        super().__init__(properties={"value": value}, result_types=[type])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ConstantOp:
-        return parse_constant(cls, parser)
-
-    def print(self, printer: Printer) -> None:
-        print_constant(self, printer)
-
-    def verify_(self) -> None:
-        verify_constant(self, "result")
 
 
 @irdl_attr_definition

@@ -18,7 +18,6 @@ is an explicit `xnn.static_transpose`. Integer parameters are i64, `flags` is th
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Sequence
 from enum import StrEnum
@@ -64,9 +63,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
 from xdsl.pattern_rewriter import RewritePattern
-from xdsl.printer import Printer
 from xdsl.traits import (
     ConstantLike,
     HasCanonicalizationPatternsTrait,
@@ -79,21 +76,16 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from xnnc.dialects.aten import (
-    ints,
-    parse_constant,
-    print_constant,
-    shape_of,
-    verify_constant,
-)
-from xnnc.dialects.shapes import (
+from xnnc.dialects.weights import WeightAttr
+from xnnc.ir.constants import ConstantValueOp
+from xnnc.ir.shapes import (
     broadcast_shapes,
     conv_output_size,
     deconv_output_size,
     normalize_dim,
     numel,
 )
-from xnnc.dialects.weights import WeightAttr
+from xnnc.ir.types import element_type, ints, shape_of
 
 # --- XNNPACK enums and flags (include/xnnpack.h at 92a7ad50) ---------------------------------
 
@@ -251,21 +243,15 @@ def _to_attr(name: str, value: object) -> Attribute:
     raise TypeError(f"parameter '{name}': cannot make an attribute from {value!r}")
 
 
-def _element_type(value: SSAValue) -> Attribute:
-    t = value.type
-    assert isinstance(t, TensorType)
-    return t.element_type
-
-
 def _same_element_type(**values: SSAValue) -> None:
-    types = {name: _element_type(v) for name, v in values.items()}
+    types = {name: element_type(v) for name, v in values.items()}
     if len(set(types.values())) > 1:
         _fail("element types differ: " + ", ".join(f"{k} {t}" for k, t in types.items()))
 
 
 def _gemm_element_types(output: SSAValue, **inputs: SSAValue) -> None:
     """One element type throughout, or XNNPACK's bf16 GEMM: bf16 inputs, an f32 output."""
-    if all(_element_type(v) == bf16 for v in inputs.values()) and _element_type(output) == f32:
+    if all(element_type(v) == bf16 for v in inputs.values()) and element_type(output) == f32:
         return
     _same_element_type(**inputs, output=output)
 
@@ -303,12 +289,18 @@ def _nhwc(value: SSAValue, role: str = "input") -> tuple[int, ...]:
 
 
 class XnnCanonicalization(HasCanonicalizationPatternsTrait):
-    """The rewrite patterns of an xnn op, attached lazily: they live in
-    `xnnc.transforms.canonicalization`, which this dialect never imports at load time."""
+    """The canonicalization patterns of an xnn op. The rewrites that define them live in
+    `xnnc.transforms` and register them here when they load (`register_patterns`), so this
+    dialect never imports a transform; `canonicalize` loads them all."""
+
+    _patterns: ClassVar[dict[type[Operation], list[RewritePattern]]] = {}
+
+    @classmethod
+    def register_patterns(cls, op: type[Operation], patterns: Sequence[RewritePattern]) -> None:
+        cls._patterns.setdefault(op, []).extend(patterns)
 
     def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
-        module = importlib.import_module("xnnc.transforms.canonicalization")
-        return module.patterns_for(op)
+        return tuple(self._patterns.get(op, ()))
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -512,26 +504,14 @@ class OutputOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ConstantOp(IRDLOperation):
+class ConstantOp(ConstantValueOp):
     """A static tensor: a weight by reference, or a small dense literal."""
 
     name = "xnn.constant"
+    RESULT_ROLE: ClassVar[str] = "output"
     value = prop_def(AnyOf([base(WeightAttr), base(DenseIntOrFPElementsAttr)]))
     output = result_def(TensorType)
     traits = traits_def(Pure(), ConstantLike())
-
-    def __init__(self, value: Attribute, type: TensorType):
-        super().__init__(properties={"value": value}, result_types=[type])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        return parse_constant(cls, parser)
-
-    def print(self, printer: Printer) -> None:
-        print_constant(self, printer)
-
-    def verify_(self) -> None:
-        verify_constant(self, "output")
 
 
 # --- convolutions ----------------------------------------------------------------------------
@@ -1030,7 +1010,7 @@ class ConvertOp(XnnNode):
 
     def verify_node(self) -> None:
         _same_shape(self.input, self.output)
-        src, dst = _element_type(self.input), _element_type(self.output)
+        src, dst = element_type(self.input), element_type(self.output)
         if src not in _CONVERT_TYPES or dst not in _CONVERT_TYPES:
             _fail(f"converts between f32, f16 and bf16, not {src} -> {dst}")
 

@@ -19,8 +19,8 @@ import torch.nn as nn
 from op_cases import ELEMENTWISE, STRUCTURAL
 
 import xnnc
-from xnnc.backend_xnnpack.pte import StockRuntime, to_pte
 from xnnc.examples.models import MODELS
+from xnnc.pte.partitioner import StockRuntime, to_pte
 from xnnc.tools import xnn_run
 
 TOL = {torch.float32: dict(atol=1e-4, rtol=1e-4), torch.float16: dict(atol=2e-2, rtol=2e-2)}
@@ -200,8 +200,8 @@ def test_xnn_run_on_mlir_compares_with_reference(tmp_path, capsys) -> None:
 def test_xnn_run_fp16_option(tmp_path, capsys, monkeypatch, fp16: str) -> None:
     """`--fp16` reaches the pipeline ("auto" resolved for this machine); fp16 results within
     fp16 tolerance of the reference interpreter (2e-2, as for the fp16 op cases)."""
-    from xnnc.backend_xnnpack.program import resolve_fp16
-    from xnnc.transforms import pipeline
+    from xnnc import pipeline
+    from xnnc.driver import resolve_fp16
 
     modes = []
     lower = pipeline.lower
@@ -314,7 +314,7 @@ def test_bf16_models_on_stock_executorch(name: str) -> None:
     Tolerance as for the extended runtime above."""
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.backend_xnnpack.pte import StockRuntime, to_executorch
+    from xnnc.pte.partitioner import StockRuntime, to_executorch
 
     model, inputs = MODELS[name](small=True)
     ep = torch.export.export(model, inputs, strict=False)

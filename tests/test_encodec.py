@@ -20,14 +20,14 @@ import torch.nn.functional as F
 from xdsl.passes import PassPipeline
 
 import xnnc
-from xnnc.backend_xnnpack.pte import StockRuntime, to_pte
+from xnnc.conversion.aten_to_xnn import reflect_pieces
+from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
 from xnnc.examples.models import MODELS
 from xnnc.frontend.fx_importer import import_model
-from xnnc.transforms.aten_to_xnn import reflect_pieces
+from xnnc.pipeline import default_passes
+from xnnc.pte.partitioner import StockRuntime, to_pte
 from xnnc.transforms.hoist_input_projection import covers
-from xnnc.transforms.partition import PartitionPass
-from xnnc.transforms.pipeline import default_passes
 
 TARGETS = ["extended", "stock"]
 HOIST = "xnn-hoist-input-projection"

@@ -27,13 +27,13 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 import xnnc
-from xnnc.backend_xnnpack import program as program_module
-from xnnc.backend_xnnpack.pte import StockRuntime, XnncPartitioner, to_pte
+from xnnc import driver as program_module
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.dialects import xnn
 from xnnc.examples.models import MODELS
-from xnnc.transforms.fp16_precision import Fp16PrecisionPass
-from xnnc.transforms.pipeline import default_passes
+from xnnc.legalize.fp16_precision import Fp16PrecisionPass
+from xnnc.pipeline import default_passes
+from xnnc.pte.partitioner import StockRuntime, XnncPartitioner, to_pte
 
 FP32_RTOL = 1e-4
 FP16_RTOL = 1e-2

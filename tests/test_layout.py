@@ -39,6 +39,7 @@ import xnnc
 from xnnc.dialects import xnn
 from xnnc.examples.models import MODELS
 from xnnc.frontend.fx_importer import export_program
+from xnnc.pipeline import lower
 from xnnc.transforms.layout import (
     LayoutPass,
     broadcast_through_reshape,
@@ -48,7 +49,6 @@ from xnnc.transforms.layout import (
     reshape_blocks,
     transpose_through_reshape,
 )
-from xnnc.transforms.pipeline import lower
 
 TOL = {torch.float32: dict(atol=1e-4, rtol=1e-4), torch.float16: dict(atol=2e-2, rtol=2e-2)}
 

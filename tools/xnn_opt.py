@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -18,11 +17,9 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp
-from xdsl.dialects.func import Func
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
@@ -33,8 +30,9 @@ from xdsl.utils.exceptions import (
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from xnnc.dialects.weights import BlobStore, Xnnc, printing_weights_inline, using_blobs
-from xnnc.transforms.canonicalization import REWRITES
+from xnnc.dialects import get_all_dialects
+from xnnc.dialects.weights import BlobStore, printing_weights_inline, using_blobs
+from xnnc.passes import get_all_passes, load_pass
 
 
 class ToolError(Exception):
@@ -42,44 +40,11 @@ class ToolError(Exception):
 
 
 def register_dialects(ctx: Context) -> None:
-    from xnnc.dialects.aten import Aten
-
-    ctx.load_dialect(Builtin)
-    ctx.register_dialect("func", lambda: Func)
-    ctx.register_dialect("aten", lambda: Aten)
-    ctx.register_dialect("xnnc", lambda: Xnnc)
-    ctx.register_dialect("xnn", _xnn_dialect)
+    for name, loader in get_all_dialects().items():
+        ctx.register_dialect(name, loader)
 
 
-def _xnn_dialect():
-    from xnnc.dialects.xnn import Xnn
-
-    return Xnn
-
-
-# Pass name -> "module:class", imported only when the pipeline names the pass (the
-# conversion passes pull in torch, which costs seconds per tool run).
-PASSES = {
-    "canonicalize": "xdsl.transforms.canonicalize:CanonicalizePass",
-    "cse": "xdsl.transforms.common_subexpression_elimination:CommonSubexpressionElimination",
-    "dce": "xdsl.transforms.dead_code_elimination:DeadCodeElimination",
-    "fold-batch-norm": "xnnc.transforms.fold_batch_norm:FoldBatchNormPass",
-    "fold-constants": "xnnc.transforms.constant_fold:FoldConstantsPass",
-    "xnn-partition": "xnnc.transforms.partition:PartitionPass",
-    "convert-aten-to-xnn": "xnnc.transforms.aten_to_xnn:ConvertAtenToXnnPass",
-    "xnn-fp16-precision": "xnnc.transforms.fp16_precision:Fp16PrecisionPass",
-    "xnn-legalize-stock": "xnnc.transforms.legalize_stock:LegalizeStockPass",
-    **{name: f"xnnc.transforms.{module}:{cls}" for name, module, cls in REWRITES},
-}
-
-
-def load_pass(name: str) -> type[ModulePass]:
-    module, _, cls = PASSES[name].partition(":")
-    return getattr(importlib.import_module(module), cls)
-
-
-def available_passes() -> dict[str, type[ModulePass]]:
-    return {name: load_pass(name) for name in PASSES}
+PASSES = get_all_passes()
 
 
 class _LocatingParser(Parser):
@@ -162,7 +127,7 @@ class XnnOptMain(xDSLOptMain):
 
     def register_all_passes(self) -> None:
         for name in PASSES:
-            self.register_pass(name, lambda name=name: load_pass(name))
+            self.register_pass(name, PASSES[name])
 
     def register_all_targets(self) -> None:
         super().register_all_targets()

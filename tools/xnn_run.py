@@ -85,13 +85,13 @@ def _as_tuple(x: Any) -> tuple:
 
 def run(args: argparse.Namespace) -> int:
     import xnnc
-    from xnnc.backend_xnnpack.program import Program, load
     from xnnc.dialects import xnn
+    from xnnc.driver import Program, load
 
     path = args.file
     reference = None
     if path.endswith(".pte"):
-        from xnnc.backend_xnnpack.pte import StockRuntime
+        from xnnc.pte.partitioner import StockRuntime
 
         if not args.inputs:
             raise RunError(f"{path}: a .pte does not record its input shapes; pass --inputs")
@@ -114,8 +114,8 @@ def run(args: argparse.Namespace) -> int:
                 raise RunError(f"{path}: no such file") from None
             lowered = any(isinstance(op, xnn.SubgraphOp) for op in module.walk())
             if not lowered:
-                from xnnc.backend_xnnpack.program import resolve_fp16
-                from xnnc.transforms.pipeline import lower
+                from xnnc.driver import resolve_fp16
+                from xnnc.pipeline import lower
 
                 reference = module.clone()
                 lower(module, args.target, fp16=resolve_fp16(args.fp16))

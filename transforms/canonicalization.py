@@ -1,68 +1,131 @@
-"""The rewrite pattern sets of the `xnn` dialect, as canonicalization patterns and passes.
+"""`canonicalize`: the seed rewrites, as canonicalization patterns of the xnn ops they match.
 
-Each rewrite module (fold_pad.py, polyphase.py, ...) exposes:
-- `CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]]`, the patterns
-  registered on the op each matches (so `-p canonicalize` runs them all), and
-- a `ModulePass` running just its patterns, with options.
-`REWRITES` lists them, in the order the default pipeline runs their passes, as
-(pass name, module, pass class); add one line there to add a rewrite.
+Each seed rewrite module exposes `CANONICALIZATION: dict[op type, patterns]` and a pass that
+runs just its patterns (`xnn-fold-pad`, ...). Loading this module registers every set on
+its ops (`XnnCanonicalization`), so `-p canonicalize` runs them all, and MLIR's options
+switch sets or single patterns off or on by name:
+
+    xnn-opt m.mlir -p 'canonicalize{disabled-patterns="xnn-polyphase,FoldPadIntoConv"}'
+
+A name is a rewrite set (its pass name) or a pattern class. Nothing here is process state:
+what runs is the pass's options and the module's `#xnn.target`, which each pattern reads for
+its own profitability.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
-from types import ModuleType
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import RewritePattern
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.transforms.dead_code_elimination import region_dce
 
-# (pass name, module in xnnc.transforms, pass class), in pipeline order.
-REWRITES: list[tuple[str, str, str]] = [
-    ("xnn-legalize-casts", "legalize_casts", "LegalizeCastsPass"),
-    ("xnn-fold-pad", "fold_pad", "FoldPadPass"),
-    ("xnn-polyphase", "polyphase", "PolyphasePass"),
-    ("xnn-upsample-nearest", "upsample_nearest", "UpsampleNearestPass"),
-    ("xnn-fuse-activation", "fuse_activation", "FuseActivationPass"),
-    ("xnn-hoist-input-projection", "hoist_input_projection", "HoistInputProjectionPass"),
-    ("xnn-layout", "layout", "LayoutPass"),
-    ("xnn-conv-as-gemm", "conv_as_gemm", "ConvAsGemmPass"),
-]
+from xnnc.dialects.xnn import XnnCanonicalization
+from xnnc.errors import OptionError
 
-
-def _module(name: str) -> ModuleType:
-    return importlib.import_module(f"xnnc.transforms.{name}")
+# Rewrite set (its pass name) -> the module defining it, in the order sets are tried on an op.
+CANONICALIZATION_SETS: dict[str, str] = {
+    "xnn-fold-pad": "xnnc.transforms.fold_pad",
+    "xnn-polyphase": "xnnc.transforms.polyphase",
+    "xnn-upsample-nearest": "xnnc.transforms.upsample_nearest",
+    "xnn-fuse-activation": "xnnc.transforms.fuse_activation",
+    "xnn-layout": "xnnc.transforms.layout",
+}
 
 
 @cache
-def _registry() -> list[tuple[str, dict[type[Operation], tuple[RewritePattern, ...]]]]:
-    return [(name, _module(module).CANONICALIZATION) for name, module, _ in REWRITES]
+def _sets() -> dict[str, dict[type[Operation], tuple[RewritePattern, ...]]]:
+    """Every set's patterns by op; registered on the ops the first time they load."""
+    sets = {
+        name: importlib.import_module(module).CANONICALIZATION
+        for name, module in CANONICALIZATION_SETS.items()
+    }
+    for table in sets.values():
+        for op, patterns in table.items():
+            XnnCanonicalization.register_patterns(op, patterns)
+    return sets
 
 
-# Rewrite passes switched off for the current compilation: their patterns also stay out of
-# `canonicalize`, so `xnnc.compile(..., disable=("xnn-polyphase",))` really turns one off.
-_disabled: ContextVar[frozenset[str]] = ContextVar("xnnc_disabled_rewrites", default=frozenset())
+def pattern_names() -> dict[str, str]:
+    """Every name `disabled-patterns`/`enabled-patterns` accept -> the set it belongs to."""
+    names: dict[str, str] = {}
+    for set_name, table in _sets().items():
+        names[set_name] = set_name
+        for patterns in table.values():
+            for pattern in patterns:
+                names[type(pattern).__name__] = set_name
+    return names
 
 
-@contextmanager
-def disabled_rewrites(names: Iterable[str]) -> Iterator[None]:
-    token = _disabled.set(frozenset(names))
-    try:
-        yield
-    finally:
-        _disabled.reset(token)
+def check_pattern_names(names: Iterable[str], option: str) -> None:
+    """Raise OptionError naming the valid names if one of `names` is unknown."""
+    known = pattern_names()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise OptionError(
+            f"canonicalize: unknown pattern {', '.join(map(repr, unknown))} in {option}; "
+            f"valid names: {', '.join(sorted(known))}"
+        )
 
 
-def patterns_for(op: type[Operation]) -> tuple[RewritePattern, ...]:
-    """The canonicalization patterns registered on `op` by the enabled rewrites."""
-    off = _disabled.get()
-    return tuple(p for name, table in _registry() if name not in off for p in table.get(op, ()))
+class _FilteredCanonicalization(RewritePattern):
+    """An op's registered canonicalization patterns, less the disabled ones."""
+
+    def __init__(self, disabled: frozenset[str], enabled: frozenset[str]):
+        self.by_op: dict[type[Operation], GreedyRewritePatternApplier | None] = {}
+        self.disabled, self.enabled = disabled, enabled
+
+    def _keep(self, pattern: RewritePattern, set_name: str) -> bool:
+        names = {type(pattern).__name__, set_name}
+        if self.enabled and not names & self.enabled:
+            return False
+        return not names & self.disabled
+
+    def _applier(self, op: type[Operation]) -> GreedyRewritePatternApplier | None:
+        if op not in self.by_op:
+            patterns = [
+                p
+                for set_name, table in _sets().items()
+                for p in table.get(op, ())
+                if self._keep(p, set_name)
+            ]
+            self.by_op[op] = GreedyRewritePatternApplier(patterns) if patterns else None
+        return self.by_op[op]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        applier = self._applier(type(op))
+        if applier is not None:
+            applier.match_and_rewrite(op, rewriter)
 
 
-def rewrite_passes() -> list[type[ModulePass]]:
-    """The rewrite passes, in pipeline order."""
-    return [getattr(_module(name), cls) for _, name, cls in REWRITES]
+@dataclass(frozen=True)
+class CanonicalizePass(ModulePass):
+    """Run every canonicalization pattern to a fixpoint, with folding and dead code removal.
+
+    disabled-patterns: sets or patterns not to run; enabled-patterns: when given, only these."""
+
+    name = "canonicalize"
+    disabled_patterns: tuple[str, ...] = ()
+    enabled_patterns: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_pattern_names(self.disabled_patterns, "disabled-patterns")
+        check_pattern_names(self.enabled_patterns, "enabled-patterns")
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pattern = _FilteredCanonicalization(
+            frozenset(self.disabled_patterns), frozenset(self.enabled_patterns)
+        )
+        applier = GreedyRewritePatternApplier([pattern], ctx=ctx, folding_enabled=True)
+        PatternRewriteWalker(applier, post_walk_func=region_dce).rewrite_module(op)

@@ -44,13 +44,14 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.traits import Pure
 
+from xnnc.conversion.constants import aten_constant, constant_op, constant_tensor
 from xnnc.dialects import aten
-from xnnc.dialects.shapes import numel
 from xnnc.dialects.weights import WeightAttr
 from xnnc.frontend.fx_importer import torch_overload
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.interpreter.aten import AtenFunctions
-from xnnc.transforms.constants import aten_constant, constant_op, constant_tensor
+from xnnc.ir.shapes import numel
+from xnnc.ir.types import element_nbytes
 
 MAX_BYTES = 64 * 2**20
 _FOLDABLE = tuple(cls for cls in aten.ATEN_OPS if cls is not aten.ConstantOp)
@@ -63,7 +64,7 @@ def result_nbytes(op: Operation) -> int | None:
         t = r.type
         if not isinstance(t, TensorType) or t.element_type not in TORCH_DTYPES:
             return None
-        total += numel(t.get_shape()) * aten.element_nbytes(t.element_type)
+        total += numel(t.get_shape()) * element_nbytes(t.element_type)
     return total
 
 

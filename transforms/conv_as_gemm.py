@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, f32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -46,11 +46,11 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
+from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
-from xnnc.dialects.aten import shape_of
 from xnnc.dialects.xnn import BinaryOperator
-from xnnc.transforms.aten_to_xnn import Emitter
-from xnnc.transforms.constants import constant_tensor, replace_dropping_weights, weight_name
+from xnnc.ir.types import shape_of
 
 MIN_OUTPUT_CHANNELS = 16
 
@@ -169,9 +169,11 @@ def _finite(bound: float | None) -> float | None:
     return None if bound is None or abs(bound) == float("inf") else bound
 
 
-CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
-    xnn.Convolution2dOp: (ConvAsGemm(), SingleOutputConvAsDepthwise()),
-}
+def conv_as_gemm_patterns(
+    min_output_channels: int = MIN_OUTPUT_CHANNELS, two_d: bool = True
+) -> list[RewritePattern]:
+    """The optimize-stage pattern set of this rewrite (MLIR's `populate*Patterns`)."""
+    return [ConvAsGemm(min_output_channels, two_d), SingleOutputConvAsDepthwise()]
 
 
 @dataclass(frozen=True)
@@ -186,5 +188,5 @@ class ConvAsGemmPass(ModulePass):
     two_d: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [ConvAsGemm(self.min_output_channels, self.two_d), SingleOutputConvAsDepthwise()]
+        patterns = conv_as_gemm_patterns(self.min_output_channels, self.two_d)
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

@@ -25,7 +25,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.dialects import xnn
-from xnnc.dialects.aten import ints, shape_of
+from xnnc.ir.types import ints, shape_of
 
 Pads = list[tuple[int, int]]  # (before, after) per dim
 LayoutOp = xnn.StaticTransposeOp | xnn.StaticReshapeOp

@@ -47,10 +47,10 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from xnnc.conversion.constants import constant_op, constant_tensor
 from xnnc.dialects import xnn
-from xnnc.dialects.aten import ints, shape_of
 from xnnc.dialects.weights import WeightAttr
-from xnnc.transforms.constants import constant_op, constant_tensor
+from xnnc.ir.types import ints, shape_of
 
 
 @dataclass(frozen=True)
@@ -206,9 +206,9 @@ def _erase_if_dead(rewriter: PatternRewriter, value: SSAValue) -> None:
         rewriter.erase(owner)
 
 
-CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
-    xnn.FullyConnectedOp: (HoistSlicedFullyConnected(),),
-}
+def hoist_input_projection_patterns() -> list[RewritePattern]:
+    """The optimize-stage pattern set of this rewrite (MLIR's `populate*Patterns`)."""
+    return [HoistSlicedFullyConnected()]
 
 
 @dataclass(frozen=True)
@@ -219,5 +219,5 @@ class HoistInputProjectionPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([HoistSlicedFullyConnected()])
+            GreedyRewritePatternApplier(hoist_input_projection_patterns())
         ).rewrite_module(op)

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp, TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -63,11 +63,11 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
+from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
-from xnnc.dialects.aten import ints, shape_of
-from xnnc.dialects.shapes import normalize_dim, numel
-from xnnc.transforms.aten_to_xnn import Emitter
-from xnnc.transforms.constants import constant_op, constant_tensor, weight_name
+from xnnc.ir.shapes import normalize_dim, numel
+from xnnc.ir.types import element_type, ints, shape_of
 
 Shape = tuple[int, ...]
 Perm = tuple[int, ...]
@@ -357,10 +357,6 @@ def _constant(e: Emitter, like: SSAValue, tensor: torch.Tensor, suffix: str) -> 
     return new.output
 
 
-def _element(value: SSAValue) -> Attribute:
-    return value.type.element_type
-
-
 def _transposed(e: Emitter, value: SSAValue, perm: Sequence[int]) -> SSAValue:
     return value if list(perm) == sorted(perm) else e.transpose(value, perm)
 
@@ -473,7 +469,7 @@ class SinkThroughElementwise(RewritePattern):
             return
         e = Emitter(rewriter, op)
         x = layout.source(e)
-        y = e.node(type(op), x, shape=layout.shape, elem=_element(op.output), **op.properties)
+        y = e.node(type(op), x, shape=layout.shape, elem=element_type(op.output), **op.properties)
         rewriter.replace(op, [], [layout.redo(e, y, shape_of(op.output))])
 
 
@@ -511,7 +507,7 @@ class SinkThroughBinary(RewritePattern):
                 continue
             x = layout.source(e)
             ins = (x, other) if a is op.input1 else (other, x)
-            y = e.node(xnn.BinaryOp, *ins, shape=layout.shape, elem=_element(op.output),
+            y = e.node(xnn.BinaryOp, *ins, shape=layout.shape, elem=element_type(op.output),
                        **op.properties)  # fmt: skip
             rewriter.replace(op, [], [layout.redo(e, y, out)])
             return
@@ -580,7 +576,7 @@ class SinkThroughPad(RewritePattern):
             e = Emitter(rewriter, op)
             params = {**op.properties, "pre_paddings": pre, "post_paddings": post}
             y = e.node(xnn.StaticConstantPadOp, layout.source(e), shape=shape,
-                       elem=_element(op.output), **params)  # fmt: skip
+                       elem=element_type(op.output), **params)  # fmt: skip
             rewriter.replace(op, [], [layout.redo(e, y, shape_of(op.output))])
             return
 
@@ -613,7 +609,7 @@ class SinkThroughSlice(RewritePattern):
             e = Emitter(rewriter, op)
             params = {**op.properties, "offsets": offsets, "sizes": sizes}
             y = e.node(xnn.StaticSliceOp, layout.source(e), shape=sizes,
-                       elem=_element(op.output), **params)  # fmt: skip
+                       elem=element_type(op.output), **params)  # fmt: skip
             rewriter.replace(op, [], [layout.redo(e, y, shape_of(op.output))])
             return
 
@@ -650,8 +646,8 @@ class SinkTransposeThroughConcatenate(RewritePattern):
         ]
         out = shape_of(op.output)
         axis = perm[normalize_dim(op.axis.value.data, len(out))]
-        y = e.node(xnn.ConcatenateOp, inputs, shape=permuted(out, back), elem=_element(op.output),
-                   **{**op.properties, "axis": axis})  # fmt: skip
+        y = e.node(xnn.ConcatenateOp, inputs, shape=permuted(out, back),
+                   elem=element_type(op.output), **{**op.properties, "axis": axis})  # fmt: skip
         rewriter.replace(op, [], [e.transpose(y, perm)])
 
 
@@ -681,7 +677,7 @@ class SinkTransposeThroughReduce(RewritePattern):
             shape = [x[i] for i in kept]
             rest = tuple(kept.index(perm[j]) for j in range(len(x)) if j not in axes)
         e = Emitter(rewriter, op)
-        y = e.node(xnn.StaticReduceOp, layout.source(e), shape=shape, elem=_element(op.output),
+        y = e.node(xnn.StaticReduceOp, layout.source(e), shape=shape, elem=element_type(op.output),
                    **{**op.properties, "axes": reduced})  # fmt: skip
         rewriter.replace(op, [], [_transposed(e, y, rest)])
 
@@ -708,8 +704,8 @@ class SinkTransposeThroughBroadcast(RewritePattern):
         e = Emitter(rewriter, op)
         params = {**op.properties, "new_shape": permuted(ints(op.new_shape), back)}
         shape = permuted(shape_of(op.output), back)
-        y = e.node(xnn.StaticBroadcastOp, layout.source(e), shape=shape, elem=_element(op.output),
-                   **params)  # fmt: skip
+        y = e.node(xnn.StaticBroadcastOp, layout.source(e), shape=shape,
+                   elem=element_type(op.output), **params)  # fmt: skip
         rewriter.replace(op, [], [e.transpose(y, layout.perm)])
 
 

@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import torch
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f16, f32
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -53,15 +53,15 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.dialects import xnn
-from xnnc.dialects.aten import shape_of
-from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.transforms.aten_to_xnn import Emitter
-from xnnc.transforms.constants import (
+from xnnc.conversion.constants import (
     constant_tensor,
     replace_dropping_weights,
     weight_name,
 )
+from xnnc.conversion.emitter import Emitter
+from xnnc.dialects import xnn
+from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.ir.types import element_type, shape_of
 
 # Dense kernels padded to a multiple of the stride, measured (polyphase_bench `pad` rows,
 # deconvolution / polyphase time, fp32 and fp16): 1-D k7 s4 (8/7 of the taps) 1.19, 1.48;
@@ -146,11 +146,6 @@ def _int(op: Operation, name: str) -> int:
     return op.properties[name].value.data
 
 
-def _element_type(value: SSAValue) -> Attribute:
-    assert isinstance(value.type, TensorType)
-    return value.type.element_type
-
-
 def _stride(op: xnn.Deconvolution2dOp) -> tuple[int, int]:
     return _int(op, "upsampling_height"), _int(op, "upsampling_width")
 
@@ -182,7 +177,7 @@ def _matched_weights(
     kernel = (_int(op, "kernel_height"), _int(op, "kernel_width"))
     if max(stride) == 1 or kernel_growth(kernel, stride) > max_growth:
         return None
-    if _element_type(op.filter) not in FLOAT_TYPES or _element_type(op.input) not in FLOAT_TYPES:
+    if element_type(op.filter) not in FLOAT_TYPES or element_type(op.input) not in FLOAT_TYPES:
         return None
     w = constant_tensor(op.filter)
     b = None if op.bias is None else constant_tensor(op.bias)
@@ -193,7 +188,7 @@ def _matched_weights(
 
 def _as_input(tensor: torch.Tensor, op: xnn.Deconvolution2dOp) -> torch.Tensor:
     """Convolutions take weights of their input's type (the fp16 deconvolution takes fp32)."""
-    return tensor.to(TORCH_DTYPES[_element_type(op.input)])
+    return tensor.to(TORCH_DTYPES[element_type(op.input)])
 
 
 def _window(rows: Window, cols: Window, op: xnn.Deconvolution2dOp) -> dict[str, object]:

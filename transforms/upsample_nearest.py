@@ -29,8 +29,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.dialects import xnn
-from xnnc.dialects.aten import element_nbytes, shape_of
-from xnnc.dialects.shapes import numel
+from xnnc.ir.shapes import numel
+from xnnc.ir.types import element_nbytes, shape_of
 
 MIN_CHANNELS = 2
 MAX_INPUT_BYTES = 512 * 1024
@@ -72,19 +72,23 @@ class NearestX2AsDepthToSpace(RewritePattern):
         %y = xnn.depth_to_space_2d %c {block_size = 2}
 
     Does nothing for scales other than 2 x 2, when the inner reshape or the broadcast has
-    another user, or when the broadcast is the faster form (`copies_are_faster`).
+    another user, or when the broadcast is the faster form (`copies_are_faster`). Anchored
+    on the first reshape, so that in `canonicalize` it sees the chain before xnn-layout sinks
+    a transpose into it (the walk reaches ops in order).
     """
 
     def __init__(self, min_channels: int = MIN_CHANNELS, max_input_bytes: int = MAX_INPUT_BYTES):
         self.limits = (min_channels, max_input_bytes)
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: xnn.StaticReshapeOp, rewriter: PatternRewriter) -> None:
-        broadcast = op.input.owner
-        if not isinstance(broadcast, xnn.StaticBroadcastOp) or not op.input.has_one_use():
+    def match_and_rewrite(self, unit: xnn.StaticReshapeOp, rewriter: PatternRewriter) -> None:
+        if not unit.output.has_one_use():
             return
-        unit = broadcast.input.owner
-        if not isinstance(unit, xnn.StaticReshapeOp) or not broadcast.input.has_one_use():
+        broadcast = next(iter(unit.output.uses)).operation
+        if not isinstance(broadcast, xnn.StaticBroadcastOp) or not broadcast.output.has_one_use():
+            return
+        op = next(iter(broadcast.output.uses)).operation
+        if not isinstance(op, xnn.StaticReshapeOp):
             return
         x, elem = unit.input, unit.input.type.element_type
         shapes = (shape_of(unit.output), shape_of(broadcast.output), shape_of(op.output))

@@ -194,7 +194,7 @@ class PartitionPass(ModulePass):
     target: str = "extended"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xnnc.transforms.aten_to_xnn import convertible
+        from xnnc.conversion.aten_to_xnn import convertible
 
         def supported(o: Operation) -> str | None:
             if o.name in self.exclude:

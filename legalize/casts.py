@@ -39,9 +39,9 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.dialects import xnn
-from xnnc.dialects.aten import shape_of
-from xnnc.transforms.constants import constant_op, constant_tensor, weight_name, xnn_constant
+from xnnc.ir.types import shape_of
 
 # Nodes XNNPACK 92a7ad50 rejects on bf16 values (checked by defining each on bf16 values).
 NO_BF16_KERNEL = (
@@ -141,10 +141,6 @@ class Bf16GemmToFp32Output(RewritePattern):
 
 
 PATTERNS = (ComputeBf16InFp32(), Bf16GemmToFp32Output())
-CANONICALIZATION = {
-    **{cls: (PATTERNS[0],) for cls in NO_BF16_KERNEL},
-    **{cls: (PATTERNS[1],) for cls in BF16_GEMMS},
-}
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """`.pte` export: xnnc as an ExecuTorch partitioner and backend.
 
     edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(target="stock")])
-    pte = xnnc.backend_xnnpack.pte.to_executorch(edge).buffer   # runs on stock ExecuTorch
+    pte = xnnc.pte.partitioner.to_executorch(edge).buffer   # runs on stock ExecuTorch
 
 `XnncPartitioner` tags the FX nodes that xnnc's own partitioner puts in each `xnn.subgraph`;
 `XnncBackend.preprocess` runs the xnnc pipeline on each tagged piece and returns our blob.
@@ -27,12 +27,12 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation
 
 import xnnc
-from xnnc.backend_xnnpack.program import resolve_fp16
 from xnnc.backend_xnnpack.serialize import TARGETS, SerializeError, serialize_subgraph
+from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
+from xnnc.driver import resolve_fp16
 from xnnc.frontend.fx_importer import import_model
-from xnnc.transforms.partition import PartitionPass
-from xnnc.transforms.pipeline import lower
+from xnnc.pipeline import lower
 
 STOCK_BACKEND_ID = "XnnpackBackend"
 _TARGET_KEY = "xnnc_target"

@@ -28,11 +28,11 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
-from xnnc.dialects.aten import ints, shape_of
 from xnnc.dialects.xnn import ReduceOperator
 from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.transforms.aten_to_xnn import Emitter, _elem
+from xnnc.ir.types import element_type, ints, shape_of
 
 
 class DepthToSpaceAsTranspose(RewritePattern):
@@ -67,7 +67,7 @@ class ReduceAsFullyConnected(RewritePattern):
             m *= x[d]
         value = e.reshape(value, (m, k))
         scale = 1.0 / k if kind == ReduceOperator.MEAN else 1.0
-        filt = torch.full((1, k), scale, dtype=TORCH_DTYPES[_elem(op.input)])
+        filt = torch.full((1, k), scale, dtype=TORCH_DTYPES[element_type(op.input)])
         value = e.node(
             xnn.FullyConnectedOp, value, e.const(filt, "reduce.filter"), None, shape=(m, 1)
         )
@@ -79,7 +79,8 @@ class BroadcastAsAdd(RewritePattern):
     def match_and_rewrite(self, op: xnn.StaticBroadcastOp, rewriter: PatternRewriter) -> None:
         e = Emitter(rewriter, op)
         shape = shape_of(op.output)
-        zeros = e.const(torch.zeros(shape, dtype=TORCH_DTYPES[_elem(op.input)]), "broadcast.zeros")
+        dtype = TORCH_DTYPES[element_type(op.input)]
+        zeros = e.const(torch.zeros(shape, dtype=dtype), "broadcast.zeros")
         rewriter.replace(op, [], [e.node(xnn.BinaryOp, op.input, zeros, shape=shape,
                                          kind=xnn.BinaryOperator.ADD)])  # fmt: skip
 

@@ -49,8 +49,9 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.dialects import xnn
-from xnnc.transforms.constants import constant_op, constant_tensor, weight_name, xnn_constant
+from xnnc.ir.types import element_type
 
 # The modes of the pass; `xnnc.compile` adds "auto", resolved per machine by the backend.
 MODES = ("native", "fp32")
@@ -58,11 +59,6 @@ MODES = ("native", "fp32")
 
 def _is_f16(value: SSAValue) -> bool:
     return isinstance(value.type, TensorType) and value.type.element_type == f16
-
-
-def _element(value: SSAValue) -> Attribute:
-    assert isinstance(value.type, TensorType)
-    return value.type.element_type
 
 
 def _as_f32(t: Attribute) -> Attribute:
@@ -124,7 +120,8 @@ class FoldConvertRoundTrip(RewritePattern):
         if not isinstance(inner, xnn.ConvertOp):
             return
         x = inner.input
-        if x.type != op.output.type or {x.type.element_type, _element(inner.output)} != {f16, f32}:
+        pair = {element_type(x), element_type(inner.output)}
+        if x.type != op.output.type or pair != {f16, f32}:
             return
         rewriter.replace(op, [], [x])
 
@@ -135,7 +132,7 @@ class WidenF16Constant(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.ConvertOp, rewriter: PatternRewriter) -> None:
         const = constant_op(op.input)
-        if const is None or not _is_f16(op.input) or _element(op.output) != f32:
+        if const is None or not _is_f16(op.input) or element_type(op.output) != f32:
             return
         tensor = constant_tensor(op.input)
         if tensor is None:  # a weight printed without its data: XNNPACK converts it
@@ -178,7 +175,7 @@ class WidenF16Arguments(RewritePattern):
 
 
 def _widening(op: Operation) -> bool:
-    return isinstance(op, xnn.ConvertOp) and _element(op.output) == f32
+    return isinstance(op, xnn.ConvertOp) and element_type(op.output) == f32
 
 
 def _widens(use: Use) -> bool:

@@ -11,16 +11,18 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.transforms.canonicalize import CanonicalizePass
 
 import xnnc
-from xnnc.transforms.aten_to_xnn import ConvertAtenToXnnPass
-from xnnc.transforms.canonicalization import disabled_rewrites, rewrite_passes
+from xnnc.conversion.aten_to_xnn import ConvertAtenToXnnPass
+from xnnc.conversion.partition import PartitionPass
+from xnnc.legalize.casts import LegalizeCastsPass
+from xnnc.legalize.fp16_precision import Fp16PrecisionPass
+from xnnc.legalize.stock import LegalizeStockPass
+from xnnc.transforms.canonicalization import CANONICALIZATION_SETS, CanonicalizePass
 from xnnc.transforms.constant_fold import FoldConstantsPass
+from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
-from xnnc.transforms.fp16_precision import Fp16PrecisionPass
-from xnnc.transforms.legalize_stock import LegalizeStockPass
-from xnnc.transforms.partition import PartitionPass
+from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 
 
 def default_passes(
@@ -38,9 +40,15 @@ def default_passes(
     passes += [PartitionPass(exclude=tuple(exclude), target=target), ConvertAtenToXnnPass()]
     if precision.mode != "native":  # before the rewrites, so they see the fp32 nodes
         passes.append(precision)
-    passes += [p() for p in rewrite_passes() if p.name not in disable]
-    if "canonicalize" not in disable:
-        passes.append(CanonicalizePass())
+    if "xnn-legalize-casts" not in disable:
+        passes.append(LegalizeCastsPass())
+    off = tuple(name for name in CANONICALIZATION_SETS if name in disable)
+    canonicalize = "canonicalize" not in disable
+    if canonicalize:
+        passes.append(CanonicalizePass(disabled_patterns=off))
+    passes += [p() for p in (HoistInputProjectionPass, ConvAsGemmPass) if p.name not in disable]
+    if canonicalize:
+        passes.append(CanonicalizePass(disabled_patterns=off))
     if target == "stock":
         passes.append(LegalizeStockPass())
     return passes
@@ -55,6 +63,5 @@ def lower(
 ) -> ModuleOp:
     """Run the default pipeline in place; returns the module."""
     passes = tuple(default_passes(target, exclude, disable, fp16))
-    with disabled_rewrites(disable):
-        PassPipeline(passes).apply(xnnc.make_context(), module)
+    PassPipeline(passes).apply(xnnc.make_context(), module)
     return module

@@ -19,8 +19,6 @@ from typing import Any
 import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
     FloatAttr,
     IntegerAttr,
     ModuleOp,
@@ -29,7 +27,7 @@ from xdsl.dialects.builtin import (
     f16,
     f32,
 )
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -38,18 +36,17 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
+from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import aten, xnn
-from xnnc.dialects.aten import ints, shape_of
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
 from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.transforms.constants import constant_op, constant_tensor, weight_name, xnn_constant
+from xnnc.ir.types import element_type, ints, shape_of
 
 FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)
-NCHW_TO_NHWC = (0, 2, 3, 1)
-NHWC_TO_NCHW = (0, 3, 1, 2)
 
 
 class ConversionError(ValueError):
@@ -68,16 +65,6 @@ def _data(value: SSAValue) -> torch.Tensor:
     return tensor
 
 
-def _elem(v: SSAValue) -> Attribute:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return t.element_type
-
-
-def _ttype(elem: Attribute, shape: Sequence[int]) -> TensorType:
-    return TensorType(elem, list(shape))
-
-
 def _prop(op: Operation, name: str, default: Any = None) -> Any:
     attr = op.properties.get(name)
     if attr is None:
@@ -89,84 +76,6 @@ def _prop(op: Operation, name: str, default: Any = None) -> Any:
     if hasattr(attr, "data"):
         return attr.data
     return attr
-
-
-class Emitter:
-    """Builds xnn ops before the op being converted."""
-
-    def __init__(self, rewriter: PatternRewriter, op: Operation):
-        self.rewriter = rewriter
-        self.op = op
-
-    def node(self, cls: type, *operands: Any, shape: Sequence[int], elem: Attribute | None = None,
-             **params: Any) -> SSAValue:  # fmt: skip
-        if elem is None:
-            first = operands[0][0] if isinstance(operands[0], (list, tuple)) else operands[0]
-            elem = _elem(first)
-        new = cls.make(*operands, result_type=_ttype(elem, shape), **params)
-        new.location = self.op.location
-        self.rewriter.insert(new)
-        return new.results[0]
-
-    def const(self, tensor: torch.Tensor, name: str) -> SSAValue:
-        new = xnn_constant(tensor, name)
-        self.rewriter.insert(new)
-        return new.results[0]
-
-    def scalar(self, value: float, like: SSAValue) -> SSAValue:
-        dtype = TORCH_DTYPES[_elem(like)]
-        elem = _elem(like)
-        data = torch.tensor([value], dtype=dtype)
-        bits = data.view(torch.int16) if dtype == torch.bfloat16 else data
-        dense = DenseIntOrFPElementsAttr(_ttype(elem, [1]), BytesAttr(bits.numpy().tobytes()))
-        new = xnn.ConstantOp(dense, _ttype(elem, [1]))
-        self.rewriter.insert(new)
-        return new.results[0]
-
-    def transpose(self, x: SSAValue, perm: Sequence[int]) -> SSAValue:
-        shape = shape_of(x)
-        return self.node(xnn.StaticTransposeOp, x, shape=[shape[p] for p in perm], perm=perm)
-
-    def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
-        if tuple(shape) == shape_of(x):
-            return x
-        return self.node(xnn.StaticReshapeOp, x, shape=shape, new_shape=shape)
-
-    def slice(self, x: SSAValue, axis: int, start: int, size: int) -> SSAValue:
-        """x[start : start + size] along `axis`."""
-        offsets = [0] * len(shape_of(x))
-        offsets[axis] = start
-        sizes = list(shape_of(x))
-        sizes[axis] = size
-        return self.node(xnn.StaticSliceOp, x, shape=sizes, offsets=offsets, sizes=sizes)
-
-    def concatenate(self, values: Sequence[SSAValue], axis: int) -> SSAValue:
-        """`values` joined along `axis`: one node, or a tree of them, since XNNPACK joins at
-        most MAX_CONCATENATE_INPUTS per node (a tree copies each element log5(n) times, a
-        left-to-right chain up to n / 4 times)."""
-        values = list(values)
-        if len(values) == 1:
-            return values[0]
-        width = xnn.MAX_CONCATENATE_INPUTS
-        while len(values) > width:
-            values = [self.concatenate(values[i : i + width], axis)
-                      for i in range(0, len(values), width)]  # fmt: skip
-        shape = list(shape_of(values[0]))
-        shape[axis] = sum(shape_of(v)[axis] for v in values)
-        return self.node(xnn.ConcatenateOp, values, shape=shape, axis=axis)
-
-    def to_nhwc(self, x: SSAValue) -> SSAValue:
-        """NCHW (or NCL as N,C,1,L) to NHWC."""
-        if len(shape_of(x)) == 3:
-            n, c, length = shape_of(x)
-            return self.reshape(self.transpose(x, (0, 2, 1)), (n, 1, length, c))
-        return self.transpose(x, NCHW_TO_NHWC)
-
-    def from_nhwc(self, y: SSAValue, rank: int) -> SSAValue:
-        if rank == 3:
-            n, _, length, c = shape_of(y)
-            return self.transpose(self.reshape(y, (n, length, c)), (0, 2, 1))
-        return self.transpose(y, NHWC_TO_NCHW)
 
 
 Check = Callable[[Operation], str | None]
@@ -402,9 +311,10 @@ def _check_cast(op: Operation) -> str | None:
 
 @lowering(aten.ToCopyOp, aten.ToDimOrderCopyOp, check=_check_cast)
 def _cast(op: Operation, e: Emitter) -> Sequence[SSAValue]:
-    if _elem(op.input) == _elem(op.result):
+    if element_type(op.input) == element_type(op.result):
         return [e.node(xnn.CopyOp, op.input, shape=shape_of(op.result))]
-    return [e.node(xnn.ConvertOp, op.input, shape=shape_of(op.result), elem=_elem(op.result))]
+    shape, elem = shape_of(op.result), element_type(op.result)
+    return [e.node(xnn.ConvertOp, op.input, shape=shape, elem=elem)]
 
 
 @lowering(aten.CloneOp, check=_check_cast)
@@ -529,7 +439,7 @@ def batch_norm_affine(op: aten.BatchNormOp) -> tuple[torch.Tensor, torch.Tensor]
     gamma = _data(op.weight).float() if op.weight is not None else torch.ones_like(mean)
     beta = _data(op.bias).float() if op.bias is not None else torch.zeros_like(mean)
     scale = gamma / torch.sqrt(var + op.eps.value.data)
-    dtype = TORCH_DTYPES[_elem(op.input)]
+    dtype = TORCH_DTYPES[element_type(op.input)]
     return scale.to(dtype), (beta - mean * scale).to(dtype)
 
 

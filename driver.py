@@ -144,7 +144,7 @@ class Program:
         if str(path).endswith(".pte"):
             if self._exported is None:
                 raise ValueError("saving a .pte needs the program compiled from a model")
-            from xnnc.backend_xnnpack.pte import to_pte
+            from xnnc.pte.partitioner import to_pte
 
             with open(path, "wb") as f:
                 f.write(to_pte(self._exported, None, self.target, fp16=self.fp16))
@@ -210,7 +210,7 @@ def compile(
     exclude: aten op names kept out of XNNPACK; disable: rewrite passes to skip
     (e.g. `disable=("xnn-polyphase",)`); fp16: "auto", "native" or "fp32" (`FP16_OPTIONS`)."""
     from xnnc.frontend.fx_importer import export_program, import_model
-    from xnnc.transforms.pipeline import lower
+    from xnnc.pipeline import lower
 
     mode = resolve_fp16(fp16)
     ep = export_program(model, example_inputs)

@@ -1,0 +1,101 @@
+"""`Emitter`: builds xnn ops in front of the op a pattern rewrites, at its location.
+
+Conversion, the rewrites and the legalizations all emit through it, so a node, a constant,
+a layout change or a concatenate tree is built one way everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+
+from xnnc.conversion.constants import xnn_constant
+from xnnc.dialects import xnn
+from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.ir.types import element_type, shape_of, tensor_type
+
+NCHW_TO_NHWC = (0, 2, 3, 1)
+NHWC_TO_NCHW = (0, 3, 1, 2)
+
+
+class Emitter:
+    """Builds xnn ops before the op being converted."""
+
+    def __init__(self, rewriter: PatternRewriter, op: Operation):
+        self.rewriter = rewriter
+        self.op = op
+
+    def node(self, cls: type, *operands: Any, shape: Sequence[int], elem: Attribute | None = None,
+             **params: Any) -> SSAValue:  # fmt: skip
+        if elem is None:
+            first = operands[0][0] if isinstance(operands[0], (list, tuple)) else operands[0]
+            elem = element_type(first)
+        new = cls.make(*operands, result_type=tensor_type(elem, shape), **params)
+        new.location = self.op.location
+        self.rewriter.insert(new)
+        return new.results[0]
+
+    def const(self, tensor: torch.Tensor, name: str) -> SSAValue:
+        new = xnn_constant(tensor, name)
+        self.rewriter.insert(new)
+        return new.results[0]
+
+    def scalar(self, value: float, like: SSAValue) -> SSAValue:
+        dtype = TORCH_DTYPES[element_type(like)]
+        elem = element_type(like)
+        data = torch.tensor([value], dtype=dtype)
+        bits = data.view(torch.int16) if dtype == torch.bfloat16 else data
+        dense = DenseIntOrFPElementsAttr(tensor_type(elem, [1]), BytesAttr(bits.numpy().tobytes()))
+        new = xnn.ConstantOp(dense, tensor_type(elem, [1]))
+        self.rewriter.insert(new)
+        return new.results[0]
+
+    def transpose(self, x: SSAValue, perm: Sequence[int]) -> SSAValue:
+        shape = shape_of(x)
+        return self.node(xnn.StaticTransposeOp, x, shape=[shape[p] for p in perm], perm=perm)
+
+    def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
+        if tuple(shape) == shape_of(x):
+            return x
+        return self.node(xnn.StaticReshapeOp, x, shape=shape, new_shape=shape)
+
+    def slice(self, x: SSAValue, axis: int, start: int, size: int) -> SSAValue:
+        """x[start : start + size] along `axis`."""
+        offsets = [0] * len(shape_of(x))
+        offsets[axis] = start
+        sizes = list(shape_of(x))
+        sizes[axis] = size
+        return self.node(xnn.StaticSliceOp, x, shape=sizes, offsets=offsets, sizes=sizes)
+
+    def concatenate(self, values: Sequence[SSAValue], axis: int) -> SSAValue:
+        """`values` joined along `axis`: one node, or a tree of them, since XNNPACK joins at
+        most MAX_CONCATENATE_INPUTS per node (a tree copies each element log5(n) times, a
+        left-to-right chain up to n / 4 times)."""
+        values = list(values)
+        if len(values) == 1:
+            return values[0]
+        width = xnn.MAX_CONCATENATE_INPUTS
+        while len(values) > width:
+            values = [self.concatenate(values[i : i + width], axis)
+                      for i in range(0, len(values), width)]  # fmt: skip
+        shape = list(shape_of(values[0]))
+        shape[axis] = sum(shape_of(v)[axis] for v in values)
+        return self.node(xnn.ConcatenateOp, values, shape=shape, axis=axis)
+
+    def to_nhwc(self, x: SSAValue) -> SSAValue:
+        """NCHW (or NCL as N,C,1,L) to NHWC."""
+        if len(shape_of(x)) == 3:
+            n, c, length = shape_of(x)
+            return self.reshape(self.transpose(x, (0, 2, 1)), (n, 1, length, c))
+        return self.transpose(x, NCHW_TO_NHWC)
+
+    def from_nhwc(self, y: SSAValue, rank: int) -> SSAValue:
+        if rank == 3:
+            n, _, length, c = shape_of(y)
+            return self.transpose(self.reshape(y, (n, length, c)), (0, 2, 1))
+        return self.transpose(y, NHWC_TO_NCHW)

@@ -1,0 +1,16 @@
+"""The exceptions xnnc raises for its users: one base class, `XnncError`, so a caller can
+catch everything xnnc reports about its input with one clause.
+
+Every message is one line that names the problem and where it is (the option, the op's
+location, the blob's node, the runtime's input).
+"""
+
+from __future__ import annotations
+
+
+class XnncError(ValueError):
+    """Something wrong with what the user gave xnnc: a model, an option, IR, a blob."""
+
+
+class OptionError(XnncError):
+    """A compile option (or pass option) that is unknown or out of range."""
