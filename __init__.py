@@ -18,6 +18,11 @@ __all__ = [
     "load",
     "Program",
     "XnncPartitioner",
+    "CompileOptions",
+    "Target",
+    "XnncError",
+    "get_all_dialects",
+    "get_all_passes",
     "import_model",
     "run_reference",
     "parse_module",
@@ -30,7 +35,12 @@ _LAZY = {
     "compile": "xnnc.driver",
     "load": "xnnc.driver",
     "Program": "xnnc.driver",
-    "XnncPartitioner": "xnnc.pte.partitioner",
+    "XnncPartitioner": "xnnc.pte",
+    "CompileOptions": "xnnc.options",
+    "Target": "xnnc.target",
+    "XnncError": "xnnc.errors",
+    "get_all_dialects": "xnnc.dialects",
+    "get_all_passes": "xnnc.passes",
 }
 
 

@@ -1,11 +1,14 @@
-"""A compiled program: the top-level function, each `xnn.subgraph` on the extended runtime and
-every op outside XNNPACK on torch (the reference implementations), so a partially delegated
-model still runs end to end.
+"""The driver: `compile`, `load` and `Program`, above every stage of the compiler.
 
     program = xnnc.compile(model, inputs, target="extended", threads=2)
     outputs = program(*inputs)
     program.profile()            # per-node XNNPACK timings of the last call
     program.save("m.xnnc")       # our program file (IR + blobs); "m.pte" for ExecuTorch
+
+A model goes frontend -> pipeline (conversion, transforms, legalization) -> backend once,
+under one `CompileOptions` checked before any work starts. A Program runs the top-level
+function: each `xnn.subgraph` on the extended runtime, every op outside XNNPACK on torch
+(the reference implementations), so a partially delegated model still runs end to end.
 """
 
 from __future__ import annotations
@@ -23,29 +26,16 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from xdsl.interpreters.func import FuncFunctions
 
 import xnnc
-from xnnc.backend_xnnpack.serialize import TARGETS, serialize_subgraph
+from xnnc.backend_xnnpack.serialize import serialize_subgraph
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
+from xnnc.dialects.xnn import target_of
+from xnnc.errors import XnncError
 from xnnc.interpreter.aten import AtenFunctions, check_inputs
+from xnnc.options import CompileOptions
+from xnnc.target import Target
 
 PROGRAM_FORMAT = "xnnc-program-1"
-
-# How fp16 computes (`xnnc.compile(..., fp16=...)`): "native" runs XNNPACK's fp16 kernels,
-# "fp32" computes fp16 nodes in fp32 inside each subgraph (xnn-fp16-precision; the model's
-# input and output dtypes are unchanged), "auto" is "fp32" unless XNNPACK has fp16
-# arithmetic in hardware on this machine (`xnn_is_f16_native_supported`).
-FP16_OPTIONS = ("auto", "native", "fp32")
-
-
-def resolve_fp16(fp16: str) -> str:
-    """The xnn-fp16-precision mode ("native" or "fp32") `fp16` stands for on this machine."""
-    if fp16 not in FP16_OPTIONS:
-        raise ValueError(f"unknown fp16 option '{fp16}'; expected one of {', '.join(FP16_OPTIONS)}")
-    if fp16 != "auto":
-        return fp16
-    from xnnc.backend_xnnpack.runtime.capi import f16_native_supported
-
-    return "native" if f16_native_supported() else "fp32"
 
 
 @register_impls
@@ -66,28 +56,29 @@ class Program:
     def __init__(
         self,
         module: ModuleOp,
-        target: str = "extended",
-        threads: int = 1,
+        options: CompileOptions | None = None,
+        *,
+        threads: int | None = None,
         profile: bool = False,
         blobs: Sequence[bytes] | None = None,
         exported: Any = None,
-        fp16: str = "native",
     ):
+        """`module` is lowered; `options` are those it was compiled with (by default its
+        `#xnn.target` and nothing else); `threads` overrides the target's thread count for
+        running; `blobs` are the subgraphs' serialized blobs when already known."""
         from xnnc.backend_xnnpack.runtime import XnnRuntime
 
-        if target not in TARGETS:
-            raise ValueError(f"unknown target '{target}'; expected one of {', '.join(TARGETS)}")
         self.module = module
-        self.target = target
-        self.threads = threads
-        self.fp16 = fp16  # the fp16 mode the module was lowered with; a saved .pte keeps it
+        self.options = options or CompileOptions(target=target_of(module))
+        self.threads = self.options.target.threads if threads is None else threads
         self._exported = exported
         self.subgraphs = [op for op in module.walk() if isinstance(op, xnn.SubgraphOp)]
+        runtime = self.options.target.runtime
         self.blobs = list(blobs) if blobs is not None else [
-            serialize_subgraph(sub, target) for sub in self.subgraphs
+            serialize_subgraph(sub, runtime) for sub in self.subgraphs
         ]  # fmt: skip
         self.runtimes = {
-            sub: XnnRuntime(blob, threads=threads, profile=profile)
+            sub: XnnRuntime(blob, threads=self.threads, profile=profile)
             for sub, blob in zip(self.subgraphs, self.blobs, strict=True)
         }
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
@@ -96,6 +87,10 @@ class Program:
         self._interpreter.register_implementations(AtenFunctions())
         self._interpreter.register_implementations(SubgraphFunctions(self.runtimes))
         self._direct = self._whole_subgraph()
+
+    @property
+    def target(self) -> Target:
+        return self.options.target
 
     def _whole_subgraph(self) -> Any:
         """The runtime, when the function is one subgraph taking the arguments in order and
@@ -140,17 +135,18 @@ class Program:
         return rows
 
     def save(self, path: str) -> None:
-        """`.pte` (ExecuTorch, through XnncPartitioner) or our program file (anything else)."""
+        """`.pte` (ExecuTorch, through XnncPartitioner with this program's options, for the
+        stock runtime) or our program file (anything else)."""
         if str(path).endswith(".pte"):
             if self._exported is None:
-                raise ValueError("saving a .pte needs the program compiled from a model")
-            from xnnc.pte.partitioner import to_pte
+                raise XnncError("saving a .pte needs the program compiled from a model")
+            from xnnc.pte.export import to_pte
 
             with open(path, "wb") as f:
-                f.write(to_pte(self._exported, None, self.target, fp16=self.fp16))
+                f.write(to_pte(self._exported, options=self.options))
             return
         with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
-            z.writestr("format", PROGRAM_FORMAT + "\n" + self.target)
+            z.writestr("format", PROGRAM_FORMAT + "\n" + str(self.target))
             z.writestr("program.mlir", xnnc.print_module(self.module))
             buf = io.BytesIO()
             np.savez(buf, **_outside_weights(self._func))
@@ -169,16 +165,16 @@ def _outside_weights(func: FuncOp) -> dict[str, np.ndarray]:
     return weights
 
 
-def load(path: str, threads: int = 1, profile: bool = False) -> Program:
+def load(path: str, threads: int | None = None, profile: bool = False) -> Program:
     """A program saved by `Program.save` (not a .pte: run those with ExecuTorch)."""
     try:
         z = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as e:
-        raise ValueError(f"{path}: not an xnnc program file ({e})") from None
+        raise XnncError(f"{path}: not an xnnc program file ({e})") from None
     with z:
         names = set(z.namelist())
         if "format" not in names or not z.read("format").decode().startswith(PROGRAM_FORMAT):
-            raise ValueError(f"{path}: not an xnnc program file (no '{PROGRAM_FORMAT}' marker)")
+            raise XnncError(f"{path}: not an xnnc program file (no '{PROGRAM_FORMAT}' marker)")
         target = z.read("format").decode().splitlines()[1]
         store = BlobStore()
         with np.load(io.BytesIO(z.read("weights.npz"))) as data:
@@ -189,30 +185,36 @@ def load(path: str, threads: int = 1, profile: bool = False) -> Program:
         blobs = []
         for i in range(count):
             if f"subgraph_{i}.xnn" not in names:
-                raise ValueError(f"{path}: subgraph_{i}.xnn is missing")
+                raise XnncError(f"{path}: subgraph_{i}.xnn is missing")
             blobs.append(z.read(f"subgraph_{i}.xnn"))
-    return Program(module, target, threads, profile, blobs=blobs)
+    options = CompileOptions(target=target)
+    return Program(module, options, threads=threads, profile=profile, blobs=blobs)
 
 
 def compile(
     model: Any,
     example_inputs: Sequence[Any] | None = None,
+    options: CompileOptions | None = None,
     *,
-    target: str = "extended",
-    threads: int = 1,
+    target: Target | str | None = None,
+    threads: int | None = None,
     profile: bool = False,
-    exclude: Sequence[str] = (),
-    disable: Sequence[str] = (),
-    fp16: str = "auto",
+    exclude: Sequence[str] | str | None = None,
+    disable: Sequence[str] | str | None = None,
+    fp16: str | None = None,
 ) -> Program:
     """nn.Module + inputs, ExportedProgram or .pt2 -> a runnable Program.
 
-    exclude: aten op names kept out of XNNPACK; disable: rewrite passes to skip
-    (e.g. `disable=("xnn-polyphase",)`); fp16: "auto", "native" or "fp32" (`FP16_OPTIONS`)."""
+    `options` (a CompileOptions), or its fields as keywords, which override it: target
+    (a Target or a string such as "stock", "extended,x86-64-avx2,threads=2"), threads,
+    exclude (aten op names kept out of XNNPACK), disable (passes or rewrite sets, e.g.
+    "xnn-polyphase"), fp16 ("auto", "native" or "fp32"). Checked before any work starts."""
     from xnnc.frontend.fx_importer import export_program, import_model
     from xnnc.pipeline import lower
 
-    mode = resolve_fp16(fp16)
+    options = CompileOptions.of(
+        options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16
+    )
     ep = export_program(model, example_inputs)
-    module = lower(import_model(ep), target, exclude, disable, mode)
-    return Program(module, target, threads, profile, exported=ep, fp16=mode)
+    module = lower(import_model(ep), options)
+    return Program(module, options, profile=profile, exported=ep)

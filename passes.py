@@ -35,6 +35,9 @@ _PASSES = {
     "xnn-fp16-precision": "xnnc.legalize.fp16_precision:Fp16PrecisionPass",
     "xnn-legalize-casts": "xnnc.legalize.casts:LegalizeCastsPass",
     "xnn-legalize-stock": "xnnc.legalize.stock:LegalizeStockPass",
+    # the whole default pipeline
+    "xnnc-pipeline": "xnnc.pipeline:XnncPipelinePass",
+    "xnn-set-target": "xnnc.pipeline:SetTargetPass",
 }
 
 

@@ -1,67 +1,110 @@
-"""The default pipeline from an `aten` module to one whose `xnn.subgraph`s serialize.
+"""The default pipeline: from an `aten` module to one whose `xnn.subgraph`s serialize for the
+target, in stages.
 
-fold-batch-norm -> fold-constants -> xnn-partition -> convert-aten-to-xnn
--> (fp16="fp32") xnn-fp16-precision -> the rewrites (each can be disabled by name)
--> canonicalize -> (stock target) xnn-legalize-stock
+| stage            | passes                                                            |
+|------------------|-------------------------------------------------------------------|
+| aten             | fold-batch-norm, fold-constants                                   |
+| conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
+| type legalization| xnn-fp16-precision{mode}, xnn-legalize-casts                      |
+| canonicalize     | canonicalize{disabled-patterns}: the seed rewrites                |
+| optimize         | xnn-hoist-input-projection, xnn-conv-as-gemm, then canonicalize   |
+| runtime kinds    | xnn-legalize-stock (stock runtime only)                           |
+
+Types are legalized before the rewrites, so that a node computed in fp32 (fp16 in fp32 mode,
+bf16 kinds XNNPACK lacks) is rewritten like any fp32 node; stock node kinds come last, after
+every rewrite that may create an extension kind. Each rewrite runs once: the seed sets only
+inside canonicalize, the optimizations only as their passes. The module carries the target
+(`#xnn.target`), so the passes need no other input:
+
+    xnn-opt m.mlir -p 'xnnc-pipeline{target="stock,x86-64-avx2" fp16=fp32}'
+
+runs exactly what `xnnc.compile(..., target="stock,x86-64-avx2", fp16="fp32")` runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
 import xnnc
 from xnnc.conversion.aten_to_xnn import ConvertAtenToXnnPass
 from xnnc.conversion.partition import PartitionPass
+from xnnc.dialects.xnn import set_target, target_of
 from xnnc.legalize.casts import LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
 from xnnc.legalize.stock import LegalizeStockPass
-from xnnc.transforms.canonicalization import CANONICALIZATION_SETS, CanonicalizePass
+from xnnc.options import OPTIONAL_PASSES, CompileOptions
+from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 
 
-def default_passes(
-    target: str = "extended",
-    exclude: Sequence[str] = (),
-    disable: Sequence[str] = (),
-    fp16: str = "native",
-) -> list[ModulePass]:
-    """The passes `xnnc.compile` runs; `disable` names rewrite passes to skip; `fp16` is the
-    mode of xnn-fp16-precision, "native" or "fp32" (the backend resolves "auto")."""
-    precision = Fp16PrecisionPass(mode=fp16)
-    passes: list[ModulePass] = [] if "fold-batch-norm" in disable else [FoldBatchNormPass()]
-    if "fold-constants" not in disable:
-        passes.append(FoldConstantsPass())
-    passes += [PartitionPass(exclude=tuple(exclude), target=target), ConvertAtenToXnnPass()]
-    if precision.mode != "native":  # before the rewrites, so they see the fp32 nodes
-        passes.append(precision)
-    if "xnn-legalize-casts" not in disable:
-        passes.append(LegalizeCastsPass())
-    off = tuple(name for name in CANONICALIZATION_SETS if name in disable)
-    canonicalize = "canonicalize" not in disable
-    if canonicalize:
-        passes.append(CanonicalizePass(disabled_patterns=off))
-    passes += [p() for p in (HoistInputProjectionPass, ConvAsGemmPass) if p.name not in disable]
-    if canonicalize:
-        passes.append(CanonicalizePass(disabled_patterns=off))
-    if target == "stock":
-        passes.append(LegalizeStockPass())
-    return passes
+def _enabled(passes: list[ModulePass], options: CompileOptions) -> list[ModulePass]:
+    return [p for p in passes if p.name not in options.disable]
 
 
-def lower(
-    module: ModuleOp,
-    target: str = "extended",
-    exclude: Sequence[str] = (),
-    disable: Sequence[str] = (),
-    fp16: str = "native",
-) -> ModuleOp:
-    """Run the default pipeline in place; returns the module."""
-    passes = tuple(default_passes(target, exclude, disable, fp16))
-    PassPipeline(passes).apply(xnnc.make_context(), module)
+def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
+    """The passes of each stage, in order, for `options`."""
+    pattern_names = tuple(n for n in options.disable if n not in OPTIONAL_PASSES)
+    canonicalize = _enabled([CanonicalizePass(disabled_patterns=pattern_names)], options)
+    optimize = _enabled([HoistInputProjectionPass(), ConvAsGemmPass()], options)
+    return {
+        "aten": _enabled([FoldBatchNormPass(), FoldConstantsPass()], options),
+        "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
+        "type legalization": [
+            Fp16PrecisionPass(mode=options.fp16),
+            *_enabled([LegalizeCastsPass()], options),
+        ],
+        "canonicalize": canonicalize,
+        "optimize": optimize + (canonicalize if optimize else []),
+        "runtime kinds": [LegalizeStockPass()] if options.target.runtime == "stock" else [],
+    }
+
+
+def default_passes(options: CompileOptions | None = None) -> list[ModulePass]:
+    """Every pass `xnnc.compile` runs, in order."""
+    return [p for passes in stages(options or CompileOptions()).values() for p in passes]
+
+
+def lower(module: ModuleOp, options: CompileOptions | None = None) -> ModuleOp:
+    """Set the module's target and run the default pipeline in place; returns the module."""
+    options = options or CompileOptions()
+    set_target(module, options.target)
+    PassPipeline(tuple(default_passes(options))).apply(xnnc.make_context(), module)
     return module
+
+
+@dataclass(frozen=True)
+class XnncPipelinePass(ModulePass):
+    """The default pipeline as one pass. target: a target string, or empty to keep the
+    module's `#xnn.target` (the default target when it has none); fp16, exclude and disable
+    as in `CompileOptions`."""
+
+    name = "xnnc-pipeline"
+    target: str = ""
+    fp16: str = "auto"
+    exclude: tuple[str, ...] = ()
+    disable: tuple[str, ...] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = self.target or target_of(op)
+        options = CompileOptions(target, self.fp16, self.exclude, self.disable)
+        set_target(op, options.target)
+        PassPipeline(tuple(default_passes(options))).apply(ctx, op)
+
+
+@dataclass(frozen=True)
+class SetTargetPass(ModulePass):
+    """Attach `#xnn.target` to the module: `xnn-opt m.mlir -p 'xnn-set-target{target=stock}'`
+    (a target string, as in `CompileOptions`)."""
+
+    name = "xnn-set-target"
+    target: str = "extended"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        set_target(op, CompileOptions(target=self.target).target)

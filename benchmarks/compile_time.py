@@ -29,7 +29,7 @@ def _stock(model: torch.nn.Module, inputs: tuple) -> None:
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.pte.partitioner import StockRuntime
+    from xnnc.pte import StockRuntime
 
     ep = torch.export.export(model, inputs, strict=False)
     pte = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch()

@@ -147,7 +147,7 @@ def _executorch(name: str, model: torch.nn.Module, inputs: tuple, partitioner: A
     from executorch.exir import to_edge_transform_and_lower
     from executorch.extension.pybindings import portable_lib
 
-    from xnnc.pte.partitioner import StockRuntime, to_executorch
+    from xnnc.pte import StockRuntime, to_executorch
 
     def lower() -> tuple[bytes, Any]:
         ep = torch.export.export(model, inputs, strict=False)

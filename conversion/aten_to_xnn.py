@@ -100,12 +100,17 @@ def lowering(*ops: type[Operation], check: Check | None = None):
     return register
 
 
-def convertible(op: Operation, target: str = "extended") -> str | None:
-    """None when `op` lowers to xnn for `target`, else the reason it stays outside.
+def lowered_ops() -> list[type[Operation]]:
+    """The `aten` ops conversion can lower (each may still decline a particular use)."""
+    return [op for op in LOWERINGS if op is not aten.ConstantOp]
 
-    bf16 lowers for both targets: xnn-legalize-casts computes the nodes XNNPACK cannot define
+
+def convertible(op: Operation) -> str | None:
+    """None when `op` lowers to xnn, else the reason it stays outside.
+
+    The same for both runtimes: xnn-legalize-casts computes the nodes XNNPACK cannot define
     on bf16 in fp32 between converts and gives bf16 GEMMs an fp32 output, which stock
-    ExecuTorch 1.5.1 runs as well."""
+    ExecuTorch 1.5.1 runs as well, and xnn-legalize-stock rewrites extension kinds."""
     lowering_ = LOWERINGS.get(type(op))
     if lowering_ is None:
         return "no xnn lowering"

@@ -185,13 +185,11 @@ class PartitionPass(ModulePass):
 
     exclude: op names kept outside (`exclude="aten.elu","aten.add"`).
     strict: fail, listing the ops left outside, unless everything is delegated.
-    target: `extended` or `stock` (stock ExecuTorch runs bf16 only in casts).
     """
 
     name = "xnn-partition"
     exclude: tuple[str, ...] = ()
     strict: bool = False
-    target: str = "extended"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xnnc.conversion.aten_to_xnn import convertible
@@ -199,7 +197,7 @@ class PartitionPass(ModulePass):
         def supported(o: Operation) -> str | None:
             if o.name in self.exclude:
                 return "excluded"
-            return convertible(o, self.target)
+            return convertible(o)
 
         outside: list[str] = []
         for func in [f for f in op.walk() if isinstance(f, FuncOp)]:

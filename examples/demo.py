@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
 
-    from xnnc.pte.partitioner import StockRuntime
+    from xnnc.pte import StockRuntime
 
     model, inputs = MODELS[args.model](small=args.small)
     n_params = sum(p.numel() for p in model.parameters())
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         if name.startswith("xnn."):
             print(f"  {count:5d}  {name}")
     start = time.perf_counter()
-    pte = xnnc.pte.partitioner.to_pte(model, inputs, target="stock")
+    pte = xnnc.pte.to_pte(model, inputs, target="stock")
     print(f"  .pte for stock ExecuTorch: {len(pte) / 2**20:.1f} MiB "
           f"({time.perf_counter() - start:.2f} s)")  # fmt: skip
 

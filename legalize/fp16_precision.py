@@ -51,10 +51,13 @@ from xdsl.rewriter import InsertPoint
 
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.dialects import xnn
+from xnnc.dialects.xnn import target_of
+from xnnc.errors import OptionError
 from xnnc.ir.types import element_type
+from xnnc.target import Target
 
-# The modes of the pass; `xnnc.compile` adds "auto", resolved per machine by the backend.
-MODES = ("native", "fp32")
+# The modes of the pass: "auto" is "native" where the module's target has fp16 arithmetic.
+MODES = ("auto", "native", "fp32")
 
 
 def _is_f16(value: SSAValue) -> bool:
@@ -186,29 +189,30 @@ def _widens(use: Use) -> bool:
 @dataclass(frozen=True)
 class Fp16PrecisionPass(ModulePass):
     """fp16 computation in `xnn.subgraph`s: `native` (XNNPACK's fp16 kernels, the pass does
-    nothing) or `fp32` (computed in fp32, converts only at the subgraph boundary)."""
+    nothing), `fp32` (computed in fp32, converts only at the subgraph boundary) or `auto`
+    (`native` where the module's `#xnn.target` has fp16 arithmetic, else `fp32`)."""
 
     name = "xnn-fp16-precision"
 
-    mode: str = "fp32"
+    mode: str = "auto"
 
     def __post_init__(self) -> None:
-        check_mode(self.mode)
+        if self.mode not in MODES:
+            raise OptionError(
+                f"xnn-fp16-precision: unknown mode '{self.mode}'; expected one of "
+                + ", ".join(MODES)
+            )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.mode == "native":
+        if resolve_mode(self.mode, target_of(op)) == "native":
             return
         patterns = [WidenF16Arguments(), ComputeF16InF32(), FoldConvertRoundTrip(),
                     WidenF16Constant()]  # fmt: skip
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
 
 
-def check_mode(mode: str) -> str:
-    """`mode` if it is one of `MODES`, else a ValueError naming them."""
-    if mode not in MODES:
-        hint = " ('auto' is resolved by the backend: xnnc.compile(..., fp16='auto'))"
-        raise ValueError(
-            f"xnn-fp16-precision: unknown mode '{mode}'; expected one of {', '.join(MODES)}"
-            + (hint if mode == "auto" else "")
-        )
-    return mode
+def resolve_mode(mode: str, target: Target) -> str:
+    """ "native" or "fp32": what `mode` stands for on `target`."""
+    if mode != "auto":
+        return mode
+    return "native" if target.fp16_arithmetic else "fp32"

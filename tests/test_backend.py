@@ -20,7 +20,7 @@ from op_cases import ELEMENTWISE, STRUCTURAL
 
 import xnnc
 from xnnc.examples.models import MODELS
-from xnnc.pte.partitioner import StockRuntime, to_pte
+from xnnc.pte import StockRuntime, to_pte
 from xnnc.tools import xnn_run
 
 TOL = {torch.float32: dict(atol=1e-4, rtol=1e-4), torch.float16: dict(atol=2e-2, rtol=2e-2)}
@@ -314,7 +314,7 @@ def test_bf16_models_on_stock_executorch(name: str) -> None:
     Tolerance as for the extended runtime above."""
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.pte.partitioner import StockRuntime, to_executorch
+    from xnnc.pte import StockRuntime, to_executorch
 
     model, inputs = MODELS[name](small=True)
     ep = torch.export.export(model, inputs, strict=False)

@@ -26,7 +26,7 @@ from xnnc.dialects import aten, xnn
 from xnnc.examples.models import MODELS
 from xnnc.frontend.fx_importer import import_model
 from xnnc.pipeline import default_passes
-from xnnc.pte.partitioner import StockRuntime, to_pte
+from xnnc.pte import StockRuntime, to_pte
 from xnnc.transforms.hoist_input_projection import covers
 
 TARGETS = ["extended", "stock"]

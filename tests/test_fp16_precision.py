@@ -33,7 +33,7 @@ from xnnc.dialects import xnn
 from xnnc.examples.models import MODELS
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
 from xnnc.pipeline import default_passes
-from xnnc.pte.partitioner import StockRuntime, XnncPartitioner, to_pte
+from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
 
 FP32_RTOL = 1e-4
 FP16_RTOL = 1e-2

@@ -96,18 +96,18 @@ def describe(op: Operation) -> str:
 
 @dataclass(frozen=True)
 class XnnpackTarget(Target):
-    """`-t xnnpack{target=stock|extended} -o file.xnn`: the module's one `xnn.subgraph` as an
-    ExecuTorch XNNPACK delegate blob."""
+    """`-t xnnpack -o file.xnn`: the module's one `xnn.subgraph` as an ExecuTorch XNNPACK
+    delegate blob, for the runtime of the module's `#xnn.target` or `{target=stock|extended}`."""
 
     name = "xnnpack"
-    target: str = "extended"
+    target: str = ""
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         raise ToolError("-t xnnpack writes a binary blob: give a file with -o")
 
     def emit_bytes(self, module: ModuleOp) -> bytes:
         from xnnc.backend_xnnpack.serialize import SerializeError, serialize_subgraph
-        from xnnc.dialects.xnn import SubgraphOp
+        from xnnc.dialects.xnn import SubgraphOp, target_of
 
         subs = [op for op in module.walk() if isinstance(op, SubgraphOp)]
         if len(subs) != 1:
@@ -115,8 +115,9 @@ class XnnpackTarget(Target):
                 f"-t xnnpack writes one blob, but the module has {len(subs)} xnn.subgraph ops "
                 "(run -p xnn-partition,convert-aten-to-xnn first, or split the input)"
             )
+        runtime = self.target or target_of(module).runtime
         try:
-            return serialize_subgraph(subs[0], self.target)
+            return serialize_subgraph(subs[0], runtime)
         except (SerializeError, ValueError) as e:
             raise ToolError(str(e).splitlines()[0]) from None
 

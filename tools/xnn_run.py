@@ -87,11 +87,19 @@ def run(args: argparse.Namespace) -> int:
     import xnnc
     from xnnc.dialects import xnn
     from xnnc.driver import Program, load
+    from xnnc.options import CompileOptions
 
     path = args.file
     reference = None
+    options = CompileOptions(
+        target=args.target,
+        fp16=args.fp16,
+        exclude=args.exclude,
+        disable=args.disable,
+        threads=args.threads,
+    )
     if path.endswith(".pte"):
-        from xnnc.pte.partitioner import StockRuntime
+        from xnnc.pte import StockRuntime
 
         if not args.inputs:
             raise RunError(f"{path}: a .pte does not record its input shapes; pass --inputs")
@@ -114,12 +122,11 @@ def run(args: argparse.Namespace) -> int:
                 raise RunError(f"{path}: no such file") from None
             lowered = any(isinstance(op, xnn.SubgraphOp) for op in module.walk())
             if not lowered:
-                from xnnc.driver import resolve_fp16
                 from xnnc.pipeline import lower
 
                 reference = module.clone()
-                lower(module, args.target, fp16=resolve_fp16(args.fp16))
-            program = Program(module, args.target, args.threads, profile=True)
+                lower(module, options)
+            program = Program(module, threads=args.threads, profile=True)
         else:
             program = load(path, threads=args.threads, profile=True)
         func = program._func
@@ -149,8 +156,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xnn-run", description=__doc__.splitlines()[0])
     parser.add_argument("file", help=".mlir (aten or lowered), saved program, or .pte")
     parser.add_argument("--inputs", help=".npz of the inputs, in order")
-    parser.add_argument("--target", default="extended", choices=("extended", "stock"))
+    parser.add_argument("--target", default="extended",
+                        help="for aten IR: a target string, e.g. stock, extended,x86-64-avx2 "
+                        "(xnnc.target)")  # fmt: skip
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="OP",
+        help="for aten IR: an aten op kept out of XNNPACK (repeatable)",
+    )
+    parser.add_argument(
+        "--disable",
+        action="append",
+        default=[],
+        metavar="PASS",
+        help="for aten IR: a pass or rewrite set not to run (repeatable)",
+    )
     parser.add_argument("--fp16", default="auto", choices=("auto", "native", "fp32"),
                         help="fp16 compute for aten IR: XNNPACK's fp16 kernels, fp32, or "
                         "fp32 where fp16 arithmetic is not native (auto)")  # fmt: skip

@@ -1,0 +1,156 @@
+"""`CompileOptions`: everything that decides what xnnc compiles, in one value that every
+entry point takes and checks before any work starts.
+
+    options = CompileOptions(target="stock,x86-64-avx2", fp16="fp32", exclude=("aten.elu",))
+    xnnc.compile(model, inputs, options)          # or the same fields as keywords
+    XnncPartitioner(options)                       # the same delegates through ExecuTorch
+    xnn-opt m.mlir -p 'xnnc-pipeline{fp16=fp32 exclude="aten.elu"}'
+
+Fields:
+- target: a `Target` or its spec string (`xnnc.target`): the runtime flavour (stock
+  ExecuTorch or xnnc's extended runtime), the CPU features and the thread count. The
+  pipeline writes it into the module as `#xnn.target`, where every pass reads it.
+- fp16: how fp16 computes: "native" (XNNPACK's fp16 kernels), "fp32" (computed in fp32 inside
+  each subgraph) or "auto" ("native" where the target has fp16 arithmetic).
+- exclude: aten op names kept out of XNNPACK (`"aten.elu"`).
+- disable: passes or canonicalization sets/patterns not to run (`"xnn-polyphase"`). The
+  legalizations a target needs cannot be disabled.
+- threads: sets the target's thread count (a shorthand for `target=...,threads=N`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from xnnc.errors import OptionError
+from xnnc.legalize.fp16_precision import MODES as FP16_MODES
+from xnnc.legalize.fp16_precision import resolve_mode
+from xnnc.target import Target
+
+# Passes of the default pipeline a user may switch off; the seed rewrite sets and their
+# patterns (canonicalize's `disabled-patterns`) are added from the canonicalization registry.
+OPTIONAL_PASSES = (
+    "fold-batch-norm",
+    "fold-constants",
+    "canonicalize",
+    "xnn-hoist-input-projection",
+    "xnn-conv-as-gemm",
+    "xnn-legalize-casts",
+)
+# Why a legalization cannot be disabled, by pass and the runtime that needs it.
+REQUIRED = {
+    ("xnn-legalize-casts", "stock"): "stock ExecuTorch cannot define bf16 convolutions, "
+    "pooling, reductions or softmax",
+    ("xnn-legalize-stock", "stock"): "stock ExecuTorch lacks xnnc's extension node kinds",
+    ("xnn-legalize-stock", "extended"): "it only runs for the stock runtime",
+}
+
+
+def _names(value: Any, option: str) -> tuple[str, ...]:
+    """A name or an iterable of names as a tuple; a plain string is one name."""
+    if isinstance(value, str):
+        return (value,) if value else ()
+    if not isinstance(value, Iterable):
+        raise OptionError(f"{option}: expected op or pass names, got {value!r}")
+    names = tuple(value)
+    for name in names:
+        if not isinstance(name, str):
+            raise OptionError(f"{option}: expected names as strings, got {name!r}")
+    return names
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What to compile for and how; validated on construction (see the module docstring)."""
+
+    target: Target | str = "extended"
+    fp16: str = "auto"
+    exclude: tuple[str, ...] = ()
+    disable: tuple[str, ...] = ()
+    threads: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        target = self.target if isinstance(self.target, Target) else _parse_target(self.target)
+        if self.threads is not None:
+            if isinstance(self.threads, bool) or not isinstance(self.threads, int):
+                raise OptionError(f"threads: expected a positive int, got {self.threads!r}")
+            target = target.replace(threads=self.threads)
+        set_ = object.__setattr__
+        set_(self, "target", target)
+        set_(self, "threads", None)
+        if self.fp16 not in FP16_MODES:
+            raise OptionError(f"fp16: unknown mode {self.fp16!r}; valid: {', '.join(FP16_MODES)}")
+        set_(self, "exclude", _names(self.exclude, "exclude"))
+        set_(self, "disable", _names(self.disable, "disable"))
+        _check_exclude(self.exclude)
+        _check_disable(self.disable, target)
+
+    @classmethod
+    def of(cls, options: CompileOptions | None = None, **fields: Any) -> CompileOptions:
+        """`options` with `fields` replacing its own (None fields are left as they are)."""
+        given = {k: v for k, v in fields.items() if v is not None}
+        if options is None:
+            return cls(**given)
+        return dataclasses.replace(options, **given) if given else options
+
+    def replace(self, **changes: Any) -> CompileOptions:
+        return dataclasses.replace(self, **changes)
+
+    def resolved_fp16(self) -> str:
+        """ "native" or "fp32": what "auto" stands for on the target."""
+        return resolve_mode(self.fp16, self.target)
+
+    def to_spec(self) -> dict[str, str]:
+        """The options as strings (ExecuTorch compile specs carry them into the backend)."""
+        return {
+            "target": str(self.target),
+            "fp16": self.fp16,
+            "exclude": ",".join(self.exclude),
+            "disable": ",".join(self.disable),
+        }
+
+    @classmethod
+    def from_spec(cls, spec: dict[str, str]) -> CompileOptions:
+        split = {
+            k: tuple(n for n in spec.get(k, "").split(",") if n) for k in ("exclude", "disable")
+        }
+        return cls(target=spec.get("target", "extended"), fp16=spec.get("fp16", "auto"), **split)
+
+
+def _parse_target(text: Any) -> Target:
+    if not isinstance(text, str):
+        raise OptionError(f"target: expected a Target or a target string, got {text!r}")
+    return Target.parse(text)
+
+
+def _check_exclude(names: tuple[str, ...]) -> None:
+    from xnnc.conversion.aten_to_xnn import lowered_ops
+
+    valid = {op.name for op in lowered_ops()}
+    unknown = [n for n in names if n not in valid]
+    if unknown:
+        raise OptionError(
+            f"exclude: unknown op {', '.join(map(repr, unknown))}; valid: "
+            + ", ".join(sorted(valid))
+        )
+
+
+def _check_disable(names: tuple[str, ...], target: Target) -> None:
+    from xnnc.transforms.canonicalization import pattern_names
+
+    for name in names:
+        why = REQUIRED.get((name, target.runtime))
+        if why is not None:
+            raise OptionError(
+                f"disable: {name} cannot be disabled for the {target.runtime} runtime: {why}"
+            )
+    valid = set(OPTIONAL_PASSES) | set(pattern_names())
+    unknown = [n for n in names if n not in valid]
+    if unknown:
+        raise OptionError(
+            f"disable: unknown pass or pattern {', '.join(map(repr, unknown))}; valid: "
+            + ", ".join(sorted(valid))
+        )

@@ -1,0 +1,69 @@
+"""`XnncBackend`: ExecuTorch's `BackendDetails` for xnnc. It compiles one tagged piece of an
+edge program with the pipeline, under the `CompileOptions` the partitioner put in its
+compile specs, into one ExecuTorch XNNPACK delegate blob.
+
+The class has its own name: a second `XnnpackBackend` class would silently take over the
+stock flow in this process (`export.retarget` points the lowered modules at the stock
+delegate's id before `to_executorch()`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
+from executorch.exir.backend.compile_spec_schema import CompileSpec
+from torch.export import ExportedProgram
+from xdsl.dialects.func import FuncOp, ReturnOp
+
+from xnnc.backend_xnnpack.serialize import SerializeError, serialize_subgraph
+from xnnc.dialects import aten, xnn
+from xnnc.frontend.fx_importer import import_model
+from xnnc.options import CompileOptions
+from xnnc.pipeline import lower
+
+OPTIONS_KEY = "xnnc_options"
+
+
+def options_spec(options: CompileOptions) -> CompileSpec:
+    """The compile spec carrying `options` into `XnncBackend.preprocess`."""
+    return CompileSpec(OPTIONS_KEY, json.dumps(options.to_spec()).encode())
+
+
+def options_of(compile_specs: list[CompileSpec]) -> CompileOptions:
+    for spec in compile_specs:
+        if spec.key == OPTIONS_KEY:
+            return CompileOptions.from_spec(json.loads(spec.value.decode()))
+    return CompileOptions(target="stock")
+
+
+class XnncBackend(BackendDetails):
+    """Compiles one tagged piece of an edge program into an xnnc XNNPACK blob."""
+
+    @staticmethod
+    def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> Any:
+        options = options_of(compile_specs)
+        module = lower(import_model(edge_program), options)
+        func = next(op for op in module.ops if isinstance(op, FuncOp))
+        subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
+        outside = [
+            op.name for op in func.body.block.ops
+            if not isinstance(op, (xnn.SubgraphOp, ReturnOp, aten.ConstantOp))
+        ]  # fmt: skip
+        if len(subs) != 1 or outside:
+            raise SerializeError(
+                f"xnnc: a delegated piece must become one subgraph; got {len(subs)} "
+                f"and ops outside: {outside}"
+            )
+        sub = subs[0]
+        args = list(func.body.block.args)
+        if list(sub.inputs) != args:
+            raise SerializeError(
+                "xnnc: the subgraph's inputs must be the delegate's arguments in order"
+            )
+        ret = func.body.block.last_op
+        if list(ret.operands) != list(sub.outputs):
+            raise SerializeError("xnnc: the subgraph's outputs must be the delegate's results")
+        blob = serialize_subgraph(sub, options.target.runtime)
+        return PreprocessResult(processed_bytes=blob)

@@ -1,0 +1,71 @@
+"""`.pte` files whose delegates are xnnc blobs, and stock ExecuTorch to run them.
+
+    pte = to_pte(model, inputs, CompileOptions(target="stock", fp16="fp32"))
+    StockRuntime(pte)(x)
+
+`retarget` renames xnnc's lowered modules' backend id to `XnnpackBackend`, the delegate the
+stock runtime knows, before `to_executorch()`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from executorch.exir.lowered_backend_module import LoweredBackendModule
+
+from xnnc.options import CompileOptions
+from xnnc.pte.backend import XnncBackend
+from xnnc.pte.partitioner import XnncPartitioner
+
+STOCK_BACKEND_ID = "XnnpackBackend"
+
+
+def retarget(edge_manager: Any) -> Any:
+    """Point xnnc's lowered modules at the stock `XnnpackBackend` delegate; returns it."""
+    for method in edge_manager.methods:
+        gm = edge_manager.exported_program(method).graph_module
+        for sub in gm.modules():
+            if isinstance(sub, LoweredBackendModule) and sub.backend_id == XnncBackend.__name__:
+                sub._backend_id = STOCK_BACKEND_ID
+    return edge_manager
+
+
+def to_executorch(edge_manager: Any) -> Any:
+    """`retarget`, then ExecuTorch's `to_executorch()`."""
+    return retarget(edge_manager).to_executorch()
+
+
+def to_pte(
+    model: Any,
+    example_inputs: Any = None,
+    options: CompileOptions | None = None,
+    **fields: Any,
+) -> bytes:
+    """A `.pte` whose delegates are xnnc blobs, for stock ExecuTorch: an nn.Module with
+    inputs, or an ExportedProgram, compiled under `options` (or its fields as keywords) with
+    the target's runtime set to stock."""
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.frontend.fx_importer import export_program
+
+    options = CompileOptions.of(options, **fields)
+    options = options.replace(target=options.target.replace(runtime="stock"))
+    ep = export_program(model, example_inputs)
+    edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
+    return to_executorch(edge).buffer
+
+
+class StockRuntime:
+    """A `.pte` on stock ExecuTorch's pybindings; keeps the buffer alive with the module."""
+
+    def __init__(self, pte: bytes, threads: int | None = None):
+        from executorch.extension.pybindings import portable_lib
+
+        if threads is not None:
+            portable_lib._unsafe_reset_threadpool(threads)
+        self._buffer = bytes(pte)
+        self._module = portable_lib._load_for_executorch_from_buffer(self._buffer)
+
+    def __call__(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return tuple(self._module.forward(list(inputs)))
