@@ -17,6 +17,7 @@ demo: $(STAMP)
 	$(BIN)/python -m xnnc.examples.demo
 
 test: $(STAMP)
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q -x tests
 	$(BIN)/lit -sv lit_tests
 
