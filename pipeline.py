@@ -24,6 +24,7 @@ runs exactly what `xnnc.compile(..., target="stock,x86-64-avx2", fp16="fp32")` r
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -66,14 +67,26 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
     }
 
 
-def default_passes(options: CompileOptions | None = None) -> list[ModulePass]:
-    """Every pass `xnnc.compile` runs, in order."""
-    return [p for passes in stages(options or CompileOptions()).values() for p in passes]
+def default_passes(options: CompileOptions | None = None, **fields: Any) -> list[ModulePass]:
+    """Every pass `xnnc.compile` runs, in order, for `options` or its fields as keywords."""
+    options = CompileOptions.of(options, **fields)
+    return [p for passes in stages(options).values() for p in passes]
 
 
-def lower(module: ModuleOp, options: CompileOptions | None = None) -> ModuleOp:
-    """Set the module's target and run the default pipeline in place; returns the module."""
-    options = options or CompileOptions()
+def with_pass_first(rewrite: ModulePass, options: CompileOptions | None = None) -> list[ModulePass]:
+    """The default pipeline with `rewrite` (a seed rewrite's pass, configured) run just before
+    canonicalize and its set left out of canonicalize: for experiments with its options.
+    The first pass attaches the target."""
+    options = CompileOptions.of(options)
+    passes = default_passes(options.replace(disable=(*options.disable, rewrite.name)))
+    first = next(i for i, p in enumerate(passes) if isinstance(p, CanonicalizePass))
+    return [SetTargetPass(str(options.target)), *passes[:first], rewrite, *passes[first:]]
+
+
+def lower(module: ModuleOp, options: CompileOptions | None = None, **fields: Any) -> ModuleOp:
+    """Set the module's target and run the default pipeline in place; returns the module.
+    `options`, or its fields as keywords."""
+    options = CompileOptions.of(options, **fields)
     set_target(module, options.target)
     PassPipeline(tuple(default_passes(options))).apply(xnnc.make_context(), module)
     return module

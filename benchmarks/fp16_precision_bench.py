@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'threads':>7} {'native ms':>26} {'fp32 ms':>26} {'ratio':>6}")
     for threads in map(int, args.threads.split(",")):
         programs = {
-            mode: Program(p.module, threads=threads, blobs=p.blobs, fp16=mode)
+            mode: Program(p.module, p.options, threads=threads, blobs=p.blobs)
             for mode, p in compiled.items()
         }
         times = measure(programs, inputs, args.samples)

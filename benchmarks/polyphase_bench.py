@@ -37,7 +37,7 @@ from xdsl.passes import PassPipeline
 import xnnc
 from xnnc.driver import Program
 from xnnc.frontend.fx_importer import export_program, import_model
-from xnnc.pipeline import default_passes
+from xnnc.pipeline import with_pass_first
 from xnnc.transforms.polyphase import PolyphasePass
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16}
@@ -104,12 +104,9 @@ LAYERS: list[Layer] = [
 
 def _compile_padding_every_kernel(model: nn.Module, inputs: tuple, threads: int) -> Program:
     """The default pipeline with `xnn-polyphase{max-kernel-growth=inf}`."""
-    passes = [
-        PolyphasePass(max_kernel_growth=math.inf) if isinstance(p, PolyphasePass) else p
-        for p in default_passes()
-    ]
     ep = export_program(model, inputs)
     module = import_model(ep)
+    passes = with_pass_first(PolyphasePass(max_kernel_growth=math.inf))
     PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
     return Program(module, threads=threads, exported=ep)
 

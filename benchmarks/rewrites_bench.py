@@ -54,7 +54,7 @@ from xdsl.passes import PassPipeline
 import xnnc
 from xnnc.driver import Program
 from xnnc.frontend.fx_importer import export_program, import_model
-from xnnc.pipeline import default_passes
+from xnnc.pipeline import with_pass_first
 from xnnc.transforms.upsample_nearest import UpsampleNearestPass
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16}
@@ -202,15 +202,10 @@ SWEEP: list[Layer] = _upsample((1, 2, 3, 4, 8, 16, 32, 64), ("f32", "f16"), "swe
 
 def _forced_upsample(model: nn.Module, inputs: tuple, threads: int) -> Program:
     """`xnn-upsample-nearest` with no size limits, for the sweep."""
-    passes = [
-        UpsampleNearestPass(min_channels=1, max_input_bytes=1 << 62)
-        if isinstance(p, UpsampleNearestPass)
-        else p
-        for p in default_passes(disable=("canonicalize",))
-    ]
+    forced = UpsampleNearestPass(min_channels=1, max_input_bytes=1 << 62)
     ep = export_program(model, inputs)
     module = import_model(ep)
-    PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
+    PassPipeline(tuple(with_pass_first(forced))).apply(xnnc.make_context(), module)
     return Program(module, threads=threads, profile=True, exported=ep)
 
 

@@ -184,11 +184,13 @@ def _xnnc(model: torch.nn.Module, inputs: tuple) -> System:
     system = System("xnnc", seconds, program.num_partitions, len(program.ops_outside()))
 
     def make(threads: int) -> Callable[[], Any]:
-        p = Program(program.module, program.target, threads, blobs=program.blobs)
+        p = Program(program.module, program.options, threads=threads, blobs=program.blobs)
         return lambda: p(*inputs)
 
     system.make = make
-    system.profiled = Program(program.module, program.target, 1, True, blobs=program.blobs)
+    system.profiled = Program(
+        program.module, program.options, threads=1, profile=True, blobs=program.blobs
+    )
     return system
 
 

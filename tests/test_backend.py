@@ -198,17 +198,16 @@ def test_xnn_run_on_mlir_compares_with_reference(tmp_path, capsys) -> None:
 
 @pytest.mark.parametrize("fp16", ["auto", "native", "fp32"])
 def test_xnn_run_fp16_option(tmp_path, capsys, monkeypatch, fp16: str) -> None:
-    """`--fp16` reaches the pipeline ("auto" resolved for this machine); fp16 results within
+    """`--fp16` reaches the pipeline ("auto" resolved by the target); fp16 results within
     fp16 tolerance of the reference interpreter (2e-2, as for the fp16 op cases)."""
     from xnnc import pipeline
-    from xnnc.driver import resolve_fp16
 
     modes = []
     lower = pipeline.lower
 
-    def recording(module, target="extended", exclude=(), disable=(), fp16="native"):
-        modes.append(fp16)
-        return lower(module, target, exclude, disable, fp16)
+    def recording(module, options=None, **fields):
+        modes.append(options.fp16)
+        return lower(module, options, **fields)
 
     monkeypatch.setattr(pipeline, "lower", recording)
 
@@ -220,7 +219,7 @@ def test_xnn_run_fp16_option(tmp_path, capsys, monkeypatch, fp16: str) -> None:
     path = tmp_path / "f16.mlir"
     path.write_text(xnnc.print_module(xnnc.import_model(Scaled(), (x,))))
     assert xnn_run.main([str(path), "--repeat", "1", "--fp16", fp16]) == 0
-    assert modes == [resolve_fp16(fp16)]
+    assert modes == [fp16]
     out = capsys.readouterr().out
     assert float(out.split("max |error| vs the reference interpreter: ")[1].split()[0]) < 2e-2
 

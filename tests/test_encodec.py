@@ -183,7 +183,7 @@ def test_full_encodec_partitions(target: str) -> None:
     the small one above): one subgraph, only tensor factories possibly outside."""
     model, inputs = MODELS["encodec"]()
     module = import_model(model, inputs)
-    passes = default_passes(target)
+    passes = default_passes(target=target)
     upto = next(i for i, p in enumerate(passes) if isinstance(p, PartitionPass))
     PassPipeline(tuple(passes[: upto + 1])).apply(xnnc.make_context(), module)
     func = next(op for op in module.ops)

@@ -27,13 +27,15 @@ import torch.nn as nn
 from torch.overrides import TorchFunctionMode
 
 import xnnc
-from xnnc import driver as program_module
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.dialects import xnn
 from xnnc.examples.models import MODELS
+from xnnc.errors import OptionError
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
+from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
 from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
+from xnnc.target import Target
 
 FP32_RTOL = 1e-4
 FP16_RTOL = 1e-2
@@ -101,46 +103,46 @@ def _cpu_flags() -> set[str]:
     return {f for line in text.splitlines() if line.startswith("flags") for f in line.split()}
 
 
-def test_auto_follows_xnnpack() -> None:
+def test_auto_follows_the_target() -> None:
+    """"auto" is "native" where the target has fp16 arithmetic; the host target agrees with
+    XNNPACK's own check on this machine."""
     native = capi.f16_native_supported()
     assert isinstance(native, bool)
     if platform.machine() in ("x86_64", "AMD64") and "avx512fp16" not in _cpu_flags():
         assert not native  # no fp16 arithmetic in hardware: XNNPACK converts internally
+    assert Target.host().fp16_arithmetic == native
     expected = "native" if native else "fp32"
-    assert program_module.resolve_fp16("auto") == expected
-    assert XnncPartitioner(fp16="auto").fp16 == expected
+    assert CompileOptions(fp16="auto").resolved_fp16() == expected
+    assert XnncPartitioner(fp16="auto").options.resolved_fp16() == expected
     model, inputs = nn.Linear(4, 4).half(), (torch.randn(2, 4).half(),)
-    assert xnnc.compile(model, inputs).fp16 == expected
+    assert xnnc.compile(model, inputs).options.resolved_fp16() == expected
 
 
-def test_auto_on_a_machine_with_native_fp16(monkeypatch) -> None:
-    monkeypatch.setattr(capi, "f16_native_supported", lambda: True)
-    assert program_module.resolve_fp16("auto") == "native"
-    monkeypatch.setattr(capi, "f16_native_supported", lambda: False)
-    assert program_module.resolve_fp16("auto") == "fp32"
-    assert program_module.resolve_fp16("native") == "native"
+@pytest.mark.parametrize(
+    ("target", "mode"),
+    [("x86-64-avx2", "fp32"), ("x86-64-avx512fp16", "native"), ("arm64-fp16-dotprod", "native"),
+     ("arm64", "fp32")],
+)  # fmt: skip
+def test_auto_on_target_presets(target: str, mode: str) -> None:
+    assert CompileOptions(target=target, fp16="auto").resolved_fp16() == mode
+    assert CompileOptions(target=target, fp16="native").resolved_fp16() == "native"
 
 
 def test_bad_option_values() -> None:
     model, inputs = nn.Linear(4, 4), (torch.randn(2, 4),)
-    with pytest.raises(
-        ValueError, match="unknown fp16 option 'fp8'; expected one of auto, native, fp32"
-    ):
+    with pytest.raises(OptionError, match="fp16: unknown mode 'fp8'; valid: auto, native, fp32"):
         xnnc.compile(model, inputs, fp16="fp8")
-    with pytest.raises(ValueError, match="expected one of auto, native, fp32"):
+    with pytest.raises(OptionError, match="valid: auto, native, fp32"):
         XnncPartitioner(fp16="half")
-    with pytest.raises(ValueError, match="unknown mode 'bf16'; expected one of native, fp32"):
+    with pytest.raises(OptionError, match="unknown mode 'bf16'; expected one of auto, native"):
         Fp16PrecisionPass(mode="bf16")
-    with pytest.raises(ValueError, match="'auto' is resolved by the backend"):
-        default_passes(fp16="auto")
 
 
 def test_pipeline_order() -> None:
-    """After conversion, before the rewrites; absent for native."""
+    """After conversion, before the rewrites (type legalization)."""
     names = [p.name for p in default_passes(fp16="fp32")]
     i = names.index("xnn-fp16-precision")
     assert names[i - 1] == "convert-aten-to-xnn" and names[i + 1] == "xnn-legalize-casts"
-    assert "xnn-fp16-precision" not in [p.name for p in default_passes()]
 
 
 # --- small models ----------------------------------------------------------------------------

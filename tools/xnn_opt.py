@@ -32,6 +32,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xnnc.dialects import get_all_dialects
 from xnnc.dialects.weights import BlobStore, printing_weights_inline, using_blobs
+from xnnc.errors import OptionError
 from xnnc.passes import get_all_passes, load_pass
 
 
@@ -257,8 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (VerifyException, DiagnosticException) as e:
         print(_one_line(str(e)), file=sys.stderr)
         return 1
-    except ToolError as e:
-        print(f"xnn-opt: error: {e}", file=sys.stderr)
+    except (ToolError, OptionError) as e:
+        print(f"xnn-opt: error: {_one_line(str(e))}", file=sys.stderr)
         return 1
     except ValueError as e:
         print(f"xnn-opt: error: {_pass_error(_one_line(str(e)))}", file=sys.stderr)
