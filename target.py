@@ -23,6 +23,7 @@ import dataclasses
 import platform
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from xnnc.errors import OptionError
 
@@ -58,6 +59,7 @@ _CPUINFO_FEATURES = {
         "i8mm": "i8mm", "bf16": "bf16", "sme": "sme",
     },
 }  # fmt: skip
+_ALL_FEATURES = tuple(f for arch in ARCHES for f in FEATURES[arch])
 _MACHINES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm64": "arm64"}
 
 
@@ -95,7 +97,7 @@ class Target:
     @classmethod
     def parse(cls, text: str) -> Target:
         """A Target from a spec string (the module docstring's grammar)."""
-        fields: dict[str, object] = {}
+        fields: dict[str, Any] = {}
         for word in (w.strip() for w in text.split(",")):
             kind, value = _parse_word(word, text)
             if kind in fields:
@@ -105,6 +107,8 @@ class Target:
         return cls(fields.get("runtime", "extended"), arch, features, fields.get("threads", 1))
 
     def has(self, feature: str) -> bool:
+        """Whether the CPU has `feature`; a name no arch knows is an error, not False."""
+        _check("feature", feature, _ALL_FEATURES)
         return feature in self.features
 
     def replace(self, **changes: object) -> Target:

@@ -143,3 +143,9 @@ def test_target_of_rejects_another_attribute():
     module.attributes["xnn.target"] = StringAttr("avx2")
     with pytest.raises(VerifyException, match="xnn.target must be a #xnn.target"):
         target_of(module)
+
+
+def test_has_rejects_a_misspelled_feature():
+    assert Target.preset("arm64").has("avx2") is False
+    with pytest.raises(OptionError, match="unknown feature 'avx512'"):
+        Target.preset("x86-64-avx512").has("avx512")
