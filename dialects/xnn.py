@@ -19,16 +19,20 @@ is an explicit `xnn.static_transpose`. Integer parameters are i64, `flags` is th
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float32Type,
     FloatAttr,
+    IntAttr,
     IntegerAttr,
+    ModuleOp,
+    StringAttr,
     TensorType,
     bf16,
     f16,
@@ -42,6 +46,7 @@ from xdsl.ir import (
     Block,
     Dialect,
     Operation,
+    ParametrizedAttribute,
     Region,
     SpacedOpaqueSyntaxAttribute,
     SSAValue,
@@ -63,7 +68,9 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from xdsl.parser import AttrParser
 from xdsl.pattern_rewriter import RewritePattern
+from xdsl.printer import Printer
 from xdsl.traits import (
     ConstantLike,
     HasCanonicalizationPatternsTrait,
@@ -77,6 +84,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xnnc.dialects.weights import WeightAttr
+from xnnc.errors import OptionError
 from xnnc.ir.constants import ConstantValueOp
 from xnnc.ir.shapes import (
     broadcast_shapes,
@@ -86,6 +94,7 @@ from xnnc.ir.shapes import (
     numel,
 )
 from xnnc.ir.types import element_type, ints, shape_of
+from xnnc.target import Target
 
 # --- XNNPACK enums and flags (include/xnnpack.h at 92a7ad50) ---------------------------------
 
@@ -201,6 +210,102 @@ _ENUM_ATTRS: dict[type[StrEnum], type[EnumAttribute]] = {
     BinaryOperator: BinaryOperatorAttr,
     ReduceOperator: ReduceOperatorAttr,
 }
+
+# --- the target ------------------------------------------------------------------------------
+
+DEFAULT_TARGET = Target()
+"""The target of a module without `xnn.target`: no CPU feature assumed, so a rewrite whose
+profitability depends on one does nothing."""
+
+TARGET_ATTR_NAME = "xnn.target"
+
+
+@irdl_attr_definition
+class TargetAttr(ParametrizedAttribute):
+    """The `xnnc.target.Target` a module is compiled for, as the builtin.module's discardable
+    attribute `xnn.target`; passes read every target-dependent decision from it:
+
+        #xnn.target<runtime = "stock", arch = "x86_64", features = ["avx2", "f16c", "fma3"],
+                    threads = 2>
+    """
+
+    name = "xnn.target"
+    runtime: StringAttr
+    arch: StringAttr
+    features: ArrayAttr[StringAttr]
+    threads: IntAttr
+
+    @classmethod
+    def from_target(cls, target: Target) -> TargetAttr:
+        features = ArrayAttr([StringAttr(f) for f in sorted(target.features)])
+        return cls(StringAttr(target.runtime), StringAttr(target.arch), features,
+                   IntAttr(target.threads))  # fmt: skip
+
+    @property
+    def target(self) -> Target:
+        features = frozenset(f.data for f in self.features)
+        return Target(self.runtime.data, self.arch.data, features, self.threads.data)
+
+    def verify(self) -> None:
+        try:
+            _ = self.target  # Target validates its fields
+        except OptionError as e:
+            raise VerifyException(f"#xnn.target: {e}") from None
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        start = parser.pos
+        with parser.in_angle_brackets():
+            runtime = _parse_field(parser, "runtime", parser.parse_str_literal)
+            parser.parse_punctuation(",")
+            arch = _parse_field(parser, "arch", parser.parse_str_literal)
+            parser.parse_punctuation(",")
+            features = _parse_field(parser, "features", lambda: parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, parser.parse_str_literal))  # fmt: skip
+            parser.parse_punctuation(",")
+            threads = _parse_field(parser, "threads", lambda: parser.parse_integer(False))
+        try:
+            target = Target(runtime, arch, frozenset(features), threads)
+        except OptionError as e:
+            parser.raise_error(f"#xnn.target: {e}", start, parser.pos)
+        return TargetAttr.from_target(target).parameters
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string("runtime = ")
+            printer.print_string_literal(self.runtime.data)
+            printer.print_string(", arch = ")
+            printer.print_string_literal(self.arch.data)
+            printer.print_string(", features = [")
+            printer.print_list(self.features, lambda f: printer.print_string_literal(f.data))
+            printer.print_string(f"], threads = {self.threads.data}")
+
+
+def _parse_field(parser: AttrParser, key: str, parse_value: Callable[[], Any]) -> Any:
+    """`key = value` in an attribute's custom syntax."""
+    parser.parse_keyword(key)
+    parser.parse_punctuation("=")
+    return parse_value()
+
+
+def target_of(op: Operation) -> Target:
+    """The target of the nearest builtin.module around `op` (or `op` itself) carrying
+    `xnn.target`; DEFAULT_TARGET when none does."""
+    current: Operation | None = op
+    while current is not None:
+        if isinstance(current, ModuleOp) and TARGET_ATTR_NAME in current.attributes:
+            attr = current.attributes[TARGET_ATTR_NAME]
+            if not isinstance(attr, TargetAttr):
+                raise VerifyException(f"{TARGET_ATTR_NAME} must be a #xnn.target<...>, got {attr}")
+            return attr.target
+        current = current.parent_op()
+    return DEFAULT_TARGET
+
+
+def set_target(module: ModuleOp, target: Target) -> None:
+    """Record `target` on `module` (replacing any target it had)."""
+    module.attributes[TARGET_ATTR_NAME] = TargetAttr.from_target(target)
+
 
 # --- helpers ---------------------------------------------------------------------------------
 
@@ -1566,5 +1671,5 @@ XNN_NODE_OPS: list[type[XnnNode]] = [
 Xnn = Dialect(
     "xnn",
     [SubgraphOp, OutputOp, ConstantOp, *XNN_NODE_OPS],
-    [UnaryOperatorAttr, BinaryOperatorAttr, ReduceOperatorAttr],
+    [UnaryOperatorAttr, BinaryOperatorAttr, ReduceOperatorAttr, TargetAttr],
 )

@@ -2,7 +2,10 @@
 
 Tolerance: fp32, 1e-4 relative to the output's scale: the taps are summed in another order
 than the convolution's accumulation (k partial sums of Cin products each), a few ulps at
-these sizes."""
+these sizes.
+
+The rewrite applies only on the target it was measured for (x86-64 AVX2 without AVX-512), so
+every compile here is for that target."""
 
 from __future__ import annotations
 
@@ -11,10 +14,26 @@ import torch
 import torch.nn as nn
 
 import xnnc
+from xnnc import pipeline
+from xnnc.dialects.xnn import set_target
 from xnnc.examples.models import MODELS
-from xnnc.transforms.conv_as_gemm import tap_offsets
+from xnnc.target import PRESETS, Target
+from xnnc.transforms.conv_as_gemm import profitable_on, tap_offsets
 
 OFF = ("xnn-conv-as-gemm",)
+AVX2 = Target.preset("x86-64-avx2")
+
+
+@pytest.fixture(autouse=True)
+def _compile_for_avx2(monkeypatch):
+    """xnnc.compile lowers modules that carry AVX2's `xnn.target` (until compile takes one)."""
+    lower = pipeline.lower
+
+    def lower_for_avx2(module, *args, **kwargs):
+        set_target(module, AVX2)
+        return lower(module, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "lower", lower_for_avx2)
 
 
 def _ops(program) -> list[str]:
@@ -31,6 +50,15 @@ def _check(model: nn.Module, x: torch.Tensor, fires: bool = True):
     torch.testing.assert_close(got, want, atol=1e-4 * scale, rtol=1e-4)
     assert ("xnn.convolution_2d" not in _ops(program)) == fires, _ops(program)
     return program
+
+
+def test_profitable_on():
+    on = {name for name in PRESETS if profitable_on(Target.preset(name))}
+    assert on == {"x86-64-avx2"}
+    assert profitable_on(Target.parse("x86_64+avx2+fma3"))
+    assert not profitable_on(Target.parse("x86_64+avx2"))  # no FMA3: other kernels
+    assert not profitable_on(Target())  # no CPU feature assumed
+    assert not profitable_on(AVX2.replace(features=AVX2.features | {"avx512f"}))
 
 
 def test_tap_offsets():

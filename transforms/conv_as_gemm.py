@@ -18,10 +18,14 @@ registers of AVX2's 16 and keeps one accumulator on the stack: 25-33 GFLOP/s at 
 re-read their weights per row tile). Fully-connected runs the 6x16 assembly GEMM: 45-75
 GFLOP/s on the same layers (`benchmarks/rewrites_bench.py`, the conv-as-gemm rows; whole
 models: Mimi 1.9x, HiFi-GAN 2.0x, DAC 1.7x, ResNet-18 1.7x). The tap slices and adds cost
-far less at the channel counts of these models. On CPUs where XNNPACK picks other IGEMM
-kernels (AVX-512, Zen 1) the gain may be smaller: measure before relying on it there.
+far less at the channel counts of these models. With AVX-512 XNNPACK picks other kernels, and
+on a Zen 4 the rewrite slowed whole models by 6-46%; so it applies only on the target it was
+measured for (`profitable_on`, read from the module's `#xnn.target`; `ignore-target=true`
+applies it anyway, for experiments). Measure before widening that.
 
-Does nothing when: the kernel is 1x1 (XNNPACK already runs a 1x1 stride-1 convolution as a
+Does nothing when: the module's target is not x86-64 with AVX2 and FMA3 and without AVX-512
+(the default target assumes no feature, so a module without `xnn.target` is left alone); the
+kernel is 1x1 (XNNPACK already runs a 1x1 stride-1 convolution as a
 GEMM); groups != 1 (depthwise and grouped); a stride is not 1; there are fewer than
 `min-output-channels` (16) output channels (a matrix-vector product per tap is slower than
 the IGEMM); the element type is not f32 (fp16 and bf16 GEMM kernels were not measured);
@@ -49,14 +53,30 @@ from xdsl.pattern_rewriter import (
 from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
-from xnnc.dialects.xnn import BinaryOperator
+from xnnc.dialects.xnn import BinaryOperator, target_of
 from xnnc.ir.types import shape_of
+from xnnc.target import Target
 
 MIN_OUTPUT_CHANNELS = 16
 
 
 def _v(attr) -> int:
     return attr.value.data
+
+
+def profitable_on(target: Target) -> bool:
+    """Whether convolutions run the spilling AVX2/FMA3 IGEMM kernel this rewrite was measured
+    against: x86-64 with AVX2 and FMA3, without AVX-512."""
+    return (
+        target.arch == "x86_64"
+        and target.has("avx2")
+        and target.has("fma3")
+        and not target.has("avx512f")
+    )
+
+
+def _applies(op: xnn.Convolution2dOp, ignore_target: bool) -> bool:
+    return ignore_target or profitable_on(target_of(op))
 
 
 def tap_offsets(kernel: int, dilation: int) -> list[int]:
@@ -71,9 +91,12 @@ class ConvAsGemm(RewritePattern):
 
     min_output_channels: int = MIN_OUTPUT_CHANNELS
     two_d: bool = True
+    ignore_target: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.Convolution2dOp, rewriter: PatternRewriter) -> None:
+        if not _applies(op, self.ignore_target):
+            return
         n, h, width, cin = shape_of(op.input)
         kh, kw = _v(op.kernel_height), _v(op.kernel_width)
         cout = _v(op.group_output_channels)
@@ -131,11 +154,16 @@ class SingleOutputConvAsDepthwise(RewritePattern):
 
     y = b + sum_c sum_taps x * w: the same sum, taps first. XNNPACK's depthwise kernels
     run a 64 -> 1, k7 convolution over 24960 samples ~3x faster than its IGEMM.
-    Does nothing when there is more than one output channel, groups != 1, the element type
-    is not f32 or the filter is not a constant with data; strides and dilations are kept."""
+    Does nothing when the target is not the one ConvAsGemm applies on, there is more than
+    one output channel, groups != 1, the element type is not f32 or the filter is not a
+    constant with data; strides and dilations are kept."""
+
+    ignore_target: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.Convolution2dOp, rewriter: PatternRewriter) -> None:
+        if not _applies(op, self.ignore_target):
+            return
         if _v(op.group_output_channels) != 1 or _v(op.groups) != 1:
             return
         if op.input.type.element_type != f32 or op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
@@ -170,10 +198,13 @@ def _finite(bound: float | None) -> float | None:
 
 
 def conv_as_gemm_patterns(
-    min_output_channels: int = MIN_OUTPUT_CHANNELS, two_d: bool = True
+    min_output_channels: int = MIN_OUTPUT_CHANNELS, two_d: bool = True, ignore_target: bool = False
 ) -> list[RewritePattern]:
     """The optimize-stage pattern set of this rewrite (MLIR's `populate*Patterns`)."""
-    return [ConvAsGemm(min_output_channels, two_d), SingleOutputConvAsDepthwise()]
+    return [
+        ConvAsGemm(min_output_channels, two_d, ignore_target),
+        SingleOutputConvAsDepthwise(ignore_target),
+    ]
 
 
 @dataclass(frozen=True)
@@ -181,12 +212,14 @@ class ConvAsGemmPass(ModulePass):
     """Stride-1 convolutions as sums of fully-connected layers over shifted input slices.
 
     min-output-channels: leave convolutions with fewer output channels alone (16);
-    two-d: rewrite 2-D convolutions too (true)."""
+    two-d: rewrite 2-D convolutions too (true);
+    ignore-target: rewrite whatever the module's target (false; for experiments and tests)."""
 
     name = "xnn-conv-as-gemm"
     min_output_channels: int = MIN_OUTPUT_CHANNELS
     two_d: bool = True
+    ignore_target: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = conv_as_gemm_patterns(self.min_output_channels, self.two_d)
+        patterns = conv_as_gemm_patterns(self.min_output_channels, self.two_d, self.ignore_target)
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
