@@ -48,6 +48,12 @@ def fx_node_name(op: Operation) -> str | None:
     return name
 
 
+def _op_name(target: Any) -> str | None:
+    """`aten.linear` for torch.ops.aten.linear.default: the name `exclude` uses."""
+    schema = getattr(target, "_schema", None)
+    return None if schema is None else schema.name.replace("::", ".")
+
+
 def kept_whole() -> list[Any]:
     """The non-core ATen overloads xnnc lowers as they are (linear, hardswish, ...): those
     that torch.export's default decompositions would otherwise split up."""
@@ -75,6 +81,7 @@ class XnncPartitioner(Partitioner):
         options: CompileOptions | None = None,
         *,
         target: Target | str | None = None,
+        threads: int | None = None,
         fp16: str | None = None,
         exclude: Any = None,
         disable: Any = None,
@@ -83,7 +90,7 @@ class XnncPartitioner(Partitioner):
         if options is None and target is None:
             target = "stock"
         self.options = CompileOptions.of(
-            options, target=target, fp16=fp16, exclude=exclude, disable=disable
+            options, target=target, threads=threads, fp16=fp16, exclude=exclude, disable=disable
         )
         self.delegation_spec = DelegationSpec(XnncBackend.__name__, [options_spec(self.options)])
 
@@ -96,7 +103,7 @@ class XnncPartitioner(Partitioner):
             vals = [a.meta.get("val") for a in tensors]
             if not all(isinstance(v, torch.Tensor) and v.dtype in _FLOATS for v in vals):
                 return False
-            if f"{node.target.namespace}.{node.target._opname}" in self.options.exclude:
+            if _op_name(node.target) in self.options.exclude:
                 return False
             if node.target == torch.ops.aten.linear.default:
                 return all(a.op == "placeholder" and a.name not in _user_inputs(ep)

@@ -29,8 +29,8 @@ from torch.overrides import TorchFunctionMode
 import xnnc
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.dialects import xnn
-from xnnc.examples.models import MODELS
 from xnnc.errors import OptionError
+from xnnc.examples.models import MODELS
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
@@ -104,7 +104,7 @@ def _cpu_flags() -> set[str]:
 
 
 def test_auto_follows_the_target() -> None:
-    """"auto" is "native" where the target has fp16 arithmetic; the host target agrees with
+    """ "auto" is "native" where the target has fp16 arithmetic; the host target agrees with
     XNNPACK's own check on this machine."""
     native = capi.f16_native_supported()
     assert isinstance(native, bool)

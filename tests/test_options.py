@@ -134,7 +134,9 @@ def test_partitioner_with_options_makes_the_same_delegates(decoder) -> None:
     model, inputs = decoder
     program = xnnc.compile(model, inputs, **OPTIONS)
     partitioner = xnnc.XnncPartitioner(CompileOptions(**OPTIONS))
-    edge = to_edge_transform_and_lower(torch.export.export(model, inputs), partitioner=[partitioner])
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, inputs), partitioner=[partitioner]
+    )
     gm = edge.exported_program().graph_module
     lowered = [m for m in gm.modules() if isinstance(m, LoweredBackendModule)]
     assert sorted(bytes(m.processed_bytes) for m in lowered) == sorted(program.blobs)
