@@ -78,7 +78,7 @@ class XnncPartitioner(Partitioner):
 
     def __init__(
         self,
-        options: CompileOptions | None = None,
+        options: CompileOptions | Target | str | None = None,
         *,
         target: Target | str | None = None,
         threads: int | None = None,
@@ -87,6 +87,8 @@ class XnncPartitioner(Partitioner):
         disable: Any = None,
     ):
         super().__init__()
+        if isinstance(options, str | Target):  # XnncPartitioner("stock")
+            options, target = None, options if target is None else target
         if options is None and target is None:
             target = "stock"
         self.options = CompileOptions.of(

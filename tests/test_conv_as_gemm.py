@@ -14,26 +14,12 @@ import torch
 import torch.nn as nn
 
 import xnnc
-from xnnc import pipeline
-from xnnc.dialects.xnn import set_target
 from xnnc.examples.models import MODELS
 from xnnc.target import PRESETS, Target
 from xnnc.transforms.conv_as_gemm import profitable_on, tap_offsets
 
 OFF = ("xnn-conv-as-gemm",)
 AVX2 = Target.preset("x86-64-avx2")
-
-
-@pytest.fixture(autouse=True)
-def _compile_for_avx2(monkeypatch):
-    """xnnc.compile lowers modules that carry AVX2's `xnn.target` (until compile takes one)."""
-    lower = pipeline.lower
-
-    def lower_for_avx2(module, *args, **kwargs):
-        set_target(module, AVX2)
-        return lower(module, *args, **kwargs)
-
-    monkeypatch.setattr(pipeline, "lower", lower_for_avx2)
 
 
 def _ops(program) -> list[str]:
@@ -44,7 +30,7 @@ def _check(model: nn.Module, x: torch.Tensor, fires: bool = True):
     model = model.eval()
     with torch.no_grad():
         want = model(x)
-    program = xnnc.compile(model, (x,))
+    program = xnnc.compile(model, (x,), target=AVX2)
     got = program(x)
     scale = max(1.0, want.abs().max().item())
     torch.testing.assert_close(got, want, atol=1e-4 * scale, rtol=1e-4)
@@ -111,8 +97,8 @@ def test_models(name):
     model, inputs = MODELS[name](small=True)
     with torch.no_grad():
         want = model(*inputs)
-    program = xnnc.compile(model, inputs)
-    plain = xnnc.compile(model, inputs, disable=OFF)
+    program = xnnc.compile(model, inputs, target=AVX2)
+    plain = xnnc.compile(model, inputs, target=AVX2, disable=OFF)
     assert _ops(program).count("xnn.convolution_2d") < _ops(plain).count("xnn.convolution_2d")
     scale = max(1.0, want.abs().max().item())
     got = program(*inputs)
