@@ -41,7 +41,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.dialects import xnn
-from xnnc.ir.types import shape_of
+from xnnc.ir.types import has_element_type, shape_of
 
 # Nodes XNNPACK 92a7ad50 rejects on bf16 values (checked by defining each on bf16 values).
 NO_BF16_KERNEL = (
@@ -62,15 +62,11 @@ def _f32(shape: tuple[int, ...]) -> TensorType:
     return TensorType(f32, list(shape))
 
 
-def _is_bf16(value: SSAValue) -> bool:
-    return isinstance(value.type, TensorType) and value.type.element_type == bf16
-
-
 def _widened_constants(operands: list[SSAValue]) -> dict[int, xnn.ConstantOp] | None:
     """fp32 copies of the bf16 constant operands (by index); None when one has no data."""
     widened = {}
     for i, v in enumerate(operands):
-        if _is_bf16(v) and constant_op(v) is not None:
+        if has_element_type(v, bf16) and constant_op(v) is not None:
             data = constant_tensor(v)
             if data is None:
                 return None
@@ -104,7 +100,7 @@ class ComputeBf16InFp32(RewritePattern):
     back."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, NO_BF16_KERNEL) or not _is_bf16(op.results[0]):
+        if not isinstance(op, NO_BF16_KERNEL) or not has_element_type(op.results[0], bf16):
             return
         operands = list(op.operands)
         widened = _widened_constants(operands)
@@ -114,7 +110,7 @@ class ComputeBf16InFp32(RewritePattern):
         for i, v in enumerate(operands):
             if i in widened:
                 operands[i] = widened[i].output
-            elif _is_bf16(v):
+            elif has_element_type(v, bf16):
                 convert = xnn.ConvertOp.make(v, result_type=_f32(shape_of(v)))
                 new.append(convert)
                 operands[i] = convert.output
@@ -126,12 +122,12 @@ class Bf16GemmToFp32Output(RewritePattern):
     (a bf16 bias widened), converted back to bf16."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, BF16_GEMMS) or not _is_bf16(op.results[0]):
+        if not isinstance(op, BF16_GEMMS) or not has_element_type(op.results[0], bf16):
             return
         operands = list(op.operands)
         bias = 2 if isinstance(op, xnn.FullyConnectedOp) and op.bias is not None else None
         new: list[Operation] = []
-        if bias is not None and _is_bf16(operands[bias]):
+        if bias is not None and has_element_type(operands[bias], bf16):
             widened = _widened_constants([operands[bias]])
             if widened is None or not widened:  # elided data, or a bias computed in-graph
                 return

@@ -53,15 +53,11 @@ from xnnc.conversion.constants import constant_op, constant_tensor, weight_name,
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import target_of
 from xnnc.errors import OptionError
-from xnnc.ir.types import element_type
+from xnnc.ir.types import element_type, has_element_type
 from xnnc.target import Target
 
 # The modes of the pass: "auto" is "native" where the module's target has fp16 arithmetic.
 MODES = ("auto", "native", "fp32")
-
-
-def _is_f16(value: SSAValue) -> bool:
-    return isinstance(value.type, TensorType) and value.type.element_type == f16
 
 
 def _as_f32(t: Attribute) -> Attribute:
@@ -86,12 +82,12 @@ class ComputeF16InF32(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, xnn.XnnNode) or isinstance(op, xnn.ConvertOp):
             return
-        if not any(_is_f16(v) for v in (*op.operands, *op.results)):
+        if not any(has_element_type(v, f16) for v in (*op.operands, *op.results)):
             return
         new_ops: list[Operation] = []
         operands = []
         for value in op.operands:
-            if _is_f16(value):
+            if has_element_type(value, f16):
                 new_ops.append(_convert(value, f32, op))
                 value = new_ops[-1].results[0]
             operands.append(value)
@@ -106,7 +102,7 @@ class ComputeF16InF32(RewritePattern):
         results = []
         for old, value in zip(op.results, inner.results, strict=True):
             value.name_hint = old.name_hint
-            if _is_f16(old):
+            if has_element_type(old, f16):
                 new_ops.append(_convert(value, f16, op))
                 value = new_ops[-1].results[0]
             results.append(value)
@@ -135,7 +131,7 @@ class WidenF16Constant(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.ConvertOp, rewriter: PatternRewriter) -> None:
         const = constant_op(op.input)
-        if const is None or not _is_f16(op.input) or element_type(op.output) != f32:
+        if const is None or not has_element_type(op.input, f16) or element_type(op.output) != f32:
             return
         tensor = constant_tensor(op.input)
         if tensor is None:  # a weight printed without its data: XNNPACK converts it
@@ -161,7 +157,7 @@ class WidenF16Arguments(RewritePattern):
     def match_and_rewrite(self, op: xnn.SubgraphOp, rewriter: PatternRewriter) -> None:
         block = op.body.block
         for arg in block.args:
-            if not _is_f16(arg):
+            if not has_element_type(arg, f16):
                 continue
             widening = [u.operation for u in arg.uses if _widening(u.operation)]
             nodes = any(_widens(u) for u in arg.uses)
