@@ -455,6 +455,13 @@ def depth_to_space_2d_shape(s: Shapes, p: Params) -> Out:
     return Out((x[0], x[1] * b, x[2] * b, x[3] // (b * b)))
 
 
+def space_to_depth_2d_shape(s: Shapes, p: Params) -> Out:
+    b, x = _block_size(p), _nhwc(s["input"])
+    if x[1] % b or x[2] % b:
+        _fail(f"input height and width {x[1]}x{x[2]} are not divisible by block_size {b}")
+    return Out((x[0], x[1] // b, x[2] // b, x[3] * b * b))
+
+
 def _reduced(x: tuple[int, ...], axes: set[int], keep_dims: bool) -> tuple[int, ...]:
     return tuple(1 if i in axes else d for i, d in enumerate(x) if keep_dims or i not in axes)
 
@@ -988,6 +995,13 @@ DEPTH_TO_SPACE_2D = OpSpec(
     "channel-major (CRD), so it needs its input channels regrouped first.",
     params=(Param("block_size"),),
 )  # fmt: skip
+SPACE_TO_DEPTH_2D = OpSpec(
+    "xnn.space_to_depth_2d", space_to_depth_2d_shape, generated="SpaceToDepth2dOp",
+    doc="[N, H * b, W * b, C] -> [N, H, W, C * b * b], block-major (TensorFlow DCR): input "
+    "channel c of block (i, j) becomes output channel (i * b + j) * C + c. "
+    "`torch.pixel_unshuffle` is channel-major (CRD).",
+    params=(Param("block_size"),),
+)  # fmt: skip
 STATIC_REDUCE = OpSpec("xnn.static_reduce", static_reduce_shape, _KEEP_DIMS, bf16=Bf16.VIA_FP32,
                        layout_agnostic=True)  # fmt: skip
 GLOBAL_AVERAGE_POOLING_2D = OpSpec("xnn.global_average_pooling_2d",
@@ -1171,6 +1185,9 @@ KINDS_LIST: tuple[NodeKind, ...] = (
              "xnn_define_static_resize_bilinear_2d",
              (Field("new_height", c_size_t), Field("new_width", c_size_t), IN, OUT, FLAGS),
              {"new_height": "new_height", "new_width": "new_width", "input_id": "input"}),
+    NodeKind("XNNSpaceToDepth2d", SPACE_TO_DEPTH_2D, "xnn_define_space_to_depth_2d",
+             (Field("block_size"), IN, OUT, FLAGS), {"block_size": "block_size",
+             "input_id": "input"}, validate=(_check_block_size,)),
 )  # fmt: skip
 
 KINDS: dict[str, NodeKind] = {kind.name: kind for kind in KINDS_LIST}
