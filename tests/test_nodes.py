@@ -44,6 +44,26 @@ def test_every_xnn_node_op_has_a_spec_and_kinds():
 
 
 @pytest.mark.parametrize("kind", KINDS_LIST, ids=lambda k: k.name)
+def test_encoding_names_operands_and_parameters_of_the_op(kind):
+    """A hand-written op is checked against its table entry: every field it encodes from."""
+    op = xnn.NODE_OPS_BY_NAME[kind.op.name].get_irdl_definition()
+    names = {name for name, _ in op.operands} | set(op.properties)
+    sources = [s for s in kind.fields.values() if isinstance(s, str)]
+    assert [s for s in sources if s not in names] == []
+    assert set(kind.op.same_type) <= {name for name, _ in op.operands}
+
+
+@pytest.mark.parametrize("spec", [s for s in OPS.values() if s.generated], ids=lambda s: s.name)
+def test_generated_ops_follow_their_spec(spec):
+    op = getattr(xnn, spec.generated)
+    assert op is xnn.NODE_OPS_BY_NAME[spec.name] and op.__doc__ == spec.doc
+    definition = op.get_irdl_definition()
+    assert [name for name, _ in definition.operands] == list(spec.operands)
+    assert {p.name for p in spec.params} <= set(definition.properties)
+    assert issubclass(op, xnn.ClampedNode) == spec.clamped
+
+
+@pytest.mark.parametrize("kind", KINDS_LIST, ids=lambda k: k.name)
 def test_fields_and_arguments_name_fields_of_the_kind_table(kind):
     table = B.NODE_TABLES[kind.number]()
     named = [*kind.fields, *kind.optional_ids, *kind.unused_ids, *kind.packed, *kind.native_bf16]
