@@ -7,9 +7,10 @@ which xnn op encodes to it and from which op fields its table's fields come (`fi
 the ctypes signature and the call are derived), and its per-node blob checks. Facts about
 the xnn op itself, shared by the kinds it encodes to (`xnn.binary` -> XNNAdd ... XNNBinary),
 are an `OpSpec`: accepted flags, whether it takes a fused clamp, its shape rule (a pure
-function on shapes and parameters, used by the op verifier and by the runtime's static
-weight checks), its element-type rule, bf16 capability, layout agnosticism, and, for ops the
-dialect generates from the table, their operands and parameters.
+function on shapes and parameters that the op verifier runs; the runtime's static-weight
+checks share its filter layouts), its element-type rule, bf16 capability, layout
+agnosticism, and, for ops the dialect generates from the table, their operands and
+parameters.
 
 Values from XNNPACK's include/xnnpack.h at google/XNNPACK 92a7ad50. No xDSL here: the
 runtime loads blobs with this module and the schema alone.
@@ -1029,8 +1030,8 @@ def _stock_binary(name: str, operator: BinaryOperator) -> NodeKind:
     return NodeKind(name, BINARY, "xnn_define_binary",
                     (Const(c_value(operator)), Clamp("binary"), Value("input1_id"),
                      Value("input2_id"), OUT, FLAGS),
-                    {"input1_id": "input1", "input2_id": "input2"}, _when("kind", operator),
-                    runtime_checks=())  # fmt: skip
+                    {"input1_id": "input1", "input2_id": "input2"},
+                    _when("kind", operator))  # fmt: skip
 
 
 def _stock_unary(name: str, operator: UnaryOperator, param: str | None = None) -> NodeKind:

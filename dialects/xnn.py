@@ -7,6 +7,11 @@ XNNPACK's physical dims, NHWC for the convolution and pooling family, so every l
 is an explicit `xnn.static_transpose`. Integer parameters are i64, `flags` is the i32
 `XNN_FLAG_*` bit set, and `output_min`/`output_max` are f32 bounds (absent = unbounded).
 
+What XNNPACK accepts of a node is the node table's (backend_xnnpack/nodes.py): an op's flags,
+shape rule and element-type rule, and how it encodes to a flatbuffer node kind. The classes
+here give IRDL fields and syntax; regular ops (`xnn.space_to_depth_2d`, ...) are generated
+from their table entry.
+
     %r = xnn.subgraph(%x) : (tensor<1x8x8x3xf32>) -> (tensor<1x8x8x8xf32>) {
     ^bb0(%in: tensor<1x8x8x3xf32>):
       %w = xnn.constant #xnnc.weight<"conv.weight"> : tensor<8x3x3x3xf32>
@@ -97,7 +102,7 @@ from xnnc.dialects.weights import WeightAttr
 from xnnc.ir.constants import ConstantValueOp
 from xnnc.ir.types import element_type, ints, shape_of
 
-# --- XNNPACK enums, flags and limits: the node table's (backend_xnnpack/nodes.py) ----------------
+# --- enum attributes (the enums, flags and limits are the node table's, nodes.py) -------------
 
 
 @irdl_attr_definition
