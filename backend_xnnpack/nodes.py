@@ -967,10 +967,14 @@ DECONVOLUTION_2D = OpSpec("xnn.deconvolution_2d", deconvolution_2d_shape, clampe
 FULLY_CONNECTED = OpSpec("xnn.fully_connected", fully_connected_shape,
                          {"XNN_FLAG_TRANSPOSE_WEIGHTS": FLAG_TRANSPOSE_WEIGHTS}, clamped=True,
                          bf16=Bf16.GEMM)  # fmt: skip
-BATCH_MATRIX_MULTIPLY = OpSpec("xnn.batch_matrix_multiply", batch_matrix_multiply_shape,
-                               {"XNN_FLAG_TRANSPOSE_B": FLAG_TRANSPOSE_B,
-                                "XNN_FLAG_NO_BROADCAST": FLAG_NO_BROADCAST},
-                               same_type=("input1", "input2"), bf16=Bf16.GEMM)  # fmt: skip
+BATCH_MATRIX_MULTIPLY = OpSpec(
+    "xnn.batch_matrix_multiply", batch_matrix_multiply_shape,
+    {"XNN_FLAG_TRANSPOSE_B": FLAG_TRANSPOSE_B, "XNN_FLAG_NO_BROADCAST": FLAG_NO_BROADCAST},
+    same_type=("input1", "input2"), bf16=Bf16.GEMM, generated="BatchMatrixMultiplyOp",
+    doc="[B..., M, K] x [B..., K, N] -> [B..., M, N], batch dims broadcast; input2 is "
+    "[B..., N, K] with XNN_FLAG_TRANSPOSE_B.",
+    operands=("input1", "input2"),
+)  # fmt: skip
 BINARY = OpSpec("xnn.binary", binary_shape, {"XNN_FLAG_NO_BROADCAST": FLAG_NO_BROADCAST},
                 clamped=True, same_type=("input1", "input2"), layout_agnostic=True)  # fmt: skip
 UNARY = OpSpec("xnn.unary", elementwise_shape, layout_agnostic=True)
@@ -981,12 +985,33 @@ SOFTMAX = OpSpec("xnn.softmax", softmax_shape, bf16=Bf16.VIA_FP32, generated="So
 CONVERT = OpSpec("xnn.convert", elementwise_shape, same_type=(), layout_agnostic=True)
 COPY = OpSpec("xnn.copy", elementwise_shape, layout_agnostic=True, generated="CopyOp",
               doc="output = input.")  # fmt: skip
-STATIC_TRANSPOSE = OpSpec("xnn.static_transpose", static_transpose_shape)
-STATIC_RESHAPE = OpSpec("xnn.static_reshape", static_reshape_shape)
-STATIC_BROADCAST = OpSpec("xnn.static_broadcast", static_broadcast_shape, layout_agnostic=True)
-STATIC_SLICE = OpSpec("xnn.static_slice", static_slice_shape, layout_agnostic=True)
-STATIC_CONSTANT_PAD = OpSpec("xnn.static_constant_pad", static_constant_pad_shape,
-                             layout_agnostic=True)  # fmt: skip
+STATIC_TRANSPOSE = OpSpec("xnn.static_transpose", static_transpose_shape,
+                          generated="StaticTransposeOp", doc="output dim i is input dim perm[i].",
+                          params=(Param("perm", "ints"),))  # fmt: skip
+STATIC_RESHAPE = OpSpec(
+    "xnn.static_reshape", static_reshape_shape, generated="StaticReshapeOp",
+    doc="new_shape is the output shape; one 0 in it is inferred from the element count.",
+    params=(Param("new_shape", "ints"),),
+)  # fmt: skip
+STATIC_BROADCAST = OpSpec(
+    "xnn.static_broadcast", static_broadcast_shape, layout_agnostic=True,
+    generated="StaticBroadcastOp",
+    doc="Broadcasts the input to `new_shape` (numpy rules; a 0 keeps the input's dim).",
+    params=(Param("new_shape", "ints"),),
+)  # fmt: skip
+STATIC_SLICE = OpSpec(
+    "xnn.static_slice", static_slice_shape, layout_agnostic=True, generated="StaticSliceOp",
+    doc="output = input[offsets[i] : offsets[i] + sizes[i]] in every dim (unit strides: "
+    "`xnn_define_static_slice_v3` rejects any other stride at this XNNPACK commit).",
+    params=(Param("offsets", "ints"), Param("sizes", "ints")),
+)  # fmt: skip
+STATIC_CONSTANT_PAD = OpSpec(
+    "xnn.static_constant_pad", static_constant_pad_shape, layout_agnostic=True,
+    generated="StaticConstantPadOp",
+    doc="Pads dim i with pre_paddings[i] and post_paddings[i] copies of padding_value.",
+    params=(Param("pre_paddings", "ints"), Param("post_paddings", "ints"),
+            Param("padding_value", "f32", 0.0)),
+)  # fmt: skip
 CONCATENATE = OpSpec("xnn.concatenate", concatenate_shape, same_type=("inputs",),
                      layout_agnostic=True)  # fmt: skip
 DEPTH_TO_SPACE_2D = OpSpec(
@@ -1005,9 +1030,12 @@ SPACE_TO_DEPTH_2D = OpSpec(
 )  # fmt: skip
 STATIC_REDUCE = OpSpec("xnn.static_reduce", static_reduce_shape, _KEEP_DIMS, bf16=Bf16.VIA_FP32,
                        layout_agnostic=True)  # fmt: skip
-GLOBAL_AVERAGE_POOLING_2D = OpSpec("xnn.global_average_pooling_2d",
-                                   global_average_pooling_2d_shape, _KEEP_DIMS, clamped=True,
-                                   bf16=Bf16.VIA_FP32)  # fmt: skip
+GLOBAL_AVERAGE_POOLING_2D = OpSpec(
+    "xnn.global_average_pooling_2d", global_average_pooling_2d_shape, _KEEP_DIMS, clamped=True,
+    bf16=Bf16.VIA_FP32, generated="GlobalAveragePooling2dOp",
+    doc="Mean over the two dims before the innermost: [..., H, W, C] -> [..., C], or "
+    "[..., 1, 1, C] with XNN_FLAG_KEEP_DIMS.",
+)  # fmt: skip
 MAX_POOLING_2D = OpSpec("xnn.max_pooling_2d", pooling_2d_shape, _SAME_PADDING, clamped=True,
                         bf16=Bf16.VIA_FP32)  # fmt: skip
 AVERAGE_POOLING_2D = OpSpec("xnn.average_pooling_2d", pooling_2d_shape, _SAME_PADDING,
@@ -1017,7 +1045,10 @@ STATIC_RESIZE_BILINEAR_2D = OpSpec(
     {"XNN_FLAG_TENSORFLOW_LEGACY_MODE": FLAG_TENSORFLOW_LEGACY_MODE,
      "XNN_FLAG_ALIGN_CORNERS": FLAG_ALIGN_CORNERS,
      "XNN_FLAG_TRANSIENT_INDIRECTION_BUFFER": FLAG_TRANSIENT_INDIRECTION_BUFFER},
-    bf16=Bf16.VIA_FP32,
+    bf16=Bf16.VIA_FP32, generated="StaticResizeBilinear2dOp",
+    doc="[N, H, W, C] -> [N, new_height, new_width, C]. Half-pixel centers by default; "
+    "XNN_FLAG_ALIGN_CORNERS or XNN_FLAG_TENSORFLOW_LEGACY_MODE (asymmetric) select the others.",
+    params=(Param("new_height"), Param("new_width")),
 )  # fmt: skip
 
 

@@ -522,17 +522,6 @@ class FullyConnectedOp(ClampedNode):
     assembly_format = _CONV_FORMAT
 
 
-@irdl_op_definition
-class BatchMatrixMultiplyOp(XnnNode):
-    """[B..., M, K] x [B..., K, N] -> [B..., M, N], batch dims broadcast; input2 is
-    [B..., N, K] with XNN_FLAG_TRANSPOSE_B."""
-
-    name = "xnn.batch_matrix_multiply"
-    input1 = operand_def(TensorType)
-    input2 = operand_def(TensorType)
-    assembly_format = "$input1 `,` $input2 attr-dict `:` functional-type(operands, results)"
-
-
 # --- elementwise -----------------------------------------------------------------------------
 
 
@@ -603,55 +592,6 @@ class ConvertOp(XnnNode):
 
 
 @irdl_op_definition
-class StaticTransposeOp(XnnNode):
-    """output dim i is input dim perm[i]."""
-
-    name = "xnn.static_transpose"
-    input = operand_def(TensorType)
-    perm = _ints()
-
-
-@irdl_op_definition
-class StaticReshapeOp(XnnNode):
-    """new_shape is the output shape; one 0 in it is inferred from the element count."""
-
-    name = "xnn.static_reshape"
-    input = operand_def(TensorType)
-    new_shape = _ints()
-
-
-@irdl_op_definition
-class StaticBroadcastOp(XnnNode):
-    """Broadcasts the input to `new_shape` (numpy rules; a 0 keeps the input's dim)."""
-
-    name = "xnn.static_broadcast"
-    input = operand_def(TensorType)
-    new_shape = _ints()
-
-
-@irdl_op_definition
-class StaticSliceOp(XnnNode):
-    """output = input[offsets[i] : offsets[i] + sizes[i]] in every dim (unit strides:
-    `xnn_define_static_slice_v3` rejects any other stride at this XNNPACK commit)."""
-
-    name = "xnn.static_slice"
-    input = operand_def(TensorType)
-    offsets = _ints()
-    sizes = _ints()
-
-
-@irdl_op_definition
-class StaticConstantPadOp(XnnNode):
-    """Pads dim i with pre_paddings[i] and post_paddings[i] copies of padding_value."""
-
-    name = "xnn.static_constant_pad"
-    input = operand_def(TensorType)
-    pre_paddings = _ints()
-    post_paddings = _ints()
-    padding_value = _f32(0.0)
-
-
-@irdl_op_definition
 class ConcatenateOp(XnnNode):
     """Joins 2 to 5 inputs along axis (negative counts from the end)."""
 
@@ -674,15 +614,6 @@ class StaticReduceOp(XnnNode):
     input = operand_def(TensorType)
     axes = _ints()
     assembly_format = "$kind $input attr-dict `:` functional-type(operands, results)"
-
-
-@irdl_op_definition
-class GlobalAveragePooling2dOp(ClampedNode):
-    """Mean over the two dims before the innermost: [..., H, W, C] -> [..., C], or
-    [..., 1, 1, C] with XNN_FLAG_KEEP_DIMS."""
-
-    name = "xnn.global_average_pooling_2d"
-    input = operand_def(TensorType)
 
 
 class _Pooling2dNode(_Window2dNode):
@@ -711,20 +642,10 @@ class AveragePooling2dOp(_Pooling2dNode):
     name = "xnn.average_pooling_2d"
 
 
-@irdl_op_definition
-class StaticResizeBilinear2dOp(XnnNode):
-    """[N, H, W, C] -> [N, new_height, new_width, C]. Half-pixel centers by default;
-    XNN_FLAG_ALIGN_CORNERS or XNN_FLAG_TENSORFLOW_LEGACY_MODE (asymmetric) select the others."""
-
-    name = "xnn.static_resize_bilinear_2d"
-    input = operand_def(TensorType)
-    new_height = _int()
-    new_width = _int()
-
-
 # --- ops generated from the node table -------------------------------------------------------
 # A regular node kind needs no class here: its OpSpec (`generated` = the class name) lists its
-# operands and parameters, and the op verifies, encodes and defines itself from the table.
+# operands and parameters; the op verifies and encodes itself from the table, and the runtime
+# defines its kind from it.
 
 _PARAM_DEFS = {"int": _int, "f32": _f32, "ints": lambda default: _ints()}
 
@@ -752,10 +673,8 @@ globals().update({op.__name__: op for op in GENERATED_OPS.values()})
 # --- the dialect -----------------------------------------------------------------------------
 
 XNN_NODE_OPS: list[type[XnnNode]] = [
-    Convolution2dOp, DepthwiseConvolution2dOp, Deconvolution2dOp, FullyConnectedOp,
-    BatchMatrixMultiplyOp, BinaryOp, UnaryOp, ConvertOp, StaticTransposeOp, StaticReshapeOp,
-    StaticBroadcastOp, StaticSliceOp, StaticConstantPadOp, ConcatenateOp, StaticReduceOp,
-    GlobalAveragePooling2dOp, MaxPooling2dOp, AveragePooling2dOp, StaticResizeBilinear2dOp,
+    Convolution2dOp, DepthwiseConvolution2dOp, Deconvolution2dOp, FullyConnectedOp, BinaryOp,
+    UnaryOp, ConvertOp, ConcatenateOp, StaticReduceOp, MaxPooling2dOp, AveragePooling2dOp,
     *GENERATED_OPS.values(),
 ]  # fmt: skip
 NODE_OPS_BY_NAME: dict[str, type[XnnNode]] = {op.name: op for op in XNN_NODE_OPS}
