@@ -29,6 +29,14 @@ import flatbuffers
 import numpy as np
 from flatbuffers.table import Table
 
+from xnnc.backend_xnnpack.nodes import (
+    INVALID_VALUE_ID,
+    KINDS,
+    LAST_STOCK_NODE_KIND,
+    MAX_CONCATENATE_INPUTS,
+    MAX_TENSOR_DIMS,
+    NodeView,
+)
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 
 HEADER_MAGIC = b"XH00"
@@ -38,18 +46,9 @@ IDENTIFIER = b"XN01"
 IDENTIFIERS = (b"XN00", b"XN01")  # the stock runtime reads both
 ALIGNMENT = 16
 
-INVALID_VALUE_ID = 0xFFFFFFFF  # XNN_INVALID_VALUE_ID: "internal value" / "no bias"
 VALUE_FLAG_EXTERNAL_INPUT = 1
 VALUE_FLAG_EXTERNAL_OUTPUT = 2
-MAX_TENSOR_DIMS = 6  # XNN_MAX_TENSOR_DIMS
-MAX_CONCATENATE_INPUTS = 5  # XNN_MAX_OPERATOR_OBJECTS
 MAX_TENSOR_BYTES = 1 << 48  # beyond any address space: such dims are corrupt
-
-# Operator enums at XNNPACK 92a7ad50: valid values are 0..count-1.
-UNARY_OPERATOR_COUNT = 26  # xnn_unary_abs .. xnn_unary_sign
-BINARY_OPERATOR_COUNT = 18  # xnn_binary_add .. xnn_binary_shift_right_arithmetic
-REDUCE_OPERATOR_COUNT = 6  # xnn_reduce_sum .. xnn_reduce_min
-_UNARY_CLAMP, _UNARY_ELU, _UNARY_LEAKY_RELU = 4, 7, 12
 
 _HEADER = struct.Struct("<4s4sHIIIQ")
 
@@ -115,7 +114,7 @@ NODE_KIND_NAMES: dict[int, str] = {
     for name, number in vars(fb.NodeUnion).items()
     if not name.startswith("_") and name != "NONE"
 }
-STOCK_NODE_KINDS = range(1, 48)  # what stock ExecuTorch 1.5.1 knows
+STOCK_NODE_KINDS = range(1, LAST_STOCK_NODE_KIND + 1)  # what stock ExecuTorch 1.5.1 knows
 
 # Node kind -> its object-API table class (XNNAdd -> XNNNode2x1T, ...). The generated union
 # creator is the one place that knows; an all-default table (empty vtable) asks it.
@@ -123,14 +122,6 @@ _EMPTY_TABLE = Table(bytearray(8), 0)
 NODE_TABLES: dict[int, type] = {
     kind: type(fb.NodeUnionCreator(kind, _EMPTY_TABLE)) for kind in NODE_KIND_NAMES
 }
-
-_CONCATENATE_ARITY = {
-    fb.NodeUnion.XNNConcatenate2: 2,
-    fb.NodeUnion.XNNConcatenate3: 3,
-    fb.NodeUnion.XNNConcatenate4: 4,
-    fb.NodeUnion.XNNConcatenate5: 5,
-}
-_TABLE_WITH_BIAS = (fb.XNNNodeConvT, fb.XNNFullyConnectedT)
 
 
 # --- packing -----------------------------------------------------------------------------------
@@ -455,7 +446,9 @@ class _Validator:
         if tensor.dims is None:
             raise ValueError(f"{where}: dims is missing")
         if len(tensor.dims) > MAX_TENSOR_DIMS:  # before reading them: vectors can be shared
-            raise ValueError(f"{where}: {len(tensor.dims)} dims exceed XNN_MAX_TENSOR_DIMS = 6")
+            raise ValueError(
+                f"{where}: {len(tensor.dims)} dims exceed XNN_MAX_TENSOR_DIMS = {MAX_TENSOR_DIMS}"
+            )
         dims = _ints(tensor.dims)
         if tensor.numDims != len(dims):
             raise ValueError(f"{where}: num_dims {tensor.numDims} != {len(dims)} dims")
@@ -616,7 +609,7 @@ class _Validator:
             table = xnode.xnodeUnion
             if table is None:
                 raise ValueError(f"{where}: the node table is missing")
-            reads, writes = self._operands(where, kind, table)
+            reads, writes = self._operands(where, name, table)
             for field, vid in reads:
                 if vid not in self.tensors:
                     raise ValueError(f"{where}: {field} {vid} is not a defined value")
@@ -630,7 +623,7 @@ class _Validator:
                         f"{where}: {field} {vid} is already an input, a constant or an output"
                     )
                 ready.add(vid)
-            self._check_node(where, table)
+            self._check_node(where, name, table)
             self._check_clamp(where, xnode.outputMinMax)
             kinds.append(name)
         for vid in outputs:
@@ -639,98 +632,40 @@ class _Validator:
         return tuple(kinds)
 
     def _operands(
-        self, where: str, kind: int, table: Any
+        self, where: str, name: str, table: Any
     ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
-        """(field, value id) pairs a node reads and writes: every `*_id` field and `input_ids`.
-
-        bias_id may be XNN_INVALID_VALUE_ID; concatenate2..4 leave their later inputs unused.
-        """
+        """(field, value id) pairs a node reads and writes: every `*_id` field and `input_ids`,
+        but for the ones its node kind ignores or lets be XNN_INVALID_VALUE_ID (no bias)."""
         reads, writes = [], []
-        arity = _CONCATENATE_ARITY.get(kind)
+        kind = KINDS.get(name)
+        optional = () if kind is None else kind.optional_ids
+        unused = () if kind is None else kind.unused_ids
         for attr, vid in vars(table).items():
+            field = _snake(attr)
             if attr == "inputIds":
                 count = 0 if vid is None else len(vid)
                 if not 1 <= count <= MAX_CONCATENATE_INPUTS:
-                    raise ValueError(f"{where}: {count} inputs, expected 1 to 5")
-                ids = _ints(vid)
-                reads += [(f"input_ids[{j}]", v) for j, v in enumerate(ids)]
+                    raise ValueError(
+                        f"{where}: {count} inputs, expected 1 to {MAX_CONCATENATE_INPUTS}"
+                    )
+                reads += [(f"input_ids[{j}]", v) for j, v in enumerate(_ints(vid))]
                 continue
-            if not attr.endswith("Id"):
+            if not attr.endswith("Id") or field in unused:
                 continue
-            if attr == "biasId" and isinstance(table, _TABLE_WITH_BIAS):
-                if vid == INVALID_VALUE_ID:
-                    continue
-            if arity is not None and re.fullmatch(r"input\d+Id", attr):
-                if int(attr[5:-2]) > arity:
-                    continue
-            (writes if attr.startswith("output") else reads).append((_snake(attr), vid))
+            if field in optional and vid == INVALID_VALUE_ID:
+                continue
+            (writes if attr.startswith("output") else reads).append((field, vid))
         return reads, writes
 
-    def _rank(self, table: Any) -> int:
-        return len(self.tensors[table.inputId].dims)
-
-    def _check_node(self, where: str, table: Any) -> None:
-        """The node fields the runtime uses as lengths, counts or enum values."""
-
-        def vector(name: str) -> list[int]:
-            value = getattr(table, name)
-            if value is None:  # the stock runtime dereferences it unconditionally
-                raise ValueError(f"{where}: {_snake(name)} is missing")
-            if len(value) > MAX_TENSOR_DIMS:  # before reading it: vectors can be shared
-                raise ValueError(f"{where}: {len(value)} {_snake(name)}, more than 6")
-            return _ints(value)
-
-        def num_dims(*names: str) -> None:
-            for name in names:
-                length = len(vector(name))
-                if table.numDims != length:
-                    raise ValueError(
-                        f"{where}: num_dims {table.numDims} != {length} {_snake(name)}"
-                    )
-
-        if isinstance(table, fb.XNNStaticTransposeT):
-            num_dims("perm")
-        elif isinstance(table, fb.XNNStaticReshapeT):
-            num_dims("newShape")
-        elif isinstance(table, fb.XNNStaticBroadcastT):
-            if len(vector("newShape")) < self._rank(table):
-                raise ValueError(f"{where}: new_shape has fewer dims than the input")
-        elif isinstance(table, fb.XNNStaticSliceT):
-            num_dims("offsets", "sizes")
-        elif isinstance(table, fb.XNNStaticConstantPadT):
-            rank = self._rank(table)
-            for name in ("prePaddings", "postPaddings"):
-                if len(vector(name)) != rank:
-                    raise ValueError(
-                        f"{where}: {len(vector(name))} {_snake(name)} for a rank-{rank} input"
-                    )
-        elif isinstance(table, fb.XNNDepthToSpace2dT):
-            if table.blockSize < 2:
-                raise ValueError(f"{where}: block_size {table.blockSize} is below 2")
-        elif isinstance(table, fb.XNNStaticReduceT):
-            if table.reduceOperator >= REDUCE_OPERATOR_COUNT:
-                raise ValueError(f"{where}: reduce_operator {table.reduceOperator} is unknown")
-            axes, rank = vector("reductionAxes"), self._rank(table)
-            if not 1 <= len(axes) <= MAX_TENSOR_DIMS:
-                raise ValueError(f"{where}: {len(axes)} reduction_axes, expected 1 to 6")
-            for axis in axes:
-                if not -rank <= axis < rank:
-                    raise ValueError(f"{where}: reduction axis {axis} outside a rank-{rank} input")
-        elif isinstance(table, fb.XNNUnaryT):
-            op = table.unaryOperator
-            if op >= UNARY_OPERATOR_COUNT:
-                raise ValueError(f"{where}: unary_operator {op} is unknown")
-            needs = {_UNARY_CLAMP: 2, _UNARY_ELU: 1, _UNARY_LEAKY_RELU: 1}.get(op, 0)
-            given = [table.paramA, table.paramB][:needs]
-            if None in given:
-                raise ValueError(f"{where}: unary_operator {op} needs {needs} parameter(s)")
-        elif isinstance(table, fb.XNNBinaryT):
-            if table.binaryOperator >= BINARY_OPERATOR_COUNT:
-                raise ValueError(f"{where}: binary_operator {table.binaryOperator} is unknown")
-        elif isinstance(table, fb.XNNConcatenateT):
-            rank = len(self.tensors[int(table.inputIds[0])].dims)
-            if not -rank <= table.axis < rank:
-                raise ValueError(f"{where}: axis {table.axis} outside a rank-{rank} input")
+    def _check_node(self, where: str, name: str, table: Any) -> None:
+        """The node fields the runtime uses as lengths, counts or enum values (the node
+        table's `validate` checks of its kind)."""
+        kind = KINDS.get(name)
+        if kind is None:
+            return
+        view = NodeView(where, table, self.tensors)
+        for check in kind.validate:
+            check(view)
 
     @staticmethod
     def _check_clamp(where: str, clamp: fb.OutputMinMaxT | None) -> None:

@@ -4,8 +4,9 @@
 
 Values are numbered in order: external inputs (block arguments, external ids 0..n-1), then
 constants and internal values as they are defined; the yielded outputs take external ids
-n..n+m-1, as the stock runtime requires. Each node op encodes itself (`op.encode(fb)` in
-dialects/xnn.py); this module only numbers values, packs constants and wraps nodes.
+n..n+m-1, as the stock runtime requires. Each node op encodes itself (`op.encode(fb)`, from
+its node kind's entry in backend_xnnpack/nodes.py); this module only numbers values, packs
+constants and wraps nodes.
 """
 
 from __future__ import annotations
@@ -17,14 +18,13 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, bf16, f1
 from xdsl.ir import Attribute, SSAValue
 
 from xnnc.backend_xnnpack.blob import (
-    INVALID_VALUE_ID,
     NODE_KIND_NAMES,
     NODE_TABLES,
-    STOCK_NODE_KINDS,
     VALUE_FLAG_EXTERNAL_INPUT,
     VALUE_FLAG_EXTERNAL_OUTPUT,
     pack_blob,
 )
+from xnnc.backend_xnnpack.nodes import INVALID_VALUE_ID, KINDS, camel
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 from xnnc.dialects import xnn
 from xnnc.ir.types import element_nbytes
@@ -43,11 +43,6 @@ class SerializeError(ValueError):
     """A subgraph the target cannot express."""
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p.title() for p in rest)
-
-
 class Encoder:
     """What a node op's `encode` sees: value ids and the node tables by kind name."""
 
@@ -63,7 +58,7 @@ class Encoder:
         number = _KIND_NUMBERS[kind]
         table = NODE_TABLES[number]()
         for name, value in fields.items():
-            attr = _camel(name)
+            attr = camel(name)
             if not hasattr(table, attr):
                 raise AttributeError(f"{kind} has no field '{name}'")
             setattr(table, attr, value)
@@ -148,7 +143,7 @@ def serialize_subgraph(sub: xnn.SubgraphOp, target: str = "extended") -> bytes:
         for result in op.results:
             define(result)
         number, table = op.encode(encoder)
-        if target == "stock" and number not in STOCK_NODE_KINDS:
+        if target == "stock" and not KINDS[NODE_KIND_NAMES[number]].stock:
             raise SerializeError(
                 f"{op.name} at {op.location} encodes to {NODE_KIND_NAMES[number]}, which stock "
                 "ExecuTorch 1.5.1 lacks; use target=extended or the xnn-legalize-stock pass"

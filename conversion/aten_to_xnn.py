@@ -570,6 +570,24 @@ def _pixel_shuffle(op: aten.PixelShuffleOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.reshape(x, (n, c, h * r, w * r))]
 
 
+def _check_pixel_unshuffle(op: aten.PixelUnshuffleOp) -> str | None:
+    if len(shape_of(op.input)) != 4:
+        return "not 4-D"
+    return None if op.downscale_factor.value.data >= 2 else "downscale_factor below 2"
+
+
+@lowering(aten.PixelUnshuffleOp, check=_check_pixel_unshuffle)
+def _pixel_unshuffle(op: aten.PixelUnshuffleOp, e: Emitter) -> Sequence[SSAValue]:
+    """xnn.space_to_depth_2d puts the block before the channel (TensorFlow DCR), torch after
+    it (CRD): NHWC [N, h, w, r*r*C] -> [N, h, w, r*r, C] -> NCHW [N, C*r*r, h, w]."""
+    r = op.downscale_factor.value.data
+    n, c, h, w = shape_of(op.input)
+    x = e.node(xnn.SpaceToDepth2dOp, e.to_nhwc(op.input), shape=(n, h // r, w // r, c * r * r),
+               block_size=r)  # fmt: skip
+    x = e.transpose(e.reshape(x, (n, h // r, w // r, r * r, c)), (0, 4, 3, 1, 2))
+    return [e.reshape(x, shape_of(op.result))]
+
+
 # --- shape and layout ------------------------------------------------------------------------
 
 

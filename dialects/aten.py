@@ -778,6 +778,22 @@ class PixelShuffleOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 
 
+@aten_op("aten::pixel_unshuffle")
+class PixelUnshuffleOp(AtenOp):
+    name = "aten.pixel_unshuffle"
+    input = operand_def(TensorType)
+    downscale_factor = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        x, r = shape_of(self.input), self.downscale_factor.value.data
+        if len(x) < 3 or r < 1 or x[-2] % r or x[-1] % r:
+            _fail(f"input {list(x)} height and width are not divisible by downscale_factor {r}")
+        want = (*x[:-3], x[-3] * r * r, x[-2] // r, x[-1] // r)
+        if shape_of(self.result) != want:
+            _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
+
+
 # --- shape and layout ------------------------------------------------------------------------
 
 
@@ -998,8 +1014,9 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     FloorOp, CeilOp, SinOp, CosOp, SquareOp, WhereOp, LinearOp, AddmmOp, MmOp, BmmOp, MeanOp,
     SumOp, AmaxOp, SoftmaxOp, LogSoftmaxOp, BatchNormOp, LayerNormOp, EmbeddingOp,
     MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, UpsampleNearest2dOp,
-    UpsampleBilinear2dOp, PixelShuffleOp, ViewOp, PermuteOp, SqueezeOp, UnsqueezeOp, ExpandOp,
-    SliceOp, SelectOp, CatOp, SplitWithSizesOp, ToCopyOp, ToDimOrderCopyOp, CloneOp,
+    UpsampleBilinear2dOp, PixelShuffleOp, PixelUnshuffleOp, ViewOp, PermuteOp, SqueezeOp,
+    UnsqueezeOp, ExpandOp, SliceOp, SelectOp, CatOp, SplitWithSizesOp, ToCopyOp, ToDimOrderCopyOp,
+    CloneOp,
 ]  # fmt: skip
 
 Aten = Dialect("aten", ATEN_OPS, [OperandRefAttr])

@@ -39,23 +39,15 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from xnnc.backend_xnnpack import nodes
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.dialects import xnn
 from xnnc.ir.types import has_element_type, shape_of
 
-# Nodes XNNPACK 92a7ad50 rejects on bf16 values (checked by defining each on bf16 values).
-NO_BF16_KERNEL = (
-    xnn.Convolution2dOp,
-    xnn.DepthwiseConvolution2dOp,
-    xnn.Deconvolution2dOp,
-    xnn.StaticReduceOp,
-    xnn.SoftmaxOp,
-    xnn.GlobalAveragePooling2dOp,
-    xnn.MaxPooling2dOp,
-    xnn.AveragePooling2dOp,
-    xnn.StaticResizeBilinear2dOp,
-)
-BF16_GEMMS = (xnn.FullyConnectedOp, xnn.BatchMatrixMultiplyOp)
+# The node table's bf16 capabilities: nodes XNNPACK 92a7ad50 rejects on bf16 values, and its
+# bf16 x bf16 -> fp32 GEMMs.
+NO_BF16_KERNEL = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf16.VIA_FP32))
+BF16_GEMMS = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf16.GEMM))
 
 
 def _f32(shape: tuple[int, ...]) -> TensorType:

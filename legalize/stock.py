@@ -3,6 +3,8 @@ ExecuTorch 1.5.1 can run.
 
     xnn.depth_to_space_2d %x {block_size = b}   ==>  reshape [N,H,W,b,b,C] ; transpose
                                                       [0,1,3,2,4,5] ; reshape [N,H*b,W*b,C]
+    xnn.space_to_depth_2d %x {block_size = b}   ==>  reshape [N,H/b,b,W/b,b,C] ; transpose
+                                                      [0,1,3,2,4,5] ; reshape [N,H/b,W/b,b*b*C]
     xnn.static_reduce mean/sum %x {axes}        ==>  (transpose axes last) ; reshape [M, K] ;
                                                       fully_connected with a [1, K] filter of
                                                       1/K (mean) or 1 (sum) ; reshape
@@ -46,6 +48,17 @@ class DepthToSpaceAsTranspose(RewritePattern):
         rewriter.replace(op, [], [e.reshape(x, shape_of(op.output))])
 
 
+class SpaceToDepthAsTranspose(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.SpaceToDepth2dOp, rewriter: PatternRewriter) -> None:
+        n, h, w, c = shape_of(op.input)
+        b = op.block_size.value.data
+        e = Emitter(rewriter, op)
+        x = e.reshape(op.input, (n, h // b, b, w // b, b, c))
+        x = e.transpose(x, (0, 1, 3, 2, 4, 5))
+        rewriter.replace(op, [], [e.reshape(x, shape_of(op.output))])
+
+
 class ReduceAsFullyConnected(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.StaticReduceOp, rewriter: PatternRewriter) -> None:
@@ -85,7 +98,12 @@ class BroadcastAsAdd(RewritePattern):
                                          kind=xnn.BinaryOperator.ADD)])  # fmt: skip
 
 
-STOCK_PATTERNS = (DepthToSpaceAsTranspose(), ReduceAsFullyConnected(), BroadcastAsAdd())
+STOCK_PATTERNS = (
+    DepthToSpaceAsTranspose(),
+    SpaceToDepthAsTranspose(),
+    ReduceAsFullyConnected(),
+    BroadcastAsAdd(),
+)
 
 
 @dataclass(frozen=True)

@@ -226,15 +226,16 @@ def test_wire_compatible_with_executorch_runtime_schema(tmp_path):
 
 def test_extension_node_kinds_follow_the_stock_ones():
     assert B.NODE_KIND_NAMES[47] == "XNNCos"
-    assert [B.NODE_KIND_NAMES[k] for k in range(48, 54)] == [
+    assert [B.NODE_KIND_NAMES[k] for k in range(48, 55)] == [
         "XNNDepthToSpace2d",
         "XNNStaticReduce",
         "XNNUnary",
         "XNNBinary",
         "XNNConcatenate",
         "XNNStaticBroadcast",
+        "XNNSpaceToDepth2d",
     ]
-    assert max(B.NODE_KIND_NAMES) == 53
+    assert max(B.NODE_KIND_NAMES) == 54
 
 
 def test_datatype_maps():

@@ -63,6 +63,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.backend_xnnpack import nodes
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
@@ -298,11 +299,9 @@ def layouts_of(value: SSAValue, reshapes: bool = True) -> list[Layout]:
     return [layout, Layout(layout.op, unit_part=True)]
 
 
-# Ops a layout change can sink through (each has a pattern below), and the layout changes.
-AGNOSTIC = (
-    xnn.UnaryOp, xnn.ClampOp, xnn.ConvertOp, xnn.CopyOp, xnn.BinaryOp, xnn.StaticConstantPadOp,
-    xnn.StaticSliceOp, xnn.ConcatenateOp, xnn.StaticReduceOp, xnn.StaticBroadcastOp,
-)  # fmt: skip
+# Ops a layout change can sink through (the node table's layout-agnostic ops; each has a
+# pattern below), and the layout changes.
+AGNOSTIC = xnn.node_ops(nodes.ops_with(lambda spec: spec.layout_agnostic))
 LAYOUT = (xnn.StaticTransposeOp, xnn.StaticReshapeOp)
 
 

@@ -21,7 +21,6 @@ from ctypes import (
     POINTER,
     Structure,
     c_bool,
-    c_double,
     c_float,
     c_int,
     c_int32,
@@ -33,8 +32,8 @@ from ctypes import (
 )
 from pathlib import Path
 
-INVALID_VALUE_ID = 0xFFFFFFFF  # XNN_INVALID_VALUE_ID
-MAX_TENSOR_DIMS = 6  # XNN_MAX_TENSOR_DIMS
+from xnnc.backend_xnnpack.nodes import define_signatures
+
 EXTRA_BYTES = 16  # XNN_EXTRA_BYTES: XNNPACK may read this far past the end of an array
 FLAG_BASIC_PROFILING = 0x8  # XNN_FLAG_BASIC_PROFILING (xnn_create_runtime_v4)
 
@@ -55,10 +54,6 @@ STATUS_OUT_OF_MEMORY = 6
 # enum xnn_datatype values used by the runtime itself (schema numbers are mapped in blob.py)
 DATATYPE_FP32 = 1
 
-# enum xnn_unary_operator: the one the runtime inserts itself
-UNARY_CLAMP = 4
-UNARY_CONVERT = 5
-
 # enum xnn_profile_info
 PROFILE_NUM_OPERATORS = 0
 PROFILE_OPERATOR_NAME = 1
@@ -77,25 +72,12 @@ class ExternalValue(Structure):
     _fields_ = [("id", c_uint32), ("data", c_void_p)]
 
 
-class UnaryParams(Structure):
-    """union xnn_unary_params: every member is one or two floats at offset 0, so two floats
-    cover all of them (clamp.min/max, elu.alpha, leaky_relu.negative_slope)."""
-
-    _fields_ = [("a", c_float), ("b", c_float)]
-
-
-class BinaryParams(Structure):
-    """struct xnn_binary_params"""
-
-    _fields_ = [("output_min", c_double), ("output_max", c_double)]
-
-
 _u32, _size, _f32, _ptr = c_uint32, c_size_t, c_float, c_void_p
 _SIZES, _I64S, _U32S = POINTER(c_size_t), POINTER(c_int64), POINTER(c_uint32)
 _enum = c_int  # C enums are ints
 
 # name -> argument types after the leading handle (subgraph or runtime); every function
-# returns enum xnn_status.
+# returns enum xnn_status. The node define functions come from the node table.
 _SUBGRAPH_FUNCTIONS: dict[str, list] = {
     # values
     "xnn_define_tensor_value": [_enum, _size, _SIZES, _ptr, _u32, _u32, _U32S],
@@ -108,27 +90,6 @@ _SUBGRAPH_FUNCTIONS: dict[str, list] = {
     "xnn_define_dynamically_quantized_tensor_value": [
         _enum, _size, _size, _SIZES, _u32, _u32, _U32S,
     ],
-    # nodes
-    "xnn_define_unary": [_enum, POINTER(UnaryParams), _u32, _u32, _u32],
-    "xnn_define_binary": [_enum, POINTER(BinaryParams), _u32, _u32, _u32, _u32],
-    "xnn_define_convolution_2d": [*[_u32] * 11, _size, _size, _f32, _f32, *[_u32] * 5],
-    "xnn_define_deconvolution_2d": [*[_u32] * 13, _size, _size, _f32, _f32, *[_u32] * 5],
-    "xnn_define_depthwise_convolution_2d": [*[_u32] * 11, _size, _f32, _f32, *[_u32] * 5],
-    "xnn_define_depth_to_space_2d": [_u32, _u32, _u32, _u32],
-    "xnn_define_average_pooling_2d": [*[_u32] * 8, _f32, _f32, _u32, _u32, _u32],
-    "xnn_define_max_pooling_2d": [*[_u32] * 10, _f32, _f32, _u32, _u32, _u32],
-    "xnn_define_fully_connected": [_f32, _f32, _u32, _u32, _u32, _u32, _u32],
-    "xnn_define_batch_matrix_multiply": [_u32, _u32, _u32, _u32],
-    "xnn_define_softmax": [_u32, _u32, _u32],
-    "xnn_define_copy": [_u32, _u32, _u32],
-    "xnn_define_static_constant_pad_v2": [_size, _SIZES, _SIZES, _f32, _u32, _u32, _u32],
-    "xnn_define_static_reduce_v2": [_enum, _size, _I64S, _u32, _u32, _u32],
-    "xnn_define_concatenate": [c_int32, _size, _U32S, _u32, _u32],
-    "xnn_define_static_reshape": [_size, _SIZES, _u32, _u32, _u32],
-    "xnn_define_static_broadcast": [_size, _SIZES, _u32, _u32, _u32],
-    "xnn_define_static_resize_bilinear_2d": [_size, _size, _u32, _u32, _u32],
-    "xnn_define_static_slice_v3": [_size, _I64S, _I64S, _I64S, _u32, _u32, _u32],
-    "xnn_define_static_transpose": [_size, _SIZES, _u32, _u32, _u32],
 }  # fmt: skip
 
 
@@ -154,9 +115,8 @@ class Library:
             return fn
 
         s, r = c_void_p, c_void_p  # xnn_subgraph_t, xnn_runtime_t
-        self.define = {
-            name: bind(xnn, name, _enum, [s, *args]) for name, args in _SUBGRAPH_FUNCTIONS.items()
-        }
+        functions = {**_SUBGRAPH_FUNCTIONS, **define_signatures()}
+        self.define = {name: bind(xnn, name, _enum, [s, *args]) for name, args in functions.items()}
         self.initialize = bind(xnn, "xnn_initialize", _enum, [c_void_p])
         self.create_subgraph = bind(
             xnn, "xnn_create_subgraph", _enum, [_u32, _u32, POINTER(c_void_p)]

@@ -6,10 +6,10 @@
 
 Loading mirrors ExecuTorch's `XNNCompiler::compileModel`: every value is defined first
 (serialized ids remapped to XNNPACK's; external values keep their external id), then every
-node through the `define` of the xnn op that encodes to its kind (dialects/xnn.py), then
-`xnn_create_runtime_v4`. Nothing reaches XNNPACK before the blob is fully validated
-(`read_blob`, plus the node checks here for what XNNPACK would read out of bounds rather
-than reject).
+node through the define call its kind's entry in the node table describes
+(backend_xnnpack/nodes.py), then `xnn_create_runtime_v4`. Nothing reaches XNNPACK before the
+blob is fully validated (`read_blob`, plus the node kinds' runtime checks for what XNNPACK
+would read out of bounds rather than reject).
 
 bf16 legalization: XNNPACK 92a7ad50 rejects bf16 for the node kinds in `BF16_VIA_FP32`
 (found by defining each one on bf16 values). For those, each bf16 operand is converted to an
@@ -30,24 +30,27 @@ from __future__ import annotations
 
 import ctypes
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import torch
 
+from xnnc.backend_xnnpack import nodes
 from xnnc.backend_xnnpack.blob import (
     DATATYPE_NAMES,
     XNN_DATATYPE,
     Blob,
     read_blob,
 )
+from xnnc.backend_xnnpack.nodes import KINDS, KINDS_LIST, Bf16, NodeView, camel
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
-from xnnc.dialects import xnn
 
 _DT = fb.XNNDatatype
-_INVALID = capi.INVALID_VALUE_ID
+_INVALID = nodes.INVALID_VALUE_ID
+_UNARY_CONVERT = nodes.c_value(nodes.UnaryOperator.CONVERT)
+_UNARY_CLAMP = nodes.c_value(nodes.UnaryOperator.CLAMP)
 
 # Schema datatype of an external input or output -> its torch dtype.
 TORCH_DTYPES: dict[int, torch.dtype] = {
@@ -59,35 +62,12 @@ TORCH_DTYPES: dict[int, torch.dtype] = {
     _DT.quint8: torch.uint8,
 }
 
-# Node kinds XNNPACK 92a7ad50 rejects on bf16 values and that run in fp32 between converts.
-BF16_VIA_FP32 = frozenset(
-    {
-        "XNNConv2d",
-        "XNNDepthwiseConv2d",
-        "XNNConvTranspose2d",
-        "XNNFullyConnected",
-        "XNNBatchMatrixMultiply",
-        "XNNSoftmax",
-        "XNNStaticReduce",
-        "XNNGlobalAvgPooling2d",
-        "XNNMaxPooling2d",
-        "XNNAvgPooling2d",
-        "XNNStaticResizeBilinear2D",
-    }
-)
-
-# GEMM node kinds XNNPACK 92a7ad50 defines as bf16 x bf16 -> fp32, and the operands that stay
-# bf16; a bf16 bias is widened and the fp32 output converted back. XNNPACK runs them on its
-# native bf16 GEMM where the CPU has one (avx512bf16), else its own fallback converts to fp32.
-NATIVE_BF16_GEMM: dict[str, tuple[str, str]] = {
-    "XNNFullyConnected": ("input1Id", "filterId"),
-    "XNNBatchMatrixMultiply": ("input1Id", "input2Id"),
+# Node kinds XNNPACK 92a7ad50 rejects on bf16 values and that run in fp32 between converts;
+# the bf16 GEMMs among them keep their bf16 operands when all of them are bf16.
+BF16_VIA_FP32 = nodes.kinds_with(lambda k: k.op.bf16 in (Bf16.VIA_FP32, Bf16.GEMM))
+NATIVE_BF16_GEMM: dict[str, tuple[str, ...]] = {
+    kind.name: tuple(camel(f) for f in kind.native_bf16) for kind in KINDS_LIST if kind.native_bf16
 }
-
-# Node kinds whose filter and bias XNNPACK packs (copies) when it creates the runtime.
-_PACKED_WEIGHTS = frozenset(
-    {"XNNConv2d", "XNNDepthwiseConv2d", "XNNConvTranspose2d", "XNNFullyConnected"}
-)
 
 
 class XnnpackError(RuntimeError):
@@ -103,18 +83,6 @@ class XnnpackError(RuntimeError):
 def _check(status: int, function: str, what: str = "") -> None:
     if status:
         raise XnnpackError(what, function, status)
-
-
-def _node_definers() -> dict[str, Callable[[Any, Any], None]]:
-    """Flatbuffer node kind -> the `define` of the xnn op that encodes to it."""
-    definers: dict[str, Callable[[Any, Any], None]] = {}
-    for op in xnn.XNN_NODE_OPS:
-        for kind in getattr(op, "DEFINES", ()):
-            definers[kind] = op.define
-    return definers
-
-
-_DEFINERS = _node_definers()
 
 
 def _dims(tensor: fb.XNNTensorValueT) -> list[int]:
@@ -169,7 +137,8 @@ def _in_place_address(view: memoryview) -> int | None:
 
 
 class DefineContext:
-    """What a node op's `define(x, node)` sees: the node's clamp and ids, and `call`.
+    """What a node kind's define arguments (`nodes.NodeKind.args`) read: the node's clamp
+    and ids, and `call`.
 
     `node` is the decoded flatbuffer table (XNNNodeConvT, ...); ids in it are serialized
     ids, which `input`/`output` map to XNNPACK's. Pointer arguments are built with
@@ -225,7 +194,7 @@ class DefineContext:
         """The XNNPACK id the node writes serialized value `vid` to."""
         if self._widens(vid):
             temp = self._temporary(vid)
-            convert = (capi.UNARY_CONVERT, None, temp, self._rt._ids[vid], 0)
+            convert = (_UNARY_CONVERT, None, temp, self._rt._ids[vid], 0)
             self._after.append(("xnn_define_unary", convert))
             return temp
         return self._rt._ids[vid]
@@ -241,7 +210,7 @@ class DefineContext:
             raise ValueError(f"node {self.index} ({self.kind}): output clamp on a quantized value")
         dtype = _DT.fp32 if self._widens(vid) else self._rt._blob.tensors[vid].datatype
         temp = self._temporary(vid, dtype)
-        clamp = (capi.UNARY_CLAMP, self.unary_params(lo, hi), temp, out, 0)
+        clamp = (_UNARY_CLAMP, self.unary_params(lo, hi), temp, out, 0)
         self._after.insert(0, ("xnn_define_unary", clamp))  # before a convert back to bf16
         return temp
 
@@ -256,11 +225,11 @@ class DefineContext:
         (negative_slope,) for leaky_relu; NULL when no parameter is given."""
         if a is None and b is None:
             return None
-        return ctypes.byref(capi.UnaryParams(0.0 if a is None else a, 0.0 if b is None else b))
+        return ctypes.byref(nodes.UnaryParams(0.0 if a is None else a, 0.0 if b is None else b))
 
     def binary_params(self) -> Any:
         """`struct xnn_binary_params*` carrying the node's output clamp."""
-        return ctypes.byref(capi.BinaryParams(self.min, self.max))
+        return ctypes.byref(nodes.BinaryParams(self.min, self.max))
 
     # -- the runtime's side --
 
@@ -275,7 +244,8 @@ class DefineContext:
             vids = tuple(getattr(xnode.xnodeUnion, f) for f in NATIVE_BF16_GEMM[kind])
             if all(self._rt._blob.tensors[v].datatype == _DT.bf16 for v in vids):
                 self._native = vids
-        _DEFINERS[kind](self, xnode.xnodeUnion)
+        entry, node = KINDS[kind], xnode.xnodeUnion
+        self.call(entry.define, *(v for arg in entry.args for v in arg.values(self, node)))
         for function, args in self._after:
             self.call(function, *args)
         if not self._clamp_used and self._clamp != (-math.inf, math.inf):
@@ -312,7 +282,7 @@ class DefineContext:
         data = self._rt._blob.value_data(vid)
         if data is None:
             temp = self._temporary(vid)
-            self.call("xnn_define_unary", capi.UNARY_CONVERT, None, self._rt._ids[vid], temp, 0)
+            self.call("xnn_define_unary", _UNARY_CONVERT, None, self._rt._ids[vid], temp, 0)
         else:
             dims = _dims(self._rt._blob.tensors[vid])
             pointer = self._rt._constants.pointer(("fp32", vid), _bf16_to_f32(data))
@@ -439,7 +409,7 @@ class XnnRuntime:
         _check(lib.reshape_runtime(rt), "xnn_reshape_runtime")
         for j, vid in enumerate(blob.outputs):
             ext_id = len(blob.inputs) + j
-            num_dims, dims = ctypes.c_size_t(), (ctypes.c_size_t * capi.MAX_TENSOR_DIMS)()
+            num_dims, dims = ctypes.c_size_t(), (ctypes.c_size_t * nodes.MAX_TENSOR_DIMS)()
             _check(lib.get_external_value_shape(rt, ext_id, ctypes.byref(num_dims), dims),
                    "xnn_get_external_value_shape", f"output {j}: ")  # fmt: skip
             got, want = list(dims[: num_dims.value]), _dims(blob.tensors[vid])
@@ -605,7 +575,7 @@ def _packed_only(blob: Blob) -> set[int]:
             if attr == "inputIds":
                 other.update(int(v) for v in vid)
             elif attr.endswith("Id"):
-                weights = kind in _PACKED_WEIGHTS and attr in ("filterId", "biasId")
+                weights = attr in {camel(f) for f in KINDS[kind].packed}
                 (packed if weights else other).add(vid)
     return {v for v in packed - other if blob.tensors.get(v) and blob.value_data(v) is not None}
 
@@ -614,24 +584,17 @@ def _packed_only(blob: Blob) -> set[int]:
 
 
 def _check_blob(blob: Blob) -> None:
-    """What `read_blob` leaves to the runtime: every node kind has an xnn op that defines it,
-    the static weights XNNPACK packs are as large as the node's parameters say (it would read
-    out of bounds otherwise), and the values use what this runtime supports."""
+    """What `read_blob` leaves to the runtime: every node kind has a node table entry, its
+    `runtime_checks` pass (the static weights XNNPACK packs are as large as the node's
+    parameters say, else it would read out of bounds; int32-only operators get int32), and
+    the values use what this runtime supports."""
     for index, (kind, xnode) in enumerate(zip(blob.node_kinds, blob.graph.xnodes)):
         where = f"node {index} ({kind})"
-        if kind not in _DEFINERS:
+        if kind not in KINDS:
             raise ValueError(f"{where}: xnnc's runtime does not support this node kind")
-        node = xnode.xnodeUnion
-        if isinstance(node, fb.XNNNodeConvT):
-            _check_conv(blob, where, kind, node)
-        elif isinstance(node, fb.XNNFullyConnectedT):
-            _check_fully_connected(blob, where, node)
-        elif isinstance(node, fb.XNNUnaryT | fb.XNNBinaryT):
-            _check_integer_operator(blob, where, node)
-        elif isinstance(node, fb.XNNStaticSliceT):
-            for d, (offset, size) in enumerate(zip(node.offsets, node.sizes)):
-                if offset == 0 and size == 0:  # v3 reads end 0 as "up to the end"
-                    raise ValueError(f"{where}: empty slice at offset 0 of dim {d}")
+        view = NodeView(where, xnode.xnodeUnion, blob.tensors, blob.value_data)
+        for check in KINDS[kind].runtime_checks:
+            check(view)
     for role, vids in (("input", blob.inputs), ("output", blob.outputs)):
         for vid in vids:
             dtype = blob.tensors[vid].datatype
@@ -651,77 +614,3 @@ def _check_blob(blob: Blob) -> None:
                 f"value {vid}: dq_datatype (legacy dynamic quantization of an input) is not "
                 "supported; quantize with an XNNConvert to a qdint8 value"
             )
-
-
-# Operators XNNPACK implements for int32 only; on other types it fails in
-# xnn_create_runtime_v4, which cannot name the node.
-_INTEGER_OPERATORS = {
-    fb.XNNUnaryT: {
-        xnn.c_value(op)
-        for op in (
-            xnn.UnaryOperator.BITWISE_NOT,
-            xnn.UnaryOperator.COUNT_LEADING_ZEROS,
-            xnn.UnaryOperator.POPCOUNT,
-        )
-    },
-    fb.XNNBinaryT: {
-        xnn.c_value(op)
-        for op in (
-            xnn.BinaryOperator.BITWISE_AND,
-            xnn.BinaryOperator.BITWISE_OR,
-            xnn.BinaryOperator.BITWISE_XOR,
-            xnn.BinaryOperator.SHIFT_LEFT,
-            xnn.BinaryOperator.SHIFT_RIGHT_LOGICAL,
-            xnn.BinaryOperator.SHIFT_RIGHT_ARITHMETIC,
-        )
-    },
-}
-
-
-def _check_integer_operator(blob: Blob, where: str, node: Any) -> None:
-    if isinstance(node, fb.XNNUnaryT):
-        operator, vid, names = node.unaryOperator, node.inputId, list(xnn.UnaryOperator)
-    else:
-        operator, vid, names = node.binaryOperator, node.input1Id, list(xnn.BinaryOperator)
-    dtype = blob.tensors[vid].datatype
-    if operator in _INTEGER_OPERATORS[type(node)] and dtype != _DT.int32:
-        raise ValueError(
-            f"{where}: {names[operator].value} takes int32 values, not {DATATYPE_NAMES[dtype]}"
-        )
-
-
-def _static(blob: Blob, where: str, field: str, vid: int, want: list[int]) -> None:
-    tensor = blob.tensors[vid]
-    if blob.value_data(vid) is None:
-        raise ValueError(f"{where}: {field} {vid} must be a constant")
-    dims = _dims(tensor)
-    if dims != want:
-        raise ValueError(f"{where}: {field} {vid} has dims {dims}, the node implies {want}")
-
-
-def _check_conv(blob: Blob, where: str, kind: str, node: fb.XNNNodeConvT) -> None:
-    kernel = [node.kernelHeight, node.kernelWidth]
-    channels = node.groups * node.groupOutputChannels
-    if kind == "XNNDepthwiseConv2d":
-        if node.groupInputChannels != 1:
-            raise ValueError(
-                f"{where}: group_input_channels is {node.groupInputChannels}; depthwise "
-                "nodes have 1 (groups = input channels, group_output_channels = multiplier)"
-            )
-        filter_dims = [1, *kernel, channels]
-    else:
-        filter_dims = [channels, *kernel, node.groupInputChannels]
-    _static(blob, where, "filter", node.filterId, filter_dims)
-    if node.biasId != _INVALID:
-        _static(blob, where, "bias", node.biasId, [channels])
-
-
-def _check_fully_connected(blob: Blob, where: str, node: fb.XNNFullyConnectedT) -> None:
-    dims = _dims(blob.tensors[node.filterId])
-    if len(dims) != 2:
-        raise ValueError(f"{where}: filter {node.filterId} has dims {dims}, expected 2")
-    if node.biasId != _INVALID and blob.value_data(node.biasId) is not None:
-        channels = dims[1] if node.flags & xnn.FLAG_TRANSPOSE_WEIGHTS else dims[0]
-        bias = _dims(blob.tensors[node.biasId])
-        if bias != [channels]:
-            raise ValueError(f"{where}: bias {node.biasId} has dims {bias}, expected [{channels}]")

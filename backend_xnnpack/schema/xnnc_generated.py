@@ -117,6 +117,7 @@ class NodeUnion(object):
     XNNBinary = 51
     XNNConcatenate = 52
     XNNStaticBroadcast = 53
+    XNNSpaceToDepth2d = 54
 
 def NodeUnionCreator(unionType, table):
     from flatbuffers.table import Table
@@ -228,6 +229,8 @@ def NodeUnionCreator(unionType, table):
         return XNNConcatenateT.InitFromBuf(table.Bytes, table.Pos)
     if unionType == NodeUnion().XNNStaticBroadcast:
         return XNNStaticBroadcastT.InitFromBuf(table.Bytes, table.Pos)
+    if unionType == NodeUnion().XNNSpaceToDepth2d:
+        return XNNSpaceToDepth2dT.InitFromBuf(table.Bytes, table.Pos)
     return None
 
 
@@ -4719,6 +4722,122 @@ class XNNStaticBroadcastT(object):
         return xnnstaticBroadcast
 
 
+class XNNSpaceToDepth2d(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = XNNSpaceToDepth2d()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsXNNSpaceToDepth2d(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def XNNSpaceToDepth2dBufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x58\x4E\x30\x31", size_prefixed=size_prefixed)
+
+    # XNNSpaceToDepth2d
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # XNNSpaceToDepth2d
+    def BlockSize(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+    # XNNSpaceToDepth2d
+    def InputId(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+    # XNNSpaceToDepth2d
+    def OutputId(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+    # XNNSpaceToDepth2d
+    def Flags(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+def XNNSpaceToDepth2dStart(builder):
+    builder.StartObject(4)
+
+def XNNSpaceToDepth2dAddBlockSize(builder, blockSize):
+    builder.PrependUint32Slot(0, blockSize, 0)
+
+def XNNSpaceToDepth2dAddInputId(builder, inputId):
+    builder.PrependUint32Slot(1, inputId, 0)
+
+def XNNSpaceToDepth2dAddOutputId(builder, outputId):
+    builder.PrependUint32Slot(2, outputId, 0)
+
+def XNNSpaceToDepth2dAddFlags(builder, flags):
+    builder.PrependUint32Slot(3, flags, 0)
+
+def XNNSpaceToDepth2dEnd(builder):
+    return builder.EndObject()
+
+
+
+class XNNSpaceToDepth2dT(object):
+
+    # XNNSpaceToDepth2dT
+    def __init__(self):
+        self.blockSize = 0  # type: int
+        self.inputId = 0  # type: int
+        self.outputId = 0  # type: int
+        self.flags = 0  # type: int
+
+    @classmethod
+    def InitFromBuf(cls, buf, pos):
+        xnnspaceToDepth2d = XNNSpaceToDepth2d()
+        xnnspaceToDepth2d.Init(buf, pos)
+        return cls.InitFromObj(xnnspaceToDepth2d)
+
+    @classmethod
+    def InitFromPackedBuf(cls, buf, pos=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, pos)
+        return cls.InitFromBuf(buf, pos+n)
+
+    @classmethod
+    def InitFromObj(cls, xnnspaceToDepth2d):
+        x = XNNSpaceToDepth2dT()
+        x._UnPack(xnnspaceToDepth2d)
+        return x
+
+    # XNNSpaceToDepth2dT
+    def _UnPack(self, xnnspaceToDepth2d):
+        if xnnspaceToDepth2d is None:
+            return
+        self.blockSize = xnnspaceToDepth2d.BlockSize()
+        self.inputId = xnnspaceToDepth2d.InputId()
+        self.outputId = xnnspaceToDepth2d.OutputId()
+        self.flags = xnnspaceToDepth2d.Flags()
+
+    # XNNSpaceToDepth2dT
+    def Pack(self, builder):
+        XNNSpaceToDepth2dStart(builder)
+        XNNSpaceToDepth2dAddBlockSize(builder, self.blockSize)
+        XNNSpaceToDepth2dAddInputId(builder, self.inputId)
+        XNNSpaceToDepth2dAddOutputId(builder, self.outputId)
+        XNNSpaceToDepth2dAddFlags(builder, self.flags)
+        xnnspaceToDepth2d = XNNSpaceToDepth2dEnd(builder)
+        return xnnspaceToDepth2d
+
+
 class OutputMinMax(object):
     __slots__ = ['_tab']
 
@@ -4894,7 +5013,7 @@ class XNodeT(object):
     # XNodeT
     def __init__(self):
         self.xnodeUnionType = 0  # type: int
-        self.xnodeUnion = None  # type: Union[None, XNNNode2x1T, XNNFullyConnectedT, XNNNode1x1T, XNNNode1x1T, XNNStaticTransposeT, XNNNode1x1T, XNNNodeConvT, XNNNode2x1T, XNNStaticResizeBilinear2DT, XNNStaticConstantPadT, XNNNodePooling2dT, XNNNode2x1T, XNNNodeConvT, XNNNodePooling2dT, XNNNode2x1T, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNStaticReshapeT, XNNArgMaxPooling2dT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNLeakyReLUT, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNELUT, XNNNode1x1T, XNNNode2x1T, XNNNodeConcatT, XNNNodeConcatT, XNNNodeConcatT, XNNStaticSliceT, XNNScaledDotProductAttentionT, XNNNode2x1T, XNNNodeConcatT, XNNNodeConvT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNDepthToSpace2dT, XNNStaticReduceT, XNNUnaryT, XNNBinaryT, XNNConcatenateT, XNNStaticBroadcastT]
+        self.xnodeUnion = None  # type: Union[None, XNNNode2x1T, XNNFullyConnectedT, XNNNode1x1T, XNNNode1x1T, XNNStaticTransposeT, XNNNode1x1T, XNNNodeConvT, XNNNode2x1T, XNNStaticResizeBilinear2DT, XNNStaticConstantPadT, XNNNodePooling2dT, XNNNode2x1T, XNNNodeConvT, XNNNodePooling2dT, XNNNode2x1T, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNStaticReshapeT, XNNArgMaxPooling2dT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNLeakyReLUT, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNELUT, XNNNode1x1T, XNNNode2x1T, XNNNodeConcatT, XNNNodeConcatT, XNNNodeConcatT, XNNStaticSliceT, XNNScaledDotProductAttentionT, XNNNode2x1T, XNNNodeConcatT, XNNNodeConvT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNDepthToSpace2dT, XNNStaticReduceT, XNNUnaryT, XNNBinaryT, XNNConcatenateT, XNNStaticBroadcastT, XNNSpaceToDepth2dT]
         self.debugHandle = 0  # type: int
         self.outputMinMax = None  # type: Optional[OutputMinMaxT]
 

@@ -418,6 +418,16 @@ func.func @pixel_shuffle(%x: tensor<1x8x4x4xf32>) -> tensor<1x2x8x8xf32> {
 }
 
 // -----
+// CHECK-LABEL: func.func @pixel_unshuffle(
+// CHECK-NEXT:    %y = aten.pixel_unshuffle %x {downscale_factor = 2 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT:    func.return %y : tensor<1x8x4x4xf32>
+// CHECK-NEXT:  }
+func.func @pixel_unshuffle(%x: tensor<1x2x8x8xf32>) -> tensor<1x8x4x4xf32> {
+  %y = aten.pixel_unshuffle %x {downscale_factor = 2 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x8x4x4xf32>
+  func.return %y : tensor<1x8x4x4xf32>
+}
+
+// -----
 // CHECK-LABEL: func.func @shapes(
 // CHECK-NEXT:    %0 = aten.view %x {size = array<i64: 1, -1>} : (tensor<1x8x4x4xf32>) -> tensor<1x128xf32>
 // CHECK-NEXT:    %1 = aten.permute %x {dims = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xf32>) -> tensor<1x4x4x8xf32>

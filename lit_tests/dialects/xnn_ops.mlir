@@ -321,6 +321,19 @@ func.func @depth_to_space_2d(%x: tensor<1x4x4x12xf32>) -> tensor<1x8x8x3xf32> {
 
 // -----
 
+func.func @space_to_depth_2d(%x: tensor<1x8x8x3xf32>) -> tensor<1x4x4x12xf32> {
+  %y = xnn.space_to_depth_2d %x {block_size = 2} : (tensor<1x8x8x3xf32>) -> tensor<1x4x4x12xf32>
+  func.return %y : tensor<1x4x4x12xf32>
+}
+
+// CHECK-LABEL: func.func @space_to_depth_2d(
+// CHECK-NEXT:  %y = xnn.space_to_depth_2d %x {block_size = 2 : i64} : (tensor<1x8x8x3xf32>) -> tensor<1x4x4x12xf32>
+// CHECK-NEXT:  func.return %y : tensor<1x4x4x12xf32>
+// GENERIC-LABEL: "func.func"() <{sym_name = "space_to_depth_2d"
+// GENERIC:       %y = "xnn.space_to_depth_2d"(%x) <{block_size = 2 : i64, flags = 0 : i32}> : (tensor<1x8x8x3xf32>) -> tensor<1x4x4x12xf32>
+
+// -----
+
 func.func @static_reduce(%x: tensor<2x3x4xf32>) -> (tensor<2xf32>, tensor<2x1x4xf32>) {
   %y = xnn.static_reduce mean %x {axes = array<i64: 1, -1>} : (tensor<2x3x4xf32>) -> tensor<2xf32>
   %z = xnn.static_reduce max %x {axes = array<i64: 1>, flags = 64 : i32} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>

@@ -509,6 +509,22 @@ func.func @depth_to_space_output(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32>
 
 // -----
 
+func.func @space_to_depth_spatial(%x: tensor<1x6x5x2xf32>) -> tensor<1x3x2x8xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.space_to_depth_2d' op input height and width 6x5 are not divisible by block_size 2
+  %y = xnn.space_to_depth_2d %x {block_size = 2} : (tensor<1x6x5x2xf32>) -> tensor<1x3x2x8xf32>
+  func.return %y : tensor<1x3x2x8xf32>
+}
+
+// -----
+
+func.func @space_to_depth_output(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.space_to_depth_2d' op output shape [1, 2, 2, 2] should be [1, 2, 2, 8]
+  %y = xnn.space_to_depth_2d %x {block_size = 2} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
+  func.return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 func.func @reduce_axes(%x: tensor<2x3x4xf32>) -> tensor<2xf32> {
   // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_reduce' op axes [1, -2] must be distinct dims of the rank-3 input
   %y = xnn.static_reduce sum %x {axes = array<i64: 1, -2>} : (tensor<2x3x4xf32>) -> tensor<2xf32>
