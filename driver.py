@@ -26,10 +26,9 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from xdsl.interpreters.func import FuncFunctions
 
 import xnnc
-from xnnc.backend_xnnpack.serialize import serialize_subgraph
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
-from xnnc.dialects.xnn import target_of
+from xnnc.dialects.xnn import serialize_subgraph, target_of
 from xnnc.errors import XnncError
 from xnnc.interpreter.aten import AtenFunctions, check_inputs
 from xnnc.options import CompileOptions

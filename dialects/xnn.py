@@ -105,10 +105,12 @@ from xnnc.backend_xnnpack.nodes import (  # noqa: F401 (re-exported: the dialect
     UnaryOperator,
     c_value,
 )
+from xnnc.backend_xnnpack.serialize import GraphBuilder, SerializeError
 from xnnc.dialects.weights import WeightAttr
 from xnnc.errors import OptionError
 from xnnc.ir.constants import ConstantValueOp
-from xnnc.ir.types import element_type, ints, shape_of
+from xnnc.ir.shapes import numel
+from xnnc.ir.types import element_nbytes, element_type, ints, shape_of
 from xnnc.target import Target
 
 # --- enum attributes (the enums, flags and limits are the node table's, nodes.py) -------------
@@ -774,6 +776,61 @@ GENERATED_OPS: dict[str, type[XnnNode]] = {
 }
 # Each generated class is a module attribute under its table name (xnn.SpaceToDepth2dOp).
 globals().update({op.__name__: op for op in GENERATED_OPS.values()})
+
+# --- serialization ---------------------------------------------------------------------------
+
+_DATATYPES: dict[Attribute, str] = {f32: "fp32", f16: "fp16", bf16: "bf16", i32: "int32"}
+
+
+def _datatype(value: SSAValue) -> str:
+    elem = element_type(value)
+    if elem not in _DATATYPES:
+        raise SerializeError(f"XNNPACK values cannot have element type {elem}")
+    return _DATATYPES[elem]
+
+
+def _constant_bytes(op: ConstantOp) -> memoryview:
+    value = op.value
+    if not isinstance(value, DenseIntOrFPElementsAttr):
+        return value.data.raw()
+    data, shape = value.data.data, shape_of(op.output)
+    if len(data) == element_nbytes(element_type(op.output)) and numel(shape) > 1:
+        data = bytes(data) * numel(shape)  # a splat literal stores one element
+    return memoryview(data)
+
+
+def serialize_subgraph(sub: SubgraphOp, runtime: str = "extended") -> bytes:
+    """The ExecuTorch XNNPACK delegate blob of one subgraph for `runtime` ("stock" refuses
+    node kinds stock ExecuTorch lacks)."""
+    block = sub.body.block
+    terminator = block.last_op
+    assert isinstance(terminator, OutputOp)
+    outputs = list(terminator.outputs)
+    for j, out in enumerate(outputs):
+        if out in block.args or outputs.index(out) != j:
+            raise SerializeError(
+                f"output {j} is an input or repeats another output; XNNPACK needs each "
+                "external output produced by its own node (insert an xnn.copy)"
+            )
+    graph = GraphBuilder(runtime)
+    for arg in block.args:
+        graph.value(arg, _datatype(arg), shape_of(arg), external="input")
+    for op in block.ops:
+        if op is terminator:
+            continue
+        if isinstance(op, ConstantOp):
+            data = _constant_bytes(op)
+            graph.value(op.output, _datatype(op.output), shape_of(op.output), data=data)
+            continue
+        if not isinstance(op, XnnNode):
+            raise SerializeError(f"{op.name} at {op.location} is not an XNNPACK node")
+        for result in op.results:
+            external = "output" if result in outputs else None
+            graph.value(result, _datatype(result), shape_of(result), external=external)
+        clamp = op.output_range() if isinstance(op, ClampedNode) else (-math.inf, math.inf)
+        graph.add_node(op.encode(graph), f"{op.name} at {op.location}", clamp)
+    return graph.finish(outputs)
+
 
 # --- the dialect -----------------------------------------------------------------------------
 

@@ -17,8 +17,9 @@ from executorch.exir.backend.compile_spec_schema import CompileSpec
 from torch.export import ExportedProgram
 from xdsl.dialects.func import FuncOp, ReturnOp
 
-from xnnc.backend_xnnpack.serialize import SerializeError, serialize_subgraph
+from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.xnn import serialize_subgraph
 from xnnc.frontend.fx_importer import import_model
 from xnnc.options import CompileOptions
 from xnnc.pipeline import lower

@@ -18,8 +18,8 @@ from xnnc.backend_xnnpack import blob as B
 from xnnc.backend_xnnpack import nodes
 from xnnc.backend_xnnpack.nodes import KINDS, KINDS_LIST, OPS
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
-from xnnc.backend_xnnpack.serialize import serialize_subgraph
 from xnnc.dialects import xnn
+from xnnc.dialects.xnn import serialize_subgraph
 from xnnc.transforms import layout
 
 # Union members the runtime does not define (neither does stock ExecuTorch 1.5.1's for SDPA).

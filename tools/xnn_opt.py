@@ -107,8 +107,8 @@ class XnnpackTarget(Target):
         raise ToolError("-t xnnpack writes a binary blob: give a file with -o")
 
     def emit_bytes(self, module: ModuleOp) -> bytes:
-        from xnnc.backend_xnnpack.serialize import SerializeError, serialize_subgraph
-        from xnnc.dialects.xnn import SubgraphOp, target_of
+        from xnnc.backend_xnnpack.serialize import SerializeError
+        from xnnc.dialects.xnn import SubgraphOp, serialize_subgraph, target_of
 
         subs = [op for op in module.walk() if isinstance(op, SubgraphOp)]
         if len(subs) != 1:
