@@ -154,12 +154,11 @@ def test_hoisted_input_projection(target: str) -> None:
     assert _ops(with_)["xnn.fully_connected"] == 2 + recurrent
 
 
-def test_nn_lstm_is_already_projected_once() -> None:
+def test_nn_lstm_is_already_projected_once(zoo) -> None:
     """torch.export decomposes nn.LSTM with one input projection over the whole sequence per
     layer: the pass finds nothing to hoist in EnCodec's SLSTM."""
-    model, inputs = MODELS["encodec"](small=True)
-    with_ = xnnc.compile(model, inputs)
-    without = xnnc.compile(model, inputs, disable=(HOIST,))
+    with_ = zoo.compiled("encodec")
+    without = zoo.compiled("encodec", disable=(HOIST,))
     assert _ops(with_) == _ops(without)
 
 
@@ -167,11 +166,10 @@ def test_nn_lstm_is_already_projected_once() -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_small_encodec_is_one_partition(target: str) -> None:
-    model, inputs = MODELS["encodec"](small=True)
-    with torch.no_grad():
-        want = model(*inputs)
-    program = xnnc.compile(model, inputs, target=target)
+def test_small_encodec_is_one_partition(zoo, target: str) -> None:
+    _, inputs = zoo.example("encodec")
+    want = zoo.eager("encodec")
+    program = zoo.compiled("encodec", target=target)
     assert program.num_partitions == 1
     assert set(program.ops_outside()) <= CREATION_OPS, program.ops_outside()
     _close(program(*inputs), want)
