@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python -m xnnc.examples.demo
 
+# pytest on every core (at most 4 workers: each holds torch and its own session fixtures).
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -x tests
+	$(BIN)/python -m pytest -q -x -n auto --maxprocesses 4 tests
 	$(BIN)/lit -sv lit_tests
 
 lint: $(STAMP)

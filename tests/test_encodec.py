@@ -17,6 +17,7 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
 import xnnc
@@ -175,12 +176,17 @@ def test_small_encodec_is_one_partition(zoo, target: str) -> None:
     _close(program(*inputs), want)
 
 
+@pytest.fixture(scope="module")
+def full_encodec() -> ModuleOp:
+    """The full-size decoder, imported once for both targets."""
+    return import_model(*MODELS["encodec"]())
+
+
 @pytest.mark.parametrize("target", TARGETS)
-def test_full_encodec_partitions(target: str) -> None:
+def test_full_encodec_partitions(full_encodec: ModuleOp, target: str) -> None:
     """The full-size decoder up to partitioning (conversion of the same ops is checked on
     the small one above): one subgraph, only tensor factories possibly outside."""
-    model, inputs = MODELS["encodec"]()
-    module = import_model(model, inputs)
+    module = full_encodec.clone()
     passes = default_passes(target)
     upto = next(i for i, p in enumerate(passes) if isinstance(p, PartitionPass))
     PassPipeline(tuple(passes[: upto + 1])).apply(xnnc.make_context(), module)
