@@ -1,5 +1,4 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-conv-as-gemm | filecheck %s --check-prefixes=CHECK,PASS
-// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-conv-as-gemm{min-output-channels=4}' | filecheck %s --check-prefix=FEW
 // RUN: xnn-opt %s --split-input-file -p 'xnn-conv-as-gemm{two-d=false}' | filecheck %s --check-prefix=ONE
 
@@ -29,8 +28,7 @@ func.func @k3_padded(%x: tensor<1x1x6x2xf32>) -> tensor<1x1x6x16xf32> {
 
 // -----
 
-// Dilation 3, no padding, no bias: taps start 3 samples apart. (Under canonicalize the
-// two taps, equal here, then share one fully-connected: xnn-hoist-input-projection.)
+// Dilation 3, no padding, no bias: taps start 3 samples apart.
 // CHECK-LABEL: func.func @dilated
 // CHECK-NOT:     xnn.static_constant_pad
 // PASS:          xnn.static_slice %x {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 2, 1, 7, 4>}
