@@ -16,9 +16,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python -m xnnc.examples.demo
 
-# pytest on every core (at most 4 workers: each holds torch and its own session fixtures).
+# pytest on every core (at most 4 workers: each holds torch), the tests of the session's
+# model zoo (tests/conftest.py) together on one of them.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -x -n auto --maxprocesses 4 tests
+	$(BIN)/python -m pytest -q -x -n auto --maxprocesses 4 --dist loadgroup tests
 	$(BIN)/lit -sv lit_tests
 
 lint: $(STAMP)

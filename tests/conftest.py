@@ -89,3 +89,11 @@ class Zoo:
 @pytest.fixture(scope="session")
 def zoo() -> Zoo:
     return Zoo()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist's `--dist loadgroup` (`make test`), the tests that use the zoo run
+    on one worker, so that each model is still built once; the rest spread over the others."""
+    for item in items:
+        if "zoo" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("zoo"))
