@@ -16,9 +16,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python -m xnnc.examples.demo
 
+# pytest on every core (at most 4 workers: each holds torch), the tests of the session's
+# model zoo (tests/conftest.py) together on one of them.
 test: $(STAMP)
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m pytest -q -x tests
+	$(BIN)/python -m pytest -q -x -n auto --maxprocesses 4 --dist loadgroup tests
 	$(BIN)/lit -sv lit_tests
 
 lint: $(STAMP)

@@ -9,10 +9,12 @@ stock runtime knows, before `to_executorch()`.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import torch
 from executorch.exir.lowered_backend_module import LoweredBackendModule
+from torch.export import ExportedProgram
 
 from xnnc.options import CompileOptions
 from xnnc.pte.backend import XnncBackend
@@ -51,9 +53,17 @@ def to_pte(
 
     options = CompileOptions.of(options, **fields)
     options = options.replace(target=options.target.replace(runtime="stock"))
-    ep = export_program(model, example_inputs)
+    ep = _copy_sharing_tensors(export_program(model, example_inputs))
     edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
     return to_executorch(edge).buffer
+
+
+def _copy_sharing_tensors(ep: ExportedProgram) -> ExportedProgram:
+    """A copy of `ep` that ExecuTorch's lowering may consume (it takes lifted constants out
+    of the program it lowers), sharing the weights' storage with the original."""
+    tensors = [*ep.state_dict.values(), *ep.constants.values()]
+    memo = {id(t): t for t in tensors if isinstance(t, torch.Tensor)}
+    return copy.deepcopy(ep, memo)
 
 
 class StockRuntime:

@@ -1,4 +1,5 @@
-"""Small single-op cases shared by the frontend and backend tests: (id, fn, inputs, aten op).
+"""Small single-op cases shared by the frontend and backend tests: (id, fn, inputs, aten op),
+and `Fn`, which makes a module of a case's function.
 
 Inputs are fixed tensors from a seeded generator so every run sees the same numbers.
 """
@@ -8,6 +9,18 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 torch.manual_seed(0)
+
+
+class Fn(nn.Module):
+    """A function as a module, for torch.export."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *xs):
+        return self.fn(*xs)
+
 
 X4 = torch.randn(2, 3, 8, 8)
 X3 = torch.randn(2, 6, 20)

@@ -16,7 +16,7 @@ import copy
 import pytest
 import torch
 import torch.nn as nn
-from op_cases import ELEMENTWISE, STRUCTURAL
+from op_cases import ELEMENTWISE, STRUCTURAL, Fn
 
 import xnnc
 from xnnc.examples.models import MODELS
@@ -32,15 +32,6 @@ NOT_DELEGATED = {
     "layer_norm", "embedding", "pow_tensor", "to_bf16_and_back",
 }  # fmt: skip
 CASES = {c[0]: c[1:] for c in ELEMENTWISE + STRUCTURAL}
-
-
-class Fn(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 def _module(fn, dtype: torch.dtype) -> nn.Module:
@@ -99,11 +90,10 @@ def test_op_pte_on_stock_runtime(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_model_on_extended_runtime(name: str) -> None:
-    model, inputs = MODELS[name](small=True)
-    with torch.no_grad():
-        want = model(*inputs)
-    program = xnnc.compile(model, inputs)
+def test_model_on_extended_runtime(zoo, name: str) -> None:
+    _, inputs = zoo.example(name)
+    want = zoo.eager(name)
+    program = zoo.compiled(name)
     dtype = torch.float16 if name == "fp16_convnet" else torch.float32
     if want.dtype == torch.bfloat16:
         torch.testing.assert_close(program(*inputs), want, atol=3e-2, rtol=3e-2)
@@ -114,60 +104,68 @@ def test_model_on_extended_runtime(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["mimi", "resnet", "fp16_convnet"])
-def test_model_pte_on_stock_runtime(name: str) -> None:
-    model, inputs = MODELS[name](small=True)
-    with torch.no_grad():
-        want = model(*inputs)
-    got = StockRuntime(to_pte(model, inputs, target="stock"))(*inputs)
+def test_model_pte_on_stock_runtime(zoo, name: str) -> None:
+    _, inputs = zoo.example(name)
+    got = StockRuntime(zoo.pte(name))(*inputs)
+    want = zoo.eager(name)
     dtype = torch.float16 if name == "fp16_convnet" else torch.float32
     _compare(got[0], want, dtype)
 
 
-def test_threads_give_the_same_result() -> None:
-    model, inputs = MODELS["mimi"](small=True)
-    one = xnnc.compile(model, inputs, threads=1)(*inputs)
-    two = xnnc.compile(model, inputs, threads=2)(*inputs)
+def test_threads_give_the_same_result(zoo) -> None:
+    _, inputs = zoo.example("mimi")
+    one = zoo.compiled("mimi")(*inputs)
+    two = zoo.compiled("mimi", threads=2)(*inputs)
     torch.testing.assert_close(one, two, atol=1e-5, rtol=1e-5)
 
 
-def test_profile_reports_every_node() -> None:
-    model, inputs = MODELS["resnet"](small=True)
-    program = xnnc.compile(model, inputs, profile=True)
+def test_profile_reports_every_node(zoo) -> None:
+    _, inputs = zoo.example("resnet")
+    program = xnnc.compile(zoo.exported("resnet"), profile=True)
     program(*inputs)
     rows = program.profile()
     assert rows and all(us >= 0 for _, us in rows)
     assert any("convolution" in name.lower() for name, _ in rows), rows[:5]
 
 
-def test_whole_subgraph_calls_skip_the_interpreter() -> None:
+def test_whole_subgraph_calls_skip_the_interpreter(zoo) -> None:
     """A function that is one subgraph runs its runtime directly, with the same results."""
-    model, inputs = MODELS["mimi"](small=True)
-    program = xnnc.compile(model, inputs)
+    _, inputs = zoo.example("mimi")
+    program = xnnc.compile(zoo.exported("mimi"))  # its own: the test changes it
     assert program._direct is program.runtimes[program.subgraphs[0]]
     direct = program(*inputs)
     program._direct = None
     torch.testing.assert_close(direct, program(*inputs), atol=0, rtol=0)
-    partial = xnnc.compile(model, inputs, exclude=("aten.elu",))
+    partial = zoo.compiled("mimi", exclude=("aten.elu",))
     assert partial._direct is None and partial.num_partitions > 1
     torch.testing.assert_close(partial(*inputs), direct, **TOL[torch.float32])
 
 
-def test_save_and_load_program(tmp_path) -> None:
-    model, inputs = MODELS["encodec"](small=True)
-    program = xnnc.compile(model, inputs)
+def test_save_and_load_program(zoo, tmp_path) -> None:
+    _, inputs = zoo.example("encodec")
+    program = zoo.compiled("encodec")
     path = tmp_path / "encodec.xnnc"
     program.save(str(path))
     loaded = xnnc.load(str(path))
     torch.testing.assert_close(loaded(*inputs), program(*inputs), atol=0, rtol=0)
 
 
-def test_save_pte(tmp_path) -> None:
-    model, inputs = MODELS["mimi"](small=True)
-    program = xnnc.compile(model, inputs, target="stock")
+def test_save_pte(zoo, tmp_path) -> None:
+    _, inputs = zoo.example("mimi")
+    program = zoo.compiled("mimi", target="stock")
     path = tmp_path / "mimi.pte"
     program.save(str(path))
     got = StockRuntime(path.read_bytes())(*inputs)[0]
     torch.testing.assert_close(got, program(*inputs), **TOL[torch.float32])
+
+
+def test_save_pte_twice(zoo, tmp_path) -> None:
+    """ExecuTorch's lowering takes lifted constants (the attention mask) out of the program
+    it lowers: saving lowers a copy, so the Program can save again, with the same bytes."""
+    program = xnnc.compile(zoo.exported("bf16_block"), target="stock")
+    program.save(str(tmp_path / "a.pte"))
+    program.save(str(tmp_path / "b.pte"))
+    assert (tmp_path / "a.pte").read_bytes() == (tmp_path / "b.pte").read_bytes()
 
 
 def test_program_checks_inputs() -> None:
@@ -184,10 +182,9 @@ def test_unknown_target() -> None:
 # --- xnn-run -----------------------------------------------------------------------------------
 
 
-def test_xnn_run_on_mlir_compares_with_reference(tmp_path, capsys) -> None:
-    model, inputs = MODELS["mimi"](small=True)
+def test_xnn_run_on_mlir_compares_with_reference(zoo, tmp_path, capsys) -> None:
     path = tmp_path / "mimi.mlir"
-    path.write_text(xnnc.print_module(xnnc.import_model(model, inputs), weights_inline=True))
+    path.write_text(xnnc.print_module(zoo.imported("mimi"), weights_inline=True))
     assert xnn_run.main([str(path), "--repeat", "2"]) == 0
     out = capsys.readouterr().out
     error = float(out.split("max |error| vs the reference interpreter: ")[1].split()[0])
@@ -224,13 +221,12 @@ def test_xnn_run_fp16_option(tmp_path, capsys, monkeypatch, fp16: str) -> None:
     assert float(out.split("max |error| vs the reference interpreter: ")[1].split()[0]) < 2e-2
 
 
-def test_xnn_run_on_saved_program_and_pte(tmp_path, capsys) -> None:
+def test_xnn_run_on_saved_program_and_pte(zoo, tmp_path, capsys) -> None:
     import numpy as np
 
-    model, inputs = MODELS["resnet"](small=True)
-    program = xnnc.compile(model, inputs, target="stock")
-    program.save(str(tmp_path / "r.xnnc"))
-    program.save(str(tmp_path / "r.pte"))
+    _, inputs = zoo.example("resnet")
+    zoo.compiled("resnet", target="stock").save(str(tmp_path / "r.xnnc"))
+    (tmp_path / "r.pte").write_bytes(zoo.pte("resnet"))  # Program.save(".pte"): test_save_pte
     np.savez(tmp_path / "in.npz", *[x.numpy() for x in inputs])
     assert xnn_run.main([str(tmp_path / "r.xnnc"), "--inputs", str(tmp_path / "in.npz")]) == 0
     assert xnn_run.main([str(tmp_path / "r.pte"), "--inputs", str(tmp_path / "in.npz")]) == 0
@@ -257,12 +253,11 @@ def test_xnn_run_errors(tmp_path, capsys, monkeypatch, args, message) -> None:
 # --- the ExecuTorch partitioner ----------------------------------------------------------------
 
 
-def _delegated_ops(partitioner, model, inputs) -> tuple[int, int]:
+def _delegated_ops(partitioner, ep) -> tuple[int, int]:
     """(ops inside delegates, delegate count) after to_edge_transform_and_lower."""
     from executorch.exir import to_edge_transform_and_lower
     from executorch.exir.lowered_backend_module import LoweredBackendModule
 
-    ep = torch.export.export(model, inputs, strict=False)
     edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
     lowered = [
         m for m in edge.exported_program().graph_module.modules()
@@ -276,12 +271,11 @@ def _delegated_ops(partitioner, model, inputs) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("name", ["mimi", "resnet", "mobilenetv2"])
-def test_partitioner_delegates_at_least_as_much_as_stock(name: str) -> None:
+def test_partitioner_delegates_at_least_as_much_as_stock(zoo, name: str) -> None:
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 
-    model, inputs = MODELS[name](small=True)
-    ours, our_parts = _delegated_ops(xnnc.XnncPartitioner(), model, inputs)
-    theirs, their_parts = _delegated_ops(XnnpackPartitioner(), model, inputs)
+    ours, our_parts = _delegated_ops(xnnc.XnncPartitioner(), zoo.exported(name))
+    theirs, their_parts = _delegated_ops(XnnpackPartitioner(), zoo.exported(name))
     assert ours >= theirs, (ours, theirs)
     assert our_parts <= their_parts, (our_parts, their_parts)
 
@@ -292,13 +286,12 @@ def test_partitioner_rejects_unknown_target() -> None:
 
 
 @pytest.mark.parametrize("name", ["bf16_block", "bf16_blocks", "bf16_blocks_decode"])
-def test_bf16_models_fully_delegated(name: str) -> None:
+def test_bf16_models_fully_delegated(zoo, name: str) -> None:
     """bf16 runs in the delegate; mean and softmax in fp32 between converts. 3e-2: bf16's
     8-bit mantissa (2^-8 ~ 4e-3 relative per rounding) over a few roundings."""
-    model, inputs = MODELS[name](small=True)
-    with torch.no_grad():
-        want = model(*inputs)
-    program = xnnc.compile(model, inputs)
+    _, inputs = zoo.example(name)
+    want = zoo.eager(name)
+    program = zoo.compiled(name)
     assert program.ops_outside() == []
     ir = xnnc.print_module(program.module)
     assert "aten.mean" not in ir and "xnn.static_reduce mean" in ir
@@ -307,7 +300,7 @@ def test_bf16_models_fully_delegated(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["bf16_block", "bf16_blocks", "bf16_blocks_decode"])
-def test_bf16_models_on_stock_executorch(name: str) -> None:
+def test_bf16_models_on_stock_executorch(zoo, name: str) -> None:
     """For `stock` too, bf16 runs in one delegate (GEMMs bf16 x bf16 -> fp32, convolutions,
     reductions and softmax in fp32 between converts) that stock ExecuTorch 1.5.1 runs.
     Tolerance as for the extended runtime above."""
@@ -315,16 +308,16 @@ def test_bf16_models_on_stock_executorch(name: str) -> None:
 
     from xnnc.pte import StockRuntime, to_executorch
 
-    model, inputs = MODELS[name](small=True)
-    ep = torch.export.export(model, inputs, strict=False)
-    edge = to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner("stock")])
+    _, inputs = zoo.example(name)
+    edge = to_edge_transform_and_lower(
+        zoo.exported(name), partitioner=[xnnc.XnncPartitioner("stock")]
+    )
     calls = [n for n in edge.exported_program().graph.nodes if n.op == "call_function"]
     assert [str(n.target) for n in calls if "getitem" not in str(n.target)] == [
         "executorch_call_delegate"
     ]
     (got,) = StockRuntime(to_executorch(edge).buffer)(*inputs)
-    with torch.no_grad():
-        torch.testing.assert_close(got, model(*inputs), atol=3e-2, rtol=3e-2)
+    torch.testing.assert_close(got, zoo.eager(name), atol=3e-2, rtol=3e-2)
 
 
 def test_fold_batch_norm_math() -> None:
@@ -344,11 +337,11 @@ def test_fold_batch_norm_math() -> None:
         torch.testing.assert_close(torch.conv2d(x, w, b), bn(conv(x)), atol=1e-5, rtol=1e-5)
 
 
-def test_batch_norm_folded_in_resnet() -> None:
-    model, inputs = MODELS["resnet"](small=True)
-    program = xnnc.compile(model, inputs)
+def test_batch_norm_folded_in_resnet(zoo) -> None:
+    _, inputs = zoo.example("resnet")
+    program = zoo.compiled("resnet")
     ir = xnnc.print_module(program.module)
     assert "xnn.binary multiply" not in ir  # no standalone per-channel affine left
-    unfolded = xnnc.compile(model, inputs, disable=("fold-batch-norm",))
+    unfolded = zoo.compiled("resnet", disable=("fold-batch-norm",))
     assert "xnn.binary multiply" in xnnc.print_module(unfolded.module)
     torch.testing.assert_close(program(*inputs), unfolded(*inputs), atol=1e-4, rtol=1e-4)

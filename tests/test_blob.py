@@ -3,7 +3,6 @@ the header byte by byte, a stock blob, one precise error per kind of damage, and
 
 import json
 import os
-import random
 import shutil
 import struct
 import subprocess
@@ -792,6 +791,8 @@ def fuzz_seeds(stock):
 
 
 def test_fuzz_mutated_blobs_read_or_raise_value_error(fuzz_seeds):
+    """read_blob on a mutated blob returns or raises ValueError with a one-line message:
+    never another exception, never a hang."""
     outcomes = {"read": 0, "ValueError": 0}
 
     @settings(
@@ -811,23 +812,10 @@ def test_fuzz_mutated_blobs_read_or_raise_value_error(fuzz_seeds):
         except ValueError as e:
             assert str(e) and "\n" not in str(e)
             outcomes["ValueError"] += 1
+        except Exception as e:  # anything else is the bug the fuzzer looks for
+            pytest.fail(f"{type(e).__name__} instead of ValueError: {e}")
         assert time.perf_counter() - start < 5.0
 
     case()
     assert sum(outcomes.values()) >= 10_000
     assert outcomes["ValueError"] > 1000 and outcomes["read"] > 10
-
-
-def test_seeded_random_mutator(fuzz_seeds):
-    """A plain loop over the same mutations: cheap, reproducible, independent of hypothesis."""
-    rng = random.Random(1234)
-    for _ in range(10_000):
-        blob, named = fuzz_seeds[rng.randrange(len(fuzz_seeds))]
-        mutation = [
-            (rng.choice(_OP_KINDS), rng.randrange(2**20), rng.randrange(2**32), rng.randrange(8))
-            for _ in range(rng.randint(1, 4))
-        ]
-        try:
-            B.read_blob(_mutate(blob, mutation, fuzz_seeds), named)
-        except ValueError:
-            pass

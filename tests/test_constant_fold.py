@@ -18,9 +18,9 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from xdsl.dialects.builtin import ModuleOp
 
 import xnnc
-from xnnc.examples.models import MODELS
 from xnnc.transforms.constant_fold import FoldConstantsPass, is_functional_overload
 
 EAGER_TOL = dict(atol=1e-4, rtol=1e-4)
@@ -45,8 +45,9 @@ def _folded_weights(module) -> list[str]:
 
 
 def _check_reference_unchanged(model, inputs, **options) -> tuple[Counter, Counter, object]:
-    """(op counts before, after, the folded module); the reference outputs agree."""
-    module = xnnc.import_model(model, inputs)
+    """(op counts before, after, the folded module); the reference outputs agree. `model`:
+    anything `xnnc.import_model` takes, or an imported module."""
+    module = model if isinstance(model, ModuleOp) else xnnc.import_model(model, inputs)
     before, want = _ops(module), xnnc.run_reference(module, inputs)
     _fold(module, **options)
     for got, ref in zip(xnnc.run_reference(module, inputs), want, strict=True):
@@ -198,33 +199,31 @@ def test_fake_tensor_import_left_alone() -> None:
 # --- example models ----------------------------------------------------------------------------
 
 
-def test_dac_snake_reciprocal_folds() -> None:
+def test_dac_snake_reciprocal_folds(zoo) -> None:
     """Each Snake's 1 / (alpha + 1e-9) becomes one weight: no reciprocal and one add fewer
     per Snake; the DAC still compiles to one partition and matches eager."""
-    model, inputs = MODELS["dac"](small=True)
-    before, after, module = _check_reference_unchanged(model, inputs)
+    _, inputs = zoo.example("dac")
+    before, after, module = _check_reference_unchanged(zoo.imported("dac"), inputs)
     snakes = before["aten.reciprocal"]
     assert snakes == 29 and after["aten.reciprocal"] == 0
     assert after["aten.add"] == before["aten.add"] - snakes
     assert after["aten.constant"] == before["aten.constant"] + snakes
     assert sum(op.count(".reciprocal") for op in _folded_weights(module)) == snakes
-    program = xnnc.compile(model, inputs)
+    program = zoo.compiled("dac")
     assert program.num_partitions == 1 and program.ops_outside() == []
-    with torch.no_grad():
-        torch.testing.assert_close(program(*inputs), model(*inputs), **EAGER_TOL)
+    torch.testing.assert_close(program(*inputs), zoo.eager("dac"), **EAGER_TOL)
 
 
-def test_encodec_lstm_initial_state_folds() -> None:
+def test_encodec_lstm_initial_state_folds(zoo) -> None:
     """The LSTM's zero h0/c0 (`aten::full`) fold, with what reads only them (slices,
     squeezes, h0 @ W_hh + b_hh); nothing of them is left outside XNNPACK."""
-    model, inputs = MODELS["encodec"](small=True)
-    before, after, _ = _check_reference_unchanged(model, inputs)
+    _, inputs = zoo.example("encodec")
+    before, after, _ = _check_reference_unchanged(zoo.imported("encodec"), inputs)
     assert before["aten::full"] == 2 and after["aten::full"] == 0
     assert after["aten.linear"] == before["aten.linear"] - 2  # the two h0 @ W_hh + b_hh
-    program = xnnc.compile(model, inputs)
+    program = zoo.compiled("encodec")
     outside = set(program.ops_outside())
     assert not outside & {"aten::full", "aten::zeros", "aten.slice", "aten.squeeze"}, outside
-    with torch.no_grad():
-        torch.testing.assert_close(program(*inputs), model(*inputs), **EAGER_TOL)
-    unfolded = xnnc.compile(model, inputs, disable=("fold-constants",))
+    torch.testing.assert_close(program(*inputs), zoo.eager("encodec"), **EAGER_TOL)
+    unfolded = zoo.compiled("encodec", disable=("fold-constants",))
     assert "aten::full" in unfolded.ops_outside()

@@ -14,7 +14,6 @@ import torch
 import torch.nn as nn
 
 import xnnc
-from xnnc.examples.models import MODELS
 from xnnc.target import PRESETS, Target
 from xnnc.transforms.conv_as_gemm import profitable_on, tap_offsets
 
@@ -91,14 +90,13 @@ def test_left_alone():
 
 
 @pytest.mark.parametrize("name", ["mimi", "hifigan", "resnet"])
-def test_models(name):
+def test_models(zoo, name):
     """Small models: every stride-1 dense convolution with >= 16 outputs is rewritten, and
     the program matches eager and the one without the rewrite."""
-    model, inputs = MODELS[name](small=True)
-    with torch.no_grad():
-        want = model(*inputs)
-    program = xnnc.compile(model, inputs, target=AVX2)
-    plain = xnnc.compile(model, inputs, target=AVX2, disable=OFF)
+    _, inputs = zoo.example(name)
+    want = zoo.eager(name)
+    program = zoo.compiled(name, target=AVX2)
+    plain = zoo.compiled(name, target=AVX2, disable=OFF)
     assert _ops(program).count("xnn.convolution_2d") < _ops(plain).count("xnn.convolution_2d")
     scale = max(1.0, want.abs().max().item())
     got = program(*inputs)

@@ -17,6 +17,7 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
 import xnnc
@@ -154,12 +155,11 @@ def test_hoisted_input_projection(target: str) -> None:
     assert _ops(with_)["xnn.fully_connected"] == 2 + recurrent
 
 
-def test_nn_lstm_is_already_projected_once() -> None:
+def test_nn_lstm_is_already_projected_once(zoo) -> None:
     """torch.export decomposes nn.LSTM with one input projection over the whole sequence per
     layer: the pass finds nothing to hoist in EnCodec's SLSTM."""
-    model, inputs = MODELS["encodec"](small=True)
-    with_ = xnnc.compile(model, inputs)
-    without = xnnc.compile(model, inputs, disable=(HOIST,))
+    with_ = zoo.compiled("encodec")
+    without = zoo.compiled("encodec", disable=(HOIST,))
     assert _ops(with_) == _ops(without)
 
 
@@ -167,22 +167,26 @@ def test_nn_lstm_is_already_projected_once() -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_small_encodec_is_one_partition(target: str) -> None:
-    model, inputs = MODELS["encodec"](small=True)
-    with torch.no_grad():
-        want = model(*inputs)
-    program = xnnc.compile(model, inputs, target=target)
+def test_small_encodec_is_one_partition(zoo, target: str) -> None:
+    _, inputs = zoo.example("encodec")
+    want = zoo.eager("encodec")
+    program = zoo.compiled("encodec", target=target)
     assert program.num_partitions == 1
     assert set(program.ops_outside()) <= CREATION_OPS, program.ops_outside()
     _close(program(*inputs), want)
 
 
+@pytest.fixture(scope="module")
+def full_encodec() -> ModuleOp:
+    """The full-size decoder, imported once for both targets."""
+    return import_model(*MODELS["encodec"]())
+
+
 @pytest.mark.parametrize("target", TARGETS)
-def test_full_encodec_partitions(target: str) -> None:
+def test_full_encodec_partitions(full_encodec: ModuleOp, target: str) -> None:
     """The full-size decoder up to partitioning (conversion of the same ops is checked on
     the small one above): one subgraph, only tensor factories possibly outside."""
-    model, inputs = MODELS["encodec"]()
-    module = import_model(model, inputs)
+    module = full_encodec.clone()
     passes = default_passes(target=target)
     upto = next(i for i, p in enumerate(passes) if isinstance(p, PartitionPass))
     PassPipeline(tuple(passes[: upto + 1])).apply(xnnc.make_context(), module)

@@ -25,11 +25,10 @@ def test_every_model_has_a_documented_shape() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_small_model_eager(name: str) -> None:
-    model, inputs = MODELS[name](small=True)
+def test_small_model_eager(zoo, name: str) -> None:
+    model, _ = zoo.example(name)
     assert not model.training
-    with torch.no_grad():
-        expected = model(*inputs)
+    expected = zoo.eager(name)
     assert tuple(expected.shape) == SMALL_OUTPUT_SHAPES[name]
     assert torch.isfinite(expected.float()).all()
     assert expected.float().std() > 1e-3

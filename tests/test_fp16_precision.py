@@ -29,11 +29,10 @@ import xnnc
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.dialects import xnn
 from xnnc.errors import OptionError
-from xnnc.examples.models import MODELS
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
-from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
+from xnnc.pte import StockRuntime, XnncPartitioner
 from xnnc.target import Target
 
 FP32_RTOL = 1e-4
@@ -209,15 +208,10 @@ def test_passthrough_fp16_input_stays_fp16() -> None:
 # --- the MI-GAN-style fp16 net, both targets -------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def convnet():
-    return MODELS["fp16_convnet"](small=True)
-
-
 @pytest.mark.parametrize("mode", ["native", "fp32"])
-def test_convnet_extended(convnet, mode: str) -> None:
-    model, inputs = convnet
-    program = xnnc.compile(model, inputs, fp16=mode)
+def test_convnet_extended(zoo, mode: str) -> None:
+    model, inputs = zoo.example("fp16_convnet")
+    program = zoo.compiled("fp16_convnet", fp16=mode)
     assert program.num_partitions == 1 and program.ops_outside() == []
     _check(program(*inputs), model, inputs, mode)
     types = _element_types(program)
@@ -230,7 +224,7 @@ def test_convnet_extended(convnet, mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", ["native", "fp32"])
-def test_convnet_stock_pte(convnet, mode: str) -> None:
-    model, inputs = convnet
-    got = StockRuntime(to_pte(model, inputs, target="stock", fp16=mode))(*inputs)
+def test_convnet_stock_pte(zoo, mode: str) -> None:
+    model, inputs = zoo.example("fp16_convnet")
+    got = StockRuntime(zoo.pte("fp16_convnet", fp16=mode))(*inputs)
     _check(got[0], model, inputs, mode)

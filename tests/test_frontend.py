@@ -16,7 +16,7 @@ import torch
 import torch.nn as nn
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from op_cases import ELEMENTWISE, STRUCTURAL
+from op_cases import ELEMENTWISE, STRUCTURAL, Fn
 
 import xnnc
 from xnnc.dialects import aten
@@ -46,15 +46,6 @@ def check(model: nn.Module, *inputs: torch.Tensor) -> str:
         else:
             assert torch.equal(g, e)
     return xnnc.print_module(module)
-
-
-class Fn(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from functools import cache
 
 import pytest
 import torch
@@ -37,8 +36,6 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 import xnnc
 from xnnc.dialects import xnn
-from xnnc.examples.models import MODELS
-from xnnc.frontend.fx_importer import export_program
 from xnnc.pipeline import lower
 from xnnc.transforms.layout import (
     LayoutPass,
@@ -182,27 +179,21 @@ def at_boundary(op: xnn.StaticTransposeOp) -> bool:
     return bool(users) and all(isinstance(u, xnn.OutputOp) for u in users)
 
 
-@cache
-def compiled(name: str):
-    """(eager output, inputs, program, transposes per subgraph without xnn-layout)."""
-    model, inputs = MODELS[name](small=True)
-    with torch.no_grad():
-        want = model(*inputs)
-    ep = export_program(model, inputs)
-    before = transposes(lower(xnnc.import_model(ep), disable=WITHOUT_LAYOUT))
-    return want, inputs, xnnc.compile(ep), before
+def without_layout(zoo, name: str) -> ModuleOp:
+    """The model through the default pipeline less xnn-layout."""
+    return lower(zoo.imported(name), disable=WITHOUT_LAYOUT)
 
 
 @pytest.mark.parametrize("name", CONV_NETS + DECODERS_1D + ["encodec"])
-def test_model_matches_eager(name: str) -> None:
-    want, inputs, program, _ = compiled(name)
+def test_model_matches_eager(zoo, name: str) -> None:
+    _, inputs = zoo.example(name)
     dtype = torch.float16 if name == "fp16_convnet" else torch.float32
-    torch.testing.assert_close(program(*inputs), want, **TOL[dtype])
+    torch.testing.assert_close(zoo.compiled(name)(*inputs), zoo.eager(name), **TOL[dtype])
 
 
 @pytest.mark.parametrize("name", CONV_NETS + DECODERS_1D)
-def test_model_keeps_transposes_at_the_boundary(name: str) -> None:
-    _, _, program, before = compiled(name)
+def test_model_keeps_transposes_at_the_boundary(zoo, name: str) -> None:
+    program, before = zoo.compiled(name), transposes(without_layout(zoo, name))
     after = transposes(program.module)
     assert program.num_partitions == 1 and program.ops_outside() == []
     assert after[0] <= 2 and sum(after) < sum(before), (before, after)
@@ -215,10 +206,10 @@ def test_model_keeps_transposes_at_the_boundary(name: str) -> None:
     assert all(boundary), boundary
 
 
-def test_no_subgraph_gains_a_transpose() -> None:
+def test_no_subgraph_gains_a_transpose(zoo) -> None:
     """EnCodec's reflect pads (slices + concatenates) and LSTM (NLC time steps) sit between
     its convolutions: sinking must not give any branch a transpose of its own."""
-    _, _, program, before = compiled("encodec")
+    program, before = zoo.compiled("encodec"), transposes(without_layout(zoo, "encodec"))
     after = transposes(program.module)
     assert all(a <= b for a, b in zip(after, before, strict=True)), (before, after)
     assert sum(after) < sum(before)
@@ -283,9 +274,8 @@ def _bounded_canonicalize(module: ModuleOp, limit: int) -> int:
 
 
 @pytest.mark.parametrize("name", ["resnet", "fp16_convnet", "mimi", "dac"])
-def test_canonicalize_reaches_a_fixpoint(name: str) -> None:
-    model, inputs = MODELS[name](small=True)
-    module = lower(xnnc.import_model(model, inputs), disable=WITHOUT_LAYOUT)
+def test_canonicalize_reaches_a_fixpoint(zoo, name: str) -> None:
+    module = without_layout(zoo, name)
     ops = sum(1 for _ in module.walk())
     assert _bounded_canonicalize(module, limit=10 * ops) > 0
     text = xnnc.print_module(module)

@@ -24,28 +24,24 @@ DEFAULT_TOL = dict(atol=1e-4, rtol=1e-4)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_import_and_reference_match_eager(name: str) -> None:
-    model, inputs = MODELS[name](small=True)
-    with torch.no_grad():
-        expected = model(*inputs)
-    module = xnnc.import_model(model, inputs)
+def test_import_and_reference_match_eager(zoo, name: str) -> None:
+    _, inputs = zoo.example(name)
+    expected = zoo.eager(name)
+    module = zoo.imported(name)
     (got,) = xnnc.run_reference(module, inputs)
     assert got.dtype == expected.dtype and got.shape == expected.shape
     torch.testing.assert_close(got, expected, **TOL.get(name, DEFAULT_TOL))
 
 
-def test_mimi_imports_its_structure() -> None:
-    model, inputs = MODELS["mimi"](small=True)
-    ir = xnnc.print_module(xnnc.import_model(model, inputs))
+def test_mimi_imports_its_structure(zoo) -> None:
+    ir = xnnc.print_module(zoo.imported("mimi"))
     assert ir.count("transposed = true") == 5  # the x2 depthwise upsample + 4 stages
     assert ir.count("= aten.elu") >= 9
     assert "aten.generic" not in ir
 
 
-def test_fp16_convnet_keeps_fp32_boundaries() -> None:
-    model, inputs = MODELS["fp16_convnet"](small=True)
-    module = xnnc.import_model(model, inputs)
-    ir = xnnc.print_module(module)
+def test_fp16_convnet_keeps_fp32_boundaries(zoo) -> None:
+    ir = xnnc.print_module(zoo.imported("fp16_convnet"))
     assert "func.func @forward(%x: tensor<1x4x32x32xf32>) -> tensor<1x3x32x32xf32>" in ir
     assert ir.count("= aten._to_copy") == 2
     assert "aten.upsample_nearest2d" in ir

@@ -24,6 +24,7 @@ import torch.nn.functional as F
 
 import xnnc
 from xnnc.dialects import xnn
+from xnnc.frontend.fx_importer import export_program
 from xnnc.transforms.fold_pad import pads_through_reshape, pads_through_transpose, through_layout
 from xnnc.transforms.fuse_activation import intersect
 from xnnc.transforms.upsample_nearest import block_scales, copies_are_faster
@@ -46,8 +47,9 @@ def _compile(case, dtype: torch.dtype, rewrite: str):
     inputs = tuple(x.to(dtype) for x in inputs)
     with torch.no_grad():
         want = model(*inputs)
-    on = xnnc.compile(model, inputs, fp16="native")  # fp16 cases on XNNPACK's fp16 kernels
-    off = xnnc.compile(model, inputs, disable=_without(rewrite), fp16="native")
+    ep = export_program(model, inputs)  # once for both compiles
+    on = xnnc.compile(ep, fp16="native")  # fp16 cases on XNNPACK's fp16 kernels
+    off = xnnc.compile(ep, disable=_without(rewrite), fp16="native")
     assert on.num_partitions == 1 and on.ops_outside() == []
     return want, inputs, on, off
 

@@ -1,5 +1,4 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-upsample-nearest | filecheck %s
-// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn,xnn-upsample-nearest | filecheck %s --check-prefix=LOWER
 // RUN: xnn-opt %s --split-input-file -p 'xnn-upsample-nearest{max-input-bytes=4194304}' | filecheck %s --check-prefix=LARGE
 

@@ -33,8 +33,7 @@ func.func @k3_padded(%x: tensor<1x1x6x2xf32>) -> tensor<1x1x6x16xf32> {
 
 // -----
 
-// Dilation 3, no padding, no bias: taps start 3 samples apart. (Under canonicalize the
-// two taps, equal here, then share one fully-connected: xnn-hoist-input-projection.)
+// Dilation 3, no padding, no bias: taps start 3 samples apart.
 // CHECK-LABEL: func.func @dilated
 // CHECK-NOT:     xnn.static_constant_pad
 // PASS:          xnn.static_slice %x {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 2, 1, 7, 4>}

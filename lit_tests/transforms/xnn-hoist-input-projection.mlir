@@ -1,5 +1,4 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-hoist-input-projection | filecheck %s
-// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
 
 // An nn.LSTMCell loop: x[t] (a slice and a reshape dropping the time dim) projected by the
 // same weights at every step, each step with its own constant ops. One fully_connected over

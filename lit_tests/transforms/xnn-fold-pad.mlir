@@ -1,5 +1,4 @@
-// RUN: xnn-opt %s --split-input-file -p xnn-fold-pad | filecheck %s --check-prefixes=CHECK,PASS
-// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p xnn-fold-pad | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-fold-pad{depthwise=false}' | filecheck %s --check-prefix=NODW
 
 // An NHWC pad on H and W folds into the conv's padding, each side on its own.
@@ -16,11 +15,10 @@ func.func @nhwc_asymmetric(%x: tensor<1x6x6x4xf32>) -> tensor<1x7x8x8xf32> {
 // -----
 
 // Conversion's 2-D form: NCHW pad -> transpose -> conv. The pad on W becomes left/right;
-// the conv's own padding adds up with it. (The pass alone rebuilds the chain as it was;
-// canonicalize's layout patterns may reshape it.)
+// the conv's own padding adds up with it; the chain is rebuilt as it was.
 // CHECK-LABEL: func.func @nchw_through_transpose
 // CHECK-NOT:     xnn.static_constant_pad
-// PASS:          %[[T:.*]] = xnn.static_transpose %x {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x6x6x4xf32>
+// CHECK:         %[[T:.*]] = xnn.static_transpose %x {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x6x6xf32>) -> tensor<1x6x6x4xf32>
 // CHECK:         xnn.convolution_2d %{{.*}}, %w {{{.*}}padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 3 : i64} : (tensor<1x6x6x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x6x8x8xf32>
 func.func @nchw_through_transpose(%x: tensor<1x4x6x6xf32>) -> tensor<1x6x8x8xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
@@ -36,8 +34,8 @@ func.func @nchw_through_transpose(%x: tensor<1x4x6x6xf32>) -> tensor<1x6x8x8xf32
 // -> conv. The pad becomes padding_left; the chain is rebuilt on the unpadded tensor.
 // CHECK-LABEL: func.func @causal_conv1d
 // CHECK-NOT:     xnn.static_constant_pad
-// PASS:          %[[T:.*]] = xnn.static_transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<1x4x10xf32>) -> tensor<1x10x4xf32>
-// PASS-NEXT:     %[[R:.*]] = xnn.static_reshape %[[T]] {new_shape = array<i64: 1, 1, 10, 4>} : (tensor<1x10x4xf32>) -> tensor<1x1x10x4xf32>
+// CHECK:         %[[T:.*]] = xnn.static_transpose %x {perm = array<i64: 0, 2, 1>} : (tensor<1x4x10xf32>) -> tensor<1x10x4xf32>
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_reshape %[[T]] {new_shape = array<i64: 1, 1, 10, 4>} : (tensor<1x10x4xf32>) -> tensor<1x1x10x4xf32>
 // CHECK:         xnn.convolution_2d %{{.*}}, %w {{{.*}}padding_left = 2 : i64} : (tensor<1x1x10x4xf32>, tensor<6x1x3x4xf32>) -> tensor<1x1x10x6xf32>
 func.func @causal_conv1d(%x: tensor<1x4x10xf32>) -> tensor<1x1x10x6xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<6x1x3x4xf32>
@@ -81,8 +79,7 @@ func.func @nonzero_value(%x: tensor<1x6x6x4xf32>) -> tensor<1x6x6x8xf32> {
 
 // -----
 
-// Left alone: a transposed conv (its padding crops the output). Dilated, so that
-// canonicalize's polyphase patterns leave it alone too.
+// Left alone: a transposed conv (its padding crops the output).
 // CHECK-LABEL: func.func @deconvolution
 // CHECK:         xnn.static_constant_pad
 // CHECK:         xnn.deconvolution_2d %{{.*}}, %w {kernel_height

@@ -1,5 +1,4 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-polyphase | filecheck %s
-// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-polyphase{pad-kernels=false depthwise=false}' | filecheck %s --check-prefix=OFF
 // RUN: xnn-opt %s --split-input-file -p 'xnn-polyphase{max-kernel-growth=2.0}' | filecheck %s --check-prefix=GROW
 

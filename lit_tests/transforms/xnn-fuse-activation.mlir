@@ -1,5 +1,4 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-fuse-activation | filecheck %s
-// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-fuse-activation{through-layout=false}' | filecheck %s --check-prefix=DIRECT
 
 // Conversion's 2-D form: conv -> transpose back to NCHW -> clamp (relu). The relu becomes
@@ -81,7 +80,7 @@ func.func @add_clamp_intersect(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4
 
 // -----
 
-// A deconv takes the bounds too (dilated, so that canonicalize's polyphase leaves it alone).
+// A deconv takes the bounds too.
 // CHECK-LABEL: func.func @deconv_relu
 // CHECK-NEXT:    %w = xnn.constant
 // CHECK-NEXT:    %[[D:.*]] = xnn.deconvolution_2d %x, %w {{{.*}}output_min = 0.000000e+00 : f32}

@@ -1,5 +1,4 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-legalize-casts | filecheck %s
-// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
 
 // A bf16 mean runs in fp32 between converts.
 // CHECK-LABEL: func.func @bf16_mean
@@ -120,39 +119,4 @@ func.func @left_alone(%x: tensor<4x16xf16>, %y: tensor<4x16xbf16>) -> (tensor<4x
     xnn.output %s, %t : tensor<4xf16>, tensor<4x16xbf16>
   }
   func.return %r#0, %r#1 : tensor<4xf16>, tensor<4x16xbf16>
-}
-
-// -----
-
-// Casts: fp32 <-> bf16 become converts inside the delegate (with or without dim order);
-// an integer cast and a memory-format change stay outside.
-// CAST-LABEL: func.func @casts
-// CAST:         xnn.subgraph
-// CAST:           xnn.convert %{{.*}} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xbf16>
-// CAST:           xnn.convert %{{.*}} : (tensor<1x4x2x2xbf16>) -> tensor<1x4x2x2xf32>
-// CAST:         aten._to_copy %{{.*}} {dtype = i32}
-// CAST:         aten._to_copy %{{.*}} {memory_format = "torch.channels_last"}
-// RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn | filecheck %s --check-prefix=CAST
-func.func @casts(%x: tensor<1x4x2x2xf32>) -> (tensor<1x4x2x2xf32>, tensor<1x4x2x2xi32>, tensor<1x4x2x2xf32>) {
-  %a = aten._to_copy %x {dtype = bf16} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xbf16>
-  %b = aten._to_dim_order_copy %a {dtype = f32, dim_order = array<i64: 0, 1, 2, 3>} : (tensor<1x4x2x2xbf16>) -> tensor<1x4x2x2xf32>
-  %c = aten._to_copy %b {dtype = i32} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xi32>
-  %d = aten._to_copy %b {memory_format = "torch.channels_last"} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
-  func.return %b, %c, %d : tensor<1x4x2x2xf32>, tensor<1x4x2x2xi32>, tensor<1x4x2x2xf32>
-}
-
-// -----
-
-// A dq -> cast -> q chain keeps its requantize: the quantize ops stay (outside), the cast
-// becomes a convert, nothing is folded away.
-// CAST-LABEL: func.func @dq_cast_q
-// CAST:         %[[DQ:.*]] = aten.generic "quantized_decomposed::dequantize_per_tensor"
-// CAST:         %[[S:.*]] = xnn.subgraph(%[[DQ]])
-// CAST:           xnn.convert %{{.*}} : (tensor<8xf32>) -> tensor<8xf16>
-// CAST:         aten.generic "quantized_decomposed::quantize_per_tensor"(%[[S]])
-func.func @dq_cast_q(%x: tensor<8xi8>) -> tensor<8xi8> {
-  %dq = aten.generic "quantized_decomposed::dequantize_per_tensor"(%x) {args = [#aten.operand<0>, 5.000000e-01 : f64, 0 : i64, -128 : i64, 127 : i64, i8]} : (tensor<8xi8>) -> tensor<8xf32>
-  %h = aten._to_copy %dq {dtype = f16} : (tensor<8xf32>) -> tensor<8xf16>
-  %q = aten.generic "quantized_decomposed::quantize_per_tensor"(%h) {args = [#aten.operand<0>, 5.000000e-01 : f64, 0 : i64, -128 : i64, 127 : i64, i8]} : (tensor<8xf16>) -> tensor<8xi8>
-  func.return %q : tensor<8xi8>
 }

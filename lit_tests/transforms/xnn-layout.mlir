@@ -1,5 +1,4 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-layout | filecheck %s
-// RUN: xnn-opt %s --split-input-file -p canonicalize | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-layout{reshapes=false}' | filecheck %s --check-prefix=NORESHAPE
 
 // An NHWC -> NCHW -> NHWC pair cancels.

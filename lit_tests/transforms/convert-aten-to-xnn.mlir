@@ -1,0 +1,228 @@
+// RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn | filecheck %s
+
+// A 2-D convolution runs in NHWC between explicit transposes; its filter becomes OHWI.
+// CHECK-LABEL: func.func @conv2d
+// CHECK:         xnn.subgraph
+// CHECK:           %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x5x5x2xf32>
+// CHECK:           %[[W:.*]] = xnn.constant #xnnc.weight<"const.ohwi"> : tensor<3x3x3x2xf32>
+// CHECK:           %[[C:.*]] = xnn.convolution_2d %[[T]], %[[W]] {kernel_height = 3 : i64, kernel_width = 3 : i64, subsampling_height = 2 : i64, subsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x5x5x2xf32>, tensor<3x3x3x2xf32>) -> tensor<1x3x3x3xf32>
+// CHECK:           %[[O:.*]] = xnn.static_transpose %[[C]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+// CHECK:           xnn.output %[[O]]
+// CHECK-NOT:     aten.
+func.func @conv2d(%x: tensor<1x2x5x5xf32>) -> tensor<1x3x3x3xf32> {
+  %w = aten.constant dense<0.5> : tensor<3x2x3x3xf32>
+  %y = aten.convolution %x, %w {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x3x3xf32>
+  func.return %y : tensor<1x3x3x3xf32>
+}
+
+// -----
+
+// conv1d is conv2d with H = 1; depthwise (groups = channels) uses the depthwise node.
+// CHECK-LABEL: func.func @depthwise1d
+// CHECK:         xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 1>} : (tensor<1x4x9xf32>) -> tensor<1x9x4xf32>
+// CHECK-NEXT:    xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 1, 9, 4>}
+// CHECK:         xnn.depthwise_convolution_2d %{{.*}}, %{{.*}} {kernel_height = 1 : i64, kernel_width = 3 : i64, input_channels = 4 : i64} : (tensor<1x1x9x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x1x7x4xf32>
+// CHECK:         xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 7, 4>}
+// CHECK-NEXT:    xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 1>} : (tensor<1x7x4xf32>) -> tensor<1x4x7xf32>
+func.func @depthwise1d(%x: tensor<1x4x9xf32>) -> tensor<1x4x7xf32> {
+  %w = aten.constant dense<0.25> : tensor<4x1x3xf32>
+  %y = aten.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, transposed = false, output_padding = array<i64: 0>, groups = 4 : i64} : (tensor<1x4x9xf32>, tensor<4x1x3xf32>) -> tensor<1x4x7xf32>
+  func.return %y : tensor<1x4x7xf32>
+}
+
+// -----
+
+// A transposed convolution is a deconvolution; output_padding is its adjustment.
+// CHECK-LABEL: func.func @deconv
+// CHECK:         xnn.deconvolution_2d %{{.*}}, %{{.*}}, %{{.*}} {adjustment_height = 1 : i64, adjustment_width = 1 : i64, kernel_height = 4 : i64, kernel_width = 4 : i64, upsampling_height = 2 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<3x4x4x2xf32>, tensor<3xf32>) -> tensor<1x9x9x3xf32>
+func.func @deconv(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x9x9xf32> {
+  %w = aten.constant dense<0.5> : tensor<2x3x4x4xf32>
+  %b = aten.constant dense<0.1> : tensor<3xf32>
+  %y = aten.convolution %x, %w, %b {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = true, output_padding = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x2x4x4xf32>, tensor<2x3x4x4xf32>, tensor<3xf32>) -> tensor<1x3x9x9xf32>
+  func.return %y : tensor<1x3x9x9xf32>
+}
+
+// -----
+
+// Elementwise ops keep the logical layout; relu/hardtanh/clamp are clamps; ELU is a unary.
+// CHECK-LABEL: func.func @elementwise
+// CHECK:         %[[A:.*]] = xnn.binary add %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    %[[R:.*]] = xnn.clamp %[[A]] {output_min = 0.000000e+00 : f32} :
+// CHECK-NEXT:    %[[E:.*]] = xnn.unary elu %[[R]] {alpha = 5.000000e-01 : f32}
+// CHECK-NEXT:    %[[H:.*]] = xnn.clamp %[[E]] {output_min = -1.000000e+00 : f32, output_max = 1.000000e+00 : f32}
+// CHECK-NEXT:    xnn.output %[[H]]
+func.func @elementwise(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %a = aten.add %x {scalar = 1.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = aten.relu %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %e = aten.elu %r {alpha = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %h = aten.hardtanh %e : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %h : tensor<2x3xf32>
+}
+
+// -----
+
+// linear is fully_connected; mean.dim is static_reduce; casts are converts.
+// CHECK-LABEL: func.func @linear_mean_cast
+// CHECK:         xnn.fully_connected %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT:    xnn.static_reduce mean %{{.*}} {axes = array<i64: 1>, flags = 64 : i32} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+// CHECK-NEXT:    xnn.convert %{{.*}} : (tensor<2x1xf32>) -> tensor<2x1xf16>
+func.func @linear_mean_cast(%x: tensor<2x4xf32>) -> tensor<2x1xf16> {
+  %w = aten.constant dense<0.5> : tensor<3x4xf32>
+  %b = aten.constant dense<0.1> : tensor<3xf32>
+  %y = aten.linear %x, %w, %b : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %m = aten.mean %y {dim = array<i64: -1>, keepdim = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  %c = aten._to_copy %m {dtype = f16} : (tensor<2x1xf32>) -> tensor<2x1xf16>
+  func.return %c : tensor<2x1xf16>
+}
+
+// -----
+
+// expand is a static broadcast, after a reshape to the output's rank.
+// CHECK-LABEL: func.func @expand
+// CHECK:         %[[R:.*]] = xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 3, 1>} : (tensor<3x1xf32>) -> tensor<1x3x1xf32>
+// CHECK-NEXT:    xnn.static_broadcast %[[R]] {new_shape = array<i64: 2, 3, 4>} : (tensor<1x3x1xf32>) -> tensor<2x3x4xf32>
+func.func @expand(%x: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %y = aten.expand %x {size = array<i64: 2, 3, 4>} : (tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  func.return %y : tensor<2x3x4xf32>
+}
+
+// -----
+
+// Left outside: log_softmax (no XNNPACK node), a strided slice.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     xnn.subgraph
+// CHECK:         aten._log_softmax
+// CHECK:         aten.slice
+func.func @left_alone(%x: tensor<4x6xf32>) -> tensor<4x3xf32> {
+  %s = aten._log_softmax %x {dim = 0 : i64, half_to_float = false} : (tensor<4x6xf32>) -> tensor<4x6xf32>
+  %t = aten.slice %s {dim = 1 : i64, start = 0 : i64, end = 6 : i64, step = 2 : i64} : (tensor<4x6xf32>) -> tensor<4x3xf32>
+  func.return %t : tensor<4x3xf32>
+}
+
+// -----
+
+// select drops the dim it indexes: a one-element slice, then a reshape; negative indices
+// count from the end.
+// CHECK-LABEL: func.func @select_time_step
+// CHECK:         %[[S:.*]] = xnn.static_slice %{{.*}} {offsets = array<i64: 2, 0, 0>, sizes = array<i64: 1, 1, 4>} : (tensor<3x1x4xf32>) -> tensor<1x1x4xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[S]] {new_shape = array<i64: 1, 4>} : (tensor<1x1x4xf32>) -> tensor<1x4xf32>
+// CHECK-NEXT:    xnn.output %[[Y]]
+func.func @select_time_step(%x: tensor<3x1x4xf32>) -> tensor<1x4xf32> {
+  %y = aten.select %x {dim = 0 : i64, index = -1 : i64} : (tensor<3x1x4xf32>) -> tensor<1x4xf32>
+  func.return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @select_last_dim
+// CHECK:         xnn.static_slice %{{.*}} {offsets = array<i64: 0, 1>, sizes = array<i64: 2, 1>}
+// CHECK-NEXT:    xnn.static_reshape %{{.*}} {new_shape = array<i64: 2>}
+func.func @select_last_dim(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %y = aten.select %x {dim = -1 : i64, index = 1 : i64} : (tensor<2x3xf32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+// Reflect padding mirrors without repeating the edge: [x1, x0..x4, x3]. It runs
+// channels-last (the convolutions it feeds do), one-element slices around the input.
+// CHECK-LABEL: func.func @reflect1d
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 1>} : (tensor<1x2x5xf32>) -> tensor<1x5x2xf32>
+// CHECK-NEXT:    %[[L:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 1, 0>, sizes = array<i64: 1, 1, 2>}
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 3, 0>, sizes = array<i64: 1, 1, 2>}
+// CHECK-NEXT:    %[[C:.*]] = xnn.concatenate %[[L]], %[[T]], %[[R]] {axis = 1 : i64} : (tensor<1x1x2xf32>, tensor<1x5x2xf32>, tensor<1x1x2xf32>) -> tensor<1x7x2xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_transpose %[[C]] {perm = array<i64: 0, 2, 1>} : (tensor<1x7x2xf32>) -> tensor<1x2x7xf32>
+// CHECK-NEXT:    xnn.output %[[Y]]
+func.func @reflect1d(%x: tensor<1x2x5xf32>) -> tensor<1x2x7xf32> {
+  %y = aten.reflection_pad1d %x {padding = array<i64: 1, 1>} : (tensor<1x2x5xf32>) -> tensor<1x2x7xf32>
+  func.return %y : tensor<1x2x7xf32>
+}
+
+// -----
+
+// Wider than XNNPACK's 5 concatenate inputs: each side's elements are joined first, so the
+// input is copied once. [x3 x2 x1 | x0..x5 | x4 x3 x2]
+// CHECK-LABEL: func.func @reflect1d_wide
+// CHECK:         %[[T:.*]] = xnn.static_transpose
+// CHECK-NEXT:    %[[A:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 3, 0>
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 2, 0>
+// CHECK-NEXT:    %[[C:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 1, 0>
+// CHECK-NEXT:    %[[D:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 4, 0>
+// CHECK-NEXT:    %[[L:.*]] = xnn.concatenate %[[A]], %[[B]], %[[C]] {axis = 1 : i64}
+// CHECK-NEXT:    %[[R:.*]] = xnn.concatenate %[[D]], %[[A]], %[[B]] {axis = 1 : i64}
+// CHECK-NEXT:    xnn.concatenate %[[L]], %[[T]], %[[R]] {axis = 1 : i64} : (tensor<1x3x2xf32>, tensor<1x6x2xf32>, tensor<1x3x2xf32>) -> tensor<1x12x2xf32>
+func.func @reflect1d_wide(%x: tensor<1x2x6xf32>) -> tensor<1x2x12xf32> {
+  %y = aten.reflection_pad1d %x {padding = array<i64: 3, 3>} : (tensor<1x2x6xf32>) -> tensor<1x2x12xf32>
+  func.return %y : tensor<1x2x12xf32>
+}
+
+// -----
+
+// 2-D: the width first, then the height of the padded rows (corners included), in NHWC.
+// CHECK-LABEL: func.func @reflect2d
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>
+// CHECK:         %[[W:.*]] = xnn.concatenate %{{.*}}, %[[T]], %{{.*}} {axis = 2 : i64} : (tensor<1x3x1x2xf32>, tensor<1x3x4x2xf32>, tensor<1x3x1x2xf32>) -> tensor<1x3x6x2xf32>
+// CHECK-NEXT:    %[[R2:.*]] = xnn.static_slice %[[W]] {offsets = array<i64: 0, 2, 0, 0>, sizes = array<i64: 1, 1, 6, 2>}
+// CHECK-NEXT:    %[[R1:.*]] = xnn.static_slice %[[W]] {offsets = array<i64: 0, 1, 0, 0>, sizes = array<i64: 1, 1, 6, 2>}
+// CHECK-NEXT:    %[[H:.*]] = xnn.concatenate %[[R2]], %[[R1]], %[[W]] {axis = 1 : i64} : (tensor<1x1x6x2xf32>, tensor<1x1x6x2xf32>, tensor<1x3x6x2xf32>) -> tensor<1x5x6x2xf32>
+// CHECK-NEXT:    xnn.static_transpose %[[H]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x5x6x2xf32>) -> tensor<1x2x5x6xf32>
+func.func @reflect2d(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x5x6xf32> {
+  %y = aten.reflection_pad2d %x {padding = array<i64: 1, 1, 2, 0>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x5x6xf32>
+  func.return %y : tensor<1x2x5x6xf32>
+}
+
+// -----
+
+// No padding: the input itself; a copy when it would be the subgraph's output unchanged.
+// CHECK-LABEL: func.func @reflect_none
+// CHECK:         %[[Y:.*]] = xnn.copy %{{.*}} : (tensor<1x2x5xf32>) -> tensor<1x2x5xf32>
+// CHECK-NEXT:    xnn.output %[[Y]]
+func.func @reflect_none(%x: tensor<1x2x5xf32>) -> tensor<1x2x5xf32> {
+  %y = aten.reflection_pad1d %x {padding = array<i64: 0, 0>} : (tensor<1x2x5xf32>) -> tensor<1x2x5xf32>
+  func.return %y : tensor<1x2x5xf32>
+}
+
+// -----
+
+// Left outside: a pad as wide as the dim has no element to mirror (PyTorch rejects it).
+// CHECK-LABEL: func.func @reflect_too_wide
+// CHECK-NOT:     xnn.subgraph
+// CHECK:         aten.reflection_pad1d
+func.func @reflect_too_wide(%x: tensor<1x2x3xf32>) -> tensor<1x2x6xf32> {
+  %y = aten.reflection_pad1d %x {padding = array<i64: 3, 0>} : (tensor<1x2x3xf32>) -> tensor<1x2x6xf32>
+  func.return %y : tensor<1x2x6xf32>
+}
+
+// -----
+
+// Casts: fp32 <-> bf16 become converts inside the delegate (with or without dim order);
+// an integer cast and a memory-format change stay outside.
+// CHECK-LABEL: func.func @casts
+// CHECK:        xnn.subgraph
+// CHECK:          xnn.convert %{{.*}} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xbf16>
+// CHECK:          xnn.convert %{{.*}} : (tensor<1x4x2x2xbf16>) -> tensor<1x4x2x2xf32>
+// CHECK:        aten._to_copy %{{.*}} {dtype = i32}
+// CHECK:        aten._to_copy %{{.*}} {memory_format = "torch.channels_last"}
+func.func @casts(%x: tensor<1x4x2x2xf32>) -> (tensor<1x4x2x2xf32>, tensor<1x4x2x2xi32>, tensor<1x4x2x2xf32>) {
+  %a = aten._to_copy %x {dtype = bf16} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xbf16>
+  %b = aten._to_dim_order_copy %a {dtype = f32, dim_order = array<i64: 0, 1, 2, 3>} : (tensor<1x4x2x2xbf16>) -> tensor<1x4x2x2xf32>
+  %c = aten._to_copy %b {dtype = i32} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xi32>
+  %d = aten._to_copy %b {memory_format = "torch.channels_last"} : (tensor<1x4x2x2xf32>) -> tensor<1x4x2x2xf32>
+  func.return %b, %c, %d : tensor<1x4x2x2xf32>, tensor<1x4x2x2xi32>, tensor<1x4x2x2xf32>
+}
+
+// -----
+
+// A dq -> cast -> q chain keeps its requantize: the quantize ops stay (outside), the cast
+// becomes a convert, nothing is folded away.
+// CHECK-LABEL: func.func @dq_cast_q
+// CHECK:        %[[DQ:.*]] = aten.generic "quantized_decomposed::dequantize_per_tensor"
+// CHECK:        %[[S:.*]] = xnn.subgraph(%[[DQ]])
+// CHECK:          xnn.convert %{{.*}} : (tensor<8xf32>) -> tensor<8xf16>
+// CHECK:        aten.generic "quantized_decomposed::quantize_per_tensor"(%[[S]])
+func.func @dq_cast_q(%x: tensor<8xi8>) -> tensor<8xi8> {
+  %dq = aten.generic "quantized_decomposed::dequantize_per_tensor"(%x) {args = [#aten.operand<0>, 5.000000e-01 : f64, 0 : i64, -128 : i64, 127 : i64, i8]} : (tensor<8xi8>) -> tensor<8xf32>
+  %h = aten._to_copy %dq {dtype = f16} : (tensor<8xf32>) -> tensor<8xf16>
+  %q = aten.generic "quantized_decomposed::quantize_per_tensor"(%h) {args = [#aten.operand<0>, 5.000000e-01 : f64, 0 : i64, -128 : i64, 127 : i64, i8]} : (tensor<8xf16>) -> tensor<8xi8>
+  func.return %q : tensor<8xi8>
+}
