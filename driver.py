@@ -202,7 +202,8 @@ def compile(
     disable: Sequence[str] | str | None = None,
     fp16: str | None = None,
 ) -> Program:
-    """nn.Module + inputs, ExportedProgram or .pt2 -> a runnable Program.
+    """nn.Module + inputs, ExportedProgram or .pt2 (inputs may be left out: then
+    `compile(ep, options)`) -> a runnable Program.
 
     `options` (a CompileOptions), or its fields as keywords, which override it: target
     (a Target or a string such as "stock", "extended,x86-64-avx2,threads=2"), threads,
@@ -211,6 +212,8 @@ def compile(
     from xnnc.frontend.fx_importer import export_program, import_model
     from xnnc.pipeline import lower
 
+    if isinstance(example_inputs, CompileOptions) and options is None:
+        options, example_inputs = example_inputs, None  # compile(exported_program, options)
     options = CompileOptions.of(
         options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16
     )

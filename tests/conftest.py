@@ -67,7 +67,9 @@ class Zoo:
         (compared as checked `CompileOptions`)."""
         options = CompileOptions(**fields)
         key = ("compiled", name, options, profile)
-        return self._once(key, lambda: xnnc.compile(self.exported(name), options, profile=profile))
+        return self._once(
+            key, lambda: xnnc.compile(self.exported(name), options=options, profile=profile)
+        )
 
     def pte(self, name: str, target: str = "stock", fp16: str = "auto") -> bytes:
         """`to_pte(model, target=target, fp16=fp16)`: a `.pte` through `XnncPartitioner`."""
