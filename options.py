@@ -50,16 +50,17 @@ REQUIRED = {
 
 
 def _names(value: Any, option: str) -> tuple[str, ...]:
-    """A name or an iterable of names as a tuple; a plain string is one name."""
+    """Names as a tuple: a string (names separated by commas) or an iterable of strings."""
     if isinstance(value, str):
-        return (value,) if value else ()
+        value = (value,)
     if not isinstance(value, Iterable):
         raise OptionError(f"{option}: expected op or pass names, got {value!r}")
-    names = tuple(value)
-    for name in names:
-        if not isinstance(name, str):
-            raise OptionError(f"{option}: expected names as strings, got {name!r}")
-    return names
+    names: list[str] = []
+    for item in value:
+        if not isinstance(item, str):
+            raise OptionError(f"{option}: expected names as strings, got {item!r}")
+        names += [name.strip() for name in item.split(",") if name.strip()]
+    return tuple(names)
 
 
 @dataclass(frozen=True)

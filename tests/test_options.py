@@ -21,6 +21,7 @@ from xnnc.dialects import xnn
 from xnnc.errors import OptionError
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes, lower
+from xnnc.transforms.canonicalization import CanonicalizePass
 
 
 class _NeverExported:
@@ -67,9 +68,14 @@ def test_a_needed_legalization_cannot_be_disabled() -> None:
     assert CompileOptions(target="extended", disable=("xnn-legalize-casts",))
 
 
-def test_a_plain_string_is_one_name() -> None:
+def test_a_plain_string_holds_names_separated_by_commas() -> None:
     assert CompileOptions(exclude="aten.linear").exclude == ("aten.linear",)
     assert CompileOptions(disable="xnn-polyphase").disable == ("xnn-polyphase",)
+    both = ("xnn-polyphase", "xnn-layout")
+    assert CompileOptions(disable="xnn-polyphase, xnn-layout").disable == both
+    assert (
+        CanonicalizePass(disabled_patterns=("xnn-polyphase,xnn-layout",)).disabled_patterns == both
+    )
 
 
 def test_options_round_trip_through_compile_specs() -> None:
