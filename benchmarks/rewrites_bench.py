@@ -171,6 +171,9 @@ def _conv1d_as_gemm() -> list[Layer]:
         rows.append(("mimi", channels, channels // 2, 3, 1, 1, frames))
     for c, t, k, d in ((256, 256, 11, 5), (128, 2048, 7, 3), (64, 4096, 3, 1)):
         rows.append(("hifigan", c, c, k, d, d * (k - 1) // 2, t))
+    rows.append(("dac", 1024, 1536, 7, 1, 3, 87))
+    for c, t, d in ((768, 696, 3), (384, 5568, 9), (192, 22272, 1), (96, 44544, 3)):
+        rows.append(("dac", c, c, 7, d, 3 * d, t))
     return [
         Layer("xnn-conv-as-gemm", model, f"conv1d {ci}->{co} k{k} d{d} L{t}",
               lambda ci=ci, co=co, k=k, d=d, p=p: nn.Conv1d(ci, co, k, dilation=d, padding=p),
@@ -249,11 +252,15 @@ def measure(layer: Layer, samples: int, threads: int) -> tuple[list[float], str]
     n, c, *spatial = layer.input
     inputs = (torch.randn(n, *spatial, c, dtype=dtype),)
     off = (layer.rewrite, "canonicalize")
-    without = xnnc.compile(model, inputs, threads=threads, profile=True, disable=off)
+    # conv-as-gemm applies only where its target rule says; measure it on this CPU anyway.
+    target = "x86-64-avx2" if layer.rewrite == "xnn-conv-as-gemm" else "host"
+    without = xnnc.compile(model, inputs, target=target, threads=threads, profile=True, disable=off)
     if layer.model == "sweep":
         with_ = _forced_upsample(model, inputs, threads)
     else:
-        with_ = xnnc.compile(model, inputs, threads=threads, profile=True, disable=off[1:])
+        with_ = xnnc.compile(
+            model, inputs, target=target, threads=threads, profile=True, disable=off[1:]
+        )
     change = replaced(without, with_)
     if change == "- -> -":
         raise RuntimeError(f"{layer.name}: {layer.rewrite} changed nothing")

@@ -43,7 +43,11 @@ def test_profitable_on():
     assert profitable_on(Target.parse("x86_64+avx2+fma3"))
     assert not profitable_on(Target.parse("x86_64+avx2"))  # no FMA3: other kernels
     assert not profitable_on(Target())  # no CPU feature assumed
-    assert not profitable_on(AVX2.replace(features=AVX2.features | {"avx512f"}))
+    avx512 = Target.preset("x86-64-avx512")
+    assert not profitable_on(avx512)  # the one-output-channel form: measured on AVX2 only
+    assert not profitable_on(avx512, 256) and profitable_on(avx512, 384)
+    assert profitable_on(AVX2, 16)
+    assert not profitable_on(Target.preset("arm64"), 1024)
 
 
 def test_tap_offsets():

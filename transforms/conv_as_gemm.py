@@ -18,14 +18,16 @@ registers of AVX2's 16 and keeps one accumulator on the stack: 25-33 GFLOP/s at 
 re-read their weights per row tile). Fully-connected runs the 6x16 assembly GEMM: 45-75
 GFLOP/s on the same layers (`benchmarks/rewrites_bench.py`, the conv-as-gemm rows; whole
 models: Mimi 1.9x, HiFi-GAN 2.0x, DAC 1.7x, ResNet-18 1.7x). The tap slices and adds cost
-far less at the channel counts of these models. With AVX-512 XNNPACK picks other kernels, and
-on a Zen 4 the rewrite slowed whole models by 6-46%; so it applies only on the target it was
-measured for (`profitable_on`, read from the module's `#xnn.target`; `ignore-target=true`
-applies it anyway, for experiments). Measure before widening that.
+far less at the channel counts of these models. With AVX-512 XNNPACK picks other kernels:
+on a Zen 4 the rewrite slowed whole models by 6-46%, and on a Xeon with AVX-512 (one thread,
+`rewrites_bench`) it pays only from 384 input channels on (1.0-1.65x on DAC's and Mimi's
+wide layers, 0.62-0.94x at 256 channels and fewer, HiFi-GAN's and Mimi's narrow ones). So
+`profitable_on(target, input_channels)` reads the module's `#xnn.target`: every layer on
+x86-64 AVX2/FMA3 without AVX-512, layers with >= 384 input channels with AVX-512, nothing
+elsewhere (not measured); `ignore-target=true` applies it anyway, for experiments.
 
-Does nothing when: the module's target is not x86-64 with AVX2 and FMA3 and without AVX-512
-(the default target assumes no feature, so a module without `xnn.target` is left alone); the
-kernel is 1x1 (XNNPACK already runs a 1x1 stride-1 convolution as a
+Does nothing when: `profitable_on` says no (the default target assumes no CPU feature, so a
+module without `xnn.target` is left alone); the kernel is 1x1 (XNNPACK already runs a 1x1 stride-1 convolution as a
 GEMM); groups != 1 (depthwise and grouped); a stride is not 1; there are fewer than
 `min-output-channels` (16) output channels (a matrix-vector product per tap is slower than
 the IGEMM); the element type is not f32 (fp16 and bf16 GEMM kernels were not measured);
@@ -64,19 +66,22 @@ def _v(attr) -> int:
     return attr.value.data
 
 
-def profitable_on(target: Target) -> bool:
-    """Whether convolutions run the spilling AVX2/FMA3 IGEMM kernel this rewrite was measured
-    against: x86-64 with AVX2 and FMA3, without AVX-512."""
-    return (
-        target.arch == "x86_64"
-        and target.has("avx2")
-        and target.has("fma3")
-        and not target.has("avx512f")
-    )
+# With AVX-512, the fewest input channels at which the taps' GEMMs beat XNNPACK's IGEMM.
+AVX512_MIN_INPUT_CHANNELS = 384
 
 
-def _applies(op: xnn.Convolution2dOp, ignore_target: bool) -> bool:
-    return ignore_target or profitable_on(target_of(op))
+def profitable_on(target: Target, input_channels: int | None = None) -> bool:
+    """Whether the rewrite pays on `target` for a convolution with `input_channels` (None:
+    the one-output-channel form, measured on AVX2 only). See the module docstring."""
+    if target.arch != "x86_64" or not (target.has("avx2") and target.has("fma3")):
+        return False
+    if not target.has("avx512f"):
+        return True
+    return input_channels is not None and input_channels >= AVX512_MIN_INPUT_CHANNELS
+
+
+def _applies(op: xnn.Convolution2dOp, ignore_target: bool, input_channels: int | None) -> bool:
+    return ignore_target or profitable_on(target_of(op), input_channels)
 
 
 def tap_offsets(kernel: int, dilation: int) -> list[int]:
@@ -95,9 +100,9 @@ class ConvAsGemm(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.Convolution2dOp, rewriter: PatternRewriter) -> None:
-        if not _applies(op, self.ignore_target):
-            return
         n, h, width, cin = shape_of(op.input)
+        if not _applies(op, self.ignore_target, cin):
+            return
         kh, kw = _v(op.kernel_height), _v(op.kernel_width)
         cout = _v(op.group_output_channels)
         if kh * kw == 1 or _v(op.groups) != 1 or (not self.two_d and (h != 1 or kh != 1)):
@@ -162,7 +167,7 @@ class SingleOutputConvAsDepthwise(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.Convolution2dOp, rewriter: PatternRewriter) -> None:
-        if not _applies(op, self.ignore_target):
+        if not _applies(op, self.ignore_target, None):
             return
         if _v(op.group_output_channels) != 1 or _v(op.groups) != 1:
             return

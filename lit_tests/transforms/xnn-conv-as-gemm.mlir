@@ -148,8 +148,8 @@ builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch =
 
 // -----
 
-// The preset x86-64-avx512 (measured 6-46% slower on a Zen 4): left alone, both the dense
-// conv and the one to a single output channel; ignore-target rewrites them anyway.
+// The preset x86-64-avx512 with 2 input channels (AVX-512 takes only >= 384): left alone,
+// both the dense conv and the one to a single output channel; ignore-target rewrites them.
 // CHECK-LABEL: func.func @avx512
 // CHECK-NOT:     xnn.fully_connected
 // CHECK-COUNT-2: xnn.convolution_2d
@@ -212,5 +212,22 @@ builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch =
     %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x2xf32>
     %y = xnn.convolution_2d %x, %w {kernel_height = 1, kernel_width = 3, group_input_channels = 2, group_output_channels = 16} : (tensor<1x1x6x2xf32>, tensor<16x1x3x2xf32>) -> tensor<1x1x4x16xf32>
     func.return %y : tensor<1x1x4x16xf32>
+  }
+}
+
+// -----
+
+// With AVX-512 a convolution with 384 or more input channels pays (measured on a Xeon):
+// rewritten; one with 256 is left alone.
+// CHECK-LABEL: func.func @avx512_wide
+// CHECK:         xnn.fully_connected {{.*}} : (tensor<1x1x4x384xf32>, tensor<16x384xf32>) -> tensor<1x1x4x16xf32>
+// CHECK:         xnn.convolution_2d {{.*}} : (tensor<1x1x6x256xf32>, tensor<16x1x3x256xf32>) -> tensor<1x1x4x16xf32>
+builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch = "x86_64", features = ["avx2", "avx512f", "avx512vnni", "f16c", "fma3"], threads = 1>} {
+  func.func @avx512_wide(%x: tensor<1x1x6x384xf32>, %z: tensor<1x1x6x256xf32>) -> (tensor<1x1x4x16xf32>, tensor<1x1x4x16xf32>) {
+    %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x384xf32>
+    %y = xnn.convolution_2d %x, %w {kernel_height = 1, kernel_width = 3, group_input_channels = 384, group_output_channels = 16} : (tensor<1x1x6x384xf32>, tensor<16x1x3x384xf32>) -> tensor<1x1x4x16xf32>
+    %v = xnn.constant dense<5.000000e-01> : tensor<16x1x3x256xf32>
+    %u = xnn.convolution_2d %z, %v {kernel_height = 1, kernel_width = 3, group_input_channels = 256, group_output_channels = 16} : (tensor<1x1x6x256xf32>, tensor<16x1x3x256xf32>) -> tensor<1x1x4x16xf32>
+    func.return %y, %u : tensor<1x1x4x16xf32>, tensor<1x1x4x16xf32>
   }
 }
