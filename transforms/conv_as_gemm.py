@@ -27,8 +27,8 @@ x86-64 AVX2/FMA3 without AVX-512, layers with >= 384 input channels with AVX-512
 elsewhere (not measured); `ignore-target=true` applies it anyway, for experiments.
 
 Does nothing when: `profitable_on` says no (the default target assumes no CPU feature, so a
-module without `xnn.target` is left alone); the kernel is 1x1 (XNNPACK already runs a 1x1 stride-1 convolution as a
-GEMM); groups != 1 (depthwise and grouped); a stride is not 1; there are fewer than
+module without `xnn.target` is left alone); the kernel is 1x1 (XNNPACK already runs a 1x1
+stride-1 convolution as a GEMM); groups != 1 (depthwise and grouped); a stride is not 1; there are fewer than
 `min-output-channels` (16) output channels (a matrix-vector product per tap is slower than
 the IGEMM); the element type is not f32 (fp16 and bf16 GEMM kernels were not measured);
 the filter or bias is not a constant with data; TensorFlow SAME padding; and, with
