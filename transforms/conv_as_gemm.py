@@ -28,11 +28,11 @@ elsewhere (not measured); `ignore-target=true` applies it anyway, for experiment
 
 Does nothing when: `profitable_on` says no (the default target assumes no CPU feature, so a
 module without `xnn.target` is left alone); the kernel is 1x1 (XNNPACK already runs a 1x1
-stride-1 convolution as a GEMM); groups != 1 (depthwise and grouped); a stride is not 1; there are fewer than
-`min-output-channels` (16) output channels (a matrix-vector product per tap is slower than
-the IGEMM); the element type is not f32 (fp16 and bf16 GEMM kernels were not measured);
-the filter or bias is not a constant with data; TensorFlow SAME padding; and, with
-`two-d=false`, 2-D convolutions (input or kernel height above 1).
+stride-1 convolution as a GEMM); groups != 1 (depthwise and grouped); a stride is not 1;
+there are fewer than `min-output-channels` (16) output channels (a matrix-vector product per
+tap is slower than the IGEMM); the element type is not f32 (fp16 and bf16 GEMM kernels were
+not measured); the filter or bias is not a constant with data; TensorFlow SAME padding; and,
+with `two-d=false`, 2-D convolutions (input or kernel height above 1).
 """
 
 from __future__ import annotations
