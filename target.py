@@ -116,10 +116,11 @@ class Target:
 
     @property
     def fp16_arithmetic(self) -> bool:
-        """XNNPACK runs fp16 arithmetic natively (otherwise it converts to fp32 around each
-        node). At XNNPACK 92a7ad50 that is arm64 with FP16 arithmetic only: on x86 it has no
-        native fp16 path even with AVX512-FP16 (`xnn_is_f16_native_supported()` is false on
-        a Sapphire Rapids-class Xeon with avx512fp16, measured)."""
+        """fp16 computes faster in XNNPACK's fp16 kernels than in fp32. At XNNPACK 92a7ad50
+        that is arm64 with FP16 arithmetic. Not x86, even with AVX512-FP16: on a Xeon with
+        avx512fp16, `xnn_is_f16_native_supported()` is false and the MI-GAN-like model runs
+        1.27-1.32x faster computed in fp32 (`fp16_precision_bench`, 1 and 2 threads),
+        although XNNPACK's fp16 GEMM alone peaks 1.8x above its fp32 one there."""
         return self.arch == "arm64" and self.has("fp16")
 
     @property
