@@ -2,7 +2,11 @@
 catch everything xnnc reports about its input with one clause.
 
 Every message is one line that names the problem and where it is (the option, the op's
-location, the blob's node, the runtime's input).
+location, the blob's node, the runtime's input). The kinds live with the layer that raises
+them: `OptionError` (here), `ModelImportError` (frontend), `ReferenceRunError` (the
+reference interpreter), `PartitionError` and `ConversionError` (conversion), `ShapeError`
+and `SerializeError` (backend_xnnpack). XNNPACK's own failures are `XnnpackError`, a
+RuntimeError: the runtime validates first, so they are not the user's input.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from enum import Enum, StrEnum
 from typing import Any, NamedTuple, NoReturn
 
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
+from xnnc.errors import XnncError
 from xnnc.ir.shapes import (
     broadcast_shapes,
     conv_output_size,
@@ -161,7 +162,7 @@ def camel(name: str) -> str:
 # ("flags" included), and returns the output shape or raises ShapeError with one line.
 
 
-class ShapeError(ValueError):
+class ShapeError(XnncError):
     """Shapes or parameters a node kind does not accept."""
 
 

@@ -42,6 +42,7 @@ from xnnc.dialects import aten, xnn
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
+from xnnc.errors import XnncError
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.types import element_type, ints, shape_of
 
@@ -49,7 +50,7 @@ FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)
 
 
-class ConversionError(ValueError):
+class ConversionError(XnncError):
     """An op that cannot be lowered as it stands (no lowering, or weights without data)."""
 
 

@@ -26,11 +26,12 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xnnc.dialects import aten, xnn
+from xnnc.errors import XnncError
 
 Supported = Callable[[Operation], str | None]
 
 
-class PartitionError(ValueError):
+class PartitionError(XnncError):
     """`xnn-partition{strict=true}` left ops outside."""
 
 

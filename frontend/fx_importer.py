@@ -42,7 +42,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
 from xnnc.dialects.weights import Blob, WeightAttr
-from xnnc.frontend.schema import ImportError_, element_type, prop_for, to_attr
+from xnnc.frontend.schema import ModelImportError, element_type, prop_for, to_attr
 
 # Qualified overload name ("aten::add.Tensor") -> the op that models it.
 OPS_BY_OVERLOAD: dict[str, type[IRDLOperation]] = {
@@ -71,17 +71,17 @@ def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> E
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         if not os.path.exists(path):
-            raise ImportError_(f"{path}: no such file")
+            raise ModelImportError(f"{path}: no such file")
         if not zipfile.is_zipfile(path):
-            raise ImportError_(f"{path}: not a torch.export archive (not a zip file)")
+            raise ModelImportError(f"{path}: not a torch.export archive (not a zip file)")
         try:
             with _quiet_torch_logs():
                 return torch.export.load(path)
         except Exception as e:  # torch raises many kinds here
-            raise ImportError_(f"{path}: not a torch.export archive ({_first_line(e)})") from e
+            raise ModelImportError(f"{path}: not a torch.export archive ({_first_line(e)})") from e
     if isinstance(model, torch.nn.Module):
         if example_inputs is None:
-            raise ImportError_(f"model {type(model).__name__}: needs example inputs to export")
+            raise ModelImportError(f"model {type(model).__name__}: needs example inputs to export")
         args = (
             tuple(example_inputs)
             if isinstance(example_inputs, (list, tuple))
@@ -90,10 +90,10 @@ def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> E
         try:
             return torch.export.export(model, args, strict=False)
         except Exception as e:
-            raise ImportError_(
+            raise ModelImportError(
                 f"model {type(model).__name__}: torch.export failed: {_first_line(e)}"
             ) from e
-    raise ImportError_(f"cannot import a {type(model).__name__}: expected an nn.Module, "
+    raise ModelImportError(f"cannot import a {type(model).__name__}: expected an nn.Module, "
                        "an ExportedProgram or a .pt2 path")  # fmt: skip
 
 
@@ -140,7 +140,7 @@ def import_model(
     try:
         module.verify()
     except VerifyException as e:
-        raise ImportError_(f"the imported IR does not verify: {_first_line(e)}") from e
+        raise ModelImportError(f"the imported IR does not verify: {_first_line(e)}") from e
     return module
 
 
@@ -202,12 +202,12 @@ class _Importer:
                     if i not in user_outputs:
                         continue
                     if not isinstance(out, Node) or not isinstance(self.values.get(out), SSAValue):
-                        raise ImportError_(
+                        raise ModelImportError(
                             f"output {i} ({out!r}) is not a tensor; xnnc imports tensor outputs"
                         )
                     returned.append(self.values[out])  # type: ignore[arg-type]
             else:
-                raise ImportError_(f"node {node.name}: unsupported FX op kind '{node.op}'")
+                raise ModelImportError(f"node {node.name}: unsupported FX op kind '{node.op}'")
         builder.insert(ReturnOp(*returned))
         func = FuncOp(
             self.func_name,
@@ -218,11 +218,13 @@ class _Importer:
 
     def _tensor_type(self, node: Node, val: Any) -> TensorType:
         if not isinstance(val, torch.Tensor):
-            raise ImportError_(f"node {node.name}: produces {type(val).__name__}, not a tensor")
+            raise ModelImportError(f"node {node.name}: produces {type(val).__name__}, not a tensor")
         shape = []
         for d in val.shape:
             if not isinstance(d, int):
-                raise ImportError_(f"node {node.name}: dynamic dim {d}; xnnc needs static shapes")
+                raise ModelImportError(
+                    f"node {node.name}: dynamic dim {d}; xnnc needs static shapes"
+                )
             shape.append(d)
         return TensorType(element_type(val.dtype, f"node {node.name}"), shape)
 
@@ -233,9 +235,11 @@ class _Importer:
         elif target in self.ep.constants:
             tensor = self.ep.constants[target]
         else:
-            raise ImportError_(f"node {node.name}: input '{target}' has no tensor in the program")
+            raise ModelImportError(
+                f"node {node.name}: input '{target}' has no tensor in the program"
+            )
         if not isinstance(tensor, torch.Tensor):
-            raise ImportError_(f"node {node.name}: '{target}' is a {type(tensor).__name__}")
+            raise ModelImportError(f"node {node.name}: '{target}' is a {type(tensor).__name__}")
         blob = Blob(target, _numpy_view(tensor))
         op = ConstantOp(WeightAttr(blob), self._tensor_type(node, tensor))
         op.location = _location(node)
@@ -249,13 +253,13 @@ class _Importer:
             source, index = node.args
             results = self.values[source]
             if not isinstance(results, tuple):
-                raise ImportError_(f"node {node.name}: getitem of a single tensor")
+                raise ModelImportError(f"node {node.name}: getitem of a single tensor")
             self.values[node] = results[index]
             return
         if _is_edge(target):
             target = target._op
         if not hasattr(target, "_schema"):
-            raise ImportError_(
+            raise ModelImportError(
                 f"node {node.name}: unsupported call to {getattr(target, '__name__', target)}"
             )
         val = node.meta.get("val")
@@ -279,7 +283,7 @@ class _Importer:
     def _value(self, node: Node, arg: Node) -> SSAValue:
         v = self.values.get(arg)
         if not isinstance(v, SSAValue):
-            raise ImportError_(f"node {node.name}: argument {arg.name} is not a tensor value")
+            raise ModelImportError(f"node {node.name}: argument {arg.name} is not a tensor value")
         return v
 
     def _named(self, cls: Any, schema: Any, node: Node, result_types: list) -> Operation | None:
@@ -373,5 +377,5 @@ class _Importer:
             return ArrayAttr([self._arg_attr(node, v, index, operands) for v in value])
         try:
             return to_attr(value)
-        except ImportError_ as e:
-            raise ImportError_(f"node {node.name}: {e}") from e
+        except ModelImportError as e:
+            raise ModelImportError(f"node {node.name}: {e}") from e

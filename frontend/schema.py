@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, TypeAttribute
 
 from xnnc.dialects.aten import OperandRefAttr
+from xnnc.errors import XnncError
 
 ui8 = IntegerType(8, Signedness.UNSIGNED)
 
@@ -50,13 +51,13 @@ DTYPES: dict[torch.dtype, TypeAttribute] = {
 TORCH_DTYPES: dict[Attribute, torch.dtype] = {v: k for k, v in DTYPES.items()}
 
 
-class ImportError_(ValueError):
+class ModelImportError(XnncError):
     """A model or file that xnnc cannot import, with the reason."""
 
 
 def element_type(dtype: torch.dtype, where: str) -> TypeAttribute:
     if dtype not in DTYPES:
-        raise ImportError_(f"{where}: unsupported dtype {dtype}")
+        raise ModelImportError(f"{where}: unsupported dtype {dtype}")
     return DTYPES[dtype]
 
 
@@ -86,7 +87,7 @@ def to_attr(value: Any, operand_index: dict[Any, int] | None = None) -> Attribut
         return StringAttr(str(value))
     if isinstance(value, (list, tuple)):
         return ArrayAttr([to_attr(v, operand_index) for v in value])
-    raise ImportError_(f"unsupported argument {value!r} of type {type(value).__name__}")
+    raise ModelImportError(f"unsupported argument {value!r} of type {type(value).__name__}")
 
 
 def from_attr(attr: Attribute, operands: list[Any] | None = None) -> Any:
@@ -130,4 +131,4 @@ def prop_for(schema_type: str, value: Any) -> Attribute:
         return StringAttr(_torch_enum_name(value))
     if t in ("number", "Tensor", "float", "int", "SymInt", "bool", "str"):
         return to_attr(float(value) if t == "float" else value)
-    raise ImportError_(f"unsupported schema argument type {schema_type}")
+    raise ModelImportError(f"unsupported schema argument type {schema_type}")

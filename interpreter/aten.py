@@ -19,11 +19,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from xnnc.dialects import aten
+from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import torch_overload
 from xnnc.frontend.schema import TORCH_DTYPES, from_attr
 
 
-class ReferenceError_(ValueError):
+class ReferenceRunError(XnncError):
     """Bad inputs to the reference interpreter, or an op it cannot run."""
 
 
@@ -96,7 +97,7 @@ def bind(op: IRDLOperation, operands: Sequence[Any]) -> tuple[Any, list[Any], di
                 args.append(value)
         if ok:
             return overload, args, kwargs
-    raise ReferenceError_(f"{op.name}: no overload of {type(op).OVERLOADS} takes its fields")
+    raise ReferenceRunError(f"{op.name}: no overload of {type(op).OVERLOADS} takes its fields")
 
 
 def _group_operands(op: IRDLOperation, operands: Sequence[Any]) -> list[Any]:
@@ -160,10 +161,10 @@ AtenFunctions = _make_functions()
 def _as_tensor(value: Any, index: int, expected: TensorType) -> torch.Tensor:
     t = torch.from_numpy(value) if isinstance(value, np.ndarray) else value
     if not isinstance(t, torch.Tensor):
-        raise ReferenceError_(f"input {index}: expected a tensor, got {type(value).__name__}")
+        raise ReferenceRunError(f"input {index}: expected a tensor, got {type(value).__name__}")
     want_shape, want_dtype = tuple(expected.get_shape()), TORCH_DTYPES[expected.element_type]
     if tuple(t.shape) != want_shape or t.dtype != want_dtype:
-        raise ReferenceError_(
+        raise ReferenceRunError(
             f"input {index}: expected {want_dtype} {list(want_shape)}, "
             f"got {t.dtype} {list(t.shape)}"
         )
@@ -175,7 +176,7 @@ def check_inputs(func: Any, inputs: Sequence[Any]) -> tuple[torch.Tensor, ...]:
     arg_types = func.function_type.inputs.data
     name = func.sym_name.data
     if len(inputs) != len(arg_types):
-        raise ReferenceError_(f"@{name} takes {len(arg_types)} inputs, got {len(inputs)}")
+        raise ReferenceRunError(f"@{name} takes {len(arg_types)} inputs, got {len(inputs)}")
     return tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
 
 
@@ -187,7 +188,7 @@ def run_reference(
 
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
     if func not in funcs:
-        raise ReferenceError_(f"no function @{func}; the module has {sorted(funcs)}")
+        raise ReferenceRunError(f"no function @{func}; the module has {sorted(funcs)}")
     tensors = check_inputs(funcs[func], inputs)
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())

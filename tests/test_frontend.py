@@ -20,8 +20,8 @@ from op_cases import ELEMENTWISE, STRUCTURAL, Fn
 
 import xnnc
 from xnnc.dialects import aten
-from xnnc.frontend.schema import ImportError_
-from xnnc.interpreter.aten import ReferenceError_
+from xnnc.frontend.schema import ModelImportError
+from xnnc.interpreter.aten import ReferenceRunError
 
 TOL = {
     torch.float32: dict(atol=1e-5, rtol=1e-5),
@@ -175,12 +175,12 @@ def test_edge_program_imports():
 def test_not_a_pt2_file(tmp_path):
     path = tmp_path / "junk.pt2"
     path.write_text("not a zip")
-    with pytest.raises(ImportError_, match=r"junk.pt2: not a torch.export archive \("):
+    with pytest.raises(ModelImportError, match=r"junk.pt2: not a torch.export archive \("):
         xnnc.import_model(str(path))
 
 
 def test_missing_file():
-    with pytest.raises(ImportError_, match=r"nope.pt2: no such file"):
+    with pytest.raises(ModelImportError, match=r"nope.pt2: no such file"):
         xnnc.import_model("nope.pt2")
 
 
@@ -191,20 +191,20 @@ def test_model_torch_export_rejects():
                 return x
             return -x
 
-    with pytest.raises(ImportError_, match=r"model Bad: torch.export failed: .+"):
+    with pytest.raises(ModelImportError, match=r"model Bad: torch.export failed: .+"):
         xnnc.import_model(Bad(), (torch.randn(3),))
 
 
 def test_model_without_inputs():
-    with pytest.raises(ImportError_, match="model Linear: needs example inputs"):
+    with pytest.raises(ModelImportError, match="model Linear: needs example inputs"):
         xnnc.import_model(nn.Linear(2, 2))
 
 
 def test_reference_checks_inputs():
     module = xnnc.import_model(nn.Linear(3, 2), (torch.randn(1, 3),))
-    with pytest.raises(ReferenceError_, match=r"takes 1 inputs, got 2"):
+    with pytest.raises(ReferenceRunError, match=r"takes 1 inputs, got 2"):
         xnnc.run_reference(module, (torch.randn(1, 3), torch.randn(1, 3)))
-    with pytest.raises(ReferenceError_, match=r"input 0: expected torch.float32 \[1, 3\], got"):
+    with pytest.raises(ReferenceRunError, match=r"input 0: expected torch.float32 \[1, 3\], got"):
         xnnc.run_reference(module, (torch.randn(2, 3),))
 
 

@@ -202,12 +202,12 @@ class XnnOptMain(xDSLOptMain):
 
     def _import_pt2(self, io: IO[bytes]) -> ModuleOp:
         from xnnc.frontend.fx_importer import import_model
-        from xnnc.frontend.schema import ImportError_
+        from xnnc.frontend.schema import ModelImportError
 
         name = self.get_input_name()
         try:
             return import_model(io if name == "<stdin>" else name)
-        except ImportError_ as e:
+        except ModelImportError as e:
             raise ToolError(str(e)) from None
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
