@@ -83,12 +83,17 @@ def with_pass_first(rewrite: ModulePass, options: CompileOptions | None = None) 
     return [SetTargetPass(str(options.target)), *passes[:first], rewrite, *passes[first:]]
 
 
-def lower(module: ModuleOp, options: CompileOptions | None = None, **fields: Any) -> ModuleOp:
+def lower(
+    module: ModuleOp,
+    options: CompileOptions | None = None,
+    ctx: Context | None = None,
+    **fields: Any,
+) -> ModuleOp:
     """Set the module's target and run the default pipeline in place; returns the module.
     `options`, or its fields as keywords."""
     options = CompileOptions.of(options, **fields)
     set_target(module, options.target)
-    PassPipeline(tuple(default_passes(options))).apply(xnnc.make_context(), module)
+    PassPipeline(tuple(default_passes(options))).apply(ctx or xnnc.make_context(), module)
     return module
 
 
@@ -106,9 +111,7 @@ class XnncPipelinePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = self.target or target_of(op)
-        options = CompileOptions(target, self.fp16, self.exclude, self.disable)
-        set_target(op, options.target)
-        PassPipeline(tuple(default_passes(options))).apply(ctx, op)
+        lower(op, CompileOptions(target, self.fp16, self.exclude, self.disable), ctx)
 
 
 @dataclass(frozen=True)

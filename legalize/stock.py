@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -37,15 +38,20 @@ from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.types import element_type, ints, shape_of
 
 
+def _blocks_as_transpose(op: Operation, rewriter: PatternRewriter, six_d: tuple) -> None:
+    """Depth-to-space and space-to-depth (block-major) as reshape to `six_d`, a swap of its
+    dims 2 and 3, and a reshape to the op's output."""
+    e = Emitter(rewriter, op)
+    x = e.transpose(e.reshape(op.input, six_d), (0, 1, 3, 2, 4, 5))
+    rewriter.replace(op, [], [e.reshape(x, shape_of(op.output))])
+
+
 class DepthToSpaceAsTranspose(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.DepthToSpace2dOp, rewriter: PatternRewriter) -> None:
         n, h, w, c = shape_of(op.input)
         b = op.block_size.value.data
-        e = Emitter(rewriter, op)
-        x = e.reshape(op.input, (n, h, w, b, b, c // (b * b)))
-        x = e.transpose(x, (0, 1, 3, 2, 4, 5))
-        rewriter.replace(op, [], [e.reshape(x, shape_of(op.output))])
+        _blocks_as_transpose(op, rewriter, (n, h, w, b, b, c // (b * b)))
 
 
 class SpaceToDepthAsTranspose(RewritePattern):
@@ -53,10 +59,7 @@ class SpaceToDepthAsTranspose(RewritePattern):
     def match_and_rewrite(self, op: xnn.SpaceToDepth2dOp, rewriter: PatternRewriter) -> None:
         n, h, w, c = shape_of(op.input)
         b = op.block_size.value.data
-        e = Emitter(rewriter, op)
-        x = e.reshape(op.input, (n, h // b, b, w // b, b, c))
-        x = e.transpose(x, (0, 1, 3, 2, 4, 5))
-        rewriter.replace(op, [], [e.reshape(x, shape_of(op.output))])
+        _blocks_as_transpose(op, rewriter, (n, h // b, b, w // b, b, c))
 
 
 class ReduceAsFullyConnected(RewritePattern):
