@@ -35,7 +35,6 @@ import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -293,3 +292,52 @@ def test_every_pass_is_named() -> None:
     text = README.read_text()
     unnamed = [name for name in xnnc.get_all_passes() if f"`{name}" not in text]
     assert not unnamed, f"passes the README does not name: {unnamed}"
+
+
+def _section(title: str) -> str:
+    text = README.read_text()
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def _option_text(default: object) -> str:
+    return str(default).lower() if isinstance(default, bool) else str(default)
+
+
+def test_rewrite_table_names_each_pass_with_its_options() -> None:
+    """Each row of the Rewrites table: a registered pass, and its options column lists
+    exactly the pass's options with their defaults (`mode=auto\\|native\\|fp32`: the first)."""
+    from xnnc.passes import get_all_passes, load_pass
+
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \|.*\| *(?:`([^`]*)`)? *\|$", _section("Rewrites"), re.M)
+    assert len(rows) >= 10, "the Rewrites table was not found"
+    for name, options in rows:
+        assert name in get_all_passes(), f"Rewrites table: `{name}` is not a registered pass"
+        fields = dataclasses.fields(load_pass(name))
+        want = {f.name.replace("_", "-"): _option_text(f.default) for f in fields}
+        shown = dict(o.split("=", 1) for o in options.split())
+        shown = {key: value.split("\\|")[0] for key, value in shown.items()}
+        assert shown == want, f"Rewrites table, `{name}`: options {shown}, the pass has {want}"
+
+
+def test_layout_names_files_that_exist() -> None:
+    """Every entry of the Layout block exists, every `*.py` its line names exists under it,
+    and every package and top-level module of the tree has an entry."""
+    layout = next(b for b in BLOCKS if b.lang == "" and "driver.py" in b.code)
+    entries: dict[str, str] = {}
+    for line in layout.code.splitlines():
+        if line and not line.startswith(" "):
+            entry, _, text = line.partition(" ")
+            entries[entry] = text
+        elif line.strip():
+            entries[entry] += " " + line.strip()
+    for entry, text in entries.items():
+        assert (REPO / entry).exists(), f"Layout names {entry}, which does not exist"
+        for module in re.findall(r"[\w]+\.py\b", text if entry.endswith("/") else ""):
+            found = list((REPO / entry).rglob(module))
+            assert found, f"Layout names {entry}{module}, which does not exist"
+    tree = {p.name + "/" for p in REPO.iterdir() if (p / "__init__.py").exists()}
+    tree |= {p.name for p in REPO.glob("*.py") if p.name != "__init__.py"}
+    missing = sorted(tree - set(entries))
+    assert not missing, f"the Layout block has no entry for {missing}"
