@@ -281,6 +281,8 @@ def test_two_commands_are_the_makefiles() -> None:
     for target in set(re.findall(r"`make (\w+)", README.read_text())) | {"demo", "test"}:
         assert target in recipes, f"README names `make {target}`, which the Makefile lacks"
     assert "-m xnnc.examples.demo" in recipes["demo"]
+    demo = (REPO / "examples" / "demo.py").read_text()
+    assert '"--model", default="mimi"' in demo, "the demo's default is not the Mimi decoder"
     for command in ("lint-imports", "python -m pytest", "lit"):
         assert f"$(BIN)/{command} " in recipes["test"], f"make test does not run {command}"
     assert re.search(r"^exec make test$", (REPO / ".ci" / "run").read_text(), re.M)
