@@ -35,6 +35,7 @@ import re
 import shutil
 import subprocess
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,7 +87,9 @@ def parse_blocks(text: str) -> list[Block]:
             key, arg = MARKER.match(lines[j]).groups()
             markers.insert(0, (key, arg))
             j -= 1
-        end = next(k for k in range(i + 1, len(lines)) if lines[k].strip() == "```")
+        end = next((k for k in range(i + 1, len(lines)) if lines[k].strip() == "```"), None)
+        if end is None:
+            raise ValueError(f"README.md:{i + 1}: a code block that is never closed")
         body = [line.removeprefix(indent) for line in lines[i + 1 : end]]
         blocks.append(Block(lang, i + 1, "\n".join(body) + "\n", tuple(markers)))
         i = end + 1
@@ -182,6 +185,15 @@ def _run(block: Block, cwd: Path) -> str:
     return _run_python(block, cwd) if block.lang == "python" else _run_shell(block, cwd)
 
 
+def _where(error: BaseException) -> str:
+    """The error, at the README line a python block raised it from."""
+    lines = [
+        f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == str(README)
+    ]
+    at = f"README.md:{lines[-1]}: " if lines else ""
+    return f"{at}{type(error).__name__}: {error}"
+
+
 @dataclasses.dataclass
 class Workdir:
     """The directory the setup blocks made their files in, and what each printed."""
@@ -200,8 +212,8 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Workdir:
         if block.runnable and block.marker("setup") is not None:
             try:
                 outputs[block.line] = _run(block, path)
-            except BaseException as e:  # noqa: BLE001 - reported by the tests that need it
-                return Workdir(path, outputs, f"setup block {block.id} failed: {e}")
+            except (Exception, pytest.fail.Exception) as e:  # reported by the tests needing it
+                return Workdir(path, outputs, f"setup block {block.id} failed: {_where(e)}")
     return Workdir(path, outputs, None)
 
 
@@ -213,15 +225,27 @@ def _check_excerpts(block: Block, output: str) -> None:
         )
 
 
-@pytest.mark.parametrize("block", [b for b in BLOCKS if b.runnable], ids=lambda b: b.id)
+def _needs_setup(block: Block) -> bool:
+    return block.marker("setup") is not None or block.lang != "python"
+
+
+# The blocks needing the setup share one xdist worker (`--dist loadgroup`, as `make test`
+# runs), so it runs once; the others need none and go anywhere.
+@pytest.mark.parametrize(
+    "block",
+    [
+        pytest.param(b, marks=[pytest.mark.xdist_group("readme_setup")] if _needs_setup(b) else [])
+        for b in BLOCKS
+        if b.runnable
+    ],
+    ids=lambda b: b.id,
+)
 def test_block_runs(block: Block, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     reason = block.marker("skip")
     if reason is not None:
         pytest.skip(reason or "no reason given")
-    # Python blocks of their own need no setup: asking for it lazily spares them its cost.
-    workdir: Workdir | None = None
-    if block.marker("setup") is not None or block.lang != "python":
-        workdir = request.getfixturevalue("workdir")
+    # Asked for lazily: blocks of their own are spared the setup's cost.
+    workdir: Workdir | None = request.getfixturevalue("workdir") if _needs_setup(block) else None
     if block.marker("setup") is not None:
         if block.line not in workdir.outputs:
             pytest.fail(workdir.failure or f"{block.id}: setup did not reach it")
