@@ -367,3 +367,46 @@ def test_layout_names_files_that_exist() -> None:
     tree |= {p.name for p in REPO.glob("*.py") if p.name != "__init__.py"}
     missing = sorted(tree - set(entries))
     assert not missing, f"the Layout block has no entry for {missing}"
+
+
+def _inline_code() -> list[str]:
+    """The `code spans` of the README's prose (multi-line spans joined)."""
+    lines, inside = [], False
+    for line in README.read_text().splitlines():
+        if line.strip().startswith("```"):
+            inside = not inside
+        elif not inside:
+            lines.append(line)
+    prose = "\n".join(lines)
+    return [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose)]
+
+
+def test_pipelines_in_the_prose_build() -> None:
+    """Every `-p PIPELINE` and `pass{options}` the prose writes (but those eliding with
+    `...`) names registered passes with options they have and a valid target."""
+    from xdsl.utils.arg_spec import parse_pipeline
+
+    from xnnc.options import CompileOptions
+    from xnnc.passes import load_pass
+
+    pipelines = []
+    for span in _inline_code():
+        pipelines += [a or b for a, b in re.findall(r"-p (?:'([^']+)'|([a-z][\w,-]*))", span)]
+        pipelines += re.findall(r"^[a-z][\w-]*\{.*\}$", span)
+    pipelines = [p for p in pipelines if "..." not in p]
+    assert any("{" in p for p in pipelines), "no pipelines with options found in the prose"
+    for pipeline in pipelines:
+        for spec in parse_pipeline(pipeline):
+            built = load_pass(spec.name).from_pass_spec(spec)
+            if getattr(built, "target", ""):
+                CompileOptions(target=built.target)
+
+
+def test_target_attribute_in_the_prose_parses_back() -> None:
+    import xnnc
+
+    spans = [s for s in _inline_code() if s.startswith("#xnn.target<")]
+    assert spans, "the README shows no #xnn.target"
+    for attr in spans:
+        module = xnnc.parse_module(f"builtin.module attributes {{xnn.target = {attr}}} {{\n}}")
+        assert attr in xnnc.print_module(module), f"{attr} prints differently"
