@@ -3,10 +3,11 @@
 Each path a call can take is hammered by 8 threads x 100 calls on different inputs, and
 every result must be bit-identical (`torch.equal`) to the single-threaded result for the same
 input: the extended runtime at threads=1 and threads=2 (whole-subgraph calls), a program
-with an op left to torch (the interpreter path, two subgraphs), and the stock `.pte`
-runtime. Bit-identical is the right bar: XNNPACK picks its kernels and its work split at
-runtime creation, so the same runtime on the same input computes the same sums in the same
-order, whichever thread asks.
+compiled for the stock target (its stock blob on the same runtime: `Program` never uses
+ExecuTorch's), a program with an op left to torch (the interpreter path, two subgraphs),
+and a `.pte` on stock ExecuTorch (`StockRuntime`). Bit-identical is the right bar: XNNPACK
+picks its kernels and its work split at runtime creation, so the same runtime on the same
+input computes the same sums in the same order, whichever thread asks.
 """
 
 from __future__ import annotations
@@ -81,6 +82,10 @@ def _runner(kind: str, exported: ExportedProgram) -> Callable[[torch.Tensor], to
     if kind == "stock-pte":
         runtime = StockRuntime(to_pte(copy.deepcopy(exported), target="stock"))
         return lambda x: runtime(x)[0]
+    if kind == "stock-target":  # a Program for the stock target runs on XnnRuntime too
+        program = _program(exported, target="stock")
+        assert program.target.runtime == "stock" and program.num_partitions == 1
+        return program
     if kind == "interpreter":
         program = _program(exported, exclude="aten.relu")
         assert program.ops_outside() == ["aten.relu"] and program.num_partitions == 2
@@ -114,7 +119,7 @@ def _hammer(run: Callable[[torch.Tensor], torch.Tensor], inputs: list[torch.Tens
     return results
 
 
-PATHS = ["extended-threads=1", "extended-threads=2", "interpreter", "stock-pte"]
+PATHS = ["extended-threads=1", "extended-threads=2", "stock-target", "interpreter", "stock-pte"]
 
 
 @pytest.mark.parametrize("kind", PATHS)
