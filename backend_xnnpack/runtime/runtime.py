@@ -456,10 +456,11 @@ class XnnRuntime:
             if t.dtype is not dtype or t.shape != shape or not t.is_cpu:
                 raise ValueError(self._mismatch(i, t))
             tensors.append(t if t.is_contiguous() else t.contiguous())
-        outputs = tuple([torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs])
+        outputs = [torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs]
+        tensors += outputs
         with self._lock:
-            self._invoke(tensors + list(outputs))
-        return outputs
+            self._invoke(tensors)
+        return tuple(outputs)
 
     def _invoke(self, tensors: list[torch.Tensor]) -> None:
         """Points XNNPACK at `tensors` (inputs then outputs), when they moved, and runs it.
