@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -22,6 +23,7 @@ import torch.nn as nn
 from torch.export import ExportedProgram
 
 import xnnc
+from xnnc.backend_xnnpack.runtime import XnnRuntime
 from xnnc.frontend.fx_importer import export_program
 from xnnc.pte import StockRuntime, to_pte
 
@@ -168,3 +170,32 @@ def test_profile_is_one_whole_call_while_other_threads_run(exported, inputs):
     reader.start()
     reader.join()
     assert seen == names
+
+
+def test_close_waits_for_the_runs_in_flight(runner, inputs):
+    """Closing a runtime other threads are running frees XNNPACK's runtime between two runs:
+    the runs after it fail with a clear error, none reads freed memory."""
+    program = runner("extended-threads=1")
+    runtime = XnnRuntime(program.blobs[0])
+    expected = program(inputs[0])
+    outcomes: list[str] = []
+    started = threading.Barrier(THREADS + 1)
+
+    def work() -> None:
+        started.wait()
+        try:
+            while True:
+                (y,) = runtime.run(inputs[0])
+                assert torch.equal(y, expected)
+        except RuntimeError as e:
+            outcomes.append(str(e))
+
+    threads = [threading.Thread(target=work) for _ in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    started.wait()
+    time.sleep(0.05)
+    runtime.close()
+    for thread in threads:
+        thread.join()
+    assert outcomes == ["the runtime is closed"] * THREADS
