@@ -23,7 +23,6 @@ import torch.nn as nn
 from torch.export import ExportedProgram
 
 import xnnc
-from xnnc.backend_xnnpack.runtime import XnnRuntime
 from xnnc.frontend.fx_importer import export_program
 from xnnc.pte import StockRuntime, to_pte
 
@@ -172,12 +171,12 @@ def test_profile_is_one_whole_call_while_other_threads_run(exported, inputs):
     assert seen == names
 
 
-def test_close_waits_for_the_runs_in_flight(runner, inputs):
+def test_close_waits_for_the_runs_in_flight(exported, inputs):
     """Closing a runtime other threads are running frees XNNPACK's runtime between two runs:
     the runs after it fail with a clear error, none reads freed memory."""
-    program = runner("extended-threads=1")
-    runtime = XnnRuntime(program.blobs[0])
-    expected = program(inputs[0])
+    program = _program(exported)  # its own: this test closes it
+    runtime = program.runtimes[program.subgraphs[0]]
+    (expected,) = runtime.run(inputs[0])
     outcomes: list[str] = []
     started = threading.Barrier(THREADS + 1)
 
