@@ -549,16 +549,19 @@ class XnnRuntime:
         """Frees the XNNPACK runtime, subgraph and thread pool; idempotent. Waits for a run
         in another thread to finish."""
         with self._lock:
-            lib = getattr(self, "_lib", None)
-            if lib is not None:
-                if self._runtime is not None:
-                    lib.delete_runtime(self._runtime)
-                if self._subgraph is not None:
-                    lib.delete_subgraph(self._subgraph)
-                if self._pool is not None:
-                    lib.pthreadpool_destroy(self._pool)
-            self._runtime = self._subgraph = self._pool = None
-            self._constants = None
+            self._free()
+
+    def _free(self) -> None:
+        lib = getattr(self, "_lib", None)
+        if lib is not None:
+            if self._runtime is not None:
+                lib.delete_runtime(self._runtime)
+            if self._subgraph is not None:
+                lib.delete_subgraph(self._subgraph)
+            if self._pool is not None:
+                lib.pthreadpool_destroy(self._pool)
+        self._runtime = self._subgraph = self._pool = None
+        self._constants = None
 
     def __del__(self) -> None:
         try:
