@@ -9,18 +9,14 @@ A model goes frontend -> pipeline (conversion, transforms, legalization) -> back
 under one `CompileOptions` checked before any work starts. A Program runs the top-level
 function: each `xnn.subgraph` on the extended runtime, every op outside XNNPACK on torch
 (the reference implementations), so a partially delegated model still runs end to end.
-
-A Program may be called from any number of threads at once: each subgraph's runtime lets
-one run through at a time (in its own thread pool), and each calling thread interprets the
-function with an interpreter of its own, so calls share the weights and nothing else.
 """
 
 from __future__ import annotations
 
 import io
-import threading
 import zipfile
 from collections.abc import Sequence
+from threading import local
 from typing import Any
 
 import numpy as np
@@ -55,8 +51,11 @@ class SubgraphFunctions(InterpreterFunctions):
 
 
 class Program:
-    """A lowered module with one extended-runtime instance per subgraph; callable from
-    several threads at once (see the module docstring)."""
+    """A lowered module with one extended-runtime instance per subgraph.
+
+    Callable from any number of threads at once: each subgraph's runtime lets one run
+    through at a time (on its own thread pool), and each calling thread interprets the
+    function with an interpreter of its own, so calls share the weights and nothing else."""
 
     def __init__(
         self,
@@ -89,7 +88,7 @@ class Program:
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
         self._profiling = profile
         # xDSL's Interpreter keeps the values of the call it runs: one per calling thread.
-        self._per_thread = threading.local()
+        self._per_thread = local()
         self._last_profile: list[tuple[str, float]] | None = None
         self._direct = self._whole_subgraph()
 
