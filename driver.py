@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Sequence
+from threading import local
 from typing import Any
 
 import numpy as np
@@ -50,7 +51,11 @@ class SubgraphFunctions(InterpreterFunctions):
 
 
 class Program:
-    """A lowered module with one extended-runtime instance per subgraph."""
+    """A lowered module with one extended-runtime instance per subgraph.
+
+    Callable from any number of threads at once: each subgraph's runtime lets one run
+    through at a time (on its own thread pool), and each calling thread interprets the
+    function with an interpreter of its own, so calls share the weights and nothing else."""
 
     def __init__(
         self,
@@ -81,10 +86,10 @@ class Program:
             for sub, blob in zip(self.subgraphs, self.blobs, strict=True)
         }
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
-        self._interpreter = Interpreter(module)
-        self._interpreter.register_implementations(FuncFunctions())
-        self._interpreter.register_implementations(AtenFunctions())
-        self._interpreter.register_implementations(SubgraphFunctions(self.runtimes))
+        self._profiling = profile
+        # xDSL's Interpreter keeps the values of the call it runs: one per calling thread.
+        self._per_thread = local()
+        self._last_profile: list[tuple[str, float]] | None = None
         self._direct = self._whole_subgraph()
 
     @property
@@ -117,16 +122,38 @@ class Program:
         ]
 
     def __call__(self, *inputs: Any) -> Any:
+        """Runs the function on `inputs`; outputs are fresh tensors no later call touches."""
         tensors = check_inputs(self._func, inputs)
         with torch.no_grad():
             if self._direct is not None:
                 outputs = tuple(self._direct(*tensors))
             else:
-                outputs = tuple(self._interpreter.call_op(self._func.sym_name.data, tensors))
+                outputs = self._interpret(tensors)
+        if self._profiling:
+            self._last_profile = self._per_thread.profile = self._profile_rows()
         return outputs[0] if len(outputs) == 1 else outputs
 
+    def _interpret(self, tensors: tuple[torch.Tensor, ...]) -> tuple:
+        interpreter = getattr(self._per_thread, "interpreter", None)
+        if interpreter is None:
+            interpreter = Interpreter(self.module)
+            interpreter.register_implementations(FuncFunctions())
+            interpreter.register_implementations(AtenFunctions())
+            interpreter.register_implementations(SubgraphFunctions(self.runtimes))
+        # Taken while running, so that a failed call's half-filled scopes are dropped with it.
+        self._per_thread.interpreter = None
+        outputs = tuple(interpreter.call_op(self._func.sym_name.data, tensors))
+        self._per_thread.interpreter = interpreter
+        return outputs
+
     def profile(self) -> list[tuple[str, float]]:
-        """(subgraph:node, microseconds) for every XNNPACK operator of the last call."""
+        """(subgraph:node, microseconds) for every XNNPACK operator of the calling thread's
+        last call (of the last call of any thread if this one has made none)."""
+        rows = getattr(self._per_thread, "profile", None) or self._last_profile
+        return self._profile_rows() if rows is None else list(rows)  # the former raises why
+
+    def _profile_rows(self) -> list[tuple[str, float]]:
+        """The calling thread's last run of each subgraph, labelled."""
         rows = []
         for i, sub in enumerate(self.subgraphs):
             for name, us in self.runtimes[sub].profile():

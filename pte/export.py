@@ -10,6 +10,7 @@ stock runtime knows, before `to_executorch()`.
 from __future__ import annotations
 
 import copy
+import threading
 from typing import Any
 
 import torch
@@ -67,7 +68,12 @@ def _copy_sharing_tensors(ep: ExportedProgram) -> ExportedProgram:
 
 
 class StockRuntime:
-    """A `.pte` on stock ExecuTorch's pybindings; keeps the buffer alive with the module."""
+    """A `.pte` on stock ExecuTorch's pybindings; keeps the buffer alive with the module.
+
+    Callable from several threads: an ExecuTorch method plans its activations into memory
+    owned by the loaded module, so calls take turns (ExecuTorch 1.5.1's pybindings also hold
+    the GIL through `forward`; the lock keeps the guarantee if they stop). Outputs are cloned
+    out of that memory, so a later call cannot change them."""
 
     def __init__(self, pte: bytes, threads: int | None = None):
         from executorch.extension.pybindings import portable_lib
@@ -76,6 +82,8 @@ class StockRuntime:
             portable_lib._unsafe_reset_threadpool(threads)
         self._buffer = bytes(pte)
         self._module = portable_lib._load_for_executorch_from_buffer(self._buffer)
+        self._lock = threading.Lock()
 
     def __call__(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        return tuple(self._module.forward(list(inputs)))
+        with self._lock:
+            return tuple(self._module.forward(list(inputs), clone_outputs=True))

@@ -23,13 +23,21 @@ fp32 output converted back.
 XNNPACK may read up to XNN_EXTRA_BYTES (16) past the end of an array. Constants therefore get
 an aligned copy with that padding unless the blob's own buffer already provides it; inputs
 are passed in place, as ExecuTorch does (heap blocks are followed by allocator metadata, so
-the over-read cannot fault in practice). A runtime is not thread-safe: one `run` at a time.
+the over-read cannot fault in practice).
+
+Threads: `run` and `profile` may be called from any number of threads. A lock serializes
+set-up, invoke and the profile read of one runtime (XNNPACK keeps the external pointers, the
+activations and the timings in the runtime), so there is one set of packed weights and one
+workspace however many threads call; the runtime's own pthreadpool parallelizes inside each
+run. Input checks, contiguous copies and output allocation happen outside the lock. Outputs
+are fresh tensors per run, never reused, so a later run cannot change an earlier result.
 """
 
 from __future__ import annotations
 
 import ctypes
 import math
+import threading
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -308,7 +316,9 @@ class XnnRuntime:
         self._subgraph: int | None = None
         self._pool: int | None = None
         self._profiling = profile
-        self._ran = False
+        self._lock = threading.Lock()  # one set-up + invoke (+ profile read) at a time
+        self._last_profile: list[tuple[str, float]] | None = None  # of the last run, any thread
+        self._thread_profile = threading.local()  # .rows: of the calling thread's last run
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
         self._source = (blob, named_data)  # the constants may be views into these
@@ -433,46 +443,48 @@ class XnnRuntime:
     # -- running --
 
     def run(self, *inputs: torch.Tensor | np.ndarray) -> tuple[torch.Tensor, ...]:
-        """Runs the blob on `inputs` (in external-id order); returns fresh output tensors."""
-        rt, specs = self._runtime, self._specs
-        if rt is None:
-            raise RuntimeError("the runtime is closed")
+        """Runs the blob on `inputs` (in external-id order); returns fresh output tensors.
+        Safe to call from several threads: their runs take turns on this runtime."""
+        specs = self._specs
         if len(inputs) != len(specs):
             raise ValueError(f"expected {len(specs)} inputs, got {len(inputs)}")
-        externals, pointers, changed = self._externals, self._pointers, False
-        copies = []  # contiguous copies of strided inputs, alive until the invoke
+        tensors = []  # contiguous copies of strided inputs stay alive until the invoke
         for i, t in enumerate(inputs):
             dtype, shape = specs[i]
             if type(t) is not torch.Tensor:
                 t = self._as_tensor(i, t)
             if t.dtype is not dtype or t.shape != shape or not t.is_cpu:
                 raise ValueError(self._mismatch(i, t))
-            if not t.is_contiguous():
-                t = t.contiguous()
-                copies.append(t)
+            tensors.append(t if t.is_contiguous() else t.contiguous())
+        outputs = [torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs]
+        tensors += outputs
+        with self._lock:
+            self._invoke(tensors)
+        return tuple(outputs)
+
+    def _invoke(self, tensors: list[torch.Tensor]) -> None:
+        """Points XNNPACK at `tensors` (inputs then outputs), when they moved, and runs it.
+        Called with the lock held: the external pointers and the timings live in the
+        runtime."""
+        rt, lib = self._runtime, self._lib
+        if rt is None:
+            raise RuntimeError("the runtime is closed")
+        externals, pointers, changed = self._externals, self._pointers, False
+        for k, t in enumerate(tensors):
             p = t.data_ptr()
-            if p != pointers[i]:
-                externals[i].data = pointers[i] = p
-                changed = True
-        outputs = tuple([torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs])
-        k = len(specs)
-        for out in outputs:
-            p = out.data_ptr()
             if p != pointers[k]:
                 externals[k].data = pointers[k] = p
                 changed = True
-            k += 1
-        lib = self._lib
         if changed:
-            status = lib.setup_runtime_v2(rt, k, externals)
+            status = lib.setup_runtime_v2(rt, len(tensors), externals)
             if status:
-                pointers[:] = [0] * k  # set every pointer up again next time
+                pointers[:] = [0] * len(tensors)  # set every pointer up again next time
                 raise XnnpackError("", "xnn_setup_runtime_v2", status)
         status = lib.invoke_runtime(rt)
         if status:
             raise XnnpackError("", "xnn_invoke_runtime", status)
-        self._ran = True
-        return outputs
+        if self._profiling:  # the next invoke overwrites XNNPACK's timings: copy them now
+            self._last_profile = self._thread_profile.rows = self._read_profile()
 
     __call__ = run
 
@@ -501,15 +513,19 @@ class XnnRuntime:
     # -- profiling --
 
     def profile(self) -> list[tuple[str, float]]:
-        """(XNNPACK operator name, microseconds) per operator of the last `run`, in
-        execution order. XNNPACK's operators are its nodes after its own fusions (a clamp
-        folded into a convolution is one operator)."""
+        """(XNNPACK operator name, microseconds) per operator of the calling thread's last
+        `run` (of the last run of any thread if this one has made none), in execution order.
+        XNNPACK's operators are its nodes after its own fusions (a clamp folded into a
+        convolution is one operator)."""
         if not self._profiling:
             raise RuntimeError("profile() needs a runtime created with profile=True")
-        if self._runtime is None:
-            raise RuntimeError("the runtime is closed")
-        if not self._ran:
+        rows = getattr(self._thread_profile, "rows", None) or self._last_profile
+        if rows is None:
             raise RuntimeError("profile() reports the last run; call run() first")
+        return list(rows)
+
+    def _read_profile(self) -> list[tuple[str, float]]:
+        """XNNPACK's timings of the invoke that just finished (the lock is held)."""
         lib, rt = self._lib, self._runtime
         get = lib.get_runtime_profiling_info
         count, size = ctypes.c_size_t(), ctypes.c_size_t()
@@ -530,7 +546,12 @@ class XnnRuntime:
     # -- teardown --
 
     def close(self) -> None:
-        """Frees the XNNPACK runtime, subgraph and thread pool; idempotent."""
+        """Frees the XNNPACK runtime, subgraph and thread pool; idempotent. Waits for a run
+        in another thread to finish."""
+        with self._lock:
+            self._free()
+
+    def _free(self) -> None:
         lib = getattr(self, "_lib", None)
         if lib is not None:
             if self._runtime is not None:
