@@ -63,14 +63,16 @@
 // EMPTY: {{^}}builtin.module {
 // EMPTY-NEXT: {{^}}}
 
-// `-` and no file both read stdin (a .pt2 on stdin: tests/test_tool_errors.py); an unknown
-// extension asks for -f.
-// RUN: xnn-opt - < %s | filecheck %s --check-prefix=STDIN
-// RUN: cat %s | xnn-opt | filecheck %s --check-prefix=STDIN
-// STDIN: func.func @twice
 // RUN: cp %s %t.txt
 // RUN: not xnn-opt %t.txt 2>&1 | filecheck %s --check-prefix=KIND
 // KIND: {{^}}xnn-opt: error: {{.*}}.txt: unknown input kind 'txt'; name it with -f mlir or -f pt2{{$}}
+// `-` and no file both read stdin, for every input kind. (lit's builtin `cat` drops
+// PYTHONPATH for the rest of the file: input comes by `<` only.)
+// RUN: xnn-opt - < %s | filecheck %s --check-prefix=STDIN
+// RUN: xnn-opt < %s | filecheck %s --check-prefix=STDIN
+// STDIN: func.func @twice
+// RUN: not xnn-opt -f pt2 - < %s 2>&1 | filecheck %s --check-prefix=STDIN-PT2
+// STDIN-PT2: {{^}}xnn-opt: error: <stdin>: not a torch.export archive (not a zip file){{$}}
 
 // RUN: not xnn-opt %t.does-not-exist.mlir 2>&1 | filecheck %s --check-prefix=NO-FILE
 // NO-FILE-NOT: Traceback
