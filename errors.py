@@ -18,3 +18,8 @@ class XnncError(ValueError):
 
 class OptionError(XnncError):
     """A compile option (or pass option) that is unknown or out of range."""
+
+
+class TrainingModeWarning(UserWarning):
+    """`xnnc.compile` was given a module in training mode: dropout and batch-norm behave as in
+    training in what it compiles (call `model.eval()` first for inference)."""

@@ -124,7 +124,7 @@ def verify_with_locations(module: ModuleOp, where: Any) -> None:
         except VerifyException as e:
             loc = where(op) if where else None
             raise VerifyException(
-                f"{loc or describe(op)}: error: '{op.name}' op {_one_line(str(e))}"
+                f"{loc or describe(op)}: error: '{op.name}' op {one_line(str(e))}"
             ) from None
 
 
@@ -150,21 +150,21 @@ def read_npz(path: str, what: str) -> dict[str, Any]:
     """The arrays of an .npz file by name; ToolError naming the file if it is not one."""
     import numpy as np
 
+    if not os.path.exists(path):
+        raise ToolError(f"{path}: no such file")
+    if not zipfile.is_zipfile(path):
+        raise ToolError(f"{path}: not an .npz of {what} (not a zip archive)")
     try:
         data = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise ToolError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ToolError(f"{path}: is a directory, not an .npz of {what}") from None
     except (OSError, ValueError, EOFError) as e:
-        raise ToolError(f"{path}: not an .npz of {what} ({_one_line(str(e))})") from None
+        raise ToolError(f"{path}: not an .npz of {what} ({one_line(str(e))})") from None
     if not isinstance(data, np.lib.npyio.NpzFile):
         raise ToolError(f"{path}: not an .npz of {what} (a single .npy array)")
     try:
         with data:
             return {name: data[name] for name in data.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
-        raise ToolError(f"{path}: not an .npz of {what} ({_one_line(str(e))})") from None
+        raise ToolError(f"{path}: not an .npz of {what} ({one_line(str(e))})") from None
 
 
 @dataclass(frozen=True)
@@ -306,13 +306,13 @@ class XnnOptMain(xDSLOptMain):
     def _import_pt2(self, io: IO[bytes]) -> ModuleOp:
         name = self.get_input_name()
         if name != STDIN:
-            return _import_pt2_file(name, name)
+            return import_pt2_file(name, name)
         # torch.export.load takes a path: stdin (a pipe) goes through a temporary file.
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "stdin.pt2")
             with open(path, "wb") as f:
                 f.write(io.read())
-            return _import_pt2_file(path, name)
+            return import_pt2_file(path, name)
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         target = self._binary_target()
@@ -324,7 +324,7 @@ class XnnOptMain(xDSLOptMain):
             return super().output_resulting_program(prog)
 
 
-def _import_pt2_file(path: str, name: str) -> ModuleOp:
+def import_pt2_file(path: str, name: str) -> ModuleOp:
     """Import the .pt2 at `path`; errors name the input as `name`."""
     from xnnc.frontend.fx_importer import import_model
 
@@ -334,11 +334,11 @@ def _import_pt2_file(path: str, name: str) -> ModuleOp:
             warnings.simplefilter("ignore", FutureWarning)
             return import_model(path)
     except XnncError as e:
-        message = _one_line(str(e)).replace(path, name)
+        message = one_line(str(e)).replace(path, name)
         raise ToolError(message if message.startswith(name) else f"{name}: {message}") from None
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[0].strip() if lines else text.strip()
 
@@ -351,13 +351,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         tool.run()
     except ParseError as e:
         loc = e.span.get_location()
-        print(f"{loc}: error: {_one_line(e.msg)}", file=sys.stderr)
+        print(f"{loc}: error: {one_line(e.msg)}", file=sys.stderr)
         return 1
     except (VerifyException, DiagnosticException) as e:
-        print(_one_line(str(e)), file=sys.stderr)
+        print(one_line(str(e)), file=sys.stderr)
         return 1
     except (ToolError, XnncError) as e:
-        print(f"xnn-opt: error: {_one_line(str(e))}", file=sys.stderr)
+        print(f"xnn-opt: error: {one_line(str(e))}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         # The reader went away (`xnn-opt ... | head`): not an error of ours.
@@ -367,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as e:  # noqa: BLE001 - the user never sees a traceback
         where = f" in pass {tool.current_pass}" if tool and tool.current_pass else ""
-        print(f"xnn-opt: internal error{where}: {type(e).__name__}: {_one_line(str(e))}",
+        print(f"xnn-opt: internal error{where}: {type(e).__name__}: {one_line(str(e))}",
               file=sys.stderr)  # fmt: skip
         if os.environ.get("XNNC_TRACEBACK"):
             traceback.print_exc()
