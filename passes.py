@@ -73,7 +73,8 @@ def _option_name(field: str) -> str:
 
 def _type_name(hint: Any) -> str:
     if get_origin(hint) is tuple:
-        return f"a comma-separated list of {_TYPE_NAMES[get_args(hint)[0]].split(' (')[0]}s"
+        item = get_args(hint)[0]
+        return f"a comma-separated list of {'string' if item is str else item.__name__}s"
     return _TYPE_NAMES.get(hint, str(hint))
 
 
