@@ -21,6 +21,7 @@ import io
 import os
 import random
 import re
+import resource
 import signal
 import tempfile
 import time
@@ -35,7 +36,7 @@ TOKEN = re.compile(
     r'"(?:[^"\\]|\\.)*"|[%^#!@]?[A-Za-z_][\w.$-]*|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|->|\s+|.'
 )
 NUMBERS = ["0", "1", "-1", "2", "3", "7", "64", "65537", "2147483648", "0.0", "-2.5", "1e40"]
-DIMS = ["0", "1", "2", "3", "5", "8", "?"]
+DIMS = ["0", "1", "2", "3", "5", "8", "?", "65536", "2147483648"]
 ELEMENT_TYPES = ["f32", "f16", "bf16", "i8", "i32", "i64", "i1", "f64", "index"]
 
 
@@ -118,7 +119,21 @@ def _mutate_tokens(rng: random.Random, tokens: list[str], vocabulary: list[str])
     if not solid:
         return
     i = rng.choice(solid)
-    action = rng.randrange(7)
+    action = rng.randrange(9)
+    if action >= 7:
+        # Everywhere at once, so types stay consistent: f32 -> bf16, 4x4 -> 5x3, 2 -> 3.
+        k = rng.choice(solid)
+        old = tokens[k]
+        new = _mutate_shape(rng, old) if "x" in old or old in ELEMENT_TYPES else rng.choice(NUMBERS)
+        if action == 8 and any(t in ELEMENT_TYPES for t in tokens):
+            old = rng.choice([t for t in tokens if t in ELEMENT_TYPES])
+            new = rng.choice(ELEMENT_TYPES)
+        for j, t in enumerate(tokens):
+            if t == old:
+                tokens[j] = new
+            elif old in ELEMENT_TYPES and t.endswith("x" + old):
+                tokens[j] = t[: -len(old)] + new
+        return
     if action == 0:
         del tokens[i]
     elif action == 1:
@@ -315,7 +330,12 @@ def main() -> None:
     parser.add_argument("--time-limit", type=int, default=20, help="seconds per case")
     parser.add_argument("--no-models", action="store_true", help="lit seeds only")
     parser.add_argument("--save-bugs", metavar="DIR", help="write one reproducer per bug")
+    parser.add_argument("--memory-limit", type=float, default=6.0,
+                        help="GB of address space: a runaway allocation is a MemoryError, "
+                        "reported as a bug, not a machine out of memory")  # fmt: skip
     args = parser.parse_args()
+    limit = int(args.memory_limit * 2**30)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
     report = fuzz(args.cases, args.seed, not args.no_models, args.time_limit)
     print(f"{report.cases} cases in {report.seconds:.0f} s "
           f"({1e3 * report.seconds / max(report.cases, 1):.0f} ms/case): "

@@ -11,6 +11,7 @@ xnnc's own is one line too (`internal error`); XNNC_TRACEBACK=1 prints its trace
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -52,6 +53,8 @@ def register_dialects(ctx: Context) -> None:
 
 PASSES = get_all_passes()
 STDIN = "<stdin>"
+# The most elements a `dense<...>` literal may have: big tensors are weights by reference.
+MAX_DENSE_ELEMENTS = 1 << 24
 
 
 class _LocatingParser(Parser):
@@ -68,6 +71,20 @@ class _LocatingParser(Parser):
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])
         return super().parse_module(allow_implicit_module)
+
+    def _parse_dense_literal_type(self) -> Any:
+        start = self._current_token.span.start
+        type = super()._parse_dense_literal_type()
+        count = math.prod(type.get_shape())
+        if count > MAX_DENSE_ELEMENTS:
+            # xDSL materialises every element of a splat as a Python object.
+            self.raise_error(
+                f"dense<...> of {count} elements is more than xnnc parses inline "
+                f"({MAX_DENSE_ELEMENTS}): carry big tensors as #xnnc.weight",
+                start,
+                self._current_token.span.start,
+            )
+        return type
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
