@@ -378,3 +378,24 @@ def test_load_names_the_file(program_file, tmp_path, damage, message) -> None:
 def test_a_loaded_program_runs_like_eager(program_file) -> None:
     x = torch.randn(2, 3)
     torch.testing.assert_close(xnnc.load(str(program_file))(x), torch.relu(x) * 2, rtol=0, atol=0)
+
+
+def test_xnn_run_asks_for_inputs_it_cannot_make(tmp_path, capsys) -> None:
+    path = tmp_path / "dynamic.mlir"
+    path.write_text(TWICE.replace("tensor<2x3xf32>", "tensor<?x3xf32>"))
+    line = _one_error(*_run(xnn_run.main, [str(path)], capsys)[::2])
+    assert line == (
+        f"xnn-run: error: {path}: input 0 has a dynamic shape (tensor<?x3xf32>): give --inputs"
+    )
+
+
+def test_dynamic_shapes_stay_outside_xnnpack(tmp_path, capsys) -> None:
+    """Found by hand beside the fuzzer: a `?` dim reached the serializer as -2**63."""
+    path = tmp_path / "dynamic.mlir"
+    path.write_text(TWICE.replace("tensor<2x3xf32>", "tensor<?x3xf32>"))
+    line = _one_error(*_run(xnn_opt.main, [str(path), "-p", "xnn-partition{strict=true}"],
+                            capsys)[::2])  # fmt: skip
+    assert line.startswith(
+        "xnn-opt: error: 2 ops stayed outside XNNPACK: aten.relu (dynamic shape "
+        "tensor<?x3xf32> (XNNPACK subgraphs here are static)); aten.add"
+    ), line

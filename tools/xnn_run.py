@@ -40,12 +40,18 @@ class RunError(Exception):
     """An error for the user: one line, exit 1."""
 
 
-def _random_inputs(func: Any, seed: int) -> list[torch.Tensor]:
+def _random_inputs(path: str, func: Any, seed: int) -> list[torch.Tensor]:
+    from xdsl.dialects.builtin import TensorType
+
     from xnnc.frontend.schema import TORCH_DTYPES
 
     gen = torch.Generator().manual_seed(seed)
     inputs = []
-    for t in func.function_type.inputs.data:
+    for i, t in enumerate(func.function_type.inputs.data):
+        if not isinstance(t, TensorType) or t.element_type not in TORCH_DTYPES:
+            raise RunError(f"{path}: input {i} of type {t} has no random values: give --inputs")
+        if not t.has_static_shape():
+            raise RunError(f"{path}: input {i} has a dynamic shape ({t}): give --inputs")
         dtype = TORCH_DTYPES[t.element_type]
         shape = tuple(t.get_shape())
         if dtype.is_floating_point:
@@ -170,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             program = load(path, threads=args.threads, profile=True)
         func = program._func
-        inputs = _npz_inputs(args.inputs) if args.inputs else _random_inputs(func, args.seed)
+        inputs = _npz_inputs(args.inputs) if args.inputs else _random_inputs(path, func, args.seed)
         profile = None
     outputs = _as_tuple(program(*inputs))
     print(f"{path}: {len(outputs)} output(s): " + ", ".join(
