@@ -399,3 +399,39 @@ def test_dynamic_shapes_stay_outside_xnnpack(tmp_path, capsys) -> None:
         "xnn-opt: error: 2 ops stayed outside XNNPACK: aten.relu (dynamic shape "
         "tensor<?x3xf32> (XNNPACK subgraphs here are static)); aten.add"
     ), line
+
+
+# Found by the fuzzer (benchmarks/fuzz.py) -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line2", "message"),
+    [
+        ("  %w = aten.constant dense<300> : tensor<2x3xi8>",
+         "2:3: error: Integer value 300 is out of range for type i8 which supports values in "
+         "the range [-128, 256)"),
+        ("  %w = aten.constant dense<1.0e+40> : tensor<2x3xf16>",
+         "2:3: error: a value out of range for its type (float too large to pack with e format)"),
+        ("  %w = aten.constant dense<0.5> : tensor<2147483648x1x4xf32>",
+         "2:35: error: dense<...> of 8589934592 elements is more than xnnc parses inline "
+         "(16777216): carry big tensors as #xnnc.weight"),
+    ],
+)  # fmt: skip
+def test_literals_xdsl_rejects_while_building_them(tmp_path, capsys, line2, message) -> None:
+    path = tmp_path / "literal.mlir"
+    path.write_text(f"func.func @f() {{\n{line2}\n  func.return\n}}\n")
+    line = _one_error(*_run(xnn_opt.main, [str(path)], capsys)[::2])
+    assert line == f"{path}:{message}"
+
+
+def test_slice_of_a_dynamic_dim_verifies(tmp_path, capsys) -> None:
+    path = tmp_path / "slice.mlir"
+    path.write_text("""\
+func.func @f(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {
+  %0 = aten.slice %x {dim = 1 : i64, start = 1 : i64} : (tensor<2x?xf32>) -> tensor<2x?xf32>
+  func.return %0 : tensor<2x?xf32>
+}
+""")
+    code, out, err = _run(xnn_opt.main, [str(path)], capsys)
+    assert (code, err) == (0, "")
+    assert "aten.slice %x" in out

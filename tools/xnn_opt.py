@@ -93,6 +93,13 @@ class _LocatingParser(Parser):
         except VerifyException as e:
             # A custom syntax that builds an invalid op: report it where the op starts.
             raise ParseError(span, str(e).splitlines()[0]) from None
+        except (ValueError, OverflowError) as e:
+            # xDSL builds some attributes as it parses them and checks their values there
+            # (`dense<300> : tensor<i8>`, `1e400 : f16`).
+            message = one_line(str(e)) or type(e).__name__
+            if isinstance(e, OverflowError):
+                message = f"a value out of range for its type ({message})"
+            raise ParseError(span, message) from None
         self.op_starts[op] = span.start
         return op
 
