@@ -51,6 +51,7 @@ class Report:
     cases: int = 0
     kinds: Counter = field(default_factory=Counter)
     bugs: dict[str, tuple[str, str]] = field(default_factory=dict)  # signature -> (case, argv)
+    weights: dict[str, typing.Any] = field(default_factory=dict)  # the --weights of every case
     seconds: float = 0.0
 
 
@@ -72,8 +73,10 @@ def lit_seeds() -> list[str]:
     return seeds
 
 
-def model_seeds() -> list[str]:
-    """Small models imported into `aten` and lowered to `xnn`, weights printed inline."""
+def model_seeds(zoo: bool = False) -> tuple[list[str], dict[str, typing.Any]]:
+    """Small models imported into `aten` and lowered to `xnn`, weights elided: (texts, the
+    weights' data by name, for `--weights`). `zoo` adds the example models (small)."""
+    import numpy as np
     import torch
     import torch.nn as nn
 
@@ -103,12 +106,22 @@ def model_seeds() -> list[str]:
             return torch.softmax(self.b(h), dim=-1).transpose(0, 1).reshape(3, 4)
 
     torch.manual_seed(0)
-    seeds = []
-    for model, x in ((Block(), torch.randn(1, 3, 4, 4)), (Mlp(), torch.randn(2, 6))):
-        module = xnnc.import_model(model.eval(), (x,))
-        seeds.append(xnnc.print_module(module, weights_inline=True))
-        seeds.append(xnnc.print_module(lower(module.clone()), weights_inline=True))
-    return seeds
+    examples = [(Block().eval(), (torch.randn(1, 3, 4, 4),)), (Mlp().eval(), (torch.randn(2, 6),))]
+    if zoo:
+        from xnnc.examples.models import MODELS
+
+        examples += [make(small=True) for make in MODELS.values()]
+    texts: list[str] = []
+    weights: dict[str, typing.Any] = {}
+    for i, (model, inputs) in enumerate(examples):
+        module = xnnc.import_model(model, inputs)
+        for level in (module, lower(module.clone())):
+            text = xnnc.print_module(level)
+            # Weight names are per model: keep them apart in the one --weights file.
+            texts.append(text.replace('#xnnc.weight<"', f'#xnnc.weight<"m{i}.'))
+        for name, blob in xnnc.weights_of(module).items():
+            weights[f"m{i}.{name}"] = np.frombuffer(blob.raw(), dtype=np.uint8)
+    return texts, weights
 
 
 # Mutations ------------------------------------------------------------------------------------
@@ -296,20 +309,30 @@ def _signature(message: str, path: str) -> str:
     return re.sub(r"\d+", "N", message.replace(path, "FILE"))[:160]
 
 
-def fuzz(cases: int, seed: int = 0, models: bool = True, time_limit: int = 20) -> Report:
-    """Run `cases` random cases; returns the counts and one reproducer per distinct bug."""
+def fuzz(
+    cases: int, seed: int = 0, models: bool = True, time_limit: int = 20, zoo: bool = False
+) -> Report:
+    """Run `cases` random cases; returns the counts and one reproducer per distinct bug.
+    `models`: seeds from two small models too; `zoo`: and from the example models."""
+    import numpy as np
+
     rng = random.Random(seed)
     report = Report()
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "case.mlir")
+        texts, report.weights = model_seeds(zoo) if models else ([], {})
+        weights_file = os.path.join(tmp, "weights.npz")
+        np.savez(weights_file, **report.weights)
+        flags = ["--weights", weights_file]
         # Mutations start from valid IR (the lit files also hold IR that must not verify).
-        seeds = lit_seeds() + (model_seeds() if models else [])
-        seeds = [s for s in seeds if run_case(path, s, [], time_limit).kind == "ok"]
+        seeds = [
+            s for s in lit_seeds() + texts if run_case(path, s, flags, time_limit).kind == "ok"
+        ]
         vocabulary = sorted({t for s in seeds for t in TOKEN.findall(s) if not t.isspace()})
         for _ in range(cases):
             text = mutate(rng, rng.choice(seeds), vocabulary)
-            argv = ["-p", pipeline(rng)] if rng.random() < 0.9 else []
+            argv = flags + (["-p", pipeline(rng)] if rng.random() < 0.9 else [])
             if rng.random() < 0.1:
                 argv += ["-t", "xnnpack", "-o", os.path.join(tmp, "out.xnn")]
             elif rng.random() < 0.1:
@@ -318,6 +341,7 @@ def fuzz(cases: int, seed: int = 0, models: bool = True, time_limit: int = 20) -
             report.cases += 1
             report.kinds[outcome.kind] += 1
             if outcome.kind == "bug":
+                argv[1] = "weights.npz"
                 report.bugs.setdefault(_signature(outcome.message, path), (text, " ".join(argv)))
     report.seconds = time.perf_counter() - start
     return report
@@ -329,6 +353,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--time-limit", type=int, default=20, help="seconds per case")
     parser.add_argument("--no-models", action="store_true", help="lit seeds only")
+    parser.add_argument("--zoo", action="store_true", help="seeds from the example models too")
     parser.add_argument("--save-bugs", metavar="DIR", help="write one reproducer per bug")
     parser.add_argument("--memory-limit", type=float, default=6.0,
                         help="GB of address space: a runaway allocation is a MemoryError, "
@@ -336,15 +361,19 @@ def main() -> None:
     args = parser.parse_args()
     limit = int(args.memory_limit * 2**30)
     resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
-    report = fuzz(args.cases, args.seed, not args.no_models, args.time_limit)
+    report = fuzz(args.cases, args.seed, not args.no_models, args.time_limit, args.zoo)
     print(f"{report.cases} cases in {report.seconds:.0f} s "
           f"({1e3 * report.seconds / max(report.cases, 1):.0f} ms/case): "
           f"{report.kinds['ok']} ran, {report.kinds['error']} one-line errors, "
           f"{report.kinds['bug']} bugs ({len(report.bugs)} distinct)")  # fmt: skip
+    if args.save_bugs and report.bugs:
+        import numpy as np
+
+        os.makedirs(args.save_bugs, exist_ok=True)
+        np.savez(os.path.join(args.save_bugs, "weights.npz"), **report.weights)
     for i, (signature, (text, argv)) in enumerate(report.bugs.items()):
         print(f"  bug {i}: {signature}\n         xnn-opt case.mlir {argv}")
         if args.save_bugs:
-            os.makedirs(args.save_bugs, exist_ok=True)
             Path(args.save_bugs, f"bug{i}.mlir").write_text(f"// xnn-opt %s {argv}\n{text}")
 
 

@@ -415,6 +415,8 @@ def test_dynamic_shapes_stay_outside_xnnpack(tmp_path, capsys) -> None:
         ("  %w = aten.constant dense<0.5> : tensor<2147483648x1x4xf32>",
          "2:35: error: dense<...> of 8589934592 elements is more than xnnc parses inline "
          "(16777216): carry big tensors as #xnnc.weight"),
+        ("  %w = aten.constant dense<1> : tensor<2xi642147483648>",
+         "2:42: error: integer type of 642147483648 bits: at most 16777215"),
     ],
 )  # fmt: skip
 def test_literals_xdsl_rejects_while_building_them(tmp_path, capsys, line2, message) -> None:

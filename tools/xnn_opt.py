@@ -55,6 +55,7 @@ PASSES = get_all_passes()
 STDIN = "<stdin>"
 # The most elements a `dense<...>` literal may have: big tensors are weights by reference.
 MAX_DENSE_ELEMENTS = 1 << 24
+MAX_INTEGER_WIDTH = (1 << 24) - 1
 
 
 class _LocatingParser(Parser):
@@ -71,6 +72,17 @@ class _LocatingParser(Parser):
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])
         return super().parse_module(allow_implicit_module)
+
+    def _parse_optional_integer_or_float_type(self) -> Any:
+        token = self._current_token
+        type = super()._parse_optional_integer_or_float_type()
+        width = getattr(getattr(type, "width", None), "data", 0)
+        if width > MAX_INTEGER_WIDTH:
+            # MLIR's limit; xDSL would compute 2**width-sized bounds for each value.
+            self.raise_error(
+                f"integer type of {width} bits: at most {MAX_INTEGER_WIDTH}", token.span
+            )
+        return type
 
     def _parse_dense_literal_type(self) -> Any:
         start = self._current_token.span.start
