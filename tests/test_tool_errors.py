@@ -146,6 +146,28 @@ def test_pass_option_errors_name_pass_option_type_and_value(
     assert line.startswith(f"xnn-opt: error: {message}"), line
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["-t", "bogus"], "argument -t/--target: invalid choice: 'bogus' (choose from mlir, "
+         "xnnpack)"),
+        (["--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)  # fmt: skip
+def test_bad_flags_are_one_line(twice, argv, message, capsys) -> None:
+    code, _, err = _run(xnn_opt.main, [str(twice), *argv], capsys)
+    assert code == 2
+    assert _one_error(code, err) == f"xnn-opt: error: {message}"
+
+
+@pytest.mark.parametrize("target", [[], ["-t", "xnnpack"]])
+def test_an_output_file_that_cannot_be_written(twice, tmp_path, target, capsys) -> None:
+    out = tmp_path / "no-such-dir" / "out"
+    argv = [str(twice), "-p", "xnnc-pipeline", *target, "-o", str(out)]
+    line = _one_error(*_run(xnn_opt.main, argv, capsys)[::2])
+    assert line == f"xnn-opt: error: {out}: cannot write it (No such file or directory)"
+
+
 def test_an_integer_literal_is_a_valid_float_option(twice, capsys) -> None:
     code, out, err = _run(
         xnn_opt.main, [str(twice), "-p", "xnn-polyphase{max-kernel-growth=2}"], capsys

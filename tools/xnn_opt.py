@@ -17,11 +17,12 @@ import sys
 import tempfile
 import time
 import traceback
+import types
 import warnings
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnknownLoc
@@ -287,6 +288,8 @@ class XnnOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        arg_parser.prog = "xnn-opt"
+        arg_parser.error = types.MethodType(one_line_usage_error, arg_parser)  # type: ignore
         arg_parser.add_argument(
             "--print-weights",
             action="store_true",
@@ -353,11 +356,22 @@ class XnnOptMain(xDSLOptMain):
     def output_resulting_program(self, prog: ModuleOp) -> str:
         target = self._binary_target()
         if target is not None:
-            with open(self.args.output_file, "wb") as f:
-                f.write(target.emit_bytes(prog))
+            blob = target.emit_bytes(prog)
+            try:
+                with open(self.args.output_file, "wb") as f:
+                    f.write(blob)
+            except OSError as e:
+                raise ToolError(
+                    f"{self.args.output_file}: cannot write it ({e.strerror})"
+                ) from None
             return ""
         with printing_weights_inline(self.args.print_weights):
             return super().output_resulting_program(prog)
+
+
+def one_line_usage_error(parser: argparse.ArgumentParser, message: str) -> NoReturn:
+    """argparse's `error`, without the usage block: one line, exit code 2."""
+    parser.exit(2, f"{parser.prog}: error: {message}\n")
 
 
 def import_pt2_file(path: str, name: str) -> ModuleOp:

@@ -20,8 +20,9 @@ import statistics
 import sys
 import time
 import traceback
+import types
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 import torch
@@ -31,6 +32,7 @@ from xnnc.tools.xnn_opt import (
     import_pt2_file,
     load_weights,
     one_line,
+    one_line_usage_error,
     parse_ir,
     read_npz,
 )
@@ -198,13 +200,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with its errors on one line (no usage block), exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def _at_least(low: int) -> Any:
     def check(text: str) -> int:
         try:
@@ -219,7 +214,8 @@ def _at_least(low: int) -> Any:
 
 
 def _arguments() -> argparse.ArgumentParser:
-    parser = _Parser(prog="xnn-run", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="xnn-run", description=__doc__.splitlines()[0])
+    parser.error = types.MethodType(one_line_usage_error, parser)  # type: ignore
     parser.add_argument("file", help=".mlir (aten or lowered), .pt2, saved program, or .pte")
     parser.add_argument("--inputs", help=".npz of the inputs, in order")
     parser.add_argument("--weights", metavar="FILE",
