@@ -26,7 +26,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xnnc.dialects import aten, xnn
-from xnnc.errors import XnncError
+from xnnc.errors import OptionError, XnncError
 
 Supported = Callable[[Operation], str | None]
 
@@ -191,6 +191,19 @@ class PartitionPass(ModulePass):
     name = "xnn-partition"
     exclude: tuple[str, ...] = ()
     strict: bool = False
+
+    def __post_init__(self) -> None:
+        from xnnc.conversion.aten_to_xnn import lowered_ops
+
+        names = tuple(n for item in self.exclude for n in item.split(",") if n)  # "a,b" quoted
+        object.__setattr__(self, "exclude", names)
+        valid = {op.name for op in lowered_ops()}
+        unknown = [n for n in names if n not in valid]
+        if unknown:
+            raise OptionError(
+                f"xnn-partition: exclude: unknown op {', '.join(map(repr, unknown))}; valid: "
+                + ", ".join(sorted(valid))
+            )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xnnc.conversion.aten_to_xnn import convertible

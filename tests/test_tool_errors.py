@@ -135,6 +135,8 @@ def test_stdin_that_is_not_a_pt2_is_named_stdin(monkeypatch, capsys) -> None:
         ("xnn-fp16-precision{mode=half}",
          "xnn-fp16-precision: unknown mode 'half'; expected one of auto, native, fp32"),
         ("xnnc-pipeline{fp16=half}", "xnnc-pipeline: fp16: unknown mode 'half'"),
+        ('xnn-partition{exclude="aten.relu,aten.eluu"}',
+         "xnn-partition: exclude: unknown op 'aten.eluu'; valid: "),
         ("cse,frobnicate", "unknown pass 'frobnicate'; available passes: canonicalize, "),
         ("cse{", "pass-pipeline:1:5: Expected argument name here in 'cse{'"),
     ],
