@@ -140,7 +140,8 @@ def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, A
     if not any(isinstance(op, xnn.SubgraphOp) for op in module.walk()):
         reference = module.clone()
         lower(module, options)
-    return Program(module, options, threads=args.threads, profile=True), reference
+    # The module's `#xnn.target` (set by `lower`, or given with lowered IR) decides the blobs.
+    return Program(module, threads=args.threads, profile=True), reference
 
 
 def run(args: argparse.Namespace) -> int:
