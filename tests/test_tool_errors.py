@@ -461,3 +461,18 @@ func.func @f(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {
     code, out, err = _run(xnn_opt.main, [str(path)], capsys)
     assert (code, err) == (0, "")
     assert "aten.slice %x" in out
+
+
+def test_an_unterminated_string_fails_at_once(tmp_path) -> None:
+    """xDSL's string pattern backtracked exponentially on an unterminated literal (minutes
+    for this line); the fuzzer's time limit turns a hang into a failed case."""
+    from xnnc.benchmarks.fuzz import run_case
+
+    path = str(tmp_path / "string.mlir")
+    text = ('builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", '
+            'arch = "x2, features = [], threads = 1>} {\n}\n')  # fmt: skip
+    outcome = run_case(path, text, [], time_limit=10)
+    assert (outcome.kind, outcome.message) == (
+        "error",
+        f"{path}:1:82: error: End of file reached before closing string literal.",
+    )
