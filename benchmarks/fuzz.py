@@ -1,10 +1,12 @@
 """Fuzz `xnn-opt` with mutated IR and random pipelines: every failure must be one line.
 
-    python -m xnnc.benchmarks.fuzz --cases 5000 [--seed 0] [--save-bugs DIR]
+    python -m xnnc.benchmarks.fuzz --cases 5000 [--seed 0] [--zoo] [--save-bugs DIR]
 
-Seeds are the lit tests' inputs (split at `// -----`) and modules imported from small
-models, at the `aten` level and lowered to `xnn`. Each case mutates a seed (tokens dropped,
-duplicated, swapped or replaced; numbers, shapes, attributes and op names changed) and runs
+Seeds are the lit tests' inputs (split at `// -----`, those that verify) and modules
+imported from small models (`--zoo`: the example models too), at the `aten` level and
+lowered to `xnn`, their weights in one `--weights` file. Each case mutates a seed (tokens
+dropped, duplicated, swapped or replaced; the input cut short; numbers, shapes, element
+types and op names changed, once or everywhere at once) and runs
 `xnn-opt`'s main in-process with a random pipeline drawn from `xnnc.get_all_passes()` with
 valid and invalid options. A case passes when main returns 0, or returns non-zero with one
 line on stderr that says where (`file:line:col: error:`, or `xnn-opt: error:` naming the
@@ -132,7 +134,10 @@ def _mutate_tokens(rng: random.Random, tokens: list[str], vocabulary: list[str])
     if not solid:
         return
     i = rng.choice(solid)
-    action = rng.randrange(9)
+    action = rng.randrange(10)
+    if action == 9:
+        del tokens[i:]  # the input ends early
+        return
     if action >= 7:
         # Everywhere at once, so types stay consistent: f32 -> bf16, 4x4 -> 5x3, 2 -> 3.
         k = rng.choice(solid)
