@@ -14,7 +14,10 @@ function: each `xnn.subgraph` on the extended runtime, every op outside XNNPACK 
 from __future__ import annotations
 
 import io
+import os
+import warnings
 import zipfile
+import zlib
 from collections.abc import Sequence
 from threading import local
 from typing import Any
@@ -30,7 +33,7 @@ import xnnc
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph, target_of
-from xnnc.errors import XnncError
+from xnnc.errors import OptionError, TrainingModeWarning, XnncError
 from xnnc.interpreter.aten import AtenFunctions, check_inputs
 from xnnc.options import CompileOptions
 from xnnc.target import Target
@@ -191,8 +194,42 @@ def _outside_weights(func: FuncOp) -> dict[str, np.ndarray]:
     return weights
 
 
+def _check_program_file(path: Any) -> None:
+    """Raise XnncError naming `path` unless it is an intact program file of our format."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise XnncError(f"load: expected a file path, got {type(path).__name__}")
+    if not os.path.exists(path):
+        raise XnncError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise XnncError(f"{path}: is a directory, not an xnnc program file")
+    if not zipfile.is_zipfile(path):
+        raise XnncError(f"{path}: not an xnnc program file (not a zip archive; truncated?)")
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+            if "format" not in names:
+                raise XnncError(f"{path}: not an xnnc program file (no 'format' member)")
+            marker = z.read("format").decode(errors="replace").split("\n", 1)[0]
+            if marker != PROGRAM_FORMAT:
+                kind = "format version" if marker.startswith("xnnc-program-") else "marker"
+                raise XnncError(
+                    f"{path}: {kind} '{marker[:40]}', but this xnnc reads '{PROGRAM_FORMAT}'"
+                )
+            missing = sorted({"program.mlir", "weights.npz"} - names)
+            if missing:
+                raise XnncError(f"{path}: damaged program file: {', '.join(missing)} missing")
+            damaged = z.testzip()
+            if damaged is not None:
+                raise XnncError(f"{path}: damaged program file: {damaged} fails its CRC check")
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as e:
+        raise XnncError(f"{path}: damaged program file ({e})") from None
+
+
 def load(path: str, threads: int | None = None, profile: bool = False) -> Program:
-    """A program saved by `Program.save` (not a .pte: run those with ExecuTorch)."""
+    """A program saved by `Program.save` (not a .pte: run those with ExecuTorch).
+    XnncError naming the file if it is missing, not a program file, damaged, or of another
+    format version."""
+    _check_program_file(path)
     try:
         z = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as e:
@@ -235,15 +272,28 @@ def compile(
     `options` (a CompileOptions), or its fields as keywords, which override it: target
     (a Target or a string such as "stock", "extended,x86-64-avx2,threads=2"), threads,
     exclude (aten op names kept out of XNNPACK), disable (passes or rewrite sets, e.g.
-    "xnn-polyphase"), fp16 ("auto", "native" or "fp32"). Checked before any work starts."""
+    "xnn-polyphase"), fp16 ("auto", "native" or "fp32"). Checked before any work starts.
+
+    A module in training mode is compiled as it is (torch.export records dropout and
+    batch-norm as in training), with a one-line `TrainingModeWarning` naming its class:
+    call `model.eval()` first for inference."""
     from xnnc.frontend.fx_importer import export_program, import_model
     from xnnc.pipeline import lower
 
     if isinstance(example_inputs, CompileOptions) and options is None:
         options, example_inputs = example_inputs, None  # compile(exported_program, options)
+    if options is not None and not isinstance(options, CompileOptions):
+        raise OptionError(f"options: expected a CompileOptions, got {type(options).__name__}")
     options = CompileOptions.of(
         options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16
     )
+    if isinstance(model, torch.nn.Module) and model.training:
+        warnings.warn(
+            f"xnnc.compile: model {type(model).__name__} is in training mode (dropout and "
+            "batch norm act as in training); call model.eval() first for inference",
+            TrainingModeWarning,
+            stacklevel=2,
+        )
     ep = export_program(model, example_inputs)
     module = lower(import_model(ep), options)
     return Program(module, options, profile=profile, exported=ep)

@@ -7,6 +7,7 @@ them: `OptionError` (here), `ModelImportError` (frontend), `ReferenceRunError` (
 reference interpreter), `PartitionError` and `ConversionError` (conversion), `ShapeError`
 and `SerializeError` (backend_xnnpack). XNNPACK's own failures are `XnnpackError`, a
 RuntimeError: the runtime validates first, so they are not the user's input.
+`TrainingModeWarning` is the one warning: a module compiled in training mode.
 """
 
 from __future__ import annotations
@@ -18,3 +19,8 @@ class XnncError(ValueError):
 
 class OptionError(XnncError):
     """A compile option (or pass option) that is unknown or out of range."""
+
+
+class TrainingModeWarning(UserWarning):
+    """`xnnc.compile` was given a module in training mode: dropout and batch-norm behave as in
+    training in what it compiles (call `model.eval()` first for inference)."""

@@ -128,15 +128,9 @@ def _parse_target(text: Any) -> Target:
 
 
 def _check_exclude(names: tuple[str, ...]) -> None:
-    from xnnc.conversion.aten_to_xnn import lowered_ops
+    from xnnc.conversion.partition import check_exclude
 
-    valid = {op.name for op in lowered_ops()}
-    unknown = [n for n in names if n not in valid]
-    if unknown:
-        raise OptionError(
-            f"exclude: unknown op {', '.join(map(repr, unknown))}; valid: "
-            + ", ".join(sorted(valid))
-        )
+    check_exclude(names)
 
 
 def _check_disable(names: tuple[str, ...], target: Target) -> None:

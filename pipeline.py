@@ -109,6 +109,10 @@ class XnncPipelinePass(ModulePass):
     exclude: tuple[str, ...] = ()
     disable: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # Checked when the pipeline is built, not after the passes before this one ran.
+        CompileOptions(self.target or "extended", self.fp16, self.exclude, self.disable)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = self.target or target_of(op)
         lower(op, CompileOptions(target, self.fp16, self.exclude, self.disable), ctx)
@@ -121,6 +125,9 @@ class SetTargetPass(ModulePass):
 
     name = "xnn-set-target"
     target: str = "extended"
+
+    def __post_init__(self) -> None:
+        CompileOptions(target=self.target)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         set_target(op, CompileOptions(target=self.target).target)

@@ -120,6 +120,8 @@ def convertible(op: Operation) -> str | None:
     for v in (*op.operands, *(r for r in op.results if r.uses)):
         if isinstance(v.type, TensorType) and v.type.element_type not in allowed:
             return f"dtype {v.type.element_type} (XNNPACK runs {', '.join(map(str, allowed))})"
+        if isinstance(v.type, TensorType) and not v.type.has_static_shape():
+            return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
     return lowering_.check(op)
 
 

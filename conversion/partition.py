@@ -26,7 +26,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xnnc.dialects import aten, xnn
-from xnnc.errors import XnncError
+from xnnc.errors import OptionError, XnncError
 
 Supported = Callable[[Operation], str | None]
 
@@ -180,6 +180,20 @@ def partition_func(func: FuncOp, supported: Supported) -> list[xnn.SubgraphOp]:
     return subgraphs
 
 
+def check_exclude(names: tuple[str, ...]) -> None:
+    """OptionError listing the valid names unless each of `names` is an op conversion lowers
+    (excluding any other op would do nothing: most likely a typo)."""
+    from xnnc.conversion.aten_to_xnn import lowered_ops
+
+    valid = {op.name for op in lowered_ops()}
+    unknown = [n for n in names if n not in valid]
+    if unknown:
+        raise OptionError(
+            f"exclude: unknown op {', '.join(map(repr, unknown))}; valid: "
+            + ", ".join(sorted(valid))
+        )
+
+
 @dataclass(frozen=True)
 class PartitionPass(ModulePass):
     """Group the ops conversion can lower into `xnn.subgraph` regions.
@@ -191,6 +205,11 @@ class PartitionPass(ModulePass):
     name = "xnn-partition"
     exclude: tuple[str, ...] = ()
     strict: bool = False
+
+    def __post_init__(self) -> None:
+        names = tuple(n for item in self.exclude for n in item.split(",") if n)  # "a,b" quoted
+        object.__setattr__(self, "exclude", names)
+        check_exclude(names)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xnnc.conversion.aten_to_xnn import convertible

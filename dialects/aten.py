@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     BoolAttr,
     DenseArrayBase,
@@ -894,6 +895,8 @@ class SliceOp(AtenOp):
         step = self.step.value.data if self.step is not None else 1
         if step < 1:
             _fail(f"step must be positive, got {step}")
+        if x[d] == DYNAMIC_INDEX:
+            return  # the sliced length is known only at run time
         start, end, _ = slice(
             self.start.value.data if self.start is not None else None,
             self.end.value.data if self.end is not None else None,

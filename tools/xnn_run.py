@@ -1,37 +1,59 @@
 """`xnn-run`: run a model file on XNNPACK and compare it against the reference.
 
     xnn-run model.mlir                  # `aten` IR: compiled, run, checked vs the interpreter
+    xnn-run model.mlir --weights w.npz  # the data of weights printed elided, by name
+    xnn-run model.pt2                   # torch.export.save: imported, then as .mlir
     xnn-run model.xnnc --inputs in.npz  # a saved program (xnnc.Program.save)
     xnn-run model.pte --threads 2       # a .pte on stock ExecuTorch (no reference to compare)
 
 Inputs are random (seeded) unless `--inputs` names an .npz whose arrays are the inputs in
 order (`arr_0`, `arr_1`, ... as `np.savez` writes them). Prints the max error against the
-reference, the median latency, and the per-node profile. Errors are one line, exit 1.
+reference, the median latency, and the per-node profile. IR is verified before it is
+compiled. Errors are one line (`file:line:col: error: ...` for IR), exit 1; bad flags exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
+import traceback
+import types
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import torch
 
+from xnnc.tools.xnn_opt import (
+    ToolError,
+    import_pt2_file,
+    load_weights,
+    one_line,
+    one_line_usage_error,
+    parse_ir,
+    read_npz,
+)
+
 
 class RunError(Exception):
     """An error for the user: one line, exit 1."""
 
 
-def _random_inputs(func: Any, seed: int) -> list[torch.Tensor]:
+def _random_inputs(path: str, func: Any, seed: int) -> list[torch.Tensor]:
+    from xdsl.dialects.builtin import TensorType
+
     from xnnc.frontend.schema import TORCH_DTYPES
 
     gen = torch.Generator().manual_seed(seed)
     inputs = []
-    for t in func.function_type.inputs.data:
+    for i, t in enumerate(func.function_type.inputs.data):
+        if not isinstance(t, TensorType) or t.element_type not in TORCH_DTYPES:
+            raise RunError(f"{path}: input {i} of type {t} has no random values: give --inputs")
+        if not t.has_static_shape():
+            raise RunError(f"{path}: input {i} has a dynamic shape ({t}): give --inputs")
         dtype = TORCH_DTYPES[t.element_type]
         shape = tuple(t.get_shape())
         if dtype.is_floating_point:
@@ -43,23 +65,15 @@ def _random_inputs(func: Any, seed: int) -> list[torch.Tensor]:
     return inputs
 
 
-def _position(key: str) -> int:
-    """np.savez names positional arrays arr_0, arr_1, ...: order by that number."""
-    tail = key.rsplit("_", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
-
-
 def _npz_inputs(path: str) -> list[torch.Tensor]:
-    try:
-        with np.load(path) as data:
-            keys = sorted(
-                data.files, key=lambda k: int(k.split("_")[-1]) if k[-1:].isdigit() else 0
-            )
-            return [torch.from_numpy(np.array(data[k])) for k in keys]
-    except FileNotFoundError:
-        raise RunError(f"{path}: no such file") from None
-    except (OSError, ValueError) as e:
-        raise RunError(f"{path}: not an .npz of inputs ({e})") from None
+    """The arrays of an .npz in argument order: np.savez names them arr_0, arr_1, ..."""
+    arrays = read_npz(path, "inputs")
+
+    def position(key: str) -> int:
+        tail = key.rsplit("_", 1)[-1]
+        return int(tail) if tail.isdigit() else 0
+
+    return [torch.from_numpy(np.array(arrays[k])) for k in sorted(arrays, key=position)]
 
 
 def _time(fn: Any, inputs: Sequence[torch.Tensor], repeat: int) -> float:
@@ -83,9 +97,55 @@ def _as_tuple(x: Any) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+def _read_module(path: str, weights: str | None) -> Any:
+    """`.mlir` or `.pt2` -> a verified `aten` (or lowered) module."""
+    if path.endswith(".pt2"):
+        return import_pt2_file(path, path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise RunError(f"{path}: no such file") from None
+    except OSError as e:
+        raise RunError(f"{path}: cannot read it ({e.strerror})") from None
+    module = parse_ir(data, path, load_weights(weights))
+    _check_weights_have_data(module, path)
+    return module
+
+
+def _check_weights_have_data(module: Any, path: str) -> None:
+    from xnnc.dialects.weights import WeightAttr
+
+    for op in module.walk():
+        for value in op.properties.values():
+            if isinstance(value, WeightAttr) and not value.data.has_data:
+                raise RunError(
+                    f"{path}: weight '{value.data.name}' has no data (printed elided): "
+                    "print it with xnn-opt --print-weights, or pass --weights FILE.npz"
+                )
+
+
+def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, Any]:
+    """(Program, the reference module or None) for IR or a .pt2."""
+    from xdsl.dialects.func import FuncOp
+
+    from xnnc.dialects import xnn
+    from xnnc.driver import Program
+    from xnnc.pipeline import lower
+
+    module = _read_module(path, args.weights)
+    if not any(isinstance(op, FuncOp) for op in module.ops):
+        raise RunError(f"{path}: no func.func to run")
+    reference = None
+    if not any(isinstance(op, xnn.SubgraphOp) for op in module.walk()):
+        reference = module.clone()
+        lower(module, options)
+    # The module's `#xnn.target` (set by `lower`, or given with lowered IR) decides the blobs.
+    return Program(module, threads=args.threads, profile=True), reference
+
+
 def run(args: argparse.Namespace) -> int:
     import xnnc
-    from xnnc.dialects import xnn
     from xnnc.driver import Program, load
     from xnnc.options import CompileOptions
 
@@ -112,31 +172,20 @@ def run(args: argparse.Namespace) -> int:
             raise RunError(f"{path}: ExecuTorch cannot load it ({e})") from None
         inputs = _npz_inputs(args.inputs)
         program: Any = runtime
-        profile: list = []
+        profile: list | None = []
     else:
-        if path.endswith(".mlir"):
-            try:
-                with open(path) as f:
-                    module = xnnc.parse_module(f.read())
-            except FileNotFoundError:
-                raise RunError(f"{path}: no such file") from None
-            lowered = any(isinstance(op, xnn.SubgraphOp) for op in module.walk())
-            if not lowered:
-                from xnnc.pipeline import lower
-
-                reference = module.clone()
-                lower(module, options)
-            program = Program(module, threads=args.threads, profile=True)
+        if path.endswith((".mlir", ".pt2")):
+            program, reference = _compiled(path, args, options)
         else:
             program = load(path, threads=args.threads, profile=True)
         func = program._func
-        inputs = _npz_inputs(args.inputs) if args.inputs else _random_inputs(func, args.seed)
+        inputs = _npz_inputs(args.inputs) if args.inputs else _random_inputs(path, func, args.seed)
         profile = None
     outputs = _as_tuple(program(*inputs))
     print(f"{path}: {len(outputs)} output(s): " + ", ".join(
         f"{list(o.shape)} {str(o.dtype).removeprefix('torch.')}" for o in outputs))  # fmt: skip
     if reference is not None:
-        want = xnnc.run_reference(reference, inputs)
+        want = xnnc.run_reference(reference, inputs, program._func.sym_name.data)
         print(f"max |error| vs the reference interpreter: {_max_error(outputs, want):.3g}")
     if isinstance(program, Program):
         print(f"partitions: {program.num_partitions}, ops outside XNNPACK: "
@@ -152,14 +201,31 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _at_least(low: int) -> Any:
+    def check(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an int, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    return check
+
+
+def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="xnn-run", description=__doc__.splitlines()[0])
-    parser.add_argument("file", help=".mlir (aten or lowered), saved program, or .pte")
+    parser.error = types.MethodType(one_line_usage_error, parser)  # type: ignore
+    parser.add_argument("file", help=".mlir (aten or lowered), .pt2, saved program, or .pte")
     parser.add_argument("--inputs", help=".npz of the inputs, in order")
+    parser.add_argument("--weights", metavar="FILE",
+                        help="for .mlir: a .npz holding the data of weights printed elided, "
+                        "by name (as xnn-opt --weights)")  # fmt: skip
     parser.add_argument("--target", default="extended",
                         help="for aten IR: a target string, e.g. stock, extended,x86-64-avx2 "
                         "(xnnc.target)")  # fmt: skip
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=_at_least(1), default=1)
     parser.add_argument(
         "--exclude",
         action="append",
@@ -177,26 +243,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fp16", default="auto", choices=("auto", "native", "fp32"),
                         help="fp16 compute for aten IR: XNNPACK's fp16 kernels, fp32, or "
                         "fp32 where fp16 arithmetic is not native (auto)")  # fmt: skip
-    parser.add_argument("--repeat", type=int, default=20, help="timed runs (median)")
-    parser.add_argument("--top", type=int, default=15, help="profile rows to print")
+    parser.add_argument("--repeat", type=_at_least(1), default=20, help="timed runs (median)")
+    parser.add_argument("--top", type=_at_least(0), default=15, help="profile rows to print")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: every failure is one line on stderr."""
+    from xdsl.utils.exceptions import ParseError, VerifyException
+
+    from xnnc.errors import XnncError
+
+    args = _arguments().parse_args(argv)
     try:
         return run(args)
-    except RunError as e:
-        print(f"xnn-run: error: {e}", file=sys.stderr)
+    except (RunError, ToolError) as e:
+        print(f"xnn-run: error: {one_line(str(e))}", file=sys.stderr)
+    except XnncError as e:
+        message = one_line(str(e)) or type(e).__name__
+        where = "" if message.startswith(args.file) else f"{args.file}: "
+        print(f"xnn-run: error: {where}{message}", file=sys.stderr)
+    except ParseError as e:
+        print(f"{e.span.get_location()}: error: {one_line(e.msg)}", file=sys.stderr)
+    except VerifyException as e:
+        print(one_line(str(e)), file=sys.stderr)
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        return 130
     except Exception as e:  # noqa: BLE001 - the user gets one line, never a traceback
-        from xdsl.utils.exceptions import ParseError
-
-        if isinstance(e, ParseError):
-            loc = e.span.get_location()
-            print(f"{loc}: error: {e.msg.splitlines()[0]}", file=sys.stderr)
-        else:
-            msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            where = "" if msg.startswith(args.file) else f"{args.file}: "
-            print(f"xnn-run: error: {where}{msg}", file=sys.stderr)
+        print(f"xnn-run: internal error: {args.file}: {type(e).__name__}: {one_line(str(e))}",
+              file=sys.stderr)  # fmt: skip
+        if os.environ.get("XNNC_TRACEBACK"):
+            traceback.print_exc()
     return 1
 
 

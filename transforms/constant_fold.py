@@ -26,9 +26,11 @@ Does nothing to an op when:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import ClassVar
 
 import torch
 from xdsl.context import Context
@@ -185,6 +187,7 @@ class FoldConstantsPass(ModulePass):
     one op's results."""
 
     name = "fold-constants"
+    option_ranges: ClassVar = {"max_bytes": (0, math.inf)}
     max_bytes: int = MAX_BYTES
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -37,7 +37,9 @@ with `two-d=false`, 2-D convolutions (input or kernel height above 1).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 from xdsl.context import Context
@@ -221,6 +223,7 @@ class ConvAsGemmPass(ModulePass):
     ignore-target: rewrite whatever the module's target (false; for experiments and tests)."""
 
     name = "xnn-conv-as-gemm"
+    option_ranges: ClassVar = {"min_output_channels": (1, math.inf)}
     min_output_channels: int = MIN_OUTPUT_CHANNELS
     two_d: bool = True
     ignore_target: bool = False

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 from xdsl.context import Context
@@ -325,6 +326,7 @@ class PolyphasePass(ModulePass):
     default, measured); depthwise: rewrite depthwise deconvolutions too."""
 
     name = "xnn-polyphase"
+    option_ranges: ClassVar = {"max_kernel_growth": (1.0, math.inf)}
     pad_kernels: bool = True
     max_kernel_growth: float = MAX_KERNEL_GROWTH
     depthwise: bool = True

@@ -13,8 +13,10 @@ often for larger inputs (the copies write the output's size twice: down to 0.5x)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -118,6 +120,7 @@ class UpsampleNearestPass(ModulePass):
     that take the copies."""
 
     name = "xnn-upsample-nearest"
+    option_ranges: ClassVar = {"min_channels": (1, math.inf), "max_input_bytes": (0, math.inf)}
     min_channels: int = MIN_CHANNELS
     max_input_bytes: int = MAX_INPUT_BYTES
 

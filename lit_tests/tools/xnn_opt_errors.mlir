@@ -19,13 +19,60 @@
 
 // RUN: not xnn-opt %s -p frobnicate 2>&1 | filecheck %s --check-prefix=UNKNOWN-PASS
 // UNKNOWN-PASS-NOT: Traceback
-// UNKNOWN-PASS: {{^}}xnn-opt: error: Unrecognized passes: ['frobnicate']; available passes: canonicalize, {{.*}}cse, dce{{.*$}}
+// UNKNOWN-PASS: {{^}}xnn-opt: error: unknown pass 'frobnicate'; available passes: canonicalize, {{.*}}cse, dce{{.*$}}
 // UNKNOWN-PASS-NOT: {{.}}
 
 // RUN: not xnn-opt %s -p 'canonicalize{foo=1}' 2>&1 | filecheck %s --check-prefix=PASS-OPTION
 // PASS-OPTION-NOT: Traceback
-// PASS-OPTION: {{^}}xnn-opt: error: {{.*}}"foo"{{.*$}}
+// PASS-OPTION: {{^}}xnn-opt: error: canonicalize: unknown option 'foo'; options: disabled-patterns, enabled-patterns{{$}}
 // PASS-OPTION-NOT: {{.}}
+
+// A pass option error names the pass, the option (kebab-case), its type and the value.
+// RUN: not xnn-opt %s -p 'xnn-polyphase{max-kernel-growth=abc}' 2>&1 | filecheck %s --check-prefix=OPTION-TYPE
+// OPTION-TYPE: {{^}}xnn-opt: error: xnn-polyphase: option max-kernel-growth expects a float, got 'abc'{{$}}
+// OPTION-TYPE-NOT: {{.}}
+// RUN: not xnn-opt %s -p 'xnn-fold-pad{depthwise=1}' 2>&1 | filecheck %s --check-prefix=OPTION-BOOL
+// OPTION-BOOL: {{^}}xnn-opt: error: xnn-fold-pad: option depthwise expects a bool (true or false), got 1{{$}}
+// RUN: not xnn-opt %s -p 'fold-constants{max_bytes=1.5}' 2>&1 | filecheck %s --check-prefix=OPTION-INT
+// OPTION-INT: {{^}}xnn-opt: error: fold-constants: option max-bytes expects an int, got 1.5{{$}}
+
+// Numeric options are range-checked; an integer literal is a valid float.
+// RUN: not xnn-opt %s -p 'xnn-polyphase{max-kernel-growth=-1.0}' 2>&1 | filecheck %s --check-prefix=OPTION-RANGE
+// OPTION-RANGE: {{^}}xnn-opt: error: xnn-polyphase: option max-kernel-growth must be in [1, inf), got -1.0{{$}}
+// OPTION-RANGE-NOT: {{.}}
+// RUN: not xnn-opt %s -p 'xnn-conv-as-gemm{min-output-channels=0}' 2>&1 | filecheck %s --check-prefix=OPTION-RANGE-INT
+// OPTION-RANGE-INT: {{^}}xnn-opt: error: xnn-conv-as-gemm: option min-output-channels must be in [1, inf), got 0{{$}}
+// RUN: xnn-opt %s -p 'xnn-polyphase{max-kernel-growth=2}' | filecheck %s --check-prefix=OPTION-INT-AS-FLOAT
+// OPTION-INT-AS-FLOAT: func.func @twice
+
+// A malformed pipeline says where in the spec; a bad target string is caught before any pass.
+// RUN: not xnn-opt %s -p 'xnn-polyphase{max-kernel-growth=}' 2>&1 | filecheck %s --check-prefix=SPEC
+// SPEC: {{^}}xnn-opt: error: pass-pipeline:1:33: Unknown argument value, {{.*}} in 'xnn-polyphase{max-kernel-growth=}'{{$}}
+// SPEC-NOT: {{.}}
+// RUN: not xnn-opt %s -p 'canonicalize,xnnc-pipeline{target=bogus}' 2>&1 | filecheck %s --check-prefix=PIPELINE-TARGET
+// PIPELINE-TARGET: {{^}}xnn-opt: error: xnnc-pipeline: unknown word 'bogus' in target 'bogus'; valid: {{.*$}}
+// PIPELINE-TARGET-NOT: {{.}}
+
+// Bytes that are not text name the file; an empty file is an empty module, as in mlir-opt.
+// RUN: %python -c "import sys; open(sys.argv[1], 'wb').write(b'ab\x96cd')" %t.bin.mlir
+// RUN: not xnn-opt %t.bin.mlir 2>&1 | filecheck %s --check-prefix=NOT-TEXT
+// NOT-TEXT: {{^}}xnn-opt: error: {{.*}}.bin.mlir: not UTF-8 text: byte 0x96 at offset 2{{$}}
+// NOT-TEXT-NOT: {{.}}
+// RUN: %python -c "open('%t.empty.mlir', 'w')"
+// RUN: xnn-opt %t.empty.mlir | filecheck %s --check-prefix=EMPTY
+// EMPTY: {{^}}builtin.module {
+// EMPTY-NEXT: {{^}}}
+
+// RUN: cp %s %t.txt
+// RUN: not xnn-opt %t.txt 2>&1 | filecheck %s --check-prefix=KIND
+// KIND: {{^}}xnn-opt: error: {{.*}}.txt: unknown input kind 'txt'; name it with -f mlir or -f pt2{{$}}
+// `-` and no file both read stdin, for every input kind. (lit's builtin `cat` drops
+// PYTHONPATH for the rest of the file: input comes by `<` only.)
+// RUN: xnn-opt - < %s | filecheck %s --check-prefix=STDIN
+// RUN: xnn-opt < %s | filecheck %s --check-prefix=STDIN
+// STDIN: func.func @twice
+// RUN: not xnn-opt -f pt2 - < %s 2>&1 | filecheck %s --check-prefix=STDIN-PT2
+// STDIN-PT2: {{^}}xnn-opt: error: <stdin>: not a torch.export archive (not a zip file){{$}}
 
 // RUN: not xnn-opt %t.does-not-exist.mlir 2>&1 | filecheck %s --check-prefix=NO-FILE
 // NO-FILE-NOT: Traceback

@@ -6,7 +6,7 @@
 // CHECK:      builtin.module attributes {xnn.target = #xnn.target<runtime = "stock", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 2>} {
 // CHECK-NEXT:   func.func @f
 // ARM:        builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch = "arm64", features = ["dotprod", "fp16", "neon"], threads = 1>} {
-// BAD:        {{^}}xnn-opt: error: unknown word 'gpu' in target 'stock,gpu'; valid: {{.*$}}
+// BAD:        {{^}}xnn-opt: error: xnn-set-target: unknown word 'gpu' in target 'stock,gpu'; valid: {{.*$}}
 // BAD-NOT:    Traceback
 builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch = "x86_64", features = [], threads = 1>} {
   func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {

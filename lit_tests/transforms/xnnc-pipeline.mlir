@@ -26,9 +26,9 @@
 // OFF-NOT:     xnn.depth_to_space_2d
 // OFF:         xnn.static_broadcast
 
-// BAD-DISABLE: {{^}}xnn-opt: error: disable: unknown pass or pattern 'xnn-polyfase'; valid: {{.*}}xnn-polyphase{{.*$}}
+// BAD-DISABLE: {{^}}xnn-opt: error: xnnc-pipeline: disable: unknown pass or pattern 'xnn-polyfase'; valid: {{.*}}xnn-polyphase{{.*$}}
 // BAD-DISABLE-NOT: {{.}}
-// NEEDED: {{^}}xnn-opt: error: disable: xnn-legalize-casts cannot be disabled for the stock runtime: {{.*$}}
+// NEEDED: {{^}}xnn-opt: error: xnnc-pipeline: disable: xnn-legalize-casts cannot be disabled for the stock runtime: {{.*$}}
 // BAD-TARGET: {{^}}xnn-opt: error: {{.*}}avx9{{.*$}}
 // BAD-TARGET-NOT: Traceback
 // BAD-PATTERN: {{^}}xnn-opt: error: canonicalize: unknown pattern 'Bogus' in disabled-patterns; valid names: {{.*}}FoldPadIntoConv{{.*$}}
