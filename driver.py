@@ -4,11 +4,19 @@
     outputs = program(*inputs)
     program.profile()            # per-node XNNPACK timings of the last call
     program.save("m.xnnc")       # our program file (IR + blobs); "m.pte" for ExecuTorch
+                                 # (needs compile(..., savable=True))
 
 A model goes frontend -> pipeline (conversion, transforms, legalization) -> backend once,
 under one `CompileOptions` checked before any work starts. A Program runs the top-level
 function: each `xnn.subgraph` on the extended runtime, every op outside XNNPACK on torch
 (the reference implementations), so a partially delegated model still runs end to end.
+
+Memory: a compiled program holds the weights once, in XNNPACK's packed form. The blobs are
+serialized with the weights in place (named data, `serialize_subgraph_named`) and dropped
+once XNNPACK has packed them; unless compiled with `savable=True`, the ExportedProgram is
+not kept and the weights used only inside subgraphs (and the copies conversion made of them:
+permuted filters, folded batch norms) leave the IR. `blobs` and `save` serialize again from
+the IR, so they need a savable program.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from xdsl.interpreters.func import FuncFunctions
 import xnnc
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
-from xnnc.dialects.xnn import serialize_subgraph, target_of
+from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
 from xnnc.errors import XnncError
 from xnnc.interpreter.aten import AtenFunctions, check_inputs
 from xnnc.options import CompileOptions
@@ -64,21 +72,20 @@ class Program:
     ):
         """`module` is lowered; `options` are those it was compiled with (by default its
         `#xnn.target` and nothing else); `threads` overrides the target's thread count for
-        running; `blobs` are the subgraphs' serialized blobs when already known."""
-        from xnnc.backend_xnnpack.runtime import XnnRuntime
-
+        running; `blobs` are the subgraphs' serialized blobs when already known (they are
+        not kept); `exported` is the ExportedProgram a `.pte` save lowers."""
         self.module = module
         self.options = options or CompileOptions(target=target_of(module))
         self.threads = self.options.target.threads if threads is None else threads
         self._exported = exported
+        self._unsavable: str | None = None  # why `blobs`/`save` cannot serialize again
+        self._blobs: list[bytes] | None = None  # kept by load(savable=True) only
         self.subgraphs = [op for op in module.walk() if isinstance(op, xnn.SubgraphOp)]
-        runtime = self.options.target.runtime
-        self.blobs = list(blobs) if blobs is not None else [
-            serialize_subgraph(sub, runtime) for sub in self.subgraphs
-        ]  # fmt: skip
+        if blobs is not None and len(blobs) != len(self.subgraphs):
+            raise XnncError(f"{len(blobs)} blobs for {len(self.subgraphs)} subgraphs")
         self.runtimes = {
-            sub: XnnRuntime(blob, threads=self.threads, profile=profile)
-            for sub, blob in zip(self.subgraphs, self.blobs, strict=True)
+            sub: self._runtime(sub, None if blobs is None else blobs[i], profile)
+            for i, sub in enumerate(self.subgraphs)
         }
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
         self._interpreter = Interpreter(module)
@@ -87,9 +94,46 @@ class Program:
         self._interpreter.register_implementations(SubgraphFunctions(self.runtimes))
         self._direct = self._whole_subgraph()
 
+    def _runtime(self, sub: xnn.SubgraphOp, blob: bytes | None, profile: bool) -> Any:
+        """The extended runtime of `sub`: from `blob`, else serialized with the weights in
+        place (no copy: XNNPACK packs them from the IR's buffers)."""
+        from xnnc.backend_xnnpack.runtime import XnnRuntime
+
+        if blob is not None:
+            return XnnRuntime(blob, threads=self.threads, profile=profile)
+        blob, named = serialize_subgraph_named(sub, self.options.target.runtime)
+        return XnnRuntime(blob, named, threads=self.threads, profile=profile)
+
     @property
     def target(self) -> Target:
         return self.options.target
+
+    @property
+    def blobs(self) -> list[bytes]:
+        """The subgraphs' delegate blobs, serialized again from the IR on each access."""
+        self._check_savable("Program.blobs")
+        if self._blobs is not None:
+            return list(self._blobs)
+        runtime = self.options.target.runtime
+        return [serialize_subgraph(sub, runtime) for sub in self.subgraphs]
+
+    def _check_savable(self, what: str) -> None:
+        if self._unsavable is not None:
+            raise XnncError(f"{what}: {self._unsavable}")
+
+    def _release_weights(self, why: str) -> None:
+        """Drop the data of the weights only subgraphs use: XNNPACK holds them now."""
+        outside = {
+            op.value.data
+            for op in self._func.body.block.ops
+            if isinstance(op, aten.ConstantOp) and isinstance(op.value, WeightAttr)
+        }
+        for sub in self.subgraphs:
+            for op in sub.body.block.ops:
+                if isinstance(op, xnn.ConstantOp) and isinstance(op.value, WeightAttr):
+                    if op.value.data not in outside:
+                        op.value.data.data = None
+        self._unsavable = why
 
     def _whole_subgraph(self) -> Any:
         """The runtime, when the function is one subgraph taking the arguments in order and
@@ -136,9 +180,13 @@ class Program:
     def save(self, path: str) -> None:
         """`.pte` (ExecuTorch, through XnncPartitioner with this program's options, for the
         stock runtime) or our program file (anything else)."""
+        self._check_savable(f"Program.save({str(path)!r})")
         if str(path).endswith(".pte"):
             if self._exported is None:
-                raise XnncError("saving a .pte needs the program compiled from a model")
+                raise XnncError(
+                    f"Program.save({str(path)!r}): a .pte needs the program compiled from a "
+                    "model with xnnc.compile(..., savable=True)"
+                )
             from xnnc.pte.export import to_pte
 
             with open(path, "wb") as f:
@@ -164,8 +212,11 @@ def _outside_weights(func: FuncOp) -> dict[str, np.ndarray]:
     return weights
 
 
-def load(path: str, threads: int | None = None, profile: bool = False) -> Program:
-    """A program saved by `Program.save` (not a .pte: run those with ExecuTorch)."""
+def load(
+    path: str, threads: int | None = None, profile: bool = False, *, savable: bool = False
+) -> Program:
+    """A program saved by `Program.save` (not a .pte: run those with ExecuTorch). With
+    `savable`, the program keeps its blobs to save again."""
     try:
         z = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as e:
@@ -187,7 +238,12 @@ def load(path: str, threads: int | None = None, profile: bool = False) -> Progra
                 raise XnncError(f"{path}: subgraph_{i}.xnn is missing")
             blobs.append(z.read(f"subgraph_{i}.xnn"))
     options = CompileOptions(target=target)
-    return Program(module, options, threads=threads, profile=profile, blobs=blobs)
+    program = Program(module, options, threads=threads, profile=profile, blobs=blobs)
+    if savable:
+        program._blobs = blobs
+    else:
+        program._unsavable = "loaded without savable=True: the blobs went to XNNPACK"
+    return program
 
 
 def compile(
@@ -201,6 +257,7 @@ def compile(
     exclude: Sequence[str] | str | None = None,
     disable: Sequence[str] | str | None = None,
     fp16: str | None = None,
+    savable: bool = False,
 ) -> Program:
     """nn.Module + inputs, ExportedProgram or .pt2 (inputs may be left out: then
     `compile(ep, options)`) -> a runnable Program.
@@ -208,7 +265,11 @@ def compile(
     `options` (a CompileOptions), or its fields as keywords, which override it: target
     (a Target or a string such as "stock", "extended,x86-64-avx2,threads=2"), threads,
     exclude (aten op names kept out of XNNPACK), disable (passes or rewrite sets, e.g.
-    "xnn-polyphase"), fp16 ("auto", "native" or "fp32"). Checked before any work starts."""
+    "xnn-polyphase"), fp16 ("auto", "native" or "fp32"). Checked before any work starts.
+
+    `savable` keeps what `Program.save` and `Program.blobs` need: the ExportedProgram and
+    the weights in the IR. Without it the program holds the weights only in XNNPACK's packed
+    form."""
     from xnnc.frontend.fx_importer import export_program, import_model
     from xnnc.pipeline import lower
 
@@ -219,4 +280,11 @@ def compile(
     )
     ep = export_program(model, example_inputs)
     module = lower(import_model(ep), options)
-    return Program(module, options, profile=profile, exported=ep)
+    if savable:
+        return Program(module, options, profile=profile, exported=ep)
+    program = Program(module, options, profile=profile)
+    program._release_weights(
+        "compiled without savable=True: the weights went to XNNPACK; "
+        "compile with xnnc.compile(..., savable=True) to save"
+    )
+    return program

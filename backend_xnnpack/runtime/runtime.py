@@ -99,16 +99,27 @@ def _bf16_to_f32(data: memoryview) -> np.ndarray:
 
 
 class _Constants:
-    """Constant buffers XNNPACK may read: aligned, with XNN_EXTRA_BYTES readable after them,
-    alive as long as the runtime."""
+    """Constant buffers XNNPACK may read, alive as long as the runtime needs them.
+
+    Constants XNNPACK packs (filters and biases of GEMMs and convolutions, `_packed_only`)
+    are passed in place when 16-byte aligned, as stock ExecuTorch passes its named data: the
+    packing routines read within bounds, and these are released once XNNPACK has copied
+    them. Constants operators read while running need XNN_EXTRA_BYTES readable after them;
+    they are passed in place only from caller-owned named data with that room, else copied,
+    so that no view pins the blob once the runtime is built."""
 
     def __init__(self) -> None:
         self.buffers: dict[Hashable, Any] = {}  # a value id (or a tagged one) -> the bytes
 
-    def pointer(self, key: Hashable, data: memoryview | np.ndarray) -> int:
+    def pointer(
+        self, key: Hashable, data: memoryview | np.ndarray, *, packed: bool = False,
+        shared: bool = False,
+    ) -> int:  # fmt: skip
+        """`packed`: XNNPACK copies it at runtime creation; `shared`: the caller keeps it
+        alive (named data), so a view of it pins nothing."""
         view = memoryview(data).cast("B")
-        address = _in_place_address(view)
-        if address is None:
+        address = _in_place_address(view, 0 if packed else capi.EXTRA_BYTES)
+        if address is None or not (packed or shared):
             padded = np.zeros(len(view) + capi.EXTRA_BYTES + 64, dtype=np.uint8)
             start = -padded.ctypes.data % 64
             padded[start : start + len(view)] = np.frombuffer(view, dtype=np.uint8)
@@ -121,8 +132,8 @@ class _Constants:
         self.buffers.pop(key, None)
 
 
-def _in_place_address(view: memoryview) -> int | None:
-    """The address of `view` if XNNPACK may read it where it is, else None."""
+def _in_place_address(view: memoryview, extra: int) -> int | None:
+    """The address of `view` if XNNPACK may read it, and `extra` bytes after it, in place."""
     if not len(view) or view.obj is None:
         return None
     try:
@@ -131,7 +142,7 @@ def _in_place_address(view: memoryview) -> int | None:
         return None
     start = np.frombuffer(view, dtype=np.uint8).ctypes.data
     end = base.ctypes.data + base.nbytes
-    if start % 16 or start + len(view) + capi.EXTRA_BYTES > end:
+    if start % 16 or start + len(view) + extra > end:
         return None
     return start
 
@@ -311,9 +322,9 @@ class XnnRuntime:
         self._ran = False
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
-        self._source = (blob, named_data)  # the constants may be views into these
         self._blob = read_blob(blob, named_data)
         _check_blob(self._blob)
+        self._packed = _packed_only(self._blob)
         self._lib = capi.library()
         _check(self._lib.initialized_status, "xnn_initialize")
         self._constants = _Constants()
@@ -328,6 +339,9 @@ class XnnRuntime:
         except BaseException:
             self.close()
             raise
+        # XNNPACK holds packed copies and the constants it reads in place are in
+        # `_constants`: the blob (maybe the only copy of the weights) can go.
+        self._blob = None
 
     # -- loading --
 
@@ -349,7 +363,7 @@ class XnnRuntime:
         self._runtime = runtime.value
         lib.delete_subgraph(self._subgraph)  # the runtime does not need it
         self._subgraph = None
-        for vid in _packed_only(blob):  # XNNPACK copied these into its packed weights
+        for vid in self._packed:  # XNNPACK copied these into its packed weights
             self._constants.release(vid)
 
     def _define_value(self, xvalue: fb.XValueT) -> None:
@@ -358,7 +372,12 @@ class XnnRuntime:
         vid = tensor.idOut
         dims = _dims(tensor)
         data = self._blob.value_data(vid)
-        pointer = None if data is None else self._constants.pointer(vid, data)
+        pointer = None
+        if data is not None:
+            entries = self._blob.graph.constantData if self._blob.has_header else None
+            shared = bool(entries) and entries[tensor.constantBufferIdx].namedKey is not None
+            pointer = self._constants.pointer(vid, data, packed=vid in self._packed,
+                                              shared=shared)  # fmt: skip
         dtype = XNN_DATATYPE[tensor.datatype]
         common = (len(dims), capi.sizes(dims))
         io = (tensor.externalId, tensor.flags)
