@@ -7,8 +7,9 @@ node op encodes its own table (`op.encode(builder)`, from its kind's entry in no
 Values are numbered in the order they are defined; external inputs take external ids
 0..n-1 and outputs n..n+m-1, as the stock runtime requires. Constants are referenced, never
 copied, until a blob is packed, and a constant defined again with the same bytes (the same
-memory, or equal small literals) and the same type is the same value: an unrolled recurrence
-reads one static weight per step, not a copy each. No xDSL here: this layer sits below the
+memory, or equal small literals) and the same type is the same value, and with another type
+(a reshaped view) shares its bytes: an unrolled recurrence reads one static weight per step,
+not a copy each. No xDSL here: this layer sits below the
 dialects.
 """
 
@@ -55,7 +56,8 @@ class GraphBuilder:
         self._values: list[Any] = []
         self._nodes: list[Any] = []
         self._constants: list[memoryview] = []
-        self._constant_ids: dict[Hashable, int] = {}  # _constant_key -> value id
+        self._constant_ids: dict[Hashable, int] = {}  # (datatype, dims, data key) -> value id
+        self._buffers: dict[Hashable, int] = {}  # _constant_key -> constant buffer index
         self._inputs: list[int] = []
         self._outputs: list[int] = []  # set by finish
 
@@ -74,7 +76,8 @@ class GraphBuilder:
         if datatype not in DATATYPE_NUMBERS:
             raise SerializeError(f"XNNPACK values cannot have datatype {datatype}")
         if data is not None:
-            same = (datatype, tuple(int(d) for d in dims), _constant_key(data))
+            bytes_key = _constant_key(data)
+            same = (datatype, tuple(int(d) for d in dims), bytes_key)
             if same in self._constant_ids:
                 self._ids[key] = self._constant_ids[same]
                 return self._ids[key]
@@ -85,8 +88,10 @@ class GraphBuilder:
         tensor.idOut = vid = len(self._values)
         tensor.externalId, tensor.flags = INVALID_VALUE_ID, 0
         if data is not None:
-            self._constants.append(data)
-            tensor.constantBufferIdx = len(self._constants)
+            if bytes_key not in self._buffers:
+                self._constants.append(data)
+                self._buffers[bytes_key] = len(self._constants)
+            tensor.constantBufferIdx = self._buffers[bytes_key]
             self._constant_ids[same] = vid
         if external == "input":
             tensor.flags = VALUE_FLAG_EXTERNAL_INPUT
