@@ -317,6 +317,7 @@ class XnnRuntime:
     ):
         self._runtime: int | None = None
         self._subgraph: int | None = None
+        self._cache: int | None = None  # xnn_weights_cache_t
         self._pool: int | None = None
         self._profiling = profile
         self._ran = False
@@ -356,11 +357,21 @@ class XnnRuntime:
         x = DefineContext(self, self._subgraph)
         for index, (kind, xnode) in enumerate(zip(blob.node_kinds, blob.graph.xnodes)):
             x.define_node(index, kind, xnode)
+        # A weights cache packs each static weight once however many nodes read it (the
+        # steps of an unrolled LSTM share one value): XNNPACK looks packed weights up by
+        # their source pointers. Its buffer is reserved address space that grows in place.
+        cache = ctypes.c_void_p()
+        size = sum(len(blob.value_data(v)) for v in self._packed) + (1 << 20)
+        _check(lib.create_weights_cache_with_size(size, ctypes.byref(cache)),
+               "xnn_create_weights_cache_with_size")  # fmt: skip
+        self._cache = cache.value
         runtime = ctypes.c_void_p()
         flags = capi.FLAG_BASIC_PROFILING if profile else 0
-        _check(lib.create_runtime_v4(self._subgraph, None, None, self._pool, flags,
+        _check(lib.create_runtime_v4(self._subgraph, self._cache, None, self._pool, flags,
                                      ctypes.byref(runtime)), "xnn_create_runtime_v4")  # fmt: skip
         self._runtime = runtime.value
+        _check(lib.finalize_weights_cache(self._cache, capi.WEIGHTS_CACHE_FINALIZATION_HARD),
+               "xnn_finalize_weights_cache")  # fmt: skip
         lib.delete_subgraph(self._subgraph)  # the runtime does not need it
         self._subgraph = None
         for vid in self._packed:  # XNNPACK copied these into its packed weights
@@ -556,9 +567,11 @@ class XnnRuntime:
                 lib.delete_runtime(self._runtime)
             if self._subgraph is not None:
                 lib.delete_subgraph(self._subgraph)
+            if self._cache is not None:  # after the runtime, which reads it
+                lib.delete_weights_cache(self._cache)
             if self._pool is not None:
                 lib.pthreadpool_destroy(self._pool)
-        self._runtime = self._subgraph = self._pool = None
+        self._runtime = self._subgraph = self._pool = self._cache = None
         self._constants = None
 
     def __del__(self) -> None:
