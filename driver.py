@@ -212,6 +212,21 @@ def _outside_weights(func: FuncOp) -> dict[str, np.ndarray]:
     return weights
 
 
+class _ZipBlobs(Sequence[bytes]):
+    """The blobs of an open program file, read when asked for."""
+
+    def __init__(self, z: zipfile.ZipFile, count: int):
+        self._z, self._count = z, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i: int) -> bytes:  # type: ignore[override]
+        if not 0 <= i < self._count:
+            raise IndexError(i)
+        return self._z.read(f"subgraph_{i}.xnn")
+
+
 def load(
     path: str, threads: int | None = None, profile: bool = False, *, savable: bool = False
 ) -> Program:
@@ -232,17 +247,23 @@ def load(
                 store.add(name, data[name])
         module = xnnc.parse_module(z.read("program.mlir").decode(), store)
         count = sum(1 for op in module.walk() if isinstance(op, xnn.SubgraphOp))
-        blobs = []
         for i in range(count):
             if f"subgraph_{i}.xnn" not in names:
                 raise XnncError(f"{path}: subgraph_{i}.xnn is missing")
-            blobs.append(z.read(f"subgraph_{i}.xnn"))
-    options = CompileOptions(target=target)
-    program = Program(module, options, threads=threads, profile=profile, blobs=blobs)
+        # Read each blob as its runtime is built, so that one blob at a time sits beside
+        # XNNPACK's packed weights.
+        blobs = _ZipBlobs(z, count)
+        if savable:
+            blobs = list(blobs)
+        program = Program(module, CompileOptions(target=target), threads=threads,
+                          profile=profile, blobs=blobs)  # fmt: skip
     if savable:
         program._blobs = blobs
     else:
-        program._unsavable = "loaded without savable=True: the blobs went to XNNPACK"
+        program._unsavable = (
+            "loaded without savable=True: the blobs went to XNNPACK; "
+            "load with xnnc.load(..., savable=True) to save"
+        )
     return program
 
 

@@ -9,8 +9,7 @@ Values are numbered in the order they are defined; external inputs take external
 copied, until a blob is packed, and a constant defined again with the same bytes (the same
 memory, or equal small literals) and the same type is the same value, and with another type
 (a reshaped view) shares its bytes: an unrolled recurrence reads one static weight per step,
-not a copy each. No xDSL here: this layer sits below the
-dialects.
+not a copy each. No xDSL here: this layer sits below the dialects.
 """
 
 from __future__ import annotations
