@@ -187,10 +187,9 @@ class Program:
                     f"Program.save({str(path)!r}): a .pte needs the program compiled from a "
                     "model with xnnc.compile(..., savable=True)"
                 )
-            from xnnc.pte.export import to_pte
+            from xnnc.pte.export import write_pte
 
-            with open(path, "wb") as f:
-                f.write(to_pte(self._exported, options=self.options))
+            write_pte(path, self._exported, options=self.options)
             return
         with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
             z.writestr("format", PROGRAM_FORMAT + "\n" + str(self.target))

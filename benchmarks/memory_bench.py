@@ -1,6 +1,7 @@
 """Memory of compile, load and to_pte against the size of the weights.
 
-    python -m xnnc.benchmarks.memory_bench [--models linear7,resnet] [--what compile,load,to_pte]
+    python -m xnnc.benchmarks.memory_bench [--models linear7,resnet]
+                                           [--what compile,load,to_pte,write_pte]
 
 Targets (issue 12): compile peak <= 1.3x the weights and <= 1.1x after it returns, load
 <= 1.1x, to_pte <= 1.3x.
@@ -12,7 +13,8 @@ the high-water mark reset (`/proc/self/clear_refs`). Extra memory is VmHWM (peak
 (after the call returns, result still alive, garbage collected and `malloc_trim`med)
 minus that baseline, printed as MiB and as a
 ratio to the model's weight bytes. `load` reads a program file saved beforehand by another
-subprocess; its baseline has no model in it.
+subprocess; its baseline has no model in it. `to_pte` returns the `.pte` bytes (alive in
+"after"); `write_pte` streams the same `.pte` to a file, as `Program.save("m.pte")` does.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import torch
 from torch import nn
 
 MIB = 2**20
-WHATS = ("compile", "load", "to_pte")
+WHATS = ("compile", "load", "to_pte", "write_pte")
 
 
 def linear7(small: bool = False) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
@@ -81,7 +83,7 @@ def _weight_bytes(model: nn.Module) -> int:
 def child(name: str, what: str, path: str) -> dict[str, float]:
     """One measurement in this (fresh) process."""
     import xnnc
-    from xnnc.pte import to_pte
+    from xnnc.pte import to_pte, write_pte
 
     make = _factory(name)
     tiny_model, tiny_inputs = make(small=True)
@@ -103,7 +105,10 @@ def child(name: str, what: str, path: str) -> dict[str, float]:
         to_pte(tiny_model, tiny_inputs)
         with torch.no_grad():
             model(*inputs)
-        call = lambda: to_pte(model, inputs)  # noqa: E731
+        if what == "to_pte":
+            call = lambda: to_pte(model, inputs)  # noqa: E731
+        else:
+            call = lambda: write_pte(path + ".pte", model, inputs)  # noqa: E731
     base = _reset_peak()
     result = call()
     gc.collect()

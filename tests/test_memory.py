@@ -97,6 +97,17 @@ def test_named_serialization_points_at_the_model_weights(mlp) -> None:
     assert len(blob) < 4096 < sum(p.numel() * 4 for p in model.parameters())
 
 
+def test_write_pte_streams_the_same_pte(mlp, tmp_path) -> None:
+    from xnnc.pte import StockRuntime, to_pte, write_pte
+
+    model, inputs = mlp
+    path = tmp_path / "m.pte"
+    write_pte(str(path), model, inputs)
+    assert path.read_bytes() == to_pte(model, inputs)
+    with torch.no_grad():
+        _close(StockRuntime(path.read_bytes())(*inputs)[0], model(*inputs), 1e-5)
+
+
 def _array(view: memoryview):
     import numpy as np
 
