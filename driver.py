@@ -4,11 +4,19 @@
     outputs = program(*inputs)
     program.profile()            # per-node XNNPACK timings of the last call
     program.save("m.xnnc")       # our program file (IR + blobs); "m.pte" for ExecuTorch
+                                 # (needs compile(..., savable=True))
 
 A model goes frontend -> pipeline (conversion, transforms, legalization) -> backend once,
 under one `CompileOptions` checked before any work starts. A Program runs the top-level
 function: each `xnn.subgraph` on the extended runtime, every op outside XNNPACK on torch
 (the reference implementations), so a partially delegated model still runs end to end.
+
+Memory: a compiled program holds the weights once, in XNNPACK's packed form. The blobs are
+serialized with the weights in place (named data, `serialize_subgraph_named`) and dropped
+once XNNPACK has packed them; unless compiled with `savable=True`, the ExportedProgram is
+not kept and the weights used only inside subgraphs (and the copies conversion made of them:
+permuted filters, folded batch norms) leave the IR. `blobs` and `save` serialize again from
+the IR, so they need a savable program.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from xdsl.interpreters.func import FuncFunctions
 import xnnc
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
-from xnnc.dialects.xnn import serialize_subgraph, target_of
+from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
 from xnnc.errors import OptionError, TrainingModeWarning, XnncError
 from xnnc.interpreter.aten import AtenFunctions, check_inputs
 from xnnc.options import CompileOptions
@@ -72,21 +80,20 @@ class Program:
     ):
         """`module` is lowered; `options` are those it was compiled with (by default its
         `#xnn.target` and nothing else); `threads` overrides the target's thread count for
-        running; `blobs` are the subgraphs' serialized blobs when already known."""
-        from xnnc.backend_xnnpack.runtime import XnnRuntime
-
+        running; `blobs` are the subgraphs' serialized blobs when already known (they are
+        not kept); `exported` is the ExportedProgram a `.pte` save lowers."""
         self.module = module
         self.options = options or CompileOptions(target=target_of(module))
         self.threads = self.options.target.threads if threads is None else threads
         self._exported = exported
+        self._unsavable: str | None = None  # why `blobs`/`save` cannot serialize again
+        self._blobs: list[bytes] | None = None  # kept by load(savable=True) only
         self.subgraphs = [op for op in module.walk() if isinstance(op, xnn.SubgraphOp)]
-        runtime = self.options.target.runtime
-        self.blobs = list(blobs) if blobs is not None else [
-            serialize_subgraph(sub, runtime) for sub in self.subgraphs
-        ]  # fmt: skip
+        if blobs is not None and len(blobs) != len(self.subgraphs):
+            raise XnncError(f"{len(blobs)} blobs for {len(self.subgraphs)} subgraphs")
         self.runtimes = {
-            sub: XnnRuntime(blob, threads=self.threads, profile=profile)
-            for sub, blob in zip(self.subgraphs, self.blobs, strict=True)
+            sub: self._runtime(sub, None if blobs is None else blobs[i], profile)
+            for i, sub in enumerate(self.subgraphs)
         }
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
         self._profiling = profile
@@ -95,9 +102,46 @@ class Program:
         self._last_profile: list[tuple[str, float]] | None = None
         self._direct = self._whole_subgraph()
 
+    def _runtime(self, sub: xnn.SubgraphOp, blob: bytes | None, profile: bool) -> Any:
+        """The extended runtime of `sub`: from `blob`, else serialized with the weights in
+        place (no copy: XNNPACK packs them from the IR's buffers)."""
+        from xnnc.backend_xnnpack.runtime import XnnRuntime
+
+        if blob is not None:
+            return XnnRuntime(blob, threads=self.threads, profile=profile)
+        blob, named = serialize_subgraph_named(sub, self.options.target.runtime)
+        return XnnRuntime(blob, named, threads=self.threads, profile=profile)
+
     @property
     def target(self) -> Target:
         return self.options.target
+
+    @property
+    def blobs(self) -> list[bytes]:
+        """The subgraphs' delegate blobs, serialized again from the IR on each access."""
+        self._check_savable("Program.blobs")
+        if self._blobs is not None:
+            return list(self._blobs)
+        runtime = self.options.target.runtime
+        return [serialize_subgraph(sub, runtime) for sub in self.subgraphs]
+
+    def _check_savable(self, what: str) -> None:
+        if self._unsavable is not None:
+            raise XnncError(f"{what}: {self._unsavable}")
+
+    def _release_weights(self, why: str) -> None:
+        """Drop the data of the weights only subgraphs use: XNNPACK holds them now."""
+        outside = {
+            op.value.data
+            for op in self._func.body.block.ops
+            if isinstance(op, aten.ConstantOp) and isinstance(op.value, WeightAttr)
+        }
+        for sub in self.subgraphs:
+            for op in sub.body.block.ops:
+                if isinstance(op, xnn.ConstantOp) and isinstance(op.value, WeightAttr):
+                    if op.value.data not in outside:
+                        op.value.data.data = None
+        self._unsavable = why
 
     def _whole_subgraph(self) -> Any:
         """The runtime, when the function is one subgraph taking the arguments in order and
@@ -166,13 +210,16 @@ class Program:
     def save(self, path: str) -> None:
         """`.pte` (ExecuTorch, through XnncPartitioner with this program's options, for the
         stock runtime) or our program file (anything else)."""
+        self._check_savable(f"Program.save({str(path)!r})")
         if str(path).endswith(".pte"):
             if self._exported is None:
-                raise XnncError("saving a .pte needs the program compiled from a model")
-            from xnnc.pte.export import to_pte
+                raise XnncError(
+                    f"Program.save({str(path)!r}): a .pte needs the program compiled from a "
+                    "model with xnnc.compile(..., savable=True)"
+                )
+            from xnnc.pte.export import write_pte
 
-            with open(path, "wb") as f:
-                f.write(to_pte(self._exported, options=self.options))
+            write_pte(path, self._exported, options=self.options)
             return
         with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
             z.writestr("format", PROGRAM_FORMAT + "\n" + str(self.target))
@@ -225,10 +272,27 @@ def _check_program_file(path: Any) -> None:
         raise XnncError(f"{path}: damaged program file ({e})") from None
 
 
-def load(path: str, threads: int | None = None, profile: bool = False) -> Program:
-    """A program saved by `Program.save` (not a .pte: run those with ExecuTorch).
-    XnncError naming the file if it is missing, not a program file, damaged, or of another
-    format version."""
+class _ZipBlobs(Sequence[bytes]):
+    """The blobs of an open program file, read when asked for."""
+
+    def __init__(self, z: zipfile.ZipFile, count: int):
+        self._z, self._count = z, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i: int) -> bytes:  # type: ignore[override]
+        if not 0 <= i < self._count:
+            raise IndexError(i)
+        return self._z.read(f"subgraph_{i}.xnn")
+
+
+def load(
+    path: str, threads: int | None = None, profile: bool = False, *, savable: bool = False
+) -> Program:
+    """A program saved by `Program.save` (not a .pte: run those with ExecuTorch). With
+    `savable`, the program keeps its blobs to save again. XnncError naming the file if it
+    is missing, not a program file, damaged, or of another format version."""
     _check_program_file(path)
     try:
         z = zipfile.ZipFile(path)
@@ -245,13 +309,24 @@ def load(path: str, threads: int | None = None, profile: bool = False) -> Progra
                 store.add(name, data[name])
         module = xnnc.parse_module(z.read("program.mlir").decode(), store)
         count = sum(1 for op in module.walk() if isinstance(op, xnn.SubgraphOp))
-        blobs = []
         for i in range(count):
             if f"subgraph_{i}.xnn" not in names:
                 raise XnncError(f"{path}: subgraph_{i}.xnn is missing")
-            blobs.append(z.read(f"subgraph_{i}.xnn"))
-    options = CompileOptions(target=target)
-    return Program(module, options, threads=threads, profile=profile, blobs=blobs)
+        # Read each blob as its runtime is built, so that one blob at a time sits beside
+        # XNNPACK's packed weights.
+        blobs = _ZipBlobs(z, count)
+        if savable:
+            blobs = list(blobs)
+        program = Program(module, CompileOptions(target=target), threads=threads,
+                          profile=profile, blobs=blobs)  # fmt: skip
+    if savable:
+        program._blobs = blobs
+    else:
+        program._unsavable = (
+            "loaded without savable=True: the blobs went to XNNPACK; "
+            "load with xnnc.load(..., savable=True) to save"
+        )
+    return program
 
 
 def compile(
@@ -265,6 +340,7 @@ def compile(
     exclude: Sequence[str] | str | None = None,
     disable: Sequence[str] | str | None = None,
     fp16: str | None = None,
+    savable: bool = False,
 ) -> Program:
     """nn.Module + inputs, ExportedProgram or .pt2 (inputs may be left out: then
     `compile(ep, options)`) -> a runnable Program.
@@ -276,7 +352,11 @@ def compile(
 
     A module in training mode is compiled as it is (torch.export records dropout and
     batch-norm as in training), with a one-line `TrainingModeWarning` naming its class:
-    call `model.eval()` first for inference."""
+    call `model.eval()` first for inference.
+
+    `savable` keeps what `Program.save` and `Program.blobs` need: the ExportedProgram and
+    the weights in the IR. Without it the program holds the weights only in XNNPACK's packed
+    form."""
     from xnnc.frontend.fx_importer import export_program, import_model
     from xnnc.pipeline import lower
 
@@ -296,4 +376,11 @@ def compile(
         )
     ep = export_program(model, example_inputs)
     module = lower(import_model(ep), options)
-    return Program(module, options, profile=profile, exported=ep)
+    if savable:
+        return Program(module, options, profile=profile, exported=ep)
+    program = Program(module, options, profile=profile)
+    program._release_weights(
+        "compiled without savable=True: the weights went to XNNPACK; "
+        "compile with xnnc.compile(..., savable=True) to save"
+    )
+    return program

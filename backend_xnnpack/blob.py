@@ -141,16 +141,43 @@ def pack_blob(
     here, with `named_key` absent. The graph itself is left unchanged. With `validate`, the blob
     is read back with `read_blob` so that an invalid graph fails here and not in the runtime.
     """
-    if graph.constantData or graph.constantBuffer:
-        raise ValueError("pack_blob: the graph's constant_data/constant_buffer must be empty")
+    views = [memoryview(data).cast("B") for data in constants]
     entries, chunks, offset = [fb.ConstantDataOffsetT()], [], 0
-    for data in constants:
-        view = memoryview(data).cast("B")
+    for view in views:
         entry = fb.ConstantDataOffsetT()
         entry.offset, entry.size = offset, view.nbytes
         entries.append(entry)
         chunks += [view, bytes(_padding(view.nbytes))]
         offset += view.nbytes + _padding(view.nbytes)
+    blob = b"".join([_pack_graph(graph, entries, offset), *chunks])
+    if validate:
+        read_blob(blob)
+    return blob
+
+
+def pack_blob_named(
+    graph: fb.XNNGraphT, constants: Sequence[bytes | memoryview], *, validate: bool = True
+) -> tuple[bytes, dict[str, memoryview]]:
+    """`pack_blob` with the constants left where they are: the blob refers to constant k + 1
+    by the named key `str(k + 1)` and the returned named data maps the keys to views of
+    `constants` (no copy), as stock ExecuTorch's `.pte` mode does with its named data map.
+    The caller keeps `constants` alive as long as a runtime reads them."""
+    named, entries = {}, [fb.ConstantDataOffsetT()]
+    for k, data in enumerate(constants, start=1):
+        named[str(k)] = view = memoryview(data).cast("B")
+        entry = fb.ConstantDataOffsetT()
+        entry.namedKey, entry.size = str(k), view.nbytes
+        entries.append(entry)
+    blob = _pack_graph(graph, entries, 0)
+    if validate:
+        read_blob(blob, named)
+    return blob, named
+
+
+def _pack_graph(graph: fb.XNNGraphT, entries: list[Any], constant_size: int) -> bytes:
+    """The header and the padded flatbuffer of `graph` with `entries` as its constant data."""
+    if graph.constantData or graph.constantBuffer:
+        raise ValueError("pack_blob: the graph's constant_data/constant_buffer must be empty")
     packed = copy.copy(graph)
     packed.constantData = entries
     builder = flatbuffers.Builder(1024)
@@ -164,15 +191,10 @@ def pack_blob(
         HEADER_SIZE,
         flatbuffer_size,
         HEADER_SIZE + flatbuffer_size,
-        offset,
+        constant_size,
     )
-    blob = b"".join(
-        [header, bytes(HEADER_SIZE - HEADER_LENGTH), flatbuffer, bytes(_padding(len(flatbuffer)))]
-        + chunks
-    )
-    if validate:
-        read_blob(blob)
-    return blob
+    tail = bytes(_padding(len(flatbuffer)))
+    return b"".join([header, bytes(HEADER_SIZE - HEADER_LENGTH), flatbuffer, tail])
 
 
 # --- reading -----------------------------------------------------------------------------------

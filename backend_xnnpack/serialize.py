@@ -5,8 +5,11 @@
 The xnn dialect walks an `xnn.subgraph` and feeds it here (`xnn.serialize_subgraph`); each
 node op encodes its own table (`op.encode(builder)`, from its kind's entry in nodes.py).
 Values are numbered in the order they are defined; external inputs take external ids
-0..n-1 and outputs n..n+m-1, as the stock runtime requires. No xDSL here: this layer sits
-below the dialects.
+0..n-1 and outputs n..n+m-1, as the stock runtime requires. Constants are referenced, never
+copied, until a blob is packed, and a constant defined again with the same bytes (the same
+memory, or equal small literals) and the same type is the same value, and with another type
+(a reshaped view) shares its bytes: an unrolled recurrence reads one static weight per step,
+not a copy each. No xDSL here: this layer sits below the dialects.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import math
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
+
 from xnnc.backend_xnnpack.blob import (
     DATATYPE_NUMBERS,
     NODE_KIND_NAMES,
@@ -22,6 +27,7 @@ from xnnc.backend_xnnpack.blob import (
     VALUE_FLAG_EXTERNAL_INPUT,
     VALUE_FLAG_EXTERNAL_OUTPUT,
     pack_blob,
+    pack_blob_named,
 )
 from xnnc.backend_xnnpack.nodes import INVALID_VALUE_ID, KINDS, camel
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
@@ -49,6 +55,8 @@ class GraphBuilder:
         self._values: list[Any] = []
         self._nodes: list[Any] = []
         self._constants: list[memoryview] = []
+        self._constant_ids: dict[Hashable, int] = {}  # (datatype, dims, data key) -> value id
+        self._buffers: dict[Hashable, int] = {}  # _constant_key -> constant buffer index
         self._inputs: list[int] = []
         self._outputs: list[int] = []  # set by finish
 
@@ -66,6 +74,12 @@ class GraphBuilder:
         as `finish` lists them)."""
         if datatype not in DATATYPE_NUMBERS:
             raise SerializeError(f"XNNPACK values cannot have datatype {datatype}")
+        if data is not None:
+            bytes_key = _constant_key(data)
+            same = (datatype, tuple(int(d) for d in dims), bytes_key)
+            if same in self._constant_ids:
+                self._ids[key] = self._constant_ids[same]
+                return self._ids[key]
         tensor = fb.XNNTensorValueT()
         tensor.datatype = DATATYPE_NUMBERS[datatype]
         tensor.dims = [int(d) for d in dims]
@@ -73,8 +87,11 @@ class GraphBuilder:
         tensor.idOut = vid = len(self._values)
         tensor.externalId, tensor.flags = INVALID_VALUE_ID, 0
         if data is not None:
-            self._constants.append(data)
-            tensor.constantBufferIdx = len(self._constants)
+            if bytes_key not in self._buffers:
+                self._constants.append(data)
+                self._buffers[bytes_key] = len(self._constants)
+            tensor.constantBufferIdx = self._buffers[bytes_key]
+            self._constant_ids[same] = vid
         if external == "input":
             tensor.flags = VALUE_FLAG_EXTERNAL_INPUT
             self._inputs.append(vid)
@@ -121,6 +138,14 @@ class GraphBuilder:
     def finish(self, outputs: Sequence[Hashable]) -> bytes:
         """The blob with the external outputs in the order of `outputs` (keys), validated by
         reading it back."""
+        return pack_blob(self._graph(outputs), self._constants)
+
+    def finish_named(self, outputs: Sequence[Hashable]) -> tuple[bytes, dict[str, memoryview]]:
+        """`finish` with the constants left in place: the blob and its named data, views of
+        the constants' own memory (`pack_blob_named`)."""
+        return pack_blob_named(self._graph(outputs), self._constants)
+
+    def _graph(self, outputs: Sequence[Hashable]) -> Any:
         self._outputs = [self._ids[key] for key in outputs]
         offset = len(self._inputs)
         for j, vid in enumerate(self._outputs):
@@ -132,4 +157,15 @@ class GraphBuilder:
         graph.xvalues, graph.xnodes = self._values, self._nodes
         graph.numExterns = len(self._inputs) + len(self._outputs)
         graph.inputIds, graph.outputIds = list(self._inputs), list(self._outputs)
-        return pack_blob(graph, self._constants)
+        return graph
+
+
+_SMALL_CONSTANT = 256  # bytes: literals this small are compared by value
+
+
+def _constant_key(data: memoryview | bytes) -> Hashable:
+    """Equal for the same memory (address and size), or for equal small literals."""
+    view = memoryview(data).cast("B")
+    if view.nbytes <= _SMALL_CONSTANT:
+        return bytes(view)
+    return (np.frombuffer(view, dtype=np.uint8).ctypes.data, view.nbytes)

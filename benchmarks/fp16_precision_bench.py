@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     refs = _references(model, inputs)
     compiled = {}
     for mode in MODES:
-        compiled[mode] = xnnc.compile(model, inputs, fp16=mode)
+        compiled[mode] = xnnc.compile(model, inputs, fp16=mode, savable=True)
         out = compiled[mode](*inputs)
         errors = ", ".join(f"vs {name} {_rel_err(out, ref):.2e}" for name, ref in refs.items())
         size = sum(len(b) for b in compiled[mode].blobs) / 2**20
@@ -98,8 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'threads':>7} {'native ms':>26} {'fp32 ms':>26} {'ratio':>6}")
     for threads in map(int, args.threads.split(",")):
         programs = {
-            mode: Program(p.module, p.options, threads=threads, blobs=p.blobs)
-            for mode, p in compiled.items()
+            mode: Program(p.module, p.options, threads=threads) for mode, p in compiled.items()
         }
         times = measure(programs, inputs, args.samples)
         cells = []

@@ -180,17 +180,15 @@ def _xnnc_pte(model: torch.nn.Module, inputs: tuple) -> System:
 
 
 def _xnnc(model: torch.nn.Module, inputs: tuple) -> System:
-    program, seconds = _timed(lambda: xnnc.compile(model, inputs, target="extended"))
+    program, seconds = _timed(lambda: xnnc.compile(model, inputs, target="extended", savable=True))
     system = System("xnnc", seconds, program.num_partitions, len(program.ops_outside()))
 
     def make(threads: int) -> Callable[[], Any]:
-        p = Program(program.module, program.options, threads=threads, blobs=program.blobs)
+        p = Program(program.module, program.options, threads=threads)
         return lambda: p(*inputs)
 
     system.make = make
-    system.profiled = Program(
-        program.module, program.options, threads=1, profile=True, blobs=program.blobs
-    )
+    system.profiled = Program(program.module, program.options, threads=1, profile=True)
     return system
 
 

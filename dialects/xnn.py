@@ -802,6 +802,20 @@ def _constant_bytes(op: ConstantOp) -> memoryview:
 def serialize_subgraph(sub: SubgraphOp, runtime: str = "extended") -> bytes:
     """The ExecuTorch XNNPACK delegate blob of one subgraph for `runtime` ("stock" refuses
     node kinds stock ExecuTorch lacks)."""
+    graph, outputs = _graph_of(sub, runtime)
+    return graph.finish(outputs)
+
+
+def serialize_subgraph_named(
+    sub: SubgraphOp, runtime: str = "extended"
+) -> tuple[bytes, dict[str, memoryview]]:
+    """`serialize_subgraph` without copying the weights: the blob names its constants and
+    the named data are views of the weights' own buffers (for a runtime in this process)."""
+    graph, outputs = _graph_of(sub, runtime)
+    return graph.finish_named(outputs)
+
+
+def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValue]]:
     block = sub.body.block
     terminator = block.last_op
     assert isinstance(terminator, OutputOp)
@@ -829,7 +843,7 @@ def serialize_subgraph(sub: SubgraphOp, runtime: str = "extended") -> bytes:
             graph.value(result, _datatype(result), shape_of(result), external=external)
         clamp = op.output_range() if isinstance(op, ClampedNode) else (-math.inf, math.inf)
         graph.add_node(op.encode(graph), f"{op.name} at {op.location}", clamp)
-    return graph.finish(outputs)
+    return graph, outputs
 
 
 # --- the dialect -----------------------------------------------------------------------------

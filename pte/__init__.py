@@ -2,7 +2,15 @@
 `XnncBackend`, and `.pte` export for the stock runtime."""
 
 from xnnc.pte.backend import XnncBackend
-from xnnc.pte.export import StockRuntime, retarget, to_executorch, to_pte
+from xnnc.pte.export import StockRuntime, retarget, to_executorch, to_pte, write_pte
 from xnnc.pte.partitioner import XnncPartitioner
 
-__all__ = ["StockRuntime", "XnncBackend", "XnncPartitioner", "retarget", "to_executorch", "to_pte"]
+__all__ = [
+    "StockRuntime",
+    "XnncBackend",
+    "XnncPartitioner",
+    "retarget",
+    "to_executorch",
+    "to_pte",
+    "write_pte",
+]

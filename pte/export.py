@@ -1,6 +1,7 @@
 """`.pte` files whose delegates are xnnc blobs, and stock ExecuTorch to run them.
 
     pte = to_pte(model, inputs, CompileOptions(target="stock", fp16="fp32"))
+    write_pte("m.pte", model, inputs)      # the same, streamed to a file
     StockRuntime(pte)(x)
 
 `retarget` renames xnnc's lowered modules' backend id to `XnnpackBackend`, the delegate the
@@ -48,6 +49,25 @@ def to_pte(
     """A `.pte` whose delegates are xnnc blobs, for stock ExecuTorch: an nn.Module with
     inputs, or an ExportedProgram, compiled under `options` (or its fields as keywords) with
     the target's runtime set to stock."""
+    return _program(model, example_inputs, options, **fields).buffer
+
+
+def write_pte(
+    path: str,
+    model: Any,
+    example_inputs: Any = None,
+    options: CompileOptions | None = None,
+    **fields: Any,
+) -> None:
+    """`to_pte` written to `path` piece by piece, without joining the `.pte` in memory
+    first (the blobs are not copied a second time)."""
+    program = _program(model, example_inputs, options, **fields)
+    with open(path, "wb") as f:
+        program.write_to_file(f)
+
+
+def _program(model: Any, example_inputs: Any, options: CompileOptions | None, **fields: Any):
+    """ExecuTorch's program manager for `to_pte`'s arguments."""
     from executorch.exir import to_edge_transform_and_lower
 
     from xnnc.frontend.fx_importer import export_program
@@ -56,7 +76,7 @@ def to_pte(
     options = options.replace(target=options.target.replace(runtime="stock"))
     ep = _copy_sharing_tensors(export_program(model, example_inputs))
     edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
-    return to_executorch(edge).buffer
+    return to_executorch(edge)
 
 
 def _copy_sharing_tensors(ep: ExportedProgram) -> ExportedProgram:

@@ -63,12 +63,15 @@ class Zoo:
         return module.clone()
 
     def compiled(self, name: str, *, profile: bool = False, **fields: Any) -> Program:
-        """`xnnc.compile(model, **fields)`, shared by every test asking for the same options
-        (compared as checked `CompileOptions`)."""
+        """`xnnc.compile(model, **fields, savable=True)`, shared by every test asking for the
+        same options (compared as checked `CompileOptions`); savable, as tests save them."""
         options = CompileOptions(**fields)
         key = ("compiled", name, options, profile)
         return self._once(
-            key, lambda: xnnc.compile(self.exported(name), options=options, profile=profile)
+            key,
+            lambda: xnnc.compile(
+                self.exported(name), options=options, profile=profile, savable=True
+            ),
         )
 
     def pte(self, name: str, target: str = "stock", fp16: str = "auto") -> bytes:

@@ -162,7 +162,7 @@ def test_save_pte(zoo, tmp_path) -> None:
 def test_save_pte_twice(zoo, tmp_path) -> None:
     """ExecuTorch's lowering takes lifted constants (the attention mask) out of the program
     it lowers: saving lowers a copy, so the Program can save again, with the same bytes."""
-    program = xnnc.compile(zoo.exported("bf16_block"), target="stock")
+    program = xnnc.compile(zoo.exported("bf16_block"), target="stock", savable=True)
     program.save(str(tmp_path / "a.pte"))
     program.save(str(tmp_path / "b.pte"))
     assert (tmp_path / "a.pte").read_bytes() == (tmp_path / "b.pte").read_bytes()

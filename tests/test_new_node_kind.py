@@ -44,7 +44,7 @@ def _node_kinds(program: xnnc.driver.Program) -> list[str]:
 @pytest.mark.parametrize("factor, shape", [(2, (1, 3, 8, 6)), (3, (2, 2, 9, 12))])
 def test_pixel_unshuffle_matches_eager(factor, shape, dtype):
     x = torch.randn(shape).to(dtype)
-    program = xnnc.compile(Unshuffle(factor), (x,), fp16="native")
+    program = xnnc.compile(Unshuffle(factor), (x,), fp16="native", savable=True)
     assert program.num_partitions == 1 and program.ops_outside() == []
     assert "XNNSpaceToDepth2d" in _node_kinds(program)
     assert torch.equal(program(x), F.pixel_unshuffle(x, factor))
@@ -60,7 +60,7 @@ def test_space_to_depth_stem_matches_eager():
 
 def test_stock_target_legalizes_space_to_depth():
     x = torch.randn(1, 3, 8, 6)
-    program = xnnc.compile(Unshuffle(2), (x,), target="stock")
+    program = xnnc.compile(Unshuffle(2), (x,), target="stock", savable=True)
     kinds = _node_kinds(program)
     assert "XNNSpaceToDepth2d" not in kinds and kinds
     assert not [op for sub in program.subgraphs for op in sub.walk()

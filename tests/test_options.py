@@ -121,7 +121,7 @@ OPTIONS = dict(target="stock", disable=("xnn-polyphase",), exclude=("aten.tanh",
 def test_save_pte_keeps_the_options(decoder, tmp_path) -> None:
     """The .pte written by Program.save holds the very blobs compile made."""
     model, inputs = decoder
-    program = xnnc.compile(model, inputs, **OPTIONS)
+    program = xnnc.compile(model, inputs, **OPTIONS, savable=True)
     assert program.num_partitions == 2 and program.ops_outside() == ["aten.tanh"]
     assert "XNNConvTranspose2d" in _kinds(program.blobs[0])  # polyphase stayed off
     path = tmp_path / "m.pte"
@@ -129,7 +129,7 @@ def test_save_pte_keeps_the_options(decoder, tmp_path) -> None:
     pte = path.read_bytes()
     for blob in program.blobs:
         assert blob in pte
-    default = xnnc.compile(model, inputs, target="stock")
+    default = xnnc.compile(model, inputs, target="stock", savable=True)
     assert default.num_partitions == 1 and default.blobs[0] not in pte
 
 
@@ -138,7 +138,7 @@ def test_partitioner_with_options_makes_the_same_delegates(decoder) -> None:
     from executorch.exir.lowered_backend_module import LoweredBackendModule
 
     model, inputs = decoder
-    program = xnnc.compile(model, inputs, **OPTIONS)
+    program = xnnc.compile(model, inputs, **OPTIONS, savable=True)
     partitioner = xnnc.XnncPartitioner(CompileOptions(**OPTIONS))
     edge = to_edge_transform_and_lower(
         torch.export.export(model, inputs), partitioner=[partitioner]
@@ -170,7 +170,7 @@ def test_xnn_opt_pipeline_reproduces_compile(decoder, tmp_path) -> None:
 
 def test_program_target_comes_from_the_module(decoder) -> None:
     model, inputs = decoder
-    program = xnnc.compile(model, inputs, target="stock,threads=2")
+    program = xnnc.compile(model, inputs, target="stock,threads=2", savable=True)
     assert program.target.runtime == "stock" and program.threads == 2
     assert xnn.target_of(program.module) == program.target
     rebuilt = xnnc.Program(program.module)

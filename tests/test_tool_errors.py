@@ -342,7 +342,7 @@ def test_compile_options_of_the_wrong_kind() -> None:
 @pytest.fixture(scope="module")
 def program_file(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("program") / "doubled.xnnc"
-    xnnc.compile(_Doubled().eval(), (torch.randn(2, 3),)).save(str(path))
+    xnnc.compile(_Doubled().eval(), (torch.randn(2, 3),), savable=True).save(str(path))
     return path
 
 

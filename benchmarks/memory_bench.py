@@ -1,0 +1,189 @@
+"""Memory of compile, load and to_pte against the size of the weights.
+
+    python -m xnnc.benchmarks.memory_bench [--models linear7,resnet]
+                                           [--what compile,load,to_pte,write_pte]
+
+Targets (issue 12): compile peak <= 1.3x the weights and <= 1.1x after it returns, load
+<= 1.1x, to_pte <= 1.3x.
+
+Each measurement runs in a fresh subprocess: it builds the model (the zoo's, or 7 x
+nn.Linear(2048, 2048), 112 MiB of fp32 weights), warms torch and xnnc on a tiny model of
+the same kind (imports, torch.export, XNNPACK's library), then takes the baseline: RSS with
+the high-water mark reset (`/proc/self/clear_refs`). Extra memory is VmHWM (peak) and VmRSS
+(after the call returns, result still alive, garbage collected and `malloc_trim`med)
+minus that baseline, printed as MiB and as a
+ratio to the model's weight bytes. `load` reads a program file saved beforehand by another
+subprocess; its baseline has no model in it. `to_pte` returns the `.pte` bytes (alive in
+"after"); `write_pte` streams the same `.pte` to a file, as `Program.save("m.pte")` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import nn
+
+MIB = 2**20
+WHATS = ("compile", "load", "to_pte", "write_pte")
+
+
+def linear7(small: bool = False) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    """7 x nn.Linear(2048, 2048): 112 MiB of fp32 weights (small: 7 x 64)."""
+    torch.manual_seed(0)
+    width = 64 if small else 2048
+    model = nn.Sequential(*[nn.Linear(width, width) for _ in range(7)]).eval()
+    return model, (torch.randn(1, width),)
+
+
+def _factory(name: str) -> Callable[..., Any]:
+    from xnnc.examples.models import MODELS
+
+    return linear7 if name == "linear7" else MODELS[name]
+
+
+def _memory() -> dict[str, float]:
+    fields = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                fields[key] = int(value.split()[0]) * 1024 / MIB
+    return fields
+
+
+def _reset_peak() -> dict[str, float]:
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # VmHWM := VmRSS
+    return _memory()
+
+
+def _trim() -> None:
+    """Return freed heap memory to the system, so that "after" counts live memory, not
+    glibc's free lists (freed arrays below its mmap threshold stay in the heap)."""
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def _weight_bytes(model: nn.Module) -> int:
+    tensors = {t.data_ptr(): t for t in [*model.parameters(), *model.buffers()]}
+    return sum(t.numel() * t.element_size() for t in tensors.values())
+
+
+def child(name: str, what: str, path: str) -> dict[str, float]:
+    """One measurement in this (fresh) process."""
+    import xnnc
+    from xnnc.pte import to_pte, write_pte
+
+    make = _factory(name)
+    tiny_model, tiny_inputs = make(small=True)
+    with torch.no_grad():
+        tiny_model(*tiny_inputs)
+    model, inputs = (None, None) if what == "load" else make()
+    weights = _weight_bytes(make(small=False)[0]) if what == "load" else _weight_bytes(model)
+    if what == "compile":
+        xnnc.compile(tiny_model, tiny_inputs)(*tiny_inputs)
+        with torch.no_grad():
+            model(*inputs)
+        call = lambda: xnnc.compile(model, inputs)  # noqa: E731
+    elif what == "load":
+        tiny = os.path.join(os.path.dirname(path), "tiny.xnnc")
+        xnnc.compile(tiny_model, tiny_inputs, savable=True).save(tiny)
+        xnnc.load(tiny)(*tiny_inputs)
+        call = lambda: xnnc.load(path)  # noqa: E731
+    else:
+        to_pte(tiny_model, tiny_inputs)
+        with torch.no_grad():
+            model(*inputs)
+        if what == "to_pte":
+            call = lambda: to_pte(model, inputs)  # noqa: E731
+        else:
+            call = lambda: write_pte(path + ".pte", model, inputs)  # noqa: E731
+    base = _reset_peak()
+    result = call()
+    gc.collect()
+    _trim()
+    end = _memory()
+    del result
+    return {
+        "weights": weights / MIB,
+        "peak": end["VmHWM"] - base["VmRSS"],
+        "after": end["VmRSS"] - base["VmRSS"],
+    }
+
+
+def _run_child(name: str, what: str, path: str) -> dict[str, float]:
+    command = [sys.executable, __file__, "--child", name, what, path]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"memory_bench: {name} {what} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _save(name: str, path: str) -> None:
+    import xnnc
+
+    model, inputs = _factory(name)()
+    xnnc.compile(model, inputs, savable=True).save(path)
+
+
+def table(models: list[str], whats: list[str]) -> str:
+    rows = [
+        "| model | weights (MiB) | call | peak (MiB) | peak / weights | after (MiB) "
+        "| after / weights |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in models:
+            path = os.path.join(tmp, f"{name}.xnnc")
+            if "load" in whats:
+                command = [sys.executable, __file__, "--save", name, path]
+                subprocess.run(command, check=True, capture_output=True)
+            for what in whats:
+                m = _run_child(name, what, path)
+                w = m["weights"]
+                rows.append(
+                    f"| {name} | {w:.1f} | {what} | {m['peak']:.1f} | {m['peak'] / w:.2f}x "
+                    f"| {m['after']:.1f} | {m['after'] / w:.2f}x |"
+                )
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="linear7,resnet")
+    parser.add_argument("--what", default=",".join(WHATS))
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--save", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    warnings.simplefilter("ignore")
+    if args.child:
+        print(json.dumps(child(*args.child)))
+        return
+    if args.save:
+        _save(*args.save)
+        return
+    from xnnc.examples.models import MODELS
+
+    for name in args.models.split(","):
+        if name != "linear7" and name not in MODELS:
+            parser.error(f"--models: unknown model '{name}' (linear7 or {', '.join(MODELS)})")
+    whats = args.what.split(",")
+    for what in whats:
+        if what not in WHATS:
+            parser.error(f"--what: unknown measurement '{what}' (expected {', '.join(WHATS)})")
+    print(table(args.models.split(","), whats))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""Memory close to the weights: what a Program, a runtime and a blob hold (structural facts;
+the RSS figures are in benchmarks/memory_bench.py).
+
+Tolerances: linear layers compare at 1e-5 of the output's scale (XNNPACK's GEMMs sum in
+another order than torch, ~1e-6 relative); the LSTM at 1e-4 of the scale, as in
+test_encodec.py (each step's rounding feeds the next over T steps and two layers).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+import torch
+import torch.nn as nn
+
+import xnnc
+from xnnc.backend_xnnpack.blob import _HEADER, read_blob
+from xnnc.backend_xnnpack.serialize import GraphBuilder
+from xnnc.dialects import xnn
+from xnnc.dialects.weights import WeightAttr
+from xnnc.dialects.xnn import serialize_subgraph_named
+from xnnc.errors import XnncError
+
+
+def _close(got: torch.Tensor, want: torch.Tensor, tol: float) -> None:
+    torch.testing.assert_close(got, want, atol=tol * want.abs().max().item(), rtol=0)
+
+
+@pytest.fixture(scope="module")
+def mlp() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 96), nn.ReLU(), nn.Linear(96, 32)).eval()
+    return model, (torch.randn(4, 64),)
+
+
+def _subgraph_weights(program: xnnc.Program) -> list[WeightAttr]:
+    return [
+        op.value
+        for sub in program.subgraphs
+        for op in sub.body.block.ops
+        if isinstance(op, xnn.ConstantOp) and isinstance(op.value, WeightAttr)
+    ]
+
+
+# --- what a Program keeps --------------------------------------------------------------------
+
+
+def test_compiled_program_keeps_weights_only_in_xnnpack(mlp) -> None:
+    model, inputs = mlp
+    program = xnnc.compile(model, inputs)
+    assert program._exported is None and program._blobs is None
+    weights = _subgraph_weights(program)
+    assert weights and not any(w.data.has_data for w in weights)
+    for rt in program.runtimes.values():
+        assert rt._blob is None  # the blob is gone once XNNPACK has packed it
+        assert not rt._constants.buffers  # filters and biases: packed, then released
+    with torch.no_grad():
+        _close(program(*inputs), model(*inputs), 1e-5)
+
+
+def test_saving_without_savable_says_how(mlp, tmp_path) -> None:
+    program = xnnc.compile(*mlp)
+    for path in ("m.xnnc", "m.pte"):
+        with pytest.raises(XnncError, match=r"compiled without savable=True.*savable=True"):
+            program.save(str(tmp_path / path))
+    with pytest.raises(XnncError, match=r"^Program.blobs: compiled without savable=True"):
+        program.blobs  # noqa: B018
+
+
+def test_savable_program_saves_and_loads(mlp, tmp_path) -> None:
+    model, inputs = mlp
+    program = xnnc.compile(model, inputs, savable=True)
+    assert program._exported is not None and program._blobs is None  # blobs: made on save
+    path = tmp_path / "m.xnnc"
+    program.save(str(path))
+    loaded = xnnc.load(str(path))
+    assert torch.equal(loaded(*inputs), program(*inputs))
+    with pytest.raises(XnncError, match="loaded without savable=True"):
+        loaded.save(str(tmp_path / "again.xnnc"))
+    kept = xnnc.load(str(path), savable=True)
+    assert kept.blobs == program.blobs
+    kept.save(str(tmp_path / "again.xnnc"))
+    assert torch.equal(xnnc.load(str(tmp_path / "again.xnnc"))(*inputs), program(*inputs))
+
+
+def test_named_serialization_points_at_the_model_weights(mlp) -> None:
+    """The in-process blob carries no weight bytes: its named data are views of the
+    parameters themselves."""
+    model, inputs = mlp
+    program = xnnc.compile(model, inputs, savable=True)
+    blob, named = serialize_subgraph_named(program.subgraphs[0])
+    assert struct.unpack_from("<Q", blob, 22)[0] == 0  # an empty constant region
+    addresses = {v.__array_interface__["data"][0] for v in map(_array, named.values())}
+    params = {p.data_ptr() for p in model.parameters()}
+    assert params <= addresses
+    assert len(blob) < 4096 < sum(p.numel() * 4 for p in model.parameters())
+
+
+def test_write_pte_streams_the_same_pte(mlp, tmp_path) -> None:
+    from xnnc.pte import StockRuntime, to_pte, write_pte
+
+    model, inputs = mlp
+    path = tmp_path / "m.pte"
+    write_pte(str(path), model, inputs)
+    assert path.read_bytes() == to_pte(model, inputs)
+    with torch.no_grad():
+        _close(StockRuntime(path.read_bytes())(*inputs)[0], model(*inputs), 1e-5)
+
+
+def _array(view: memoryview):
+    import numpy as np
+
+    return np.frombuffer(view, dtype=np.uint8)
+
+
+# --- constants shared at serialization -------------------------------------------------------
+
+
+def test_same_constant_is_one_value_and_one_buffer() -> None:
+    import numpy as np
+
+    w = np.arange(128, dtype=np.float32)  # above the 256 bytes compared by value
+    g = GraphBuilder()
+    g.value("x", "fp32", [128], external="input")
+    first = g.value("w1", "fp32", [128], data=memoryview(w))
+    again = g.value("w2", "fp32", [128], data=memoryview(w))  # the same memory
+    reshaped = g.value("w3", "fp32", [8, 16], data=memoryview(w))  # another type
+    copy = g.value("w4", "fp32", [128], data=memoryview(w.copy()))  # equal bytes elsewhere
+    assert first == again and len({first, reshaped, copy}) == 3
+    assert g.id("w2") == first
+    for key, vid in (("y1", "w1"), ("y2", "w4")):
+        g.value(key, "fp32", [128], external="output")
+        g.add_node(g.node("XNNAdd", input1_id=g.id("x"), input2_id=g.id(vid), output_id=g.id(key),
+                          flags=0), key, (-np.inf, np.inf))  # fmt: skip
+    blob = read_blob(g.finish(["y1", "y2"]))
+    assert blob.tensors[reshaped].constantBufferIdx == blob.tensors[first].constantBufferIdx
+    assert blob.tensors[copy].constantBufferIdx != blob.tensors[first].constantBufferIdx
+    assert _HEADER.unpack_from(g.finish(["y1", "y2"]))[6] == 2 * 512  # two 512-byte buffers
+
+
+class LSTM(nn.Module):
+    def __init__(self, channels: int, layers: int = 2):
+        super().__init__()
+        self.lstm = nn.LSTM(channels, channels, layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.lstm(x)[0]
+
+
+@pytest.mark.parametrize("steps", [50, 100])
+def test_unrolled_lstm_serializes_its_weights_once(steps: int) -> None:
+    """torch.export unrolls nn.LSTM into one fully-connected node per step and layer on the
+    same recurrent weight: the blob holds it once (it held a copy per step: 25.3 MiB for
+    0.88 MiB of weights at 50 steps). At 256 channels the weights are 4 MiB and the graph's
+    own description (~1700 nodes at 100 steps, 0.34 MiB) stays under the 1.2x."""
+    torch.manual_seed(0)
+    model, x = LSTM(256).eval(), torch.randn(steps, 1, 256)
+    weights = sum(p.numel() * p.element_size() for p in model.parameters())
+    program = xnnc.compile(model, (x,), savable=True)
+    assert program.num_partitions == 1 and program.ops_outside() == []
+    (blob,) = program.blobs
+    constants = _HEADER.unpack_from(blob)[6]
+    assert constants <= 1.01 * weights + 64 * 1024  # the weights, plus h0/c0-folded terms
+    assert len(blob) <= 1.2 * weights
+    with torch.no_grad():
+        _close(program(x), model(x), 1e-4)
+
+
+# --- packed once ------------------------------------------------------------------------------
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as f:
+        line = next(line for line in f if line.startswith("VmRSS"))
+    return int(line.split()[1]) / 1024
+
+
+def test_a_weight_read_by_many_nodes_is_packed_once() -> None:
+    """50 fully-connected nodes chained on one 4 MiB filter value: XNNPACK's weights cache
+    packs it once (without it the runtime held 50 packed copies, 200 MiB). The margin is
+    wide, 12 MiB against 200, so RSS is a reliable witness in-process. Tolerance: 50 fp32
+    GEMMs in a row, each summing in another order than torch: 1e-4 of the scale."""
+    import numpy as np
+
+    from xnnc.backend_xnnpack.runtime import XnnRuntime
+
+    width, steps = 1024, 50
+    torch.manual_seed(0)
+    w = torch.randn(width, width) / width**0.5
+    g = GraphBuilder()
+    g.value("x0", "fp32", [1, width], external="input")
+    for i in range(steps):
+        g.value(("w", i), "fp32", [width, width], data=memoryview(w.numpy()))
+        y = f"x{i + 1}"
+        g.value(y, "fp32", [1, width], external="output" if i == steps - 1 else None)
+        node = g.node("XNNFullyConnected", input1_id=g.id(f"x{i}"), filter_id=g.id(("w", i)),
+                      bias_id=GraphBuilder.NO_VALUE, output_id=g.id(y), flags=0)  # fmt: skip
+        g.add_node(node, y, (-np.inf, np.inf))
+    blob = g.finish([f"x{steps}"])
+    assert len(blob) < 1.1 * w.numel() * 4
+    before = _rss_mib()
+    rt = XnnRuntime(blob)
+    assert _rss_mib() - before < 12
+    x = torch.randn(1, width)
+    want = x
+    for _ in range(steps):
+        want = want @ w.T
+    _close(rt(x)[0], want, 1e-4)
