@@ -65,7 +65,7 @@ class Program:
         """`module` is lowered; `options` are those it was compiled with (by default its
         `#xnn.target` and nothing else); `threads` overrides the target's thread count for
         running; `blobs` are the subgraphs' serialized blobs when already known."""
-        from xnnc.backend_xnnpack.runtime import XnnRuntime
+        from xnnc.backend_xnnpack.runtime import open_runtime
 
         self.module = module
         self.options = options or CompileOptions(target=target_of(module))
@@ -77,7 +77,7 @@ class Program:
             serialize_subgraph(sub, runtime) for sub in self.subgraphs
         ]  # fmt: skip
         self.runtimes = {
-            sub: XnnRuntime(blob, threads=self.threads, profile=profile)
+            sub: open_runtime(blob, threads=self.threads, profile=profile)
             for sub, blob in zip(self.subgraphs, self.blobs, strict=True)
         }
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))

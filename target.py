@@ -125,10 +125,14 @@ class Target:
 
     @property
     def bf16_gemm(self) -> bool:
-        """XNNPACK has a native bf16 GEMM kernel for this CPU."""
-        if self.arch == "x86_64":
-            return self.has("avx512bf16") or self.has("amx")
-        return self.has("bf16")
+        """XNNPACK has a native bf16 x bf16 -> fp32 GEMM for this CPU, so xnn-legalize-casts
+        keeps bf16 fully-connected and batch-matmul operands bf16 (the extended runtime runs
+        them through XNNPACK's operator API); elsewhere they compute in fp32 between converts.
+        At XNNPACK 92a7ad50 `init_bf16_f32_gemm_config` (src/configs/gemm-config.c) has one
+        kernel, x86-64 AVX512-BF16 (11x32c2 `vdpbf16ps`): no AMX, no arm64 kernel. It is
+        about 2x XNNPACK's fp32 GEMM on Zen 4 (notes/bf16-gemm.md) and about even on a
+        Sapphire Rapids Xeon, where it still halves the packed weights."""
+        return self.arch == "x86_64" and self.has("avx512bf16")
 
     def __str__(self) -> str:
         words = [self.runtime, self._cpu_spec()]

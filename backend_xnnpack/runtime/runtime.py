@@ -16,9 +16,9 @@ bf16 legalization: XNNPACK 92a7ad50 rejects bf16 for the node kinds in `BF16_VIA
 fp32 temporary (`xnn_define_unary(convert)`; bf16 constants are widened once at load), the
 node runs in fp32, and its bf16 output is converted back. Fully-connected and
 batch-matrix-multiply nodes instead take their bf16 operands as they are (`NATIVE_BF16_GEMM`:
-XNNPACK's bf16 x bf16 -> fp32 GEMM, native on avx512bf16; elsewhere XNNPACK's own bf16
-fallback rewrite converts to fp32 at runtime creation); only a bf16 bias is widened and the
-fp32 output converted back.
+XNNPACK's bf16 x bf16 -> fp32 form); only a bf16 bias is widened and the fp32 output
+converted back. Inside one subgraph XNNPACK's bf16 fallback rewrite still computes them in
+fp32 on every CPU: `open_runtime` (bf16_gemm.py) runs them on XNNPACK's native bf16 GEMM.
 
 XNNPACK may read up to XNN_EXTRA_BYTES (16) past the end of an array. Constants therefore get
 an aligned copy with that padding unless the blob's own buffer already provides it; inputs
@@ -299,27 +299,34 @@ class XnnRuntime:
 
     def __init__(
         self,
-        blob: bytes | memoryview,
+        blob: bytes | memoryview | Blob,
         named_data: Mapping[str, bytes] | None = None,
         threads: int = 1,
         profile: bool = False,
+        *,
+        threadpool: int | None = None,
     ):
+        """`blob` may be an already read `Blob`; `threadpool` is a pthreadpool_t the caller
+        owns and keeps alive (it replaces `threads`)."""
         self._runtime: int | None = None
         self._subgraph: int | None = None
         self._pool: int | None = None
+        self._owns_pool = threadpool is None
         self._profiling = profile
         self._ran = False
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
         self._source = (blob, named_data)  # the constants may be views into these
-        self._blob = read_blob(blob, named_data)
+        self._blob = blob if isinstance(blob, Blob) else read_blob(blob, named_data)
         _check_blob(self._blob)
         self._lib = capi.library()
         _check(self._lib.initialized_status, "xnn_initialize")
         self._constants = _Constants()
         self._ids: dict[int, int] = {}
         try:
-            if threads > 1:
+            if threadpool is not None:
+                self._pool = threadpool
+            elif threads > 1:
                 self._pool = self._lib.pthreadpool_create(threads)
                 if not self._pool:
                     raise MemoryError(f"pthreadpool_create({threads}) failed")
@@ -537,7 +544,7 @@ class XnnRuntime:
                 lib.delete_runtime(self._runtime)
             if self._subgraph is not None:
                 lib.delete_subgraph(self._subgraph)
-            if self._pool is not None:
+            if self._pool is not None and self._owns_pool:
                 lib.pthreadpool_destroy(self._pool)
         self._runtime = self._subgraph = self._pool = None
         self._constants = None
