@@ -38,7 +38,12 @@ import torch
 from xnnc.backend_xnnpack import nodes
 from xnnc.backend_xnnpack.blob import Blob, read_blob
 from xnnc.backend_xnnpack.runtime import capi
-from xnnc.backend_xnnpack.runtime.runtime import TORCH_DTYPES, XnnpackError, XnnRuntime
+from xnnc.backend_xnnpack.runtime.runtime import (
+    TORCH_DTYPES,
+    RuntimeHandle,
+    XnnpackError,
+    XnnRuntime,
+)
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 
 _DT = fb.XNNDatatype
@@ -94,7 +99,7 @@ def _is(blob: Blob, vid: int, datatype: int, static: bool | None = None) -> bool
 def native_gemms(blob: Blob) -> list[int]:
     """Indices of the nodes the operator API runs natively: fully-connected with a bf16 input,
     a static bf16 filter, no bias or a static fp32 one, and an fp32 output; batch matmul of
-    two non-static bf16 inputs with an fp32 output."""
+    two non-static bf16 inputs with an fp32 output (a static input2 stays in the subgraph)."""
     found = []
     for i, (kind, xnode) in enumerate(zip(blob.node_kinds, blob.graph.xnodes)):
         t = xnode.xnodeUnion
@@ -113,7 +118,7 @@ def native_gemms(blob: Blob) -> list[int]:
             )
         else:
             continue
-        if ok and not _is(blob, t.outputId, _DT.fp32, static=True):
+        if ok:
             found.append(i)
     return found
 
@@ -322,7 +327,7 @@ def _run_externals(blob: Blob, steps: list, k: int) -> tuple[list[int], list[int
     return list(dict.fromkeys(reads)), [v for v in writes if v in later]
 
 
-class SplitRuntime:
+class SplitRuntime(RuntimeHandle):
     """A blob whose native bf16 GEMM nodes run as XNNPACK operators and whose other nodes run
     as sub-blobs on `XnnRuntime`s, all on one thread pool. The interface is XnnRuntime's."""
 
@@ -433,23 +438,3 @@ class SplitRuntime:
         if self._pool is not None:
             self._lib.pthreadpool_destroy(self._pool)
             self._pool = None
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may already be gone
-            pass
-
-    def __enter__(self) -> SplitRuntime:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    @property
-    def input_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
-        return list(self._specs)
-
-    @property
-    def output_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
-        return list(self._out_specs)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import ctypes
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import torch
@@ -294,7 +294,39 @@ class DefineContext:
         return temp
 
 
-class XnnRuntime:
+class RuntimeHandle:
+    """What every runtime shares: closing (`close`, also as a context manager and when
+    collected) and the external values' (dtype, shape) in `_specs` and `_out_specs`."""
+
+    _specs: list[tuple[torch.dtype, torch.Size]]
+    _out_specs: list[tuple[torch.dtype, torch.Size]]
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may already be gone
+            pass
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def input_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
+        """(dtype, shape) of each external input, in order."""
+        return list(self._specs)
+
+    @property
+    def output_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
+        return list(self._out_specs)
+
+
+class XnnRuntime(RuntimeHandle):
     """A delegate blob loaded into an XNNPACK runtime. See the module docstring."""
 
     def __init__(
@@ -548,29 +580,6 @@ class XnnRuntime:
                 lib.pthreadpool_destroy(self._pool)
         self._runtime = self._subgraph = self._pool = None
         self._constants = None
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may already be gone
-            pass
-
-    def __enter__(self) -> XnnRuntime:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- description --
-
-    @property
-    def input_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
-        """(dtype, shape) of each external input, in order."""
-        return list(self._specs)
-
-    @property
-    def output_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
-        return list(self._out_specs)
 
 
 def _packed_only(blob: Blob) -> set[int]:
