@@ -125,14 +125,22 @@ class Target:
 
     @property
     def bf16_gemm(self) -> bool:
-        """XNNPACK has a native bf16 x bf16 -> fp32 GEMM for this CPU, so xnn-legalize-casts
-        keeps bf16 fully-connected and batch-matmul operands bf16 (the extended runtime runs
-        them through XNNPACK's operator API); elsewhere they compute in fp32 between converts.
-        At XNNPACK 92a7ad50 `init_bf16_f32_gemm_config` (src/configs/gemm-config.c) has one
-        kernel, x86-64 AVX512-BF16 (11x32c2 `vdpbf16ps`): no AMX, no arm64 kernel. It is
-        about 2x XNNPACK's fp32 GEMM on Zen 4 (notes/bf16-gemm.md) and about even on a
-        Sapphire Rapids Xeon, where it still halves the packed weights."""
+        """XNNPACK has a native bf16 x bf16 -> fp32 GEMM for this CPU. At XNNPACK 92a7ad50
+        `init_bf16_f32_gemm_config` (src/configs/gemm-config.c) has one, x86-64 AVX512-BF16
+        (`vdpbf16ps`, 1x32c2 and 11x32c2 tiles): no AMX kernel, none on arm64."""
         return self.arch == "x86_64" and self.has("avx512bf16")
+
+    def bf16_gemm_pays(self, rows: int) -> bool:
+        """XNNPACK's bf16 GEMM beats its fp32 GEMM on a bf16 GEMM of `rows` rows (M), so
+        xnn-legalize-casts keeps its operands bf16 (the extended runtime then runs it on
+        XNNPACK's operator API) instead of computing it in fp32 between converts.
+        On Zen 4 it is 1.9x at M = 64 (notes/bf16-gemm.md). On Intel cores since Sapphire
+        Rapids (AMX, AVX512-FP16), whose two 512-bit FMA ports match `vdpbf16ps`, only the
+        memory-bound single row wins (`bf16_gemm_bench --sweep`, K = N = 2048, 1 thread:
+        1.88x at M = 1, 0.69-1.19x at M = 4-32, 0.97x at 64, 0.86x at 256)."""
+        if not self.bf16_gemm:
+            return False
+        return rows == 1 or not (self.has("amx") or self.has("avx512fp16"))
 
     def __str__(self) -> str:
         words = [self.runtime, self._cpu_spec()]

@@ -1,6 +1,7 @@
 """`xnn-legalize-casts`: bf16 nodes XNNPACK cannot define on bf16 values run in fp32 between
-converts, explicitly in the IR; bf16 GEMMs take XNNPACK's bf16 x bf16 -> fp32 form where the
-module's `#xnn.target` has XNNPACK's bf16 GEMM (`Target.bf16_gemm`), else fp32 too.
+converts, explicitly in the IR; a bf16 GEMM takes XNNPACK's bf16 x bf16 -> fp32 form where the
+module's `#xnn.target` says XNNPACK's bf16 GEMM beats its fp32 one for the GEMM's rows
+(`Target.bf16_gemm_pays`), else it computes in fp32 too.
 
     %y = xnn.static_reduce mean %x : (tensor<1x64x512xbf16>) -> tensor<1x64x1xbf16>
   ==>
@@ -9,30 +10,31 @@ module's `#xnn.target` has XNNPACK's bf16 GEMM (`Target.bf16_gemm`), else fp32 t
     %y = xnn.convert %b : (tensor<1x64x1xf32>) -> tensor<1x64x1xbf16>
 
     %y = xnn.fully_connected %x, %w, %b : (bf16, bf16, bf16) -> bf16
-  ==> (target with bf16_gemm)
+  ==> (bf16_gemm_pays(rows of %x))
     %f = xnn.fully_connected %x, %w, %b32 : (bf16, bf16, f32) -> f32   // bias widened
     %y = xnn.convert %f : f32 -> bf16
-  ==> (any other target)
+  ==> (otherwise)
     %x32 = xnn.convert %x : bf16 -> f32
     %f = xnn.fully_connected %x32, %w32, %b32 : (f32, f32, f32) -> f32  // constants widened
     %y = xnn.convert %f : f32 -> bf16
 
 At this XNNPACK (92a7ad50) the fp32 nodes are convolutions, deconvolutions, pooling,
 reductions, softmax and bilinear resizing: their bf16 constants (filters, biases) are
-widened at compile time, other bf16 operands converted. The bf16 x bf16 -> fp32 GEMM form is
-the target's decision, carried by the blob: XNNPACK's subgraph would still rewrite it to fp32
-(its bf16 fallback keeps no GEMM), so the extended runtime runs such nodes through XNNPACK's
-operator API (backend_xnnpack/runtime/bf16_gemm.py); stock ExecuTorch accepts the form and
-runs it in fp32. bf16 unary, binary and data-movement nodes are left alone (XNNPACK defines
-them, falling back to fp32 internally where it must), as are fp16 and fp32 nodes. A node
-whose bf16 constant has no data (weights elided) is left alone too: the extended runtime
-applies the same rule at load to blobs made elsewhere.
+widened at compile time, other bf16 operands converted. The bf16 x bf16 -> fp32 GEMM form
+records the decision in the IR and carries it in the blob: XNNPACK's subgraph would still
+rewrite it to fp32 (its bf16 fallback keeps no GEMM), so the extended runtime runs such
+nodes through XNNPACK's operator API (backend_xnnpack/runtime/bf16_gemm.py); stock
+ExecuTorch accepts the form and runs it in fp32. bf16 unary, binary and data-movement nodes
+are left alone (XNNPACK defines them, falling back to fp32 internally where it must), as
+are fp16 and fp32 nodes. A node whose bf16 constant has no data (weights elided) is left
+alone too: the extended runtime applies the same rule at load to blobs made elsewhere.
 Dtype casts themselves are lowered to `xnn.convert` by conversion: fp32 <-> fp16 <-> bf16
 inside the delegate, integer casts and memory-format changes left outside.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -53,7 +55,7 @@ from xnnc.dialects.xnn import target_of
 from xnnc.ir.types import has_element_type, shape_of
 
 # The node table's bf16 capabilities: nodes XNNPACK 92a7ad50 rejects on bf16 values, and its
-# bf16 x bf16 -> fp32 GEMMs (fp32 too on targets without Target.bf16_gemm).
+# bf16 x bf16 -> fp32 GEMMs (fp32 too where Target.bf16_gemm_pays says no).
 NO_BF16_KERNEL = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf16.VIA_FP32))
 BF16_GEMMS = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf16.GEMM))
 
@@ -95,10 +97,22 @@ def _replace_with_fp32_output(
     rewriter.replace(op, new, [narrowed.output])
 
 
+def gemm_rows(op: Operation) -> int:
+    """M of a fully-connected (every input dim but the last) or batch matmul."""
+    shape = shape_of(op.operands[0])
+    if isinstance(op, xnn.FullyConnectedOp):
+        return math.prod(shape[:-1])
+    return shape[-2]
+
+
+def _native_gemm(op: Operation) -> bool:
+    return isinstance(op, BF16_GEMMS) and target_of(op).bf16_gemm_pays(gemm_rows(op))
+
+
 def _runs_in_fp32(op: Operation) -> bool:
     if isinstance(op, NO_BF16_KERNEL):
         return True
-    return isinstance(op, BF16_GEMMS) and not target_of(op).bf16_gemm
+    return isinstance(op, BF16_GEMMS) and not _native_gemm(op)
 
 
 class ComputeBf16InFp32(RewritePattern):
@@ -125,12 +139,10 @@ class ComputeBf16InFp32(RewritePattern):
 
 class Bf16GemmToFp32Output(RewritePattern):
     """A bf16 -> bf16 fully-connected or batch matmul as XNNPACK's bf16 x bf16 -> fp32 GEMM
-    (a bf16 bias widened), converted back to bf16; only on a target with `bf16_gemm`."""
+    (a bf16 bias widened), converted back to bf16, where the target's `bf16_gemm_pays`."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, BF16_GEMMS) or not has_element_type(op.results[0], bf16):
-            return
-        if not target_of(op).bf16_gemm:
+        if not _native_gemm(op) or not has_element_type(op.results[0], bf16):
             return
         operands = list(op.operands)
         bias = 2 if isinstance(op, xnn.FullyConnectedOp) and op.bias is not None else None

@@ -205,6 +205,24 @@ def test_bf16_models_run_xnnpack_bf16_gemm(zoo, name):
         assert NATIVE_BMM in names
 
 
+@needs_bf16_gemm
+def test_sapphire_rapids_targets_go_native_for_one_row_only(zoo):
+    """Target.bf16_gemm_pays: with AVX512-FP16 (or AMX) the bf16 GEMM wins only at M = 1, so
+    prefill keeps the fp32 form and decode runs XNNPACK's bf16 operator."""
+    target = "extended,x86-64-avx512fp16"
+    forms = {}
+    for name in ("bf16_blocks", "bf16_blocks_decode"):
+        _, example = zoo.example(name)
+        program = zoo.compiled(name, profile=True, target=target)
+        torch.testing.assert_close(program(*example), zoo.eager(name), **MODEL_TOL)
+        names = [n for n, _ in program.profile()]
+        forms[name] = (
+            any(NATIVE_FC in n for n in names),
+            any("(NC, F32) GEMM" in n for n in names),
+        )
+    assert forms == {"bf16_blocks": (False, True), "bf16_blocks_decode": (True, False)}
+
+
 @pytest.mark.parametrize("target", ["extended,x86-64-avx512", "extended,x86-64-avx2"])
 def test_targets_without_bf16_gemm_keep_the_fp32_form(zoo, target):
     _, example = zoo.example("bf16_blocks")

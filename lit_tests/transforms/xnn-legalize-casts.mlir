@@ -1,12 +1,16 @@
-// bf16 GEMMs follow the module's #xnn.target: bf16 x bf16 -> fp32 where XNNPACK has a bf16 GEMM
-// for the CPU (AVX512-BF16), fp32 between converts elsewhere, for both runtimes.
-// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512bf16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,BF16
-// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,x86-64-avx512fp16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,BF16
-// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32
-// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,x86-64-avx2"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32
-// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86_64+amx"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32
+// bf16 GEMMs follow the module's #xnn.target (Target.bf16_gemm_pays): bf16 x bf16 -> fp32
+// where XNNPACK's bf16 GEMM beats its fp32 one (AVX512-BF16; on Sapphire Rapids-class cores,
+// AMX or AVX512-FP16, only for one row), fp32 between converts elsewhere, for both runtimes.
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512bf16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,BF16,ONE-BF16
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,x86-64-avx512bf16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,BF16,ONE-BF16
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512fp16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-BF16
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,x86_64+avx512f+avx512bf16+amx"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-BF16
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,x86-64-avx2"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86_64+amx"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,arm64+neon+bf16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
 // A module without #xnn.target assumes no CPU feature.
-// RUN: xnn-opt %s --split-input-file -p xnn-legalize-casts | filecheck %s --check-prefixes=CHECK,FP32
+// RUN: xnn-opt %s --split-input-file -p xnn-legalize-casts | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
 
 // A bf16 mean runs in fp32 between converts.
 // CHECK-LABEL: func.func @bf16_mean
@@ -64,6 +68,25 @@ func.func @bf16_fully_connected(%x: tensor<3x4xbf16>) -> tensor<3x2xbf16> {
     xnn.output %f : tensor<3x2xbf16>
   }
   func.return %r : tensor<3x2xbf16>
+}
+
+// -----
+
+// A single-row (decode) fully-connected: bf16 also pays on Sapphire Rapids-class cores.
+// CHECK-LABEL: func.func @bf16_fully_connected_one_row
+// ONE-BF16:      %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}} : (tensor<1x1x4xbf16>, tensor<2x4xbf16>) -> tensor<1x1x2xf32>
+// ONE-BF16-NEXT: xnn.convert %[[F]] : (tensor<1x1x2xf32>) -> tensor<1x1x2xbf16>
+// ONE-FP32:      %[[X:.*]] = xnn.convert %{{.*}} : (tensor<1x1x4xbf16>) -> tensor<1x1x4xf32>
+// ONE-FP32-NEXT: %[[F:.*]] = xnn.fully_connected %[[X]], %{{.*}} : (tensor<1x1x4xf32>, tensor<2x4xf32>) -> tensor<1x1x2xf32>
+// ONE-FP32-NEXT: xnn.convert %[[F]] : (tensor<1x1x2xf32>) -> tensor<1x1x2xbf16>
+func.func @bf16_fully_connected_one_row(%x: tensor<1x1x4xbf16>) -> tensor<1x1x2xbf16> {
+  %r = xnn.subgraph(%x) : (tensor<1x1x4xbf16>) -> tensor<1x1x2xbf16> {
+  ^bb0(%a: tensor<1x1x4xbf16>):
+    %w = xnn.constant dense<1.0> : tensor<2x4xbf16>
+    %f = xnn.fully_connected %a, %w : (tensor<1x1x4xbf16>, tensor<2x4xbf16>) -> tensor<1x1x2xbf16>
+    xnn.output %f : tensor<1x1x2xbf16>
+  }
+  func.return %r : tensor<1x1x2xbf16>
 }
 
 // -----
