@@ -135,9 +135,10 @@ class Target:
         xnn-legalize-casts keeps its operands bf16 (the extended runtime then runs it on
         XNNPACK's operator API) instead of computing it in fp32 between converts.
         On Zen 4 it is 1.9x at M = 64 (notes/bf16-gemm.md). On Intel cores since Sapphire
-        Rapids (AMX, AVX512-FP16), whose two 512-bit FMA ports match `vdpbf16ps`, only the
-        memory-bound single row wins (`bf16_gemm_bench --sweep`, K = N = 2048, 1 thread:
-        1.88x at M = 1, 0.69-1.19x at M = 4-32, 0.97x at 64, 0.86x at 256)."""
+        Rapids (AMX, AVX512-FP16), whose two 512-bit FMA ports keep up with `vdpbf16ps`,
+        only the memory-bound single row wins (`bf16_gemm_bench --sweep` on a 2-core
+        Sapphire Rapids Xeon, 1 thread, K = N = 2048: 1.91x at M = 1, 0.69-1.24x at M =
+        2-32, 0.97x at 64, 0.84x at 256; K = N = 512: 1.19x at M = 1, 0.42-0.74x above)."""
         if not self.bf16_gemm:
             return False
         return rows == 1 or not (self.has("amx") or self.has("avx512fp16"))
