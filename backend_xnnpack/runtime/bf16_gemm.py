@@ -43,6 +43,7 @@ from xnnc.backend_xnnpack.runtime.runtime import (
     RuntimeHandle,
     XnnpackError,
     XnnRuntime,
+    _check_blob,
 )
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 
@@ -356,6 +357,7 @@ class SplitRuntime(RuntimeHandle):
 
     def _build(self) -> None:
         blob = self._blob
+        _check_blob(blob)  # whole, so that errors name the blob's node indices, not a piece's
         plan = _segments(blob, native_gemms(blob))
         externals = {
             k: _run_externals(blob, plan, k) for k, s in enumerate(plan) if isinstance(s, list)
