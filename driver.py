@@ -105,12 +105,12 @@ class Program:
     def _runtime(self, sub: xnn.SubgraphOp, blob: bytes | None, profile: bool) -> Any:
         """The extended runtime of `sub`: from `blob`, else serialized with the weights in
         place (no copy: XNNPACK packs them from the IR's buffers)."""
-        from xnnc.backend_xnnpack.runtime import XnnRuntime
+        from xnnc.backend_xnnpack.runtime import open_runtime
 
         if blob is not None:
-            return XnnRuntime(blob, threads=self.threads, profile=profile)
+            return open_runtime(blob, threads=self.threads, profile=profile)
         blob, named = serialize_subgraph_named(sub, self.options.target.runtime)
-        return XnnRuntime(blob, named, threads=self.threads, profile=profile)
+        return open_runtime(blob, named, threads=self.threads, profile=profile)
 
     @property
     def target(self) -> Target:

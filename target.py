@@ -125,10 +125,23 @@ class Target:
 
     @property
     def bf16_gemm(self) -> bool:
-        """XNNPACK has a native bf16 GEMM kernel for this CPU."""
-        if self.arch == "x86_64":
-            return self.has("avx512bf16") or self.has("amx")
-        return self.has("bf16")
+        """XNNPACK has a native bf16 x bf16 -> fp32 GEMM for this CPU. At XNNPACK 92a7ad50
+        `init_bf16_f32_gemm_config` (src/configs/gemm-config.c) has one, x86-64 AVX512-BF16
+        (`vdpbf16ps`, 1x32c2 and 11x32c2 tiles): no AMX kernel, none on arm64."""
+        return self.arch == "x86_64" and self.has("avx512bf16")
+
+    def bf16_gemm_pays(self, rows: int) -> bool:
+        """XNNPACK's bf16 GEMM beats its fp32 GEMM on a bf16 GEMM of `rows` rows (M), so
+        xnn-legalize-casts keeps its operands bf16 (the extended runtime then runs it on
+        XNNPACK's operator API) instead of computing it in fp32 between converts.
+        On Zen 4 it is 1.9x at M = 64 (notes/bf16-gemm.md). On Intel cores since Sapphire
+        Rapids (AMX, AVX512-FP16), whose two 512-bit FMA ports keep up with `vdpbf16ps`,
+        only the memory-bound single row wins (`bf16_gemm_bench --sweep` on a 2-core
+        Sapphire Rapids Xeon, 1 thread, K = N = 2048: 1.91x at M = 1, 0.69-1.24x at M =
+        2-32, 0.97x at 64, 0.84x at 256; K = N = 512: 1.19x at M = 1, 0.42-0.74x above)."""
+        if not self.bf16_gemm:
+            return False
+        return rows == 1 or not (self.has("amx") or self.has("avx512fp16"))
 
     def __str__(self) -> str:
         words = [self.runtime, self._cpu_spec()]

@@ -843,7 +843,10 @@ class Bf16(Enum):
 
     NATIVE = "defines it"
     VIA_FP32 = "rejects it: run in fp32 between converts"
-    GEMM = "bf16 x bf16 -> fp32 GEMM: bf16 operands stay, a bf16 bias is widened"
+    # bf16 x bf16 -> fp32 where Target.bf16_gemm_pays(rows) (bf16 operands stay, a bf16 bias
+    # is widened; the extended runtime runs it on XNNPACK's operator API, as its subgraph
+    # rewrites every bf16 GEMM to fp32), VIA_FP32 on the others.
+    GEMM = "bf16 x bf16 -> fp32 GEMM where it pays on the target, else fp32 between converts"
 
 
 @dataclass(frozen=True)
@@ -894,7 +897,7 @@ class NodeKind:
     validate: tuple[Check, ...] = ()  # read_blob: lengths and enum values XNNPACK trusts
     runtime_checks: tuple[Check, ...] = ()  # the runtime: static weights, types
     packed: tuple[str, ...] = ()  # operands XNNPACK copies into packed weights at load
-    native_bf16: tuple[str, ...] = ()  # Bf16.GEMM: operands that stay bf16
+    native_bf16: tuple[str, ...] = ()  # Bf16.GEMM: operands that stay bf16 (bf16_gemm.py)
 
     @property
     def number(self) -> int:

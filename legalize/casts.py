@@ -1,5 +1,7 @@
 """`xnn-legalize-casts`: bf16 nodes XNNPACK cannot define on bf16 values run in fp32 between
-converts, explicitly in the IR; bf16 GEMMs take XNNPACK's bf16 x bf16 -> fp32 form.
+converts, explicitly in the IR; a bf16 GEMM takes XNNPACK's bf16 x bf16 -> fp32 form where the
+module's `#xnn.target` says XNNPACK's bf16 GEMM beats its fp32 one for the GEMM's rows
+(`Target.bf16_gemm_pays`), else it computes in fp32 too.
 
     %y = xnn.static_reduce mean %x : (tensor<1x64x512xbf16>) -> tensor<1x64x1xbf16>
   ==>
@@ -8,24 +10,31 @@ converts, explicitly in the IR; bf16 GEMMs take XNNPACK's bf16 x bf16 -> fp32 fo
     %y = xnn.convert %b : (tensor<1x64x1xf32>) -> tensor<1x64x1xbf16>
 
     %y = xnn.fully_connected %x, %w, %b : (bf16, bf16, bf16) -> bf16
-  ==>
+  ==> (bf16_gemm_pays(rows of %x))
     %f = xnn.fully_connected %x, %w, %b32 : (bf16, bf16, f32) -> f32   // bias widened
+    %y = xnn.convert %f : f32 -> bf16
+  ==> (otherwise)
+    %x32 = xnn.convert %x : bf16 -> f32
+    %f = xnn.fully_connected %x32, %w32, %b32 : (f32, f32, f32) -> f32  // constants widened
     %y = xnn.convert %f : f32 -> bf16
 
 At this XNNPACK (92a7ad50) the fp32 nodes are convolutions, deconvolutions, pooling,
 reductions, softmax and bilinear resizing: their bf16 constants (filters, biases) are
-widened at compile time, other bf16 operands converted. Fully-connected and batch matmul
-nodes keep their bf16 operands (XNNPACK's bf16 GEMM, native on avx512bf16 CPUs; XNNPACK
-converts to fp32 itself elsewhere). bf16 unary, binary and data-movement nodes are left
-alone (XNNPACK defines them, falling back to fp32 internally where it must), as are fp16
-and fp32 nodes. A node whose bf16 constant has no data (weights elided) is left alone too:
-the extended runtime applies the same rule at load to blobs made elsewhere.
+widened at compile time, other bf16 operands converted. The bf16 x bf16 -> fp32 GEMM form
+records the decision in the IR and carries it in the blob: XNNPACK's subgraph would still
+rewrite it to fp32 (its bf16 fallback keeps no GEMM), so the extended runtime runs such
+nodes through XNNPACK's operator API (backend_xnnpack/runtime/bf16_gemm.py); stock
+ExecuTorch accepts the form and runs it in fp32. bf16 unary, binary and data-movement nodes
+are left alone (XNNPACK defines them, falling back to fp32 internally where it must), as
+are fp16 and fp32 nodes. A node whose bf16 constant has no data (weights elided) is left
+alone too: the extended runtime applies the same rule at load to blobs made elsewhere.
 Dtype casts themselves are lowered to `xnn.convert` by conversion: fp32 <-> fp16 <-> bf16
 inside the delegate, integer casts and memory-format changes left outside.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -42,10 +51,11 @@ from xdsl.pattern_rewriter import (
 from xnnc.backend_xnnpack import nodes
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.dialects import xnn
+from xnnc.dialects.xnn import target_of
 from xnnc.ir.types import has_element_type, shape_of
 
 # The node table's bf16 capabilities: nodes XNNPACK 92a7ad50 rejects on bf16 values, and its
-# bf16 x bf16 -> fp32 GEMMs.
+# bf16 x bf16 -> fp32 GEMMs (fp32 too where Target.bf16_gemm_pays says no).
 NO_BF16_KERNEL = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf16.VIA_FP32))
 BF16_GEMMS = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf16.GEMM))
 
@@ -87,12 +97,30 @@ def _replace_with_fp32_output(
     rewriter.replace(op, new, [narrowed.output])
 
 
+def gemm_rows(op: Operation) -> int:
+    """M of a fully-connected (every input dim but the last) or batch matmul."""
+    shape = shape_of(op.operands[0])
+    if isinstance(op, xnn.FullyConnectedOp):
+        return math.prod(shape[:-1])
+    return shape[-2]
+
+
+def _native_gemm(op: Operation) -> bool:
+    return isinstance(op, BF16_GEMMS) and target_of(op).bf16_gemm_pays(gemm_rows(op))
+
+
+def _runs_in_fp32(op: Operation) -> bool:
+    if isinstance(op, NO_BF16_KERNEL):
+        return True
+    return isinstance(op, BF16_GEMMS) and not _native_gemm(op)
+
+
 class ComputeBf16InFp32(RewritePattern):
-    """One bf16 node XNNPACK rejects: constants widened, inputs converted, output converted
-    back."""
+    """One bf16 node XNNPACK rejects, or a bf16 GEMM on a target without XNNPACK's bf16 GEMM:
+    constants widened, inputs converted, output converted back."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, NO_BF16_KERNEL) or not has_element_type(op.results[0], bf16):
+        if not _runs_in_fp32(op) or not has_element_type(op.results[0], bf16):
             return
         operands = list(op.operands)
         widened = _widened_constants(operands)
@@ -111,10 +139,10 @@ class ComputeBf16InFp32(RewritePattern):
 
 class Bf16GemmToFp32Output(RewritePattern):
     """A bf16 -> bf16 fully-connected or batch matmul as XNNPACK's bf16 x bf16 -> fp32 GEMM
-    (a bf16 bias widened), converted back to bf16."""
+    (a bf16 bias widened), converted back to bf16, where the target's `bf16_gemm_pays`."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, BF16_GEMMS) or not has_element_type(op.results[0], bf16):
+        if not _native_gemm(op) or not has_element_type(op.results[0], bf16):
             return
         operands = list(op.operands)
         bias = 2 if isinstance(op, xnn.FullyConnectedOp) and op.bias is not None else None
@@ -133,8 +161,8 @@ PATTERNS = (ComputeBf16InFp32(), Bf16GemmToFp32Output())
 
 @dataclass(frozen=True)
 class LegalizeCastsPass(ModulePass):
-    """Run bf16 nodes XNNPACK lacks in fp32 between explicit converts; bf16 GEMMs with an
-    fp32 output."""
+    """Run bf16 nodes XNNPACK lacks in fp32 between explicit converts; bf16 GEMMs bf16 x bf16
+    -> fp32 where the target has XNNPACK's bf16 GEMM, else in fp32 too."""
 
     name = "xnn-legalize-casts"
 

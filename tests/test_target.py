@@ -27,7 +27,14 @@ def test_presets():
     phone = Target.preset("arm64-fp16-dotprod")
     assert phone.fp16_arithmetic and not phone.bf16_gemm
     assert not avx2.fp16_arithmetic and not avx2.bf16_gemm
-    assert Target.preset("x86-64-avx512").replace(features={"amx"}).bf16_gemm
+    # XNNPACK 92a7ad50's bf16 GEMM is AVX512-BF16 only: no AMX kernel, none on arm64.
+    assert not Target.preset("x86-64-avx512").replace(features={"amx"}).bf16_gemm
+    assert not Target("extended", "arm64", frozenset({"neon", "bf16"})).bf16_gemm
+    assert Target.preset("x86-64-avx512bf16").bf16_gemm
+    zen4, spr = Target.preset("x86-64-avx512bf16"), Target.preset("x86-64-avx512fp16")
+    assert zen4.bf16_gemm_pays(64) and zen4.bf16_gemm_pays(1)
+    assert spr.bf16_gemm_pays(1) and not spr.bf16_gemm_pays(2) and not spr.bf16_gemm_pays(64)
+    assert not avx2.bf16_gemm_pays(1)
     for arch, features in PRESETS.values():
         assert arch in ARCHES and features <= set(FEATURES[arch])
 

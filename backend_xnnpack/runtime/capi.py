@@ -118,6 +118,7 @@ class Library:
         s, r = c_void_p, c_void_p  # xnn_subgraph_t, xnn_runtime_t
         functions = {**_SUBGRAPH_FUNCTIONS, **define_signatures()}
         self.define = {name: bind(xnn, name, _enum, [s, *args]) for name, args in functions.items()}
+        self.xnn = xnn  # for operator-API bindings beside the subgraph runtime (bf16_gemm.py)
         self.initialize = bind(xnn, "xnn_initialize", _enum, [c_void_p])
         self.create_subgraph = bind(
             xnn, "xnn_create_subgraph", _enum, [_u32, _u32, POINTER(c_void_p)]

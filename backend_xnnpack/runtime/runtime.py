@@ -16,9 +16,9 @@ bf16 legalization: XNNPACK 92a7ad50 rejects bf16 for the node kinds in `BF16_VIA
 fp32 temporary (`xnn_define_unary(convert)`; bf16 constants are widened once at load), the
 node runs in fp32, and its bf16 output is converted back. Fully-connected and
 batch-matrix-multiply nodes instead take their bf16 operands as they are (`NATIVE_BF16_GEMM`:
-XNNPACK's bf16 x bf16 -> fp32 GEMM, native on avx512bf16; elsewhere XNNPACK's own bf16
-fallback rewrite converts to fp32 at runtime creation); only a bf16 bias is widened and the
-fp32 output converted back.
+XNNPACK's bf16 x bf16 -> fp32 form); only a bf16 bias is widened and the fp32 output
+converted back. Inside one subgraph XNNPACK's bf16 fallback rewrite still computes them in
+fp32 on every CPU: `open_runtime` (bf16_gemm.py) runs them on XNNPACK's native bf16 GEMM.
 
 XNNPACK may read up to XNN_EXTRA_BYTES (16) past the end of an array. Constants therefore get
 an aligned copy with that padding unless the blob's own buffer already provides it; inputs
@@ -40,7 +40,7 @@ import math
 import threading
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import torch
@@ -314,27 +314,64 @@ class DefineContext:
         return temp
 
 
-class XnnRuntime:
+class RuntimeHandle:
+    """What every runtime shares: closing (`close`, also as a context manager and when
+    collected) and the external values' (dtype, shape) in `_specs` and `_out_specs`."""
+
+    _specs: list[tuple[torch.dtype, torch.Size]]
+    _out_specs: list[tuple[torch.dtype, torch.Size]]
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may already be gone
+            pass
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def input_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
+        """(dtype, shape) of each external input, in order."""
+        return list(self._specs)
+
+    @property
+    def output_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
+        return list(self._out_specs)
+
+
+class XnnRuntime(RuntimeHandle):
     """A delegate blob loaded into an XNNPACK runtime. See the module docstring."""
 
     def __init__(
         self,
-        blob: bytes | memoryview,
+        blob: bytes | memoryview | Blob,
         named_data: Mapping[str, bytes] | None = None,
         threads: int = 1,
         profile: bool = False,
+        *,
+        threadpool: int | None = None,
     ):
+        """`blob` may be an already read `Blob`; `threadpool` is a pthreadpool_t the caller
+        owns and keeps alive (it replaces `threads`)."""
         self._runtime: int | None = None
         self._subgraph: int | None = None
         self._cache: int | None = None  # xnn_weights_cache_t
         self._pool: int | None = None
+        self._owns_pool = threadpool is None
         self._profiling = profile
         self._lock = threading.Lock()  # one set-up + invoke (+ profile read) at a time
         self._last_profile: list[tuple[str, float]] | None = None  # of the last run, any thread
         self._thread_profile = threading.local()  # .rows: of the calling thread's last run
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
-        self._blob = read_blob(blob, named_data)
+        self._blob = blob if isinstance(blob, Blob) else read_blob(blob, named_data)
         _check_blob(self._blob)
         self._packed, self._shared_weights = _packed_only(self._blob)
         self._lib = capi.library()
@@ -342,7 +379,9 @@ class XnnRuntime:
         self._constants = _Constants()
         self._ids: dict[int, int] = {}
         try:
-            if threads > 1:
+            if threadpool is not None:
+                self._pool = threadpool
+            elif threads > 1:
                 self._pool = self._lib.pthreadpool_create(threads)
                 if not self._pool:
                     raise MemoryError(f"pthreadpool_create({threads}) failed")
@@ -597,33 +636,10 @@ class XnnRuntime:
                 lib.delete_subgraph(self._subgraph)
             if self._cache is not None:  # after the runtime, which reads it
                 lib.delete_weights_cache(self._cache)
-            if self._pool is not None:
+            if self._pool is not None and self._owns_pool:
                 lib.pthreadpool_destroy(self._pool)
         self._runtime = self._subgraph = self._pool = self._cache = None
         self._constants = None
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may already be gone
-            pass
-
-    def __enter__(self) -> XnnRuntime:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- description --
-
-    @property
-    def input_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
-        """(dtype, shape) of each external input, in order."""
-        return list(self._specs)
-
-    @property
-    def output_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
-        return list(self._out_specs)
 
 
 def _packed_only(blob: Blob) -> tuple[set[int], bool]:

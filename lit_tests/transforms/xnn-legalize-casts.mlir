@@ -1,4 +1,16 @@
-// RUN: xnn-opt %s --split-input-file -p xnn-legalize-casts | filecheck %s
+// bf16 GEMMs follow the module's #xnn.target (Target.bf16_gemm_pays): bf16 x bf16 -> fp32
+// where XNNPACK's bf16 GEMM beats its fp32 one (AVX512-BF16; on Sapphire Rapids-class cores,
+// AMX or AVX512-FP16, only for one row), fp32 between converts elsewhere, for both runtimes.
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512bf16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,BF16,ONE-BF16
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,x86-64-avx512bf16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,BF16,ONE-BF16
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512fp16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-BF16
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,x86_64+avx512f+avx512bf16+amx"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-BF16
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,x86-64-avx2"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86_64+amx"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,arm64+neon+bf16"},xnn-legalize-casts' | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
+// A module without #xnn.target assumes no CPU feature.
+// RUN: xnn-opt %s --split-input-file -p xnn-legalize-casts | filecheck %s --check-prefixes=CHECK,FP32,ONE-FP32
 
 // A bf16 mean runs in fp32 between converts.
 // CHECK-LABEL: func.func @bf16_mean
@@ -33,13 +45,20 @@ func.func @bf16_softmax(%x: tensor<4x16xbf16>) -> tensor<4x16xbf16> {
 
 // -----
 
-// A bf16 fully-connected keeps its bf16 operands (XNNPACK's bf16 x bf16 -> fp32 GEMM): the
-// bias is widened at compile time and the fp32 output converted back.
+// A bf16 fully-connected on a bf16-GEMM target keeps its bf16 operands (XNNPACK's bf16 x bf16
+// -> fp32 GEMM): the bias is widened at compile time and the fp32 output converted back.
+// Elsewhere it runs in fp32: filter and bias widened, input converted.
 // CHECK-LABEL: func.func @bf16_fully_connected
-// CHECK:         %[[B:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2xf32>
-// CHECK-NEXT:    %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}}, %[[B]] : (tensor<3x4xbf16>, tensor<2x4xbf16>, tensor<2xf32>) -> tensor<3x2xf32>
-// CHECK-NEXT:    %[[C:.*]] = xnn.convert %[[F]] : (tensor<3x2xf32>) -> tensor<3x2xbf16>
-// CHECK-NEXT:    xnn.output %[[C]]
+// BF16:          %[[B:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2xf32>
+// BF16-NEXT:     %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}}, %[[B]] : (tensor<3x4xbf16>, tensor<2x4xbf16>, tensor<2xf32>) -> tensor<3x2xf32>
+// BF16-NEXT:     %[[C:.*]] = xnn.convert %[[F]] : (tensor<3x2xf32>) -> tensor<3x2xbf16>
+// BF16-NEXT:     xnn.output %[[C]]
+// FP32:          %[[W:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2x4xf32>
+// FP32-NEXT:     %[[B:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2xf32>
+// FP32-NEXT:     %[[X:.*]] = xnn.convert %{{.*}} : (tensor<3x4xbf16>) -> tensor<3x4xf32>
+// FP32-NEXT:     %[[F:.*]] = xnn.fully_connected %[[X]], %[[W]], %[[B]] : (tensor<3x4xf32>, tensor<2x4xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+// FP32-NEXT:     %[[C:.*]] = xnn.convert %[[F]] : (tensor<3x2xf32>) -> tensor<3x2xbf16>
+// FP32-NEXT:     xnn.output %[[C]]
 func.func @bf16_fully_connected(%x: tensor<3x4xbf16>) -> tensor<3x2xbf16> {
   %r = xnn.subgraph(%x) : (tensor<3x4xbf16>) -> tensor<3x2xbf16> {
   ^bb0(%a: tensor<3x4xbf16>):
@@ -53,10 +72,33 @@ func.func @bf16_fully_connected(%x: tensor<3x4xbf16>) -> tensor<3x2xbf16> {
 
 // -----
 
-// A bf16 batch matmul likewise (no bias).
+// A single-row (decode) fully-connected: bf16 also pays on Sapphire Rapids-class cores.
+// CHECK-LABEL: func.func @bf16_fully_connected_one_row
+// ONE-BF16:      %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}} : (tensor<1x1x4xbf16>, tensor<2x4xbf16>) -> tensor<1x1x2xf32>
+// ONE-BF16-NEXT: xnn.convert %[[F]] : (tensor<1x1x2xf32>) -> tensor<1x1x2xbf16>
+// ONE-FP32:      %[[X:.*]] = xnn.convert %{{.*}} : (tensor<1x1x4xbf16>) -> tensor<1x1x4xf32>
+// ONE-FP32-NEXT: %[[F:.*]] = xnn.fully_connected %[[X]], %{{.*}} : (tensor<1x1x4xf32>, tensor<2x4xf32>) -> tensor<1x1x2xf32>
+// ONE-FP32-NEXT: xnn.convert %[[F]] : (tensor<1x1x2xf32>) -> tensor<1x1x2xbf16>
+func.func @bf16_fully_connected_one_row(%x: tensor<1x1x4xbf16>) -> tensor<1x1x2xbf16> {
+  %r = xnn.subgraph(%x) : (tensor<1x1x4xbf16>) -> tensor<1x1x2xbf16> {
+  ^bb0(%a: tensor<1x1x4xbf16>):
+    %w = xnn.constant dense<1.0> : tensor<2x4xbf16>
+    %f = xnn.fully_connected %a, %w : (tensor<1x1x4xbf16>, tensor<2x4xbf16>) -> tensor<1x1x2xbf16>
+    xnn.output %f : tensor<1x1x2xbf16>
+  }
+  func.return %r : tensor<1x1x2xbf16>
+}
+
+// -----
+
+// A bf16 batch matmul likewise (no bias; both inputs converted on the fp32 targets).
 // CHECK-LABEL: func.func @bf16_batch_matrix_multiply
-// CHECK:         %[[M:.*]] = xnn.batch_matrix_multiply %{{.*}}, %{{.*}} : (tensor<2x3x4xbf16>, tensor<2x4x5xbf16>) -> tensor<2x3x5xf32>
-// CHECK-NEXT:    xnn.convert %[[M]] : (tensor<2x3x5xf32>) -> tensor<2x3x5xbf16>
+// BF16:          %[[M:.*]] = xnn.batch_matrix_multiply %{{.*}}, %{{.*}} : (tensor<2x3x4xbf16>, tensor<2x4x5xbf16>) -> tensor<2x3x5xf32>
+// BF16-NEXT:     xnn.convert %[[M]] : (tensor<2x3x5xf32>) -> tensor<2x3x5xbf16>
+// FP32:          %[[A:.*]] = xnn.convert %{{.*}} : (tensor<2x3x4xbf16>) -> tensor<2x3x4xf32>
+// FP32-NEXT:     %[[B:.*]] = xnn.convert %{{.*}} : (tensor<2x4x5xbf16>) -> tensor<2x4x5xf32>
+// FP32-NEXT:     %[[M:.*]] = xnn.batch_matrix_multiply %[[A]], %[[B]] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+// FP32-NEXT:     xnn.convert %[[M]] : (tensor<2x3x5xf32>) -> tensor<2x3x5xbf16>
 func.func @bf16_batch_matrix_multiply(%x: tensor<2x3x4xbf16>, %y: tensor<2x4x5xbf16>) -> tensor<2x3x5xbf16> {
   %r = xnn.subgraph(%x, %y) : (tensor<2x3x4xbf16>, tensor<2x4x5xbf16>) -> tensor<2x3x5xbf16> {
   ^bb0(%a: tensor<2x3x4xbf16>, %b: tensor<2x4x5xbf16>):
@@ -64,6 +106,25 @@ func.func @bf16_batch_matrix_multiply(%x: tensor<2x3x4xbf16>, %y: tensor<2x4x5xb
     xnn.output %m : tensor<2x3x5xbf16>
   }
   func.return %r : tensor<2x3x5xbf16>
+}
+
+// -----
+
+// A fully-connected whose bf16 filter has no data (elided weights): the bf16 form needs no
+// widening; the fp32 form cannot be made, so the node is left alone (the runtime legalizes it).
+// CHECK-LABEL: func.func @bf16_fully_connected_elided
+// BF16:          %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}} : (tensor<3x4xbf16>, tensor<2x4xbf16>) -> tensor<3x2xf32>
+// BF16-NEXT:     xnn.convert %[[F]] : (tensor<3x2xf32>) -> tensor<3x2xbf16>
+// FP32-NOT:      xnn.convert
+// FP32:          xnn.fully_connected %{{.*}}, %{{.*}} : (tensor<3x4xbf16>, tensor<2x4xbf16>) -> tensor<3x2xbf16>
+func.func @bf16_fully_connected_elided(%x: tensor<3x4xbf16>) -> tensor<3x2xbf16> {
+  %r = xnn.subgraph(%x) : (tensor<3x4xbf16>) -> tensor<3x2xbf16> {
+  ^bb0(%a: tensor<3x4xbf16>):
+    %w = xnn.constant #xnnc.weight<"w"> : tensor<2x4xbf16>
+    %f = xnn.fully_connected %a, %w : (tensor<3x4xbf16>, tensor<2x4xbf16>) -> tensor<3x2xbf16>
+    xnn.output %f : tensor<3x2xbf16>
+  }
+  func.return %r : tensor<3x2xbf16>
 }
 
 // -----
