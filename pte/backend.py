@@ -2,9 +2,13 @@
 edge program with the pipeline, under the `CompileOptions` the partitioner put in its
 compile specs, into one ExecuTorch XNNPACK delegate blob.
 
-The class has its own name: a second `XnnpackBackend` class would silently take over the
-stock flow in this process (`export.retarget` points the lowered modules at the stock
-delegate's id before `to_executorch()`).
+`XnncPartitioner`'s delegates name ExecuTorch's own `XnnpackBackend`, the id the stock
+runtime registers, so an unmodified `to_executorch()` makes a runnable `.pte`. At import this
+module wraps `XnnpackBackend.preprocess` (once per process): a piece whose compile specs
+carry `OPTIONS_KEY` goes to `XnncBackend.preprocess`, any other piece to the original, so
+`XnnpackPartitioner` flows in the same process are unchanged. A second class named
+`XnnpackBackend` would not do: ExecuTorch looks backends up by class name, first match in
+one place and last in another.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from xnnc.options import CompileOptions
 from xnnc.pipeline import lower
 
 OPTIONS_KEY = "xnnc_options"
+STOCK_BACKEND_ID = "XnnpackBackend"  # the delegate id stock ExecuTorch registers
 
 
 def options_spec(options: CompileOptions) -> CompileSpec:
@@ -68,3 +73,30 @@ class XnncBackend(BackendDetails):
             raise SerializeError("xnnc: the subgraph's outputs must be the delegate's results")
         blob = serialize_subgraph(sub, options.target.runtime)
         return PreprocessResult(processed_bytes=blob)
+
+
+def carries_xnnc_options(compile_specs: list[CompileSpec]) -> bool:
+    """Whether a piece was tagged by `XnncPartitioner` (its specs hold xnnc's options)."""
+    return any(spec.key == OPTIONS_KEY for spec in compile_specs)
+
+
+def install_dispatch() -> None:
+    """Route `XnnpackBackend.preprocess` to `XnncBackend.preprocess` for xnnc's pieces;
+    idempotent."""
+    from executorch.backends.xnnpack.xnnpack_preprocess import XnnpackBackend
+
+    stock = XnnpackBackend.__dict__["preprocess"].__func__
+    if getattr(stock, "xnnc_stock_preprocess", None) is not None:
+        return
+
+    def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> Any:
+        if carries_xnnc_options(compile_specs):
+            return XnncBackend.preprocess(edge_program, compile_specs)
+        return stock(edge_program, compile_specs)
+
+    preprocess.xnnc_stock_preprocess = stock  # type: ignore[attr-defined]
+    preprocess.__doc__ = stock.__doc__
+    XnnpackBackend.preprocess = staticmethod(preprocess)
+
+
+install_dispatch()

@@ -1,11 +1,12 @@
 """`XnncPartitioner`: xnnc as an ExecuTorch partitioner, a drop-in for XnnpackPartitioner.
 
     edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
-    pte = xnnc.pte.to_executorch(edge).buffer          # runs on stock ExecuTorch
+    pte = edge.to_executorch().buffer                  # runs on stock ExecuTorch
 
 It tags the FX nodes that xnnc's own partitioner (`xnn-partition`, with the options'
 `exclude`) puts in each `xnn.subgraph`; `XnncBackend` then compiles each piece under the
-same `CompileOptions`, so a delegate is what `xnnc.compile` makes of the same ops.
+same `CompileOptions`, so a delegate is what `xnnc.compile` makes of the same ops. The
+delegates name stock `XnnpackBackend` (see `xnnc.pte.backend` for how they reach xnnc).
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import xnn
 from xnnc.frontend.fx_importer import import_model, torch_overload
 from xnnc.options import CompileOptions
-from xnnc.pte.backend import XnncBackend, options_spec
+from xnnc.pte.backend import STOCK_BACKEND_ID, options_spec
 from xnnc.target import Target
 
-_FLOATS = (torch.float32, torch.float16)
+_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 
 
 def _user_inputs(ep: ExportedProgram) -> set[str]:
@@ -94,7 +95,7 @@ class XnncPartitioner(Partitioner):
         self.options = CompileOptions.of(
             options, target=target, threads=threads, fp16=fp16, exclude=exclude, disable=disable
         )
-        self.delegation_spec = DelegationSpec(XnncBackend.__name__, [options_spec(self.options)])
+        self.delegation_spec = DelegationSpec(STOCK_BACKEND_ID, [options_spec(self.options)])
 
     def ops_to_not_decompose(self, ep: ExportedProgram) -> tuple[list[Any], Any]:
         """Keep the non-core ops xnnc lowers whole when the node will be delegated:
