@@ -4,11 +4,14 @@
 from xnnc.pte.backend import XnncBackend
 from xnnc.pte.export import StockRuntime, retarget, to_executorch, to_pte, write_pte
 from xnnc.pte.partitioner import XnncPartitioner
+from xnnc.pte.verify import PteError, check_pte
 
 __all__ = [
+    "PteError",
     "StockRuntime",
     "XnncBackend",
     "XnncPartitioner",
+    "check_pte",
     "retarget",
     "to_executorch",
     "to_pte",

@@ -21,6 +21,7 @@ from torch.export import ExportedProgram
 from xnnc.options import CompileOptions
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend
 from xnnc.pte.partitioner import XnncPartitioner
+from xnnc.pte.verify import check_pte
 
 
 def retarget(edge_manager: Any) -> Any:
@@ -93,9 +94,12 @@ class StockRuntime:
     the GIL through `forward`; the lock keeps the guarantee if they stop). Outputs are cloned
     out of that memory, so a later call cannot change them."""
 
-    def __init__(self, pte: bytes, threads: int | None = None):
+    def __init__(self, pte: bytes, threads: int | None = None, name: str = ".pte buffer"):
+        """`name` (the file) is what an error about a malformed `pte` names (`PteError`:
+        checked first, as ExecuTorch's loader aborts the process on some)."""
         from executorch.extension.pybindings import portable_lib
 
+        check_pte(pte, name)
         if threads is not None:
             portable_lib._unsafe_reset_threadpool(threads)
         self._buffer = bytes(pte)
