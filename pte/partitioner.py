@@ -121,7 +121,10 @@ class XnncPartitioner(Partitioner):
         PartitionPass(exclude=self.options.exclude).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         tag_of: dict[str, str] = {}
-        for i, sub in enumerate(op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)):
+        subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
+        # A piece computed from weights alone (a weight's transpose before addmm) folds to a
+        # constant when compiled, leaving no subgraph to delegate: ExecuTorch keeps it.
+        for i, sub in enumerate(sub for sub in subs if sub.inputs):
             for inner in sub.walk():
                 name = fx_node_name(inner)
                 if name is not None and not isinstance(inner, xnn.ConstantOp):
