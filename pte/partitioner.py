@@ -23,15 +23,18 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
 import xnnc
-from xnnc.conversion.aten_to_xnn import lowered_ops
+from xnnc.conversion.aten_to_xnn import CAST_TYPES, lowered_ops
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import xnn
 from xnnc.frontend.fx_importer import import_model, torch_overload
+from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.options import CompileOptions
 from xnnc.pte.backend import STOCK_BACKEND_ID, options_spec
 from xnnc.target import Target
 
-_FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+# The dtypes conversion lowers (bf16 too: without it a bf16 linear was decomposed into
+# addmm on a transposed weight, which conversion does not take).
+_FLOATS = tuple(TORCH_DTYPES[t] for t in CAST_TYPES)
 
 
 def _user_inputs(ep: ExportedProgram) -> set[str]:
