@@ -241,3 +241,20 @@ def test_bad_threads_same_for_pte_and_program(threads, capsys) -> None:
         errors.append(capsys.readouterr().err)
     assert errors[0] == errors[1]
     assert errors[0] == f"xnn-run: error: argument --threads: must be at least 1, got {threads}\n"
+
+
+def test_piece_compiled_as_one_group() -> None:
+    """preprocess takes the piece as the partitioner grouped it: an op conversion cannot
+    lower is named, not silently left outside."""
+    from xnnc.conversion.aten_to_xnn import ConversionError
+    from xnnc.options import CompileOptions
+    from xnnc.pte.backend import options_spec
+
+    class FloorDivide(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(torch.floor_divide(x, 3.0))
+
+    ep = torch.export.export(FloorDivide(), (torch.randn(4, 8),)).run_decompositions()
+    spec = options_spec(CompileOptions(target="stock"))
+    with pytest.raises(ConversionError, match=r"aten.div at loc\("):
+        XnncBackend.preprocess(ep, [spec])
