@@ -2,29 +2,40 @@
 edge program with the pipeline, under the `CompileOptions` the partitioner put in its
 compile specs, into one ExecuTorch XNNPACK delegate blob.
 
-The class has its own name: a second `XnnpackBackend` class would silently take over the
-stock flow in this process (`export.retarget` points the lowered modules at the stock
-delegate's id before `to_executorch()`).
+`XnncPartitioner`'s delegates name ExecuTorch's own `XnnpackBackend`, the id the stock
+runtime registers, so an unmodified `to_executorch()` makes a runnable `.pte`. At import this
+module wraps `XnnpackBackend.preprocess` (once per process): a piece whose compile specs
+carry `OPTIONS_KEY` goes to `XnncBackend.preprocess`, any other piece to the original, so
+`XnnpackPartitioner` flows in the same process are unchanged. A second class named
+`XnnpackBackend` would not do: ExecuTorch looks backends up by class name, first match in
+one place and last in another.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from torch.export import ExportedProgram
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.passes import ModulePass, PassPipeline
 
+import xnnc
 from xnnc.backend_xnnpack.serialize import SerializeError
+from xnnc.conversion.partition import PartitionPass, outline, schedule
 from xnnc.dialects import aten, xnn
-from xnnc.dialects.xnn import serialize_subgraph
+from xnnc.dialects.xnn import serialize_subgraph, set_target
 from xnnc.frontend.fx_importer import import_model
 from xnnc.options import CompileOptions
-from xnnc.pipeline import lower
+from xnnc.pipeline import default_passes
 
 OPTIONS_KEY = "xnnc_options"
+STOCK_BACKEND_ID = "XnnpackBackend"  # the delegate id stock ExecuTorch registers
 
 
 def options_spec(options: CompileOptions) -> CompileSpec:
@@ -39,13 +50,34 @@ def options_of(compile_specs: list[CompileSpec]) -> CompileOptions:
     return CompileOptions(target="stock")
 
 
+@dataclass(frozen=True)
+class OutlinePiecePass(ModulePass):
+    """The whole function as one `xnn.subgraph`: in `preprocess`, a piece is one group of
+    `XnncPartitioner`'s partition, so it is compiled as that group, not partitioned again
+    (an op conversion cannot lower then fails in convert-aten-to-xnn, naming the op)."""
+
+    name = "xnn-outline-piece"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.walk() if isinstance(f, FuncOp)]:
+            block = func.body.block
+            group = [o for o in block.ops if not isinstance(o, aten.ConstantOp)][:-1]
+            if group:
+                outline(block, group)
+                schedule(block)
+
+
 class XnncBackend(BackendDetails):
     """Compiles one tagged piece of an edge program into an xnnc XNNPACK blob."""
 
     @staticmethod
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> Any:
         options = options_of(compile_specs)
-        module = lower(import_model(edge_program), options)
+        module = import_model(edge_program)
+        set_target(module, options.target)
+        passes = [OutlinePiecePass() if isinstance(p, PartitionPass) else p
+                  for p in default_passes(options)]  # fmt: skip
+        PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
         outside = [
@@ -68,3 +100,30 @@ class XnncBackend(BackendDetails):
             raise SerializeError("xnnc: the subgraph's outputs must be the delegate's results")
         blob = serialize_subgraph(sub, options.target.runtime)
         return PreprocessResult(processed_bytes=blob)
+
+
+def carries_xnnc_options(compile_specs: list[CompileSpec]) -> bool:
+    """Whether a piece was tagged by `XnncPartitioner` (its specs hold xnnc's options)."""
+    return any(spec.key == OPTIONS_KEY for spec in compile_specs)
+
+
+def install_dispatch() -> None:
+    """Route `XnnpackBackend.preprocess` to `XnncBackend.preprocess` for xnnc's pieces;
+    idempotent."""
+    from executorch.backends.xnnpack.xnnpack_preprocess import XnnpackBackend
+
+    stock = XnnpackBackend.__dict__["preprocess"].__func__
+    if getattr(stock, "xnnc_stock_preprocess", None) is not None:
+        return
+
+    def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> Any:
+        if carries_xnnc_options(compile_specs):
+            return XnncBackend.preprocess(edge_program, compile_specs)
+        return stock(edge_program, compile_specs)
+
+    preprocess.xnnc_stock_preprocess = stock  # type: ignore[attr-defined]
+    preprocess.__doc__ = stock.__doc__
+    XnnpackBackend.preprocess = staticmethod(preprocess)
+
+
+install_dispatch()

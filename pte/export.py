@@ -4,8 +4,8 @@
     write_pte("m.pte", model, inputs)      # the same, streamed to a file
     StockRuntime(pte)(x)
 
-`retarget` renames xnnc's lowered modules' backend id to `XnnpackBackend`, the delegate the
-stock runtime knows, before `to_executorch()`.
+`to_executorch(edge)` and `retarget(edge)` remain for older callers: `XnncPartitioner`'s
+delegates already name `XnnpackBackend`, so ExecuTorch's own `edge.to_executorch()` does.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from executorch.exir.lowered_backend_module import LoweredBackendModule
 from torch.export import ExportedProgram
 
 from xnnc.options import CompileOptions
-from xnnc.pte.backend import XnncBackend
+from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend
 from xnnc.pte.partitioner import XnncPartitioner
-
-STOCK_BACKEND_ID = "XnnpackBackend"
+from xnnc.pte.verify import check_pte
 
 
 def retarget(edge_manager: Any) -> Any:
-    """Point xnnc's lowered modules at the stock `XnnpackBackend` delegate; returns it."""
+    """Compatibility: point modules lowered with `to_backend("XnncBackend", ...)` at the
+    stock `XnnpackBackend` delegate; returns `edge_manager`."""
     for method in edge_manager.methods:
         gm = edge_manager.exported_program(method).graph_module
         for sub in gm.modules():
@@ -36,7 +36,7 @@ def retarget(edge_manager: Any) -> Any:
 
 
 def to_executorch(edge_manager: Any) -> Any:
-    """`retarget`, then ExecuTorch's `to_executorch()`."""
+    """Compatibility alias of `edge_manager.to_executorch()` (after `retarget`)."""
     return retarget(edge_manager).to_executorch()
 
 
@@ -75,8 +75,7 @@ def _program(model: Any, example_inputs: Any, options: CompileOptions | None, **
     options = CompileOptions.of(options, **fields)
     options = options.replace(target=options.target.replace(runtime="stock"))
     ep = _copy_sharing_tensors(export_program(model, example_inputs))
-    edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
-    return to_executorch(edge)
+    return to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)]).to_executorch()
 
 
 def _copy_sharing_tensors(ep: ExportedProgram) -> ExportedProgram:
@@ -95,9 +94,12 @@ class StockRuntime:
     the GIL through `forward`; the lock keeps the guarantee if they stop). Outputs are cloned
     out of that memory, so a later call cannot change them."""
 
-    def __init__(self, pte: bytes, threads: int | None = None):
+    def __init__(self, pte: bytes, threads: int | None = None, name: str = ".pte buffer"):
+        """`name` (the file) is what an error about a malformed `pte` names (`PteError`:
+        checked first, as ExecuTorch's loader aborts the process on some)."""
         from executorch.extension.pybindings import portable_lib
 
+        check_pte(pte, name)
         if threads is not None:
             portable_lib._unsafe_reset_threadpool(threads)
         self._buffer = bytes(pte)

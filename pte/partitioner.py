@@ -1,11 +1,12 @@
 """`XnncPartitioner`: xnnc as an ExecuTorch partitioner, a drop-in for XnnpackPartitioner.
 
     edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
-    pte = xnnc.pte.to_executorch(edge).buffer          # runs on stock ExecuTorch
+    pte = edge.to_executorch().buffer                  # runs on stock ExecuTorch
 
 It tags the FX nodes that xnnc's own partitioner (`xnn-partition`, with the options'
 `exclude`) puts in each `xnn.subgraph`; `XnncBackend` then compiles each piece under the
-same `CompileOptions`, so a delegate is what `xnnc.compile` makes of the same ops.
+same `CompileOptions`, so a delegate is what `xnnc.compile` makes of the same ops. The
+delegates name stock `XnnpackBackend` (see `xnnc.pte.backend` for how they reach xnnc).
 """
 
 from __future__ import annotations
@@ -22,15 +23,18 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 
 import xnnc
-from xnnc.conversion.aten_to_xnn import lowered_ops
+from xnnc.conversion.aten_to_xnn import CAST_TYPES, lowered_ops
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import xnn
 from xnnc.frontend.fx_importer import import_model, torch_overload
+from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.options import CompileOptions
-from xnnc.pte.backend import XnncBackend, options_spec
+from xnnc.pte.backend import STOCK_BACKEND_ID, options_spec
 from xnnc.target import Target
 
-_FLOATS = (torch.float32, torch.float16)
+# The dtypes conversion lowers (bf16 too: without it a bf16 linear was decomposed into
+# addmm on a transposed weight, which conversion does not take).
+_FLOATS = tuple(TORCH_DTYPES[t] for t in CAST_TYPES)
 
 
 def _user_inputs(ep: ExportedProgram) -> set[str]:
@@ -94,7 +98,7 @@ class XnncPartitioner(Partitioner):
         self.options = CompileOptions.of(
             options, target=target, threads=threads, fp16=fp16, exclude=exclude, disable=disable
         )
-        self.delegation_spec = DelegationSpec(XnncBackend.__name__, [options_spec(self.options)])
+        self.delegation_spec = DelegationSpec(STOCK_BACKEND_ID, [options_spec(self.options)])
 
     def ops_to_not_decompose(self, ep: ExportedProgram) -> tuple[list[Any], Any]:
         """Keep the non-core ops xnnc lowers whole when the node will be delegated:
@@ -120,7 +124,10 @@ class XnncPartitioner(Partitioner):
         PartitionPass(exclude=self.options.exclude).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         tag_of: dict[str, str] = {}
-        for i, sub in enumerate(op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)):
+        subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
+        # A piece computed from weights alone (a weight's transpose before addmm) folds to a
+        # constant when compiled, leaving no subgraph to delegate: ExecuTorch keeps it.
+        for i, sub in enumerate(sub for sub in subs if sub.inputs):
             for inner in sub.walk():
                 name = fx_node_name(inner)
                 if name is not None and not isinstance(inner, xnn.ConstantOp):

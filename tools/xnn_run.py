@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
             raise RunError(f"{path}: a .pte does not record its input shapes; pass --inputs")
         try:
             with open(path, "rb") as f:
-                runtime = StockRuntime(f.read(), threads=args.threads)
+                runtime = StockRuntime(f.read(), threads=args.threads, name=path)
         except FileNotFoundError:
             raise RunError(f"{path}: no such file") from None
         except RuntimeError as e:

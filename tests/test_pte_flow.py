@@ -1,0 +1,260 @@
+"""ExecuTorch's own flow with `XnncPartitioner`, unmodified, and `.pte` files on stock
+ExecuTorch: `to_edge_transform_and_lower(...).to_executorch()` runs as is, the stock
+`XnnpackPartitioner` flow in the same process is unchanged, `Program.save("m.pte")` loads,
+and malformed `.pte` files are refused with one line instead of aborting the process.
+
+Tolerances. fp32: 1e-5 on values of order 1 (XNNPACK sums a 27-to-144-term conv or GEMM in
+another order than torch: a few fp32 roundings). bf16: both sides compute the GEMM in fp32
+and round the result to bf16 once, so they may differ by one bf16 rounding of differently
+ordered sums: 2^-8 relative, i.e. rtol 8e-3, atol 2e-2 for values below 4.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn as nn
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+from executorch.backends.xnnpack.xnnpack_preprocess import XnnpackBackend
+from executorch.exir import to_edge_transform_and_lower
+from executorch.exir.lowered_backend_module import LoweredBackendModule
+
+import xnnc
+from xnnc.pte import PteError, StockRuntime, XnncBackend, check_pte
+from xnnc.pte.backend import OPTIONS_KEY, install_dispatch
+from xnnc.tools import xnn_run
+
+FP32 = dict(atol=1e-5, rtol=1e-5)
+BF16 = dict(atol=2e-2, rtol=8e-3)
+ROOT = Path(xnnc.__file__).resolve().parent.parent
+
+
+class ConvMean(nn.Module):
+    """The reported conv + mean model (global average pooling over H and W)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x).mean(dim=(2, 3))
+
+
+class TransposedAddmm(nn.Module):
+    """addmm on a weight's transpose: the transpose alone is a weights-only piece."""
+
+    def __init__(self, dtype: torch.dtype) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(8, 16, dtype=dtype) / 4)
+        self.b = nn.Parameter(torch.randn(8, dtype=dtype))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(torch.addmm(self.b, x, self.w.t()))
+
+
+@pytest.fixture(scope="module")
+def conv_mean() -> tuple[nn.Module, tuple[torch.Tensor]]:
+    torch.manual_seed(0)
+    return ConvMean().eval(), (torch.randn(1, 3, 12, 12),)
+
+
+@pytest.fixture(scope="module")
+def conv_mean_pte(conv_mean) -> bytes:
+    """The standard flow, unmodified."""
+    model, inputs = conv_mean
+    ep = torch.export.export(model, inputs)
+    edge = to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner()])
+    return edge.to_executorch().buffer
+
+
+def _lowered(edge) -> list[LoweredBackendModule]:
+    gm = edge.exported_program().graph_module
+    return [m for m in gm.modules() if isinstance(m, LoweredBackendModule)]
+
+
+def test_standard_to_executorch_runs_on_stock(conv_mean, conv_mean_pte) -> None:
+    model, inputs = conv_mean
+    check_pte(conv_mean_pte, "conv_mean.pte")
+    (got,) = StockRuntime(conv_mean_pte)(*inputs)
+    torch.testing.assert_close(got, model(*inputs), **FP32)
+
+
+def test_delegates_name_the_stock_backend(conv_mean) -> None:
+    model, inputs = conv_mean
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, inputs), partitioner=[xnnc.XnncPartitioner()]
+    )
+    lowered = _lowered(edge)
+    assert [m.backend_id for m in lowered] == ["XnnpackBackend"]
+    assert [s.key for s in lowered[0].compile_specs] == [OPTIONS_KEY]
+    # xnnc made the blob: the one XnncBackend.preprocess makes of the same piece.
+    piece = lowered[0].original_module
+    assert (
+        lowered[0].processed_bytes
+        == XnncBackend.preprocess(piece, lowered[0].compile_specs).processed_bytes
+    )
+
+
+def test_stock_partitioner_unaffected(conv_mean, monkeypatch) -> None:
+    """In a process where xnnc is loaded, XnnpackPartitioner's pieces never reach xnnc."""
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("a stock piece reached XnncBackend.preprocess")
+
+    monkeypatch.setattr(XnncBackend, "preprocess", staticmethod(refuse))
+    model, inputs = conv_mean
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, inputs), partitioner=[XnnpackPartitioner()]
+    )
+    assert all(OPTIONS_KEY not in [s.key for s in m.compile_specs] for m in _lowered(edge))
+    pte = edge.to_executorch().buffer
+    check_pte(pte, "stock.pte")  # the check accepts ExecuTorch's own blobs
+    (got,) = StockRuntime(pte)(*inputs)
+    torch.testing.assert_close(got, model(*inputs), **FP32)
+
+
+def test_dispatch_installed_once() -> None:
+    installed = XnnpackBackend.preprocess
+    install_dispatch()
+    assert XnnpackBackend.preprocess is installed
+    original = installed.xnnc_stock_preprocess
+    assert getattr(original, "xnnc_stock_preprocess", None) is None
+
+
+@pytest.mark.parametrize("shape", [(4, 16), (2, 4, 16)], ids=["2d", "3d"])
+def test_bf16_linear_with_bias(shape, tmp_path) -> None:
+    """Both `.pte` paths (the partitioner, and Program.save) used to fail in preprocess."""
+    torch.manual_seed(0)
+    model = nn.Linear(16, 8).to(torch.bfloat16).eval()
+    x = torch.randn(*shape).to(torch.bfloat16)
+    want = model(x)
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, (x,)), partitioner=[xnnc.XnncPartitioner()]
+    )
+    (got,) = StockRuntime(edge.to_executorch().buffer)(x)
+    torch.testing.assert_close(got, want, **BF16)
+    path = tmp_path / "linear.pte"
+    xnnc.compile(model, (x,), savable=True).save(str(path))
+    (got,) = StockRuntime(path.read_bytes(), name=str(path))(x)
+    torch.testing.assert_close(got, want, **BF16)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_weights_only_piece_stays_with_executorch(dtype) -> None:
+    torch.manual_seed(0)
+    model = TransposedAddmm(dtype).eval()
+    x = torch.randn(4, 16, dtype=dtype)
+    (got,) = StockRuntime(xnnc.pte.to_pte(model, (x,)))(x)
+    torch.testing.assert_close(got, model(x), **(FP32 if dtype == torch.float32 else BF16))
+
+
+@pytest.mark.parametrize("model_name", ["conv_mean", "pixel_shuffle"])
+def test_save_pte_after_extended_compile(conv_mean, model_name, tmp_path) -> None:
+    """An extended-target program saves a .pte of stock node kinds (the stock legalization):
+    conv + mean once failed at load (`Unhandled node type`, 0x11); depth-to-space is an
+    extension kind stock lacks."""
+    model, inputs = conv_mean
+    if model_name == "pixel_shuffle":
+        model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.PixelShuffle(2)).eval()
+    program = xnnc.compile(model, inputs, target="extended", savable=True)
+    path = tmp_path / "m.pte"
+    program.save(str(path))
+    (got,) = StockRuntime(path.read_bytes(), name=str(path))(*inputs)
+    torch.testing.assert_close(got, model(*inputs), **FP32)
+
+
+def _corrupt(pte: bytes) -> dict[str, bytes]:
+    at = pte.index(b"XH00")
+    return {
+        "random": os.urandom(4096),
+        "short": b"ET1",
+        "identifier_only": pte[:8] + bytes(range(256)) * 16,
+        "truncated": pte[: len(pte) // 2],
+        "blob": pte[: at + 40] + b"\xa5" * 200 + pte[at + 240 :],
+    }
+
+
+@pytest.mark.parametrize(
+    "kind,message",
+    [
+        ("random", "file identifier b'"),
+        ("short", "3 bytes is too short for a file identifier"),
+        ("identifier_only", "corrupt 4104-byte program flatbuffer"),
+        ("truncated", "outside the"),
+        ("blob", "method 'forward' delegate 0 (XnnpackBackend): blob: "),
+    ],
+)
+def test_check_pte_refuses(conv_mean_pte, kind, message) -> None:
+    with pytest.raises(PteError) as e:
+        check_pte(_corrupt(conv_mean_pte)[kind], "m.pte")
+    assert str(e.value).startswith("m.pte: not a valid .pte: ")
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def _python(code: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def test_random_pte_in_xnn_run_is_one_line(tmp_path) -> None:
+    """Once a SIGABRT (exit 134) from ExecuTorch's pybindings: now exit 1, one line."""
+    path = tmp_path / "random.pte"
+    path.write_bytes(os.urandom(4096))
+    (tmp_path / "in.npz").write_bytes(b"")  # never read: the .pte is refused first
+    done = _python(
+        "import sys; from xnnc.tools.xnn_run import main; sys.exit(main(sys.argv[1:]))",
+        str(path),
+        "--inputs",
+        str(tmp_path / "in.npz"),
+    )
+    assert done.returncode == 1, done.stderr[-2000:]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("xnn-run")]
+    assert len(errors) == 1 and "Traceback" not in done.stderr
+    assert errors[0].startswith(f"xnn-run: error: {path}: not a valid .pte: file identifier")
+
+
+def test_random_pte_in_stock_runtime_raises(tmp_path) -> None:
+    code = (
+        "import os\nfrom xnnc.pte import PteError, StockRuntime\n"
+        "try:\n    StockRuntime(os.urandom(4096), name='r.pte')\n"
+        "except PteError as e:\n    print(e)\n"
+    )
+    done = _python(code)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("r.pte: not a valid .pte: file identifier")
+
+
+@pytest.mark.parametrize("threads", ["0", "-1"])
+def test_bad_threads_same_for_pte_and_program(threads, capsys) -> None:
+    errors = []
+    for name in ("m.pte", "m.xnnc"):
+        with pytest.raises(SystemExit) as e:
+            xnn_run.main([name, "--threads", threads])
+        assert e.value.code == 2
+        errors.append(capsys.readouterr().err)
+    assert errors[0] == errors[1]
+    assert errors[0] == f"xnn-run: error: argument --threads: must be at least 1, got {threads}\n"
+
+
+def test_piece_compiled_as_one_group() -> None:
+    """preprocess takes the piece as the partitioner grouped it: an op conversion cannot
+    lower is named, not silently left outside."""
+    from xnnc.conversion.aten_to_xnn import ConversionError
+    from xnnc.options import CompileOptions
+    from xnnc.pte.backend import options_spec
+
+    class FloorDivide(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.relu(torch.floor_divide(x, 3.0))
+
+    ep = torch.export.export(FloorDivide(), (torch.randn(4, 8),)).run_decompositions()
+    spec = options_spec(CompileOptions(target="stock"))
+    with pytest.raises(ConversionError, match=r"aten.div at loc\("):
+        XnncBackend.preprocess(ep, [spec])
