@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Hashable
-from typing import Any
 from ctypes import CFUNCTYPE, POINTER, Structure, c_bool, c_size_t, c_uint32, c_void_p
+from typing import Any
 
 import numpy as np
 

@@ -454,8 +454,9 @@ class XnnRuntime:
             for index in indices:
                 x.define_node(index, blob.node_kinds[index], blob.graph.xnodes[index])
             runtime = ctypes.c_void_p()
-            _check(lib.create_runtime_v4(self._subgraph, self._weights.handle, None, None, 0,
-                                         ctypes.byref(runtime)), "xnn_create_runtime_v4")  # fmt: skip
+            cache = self._weights.handle
+            status = lib.create_runtime_v4(self._subgraph, cache, None, None, 0, ctypes.byref(runtime))
+            _check(status, "xnn_create_runtime_v4")
             lib.delete_runtime(runtime.value)
         finally:
             lib.delete_subgraph(self._subgraph)
