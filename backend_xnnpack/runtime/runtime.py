@@ -455,7 +455,8 @@ class XnnRuntime:
                 x.define_node(index, blob.node_kinds[index], blob.graph.xnodes[index])
             runtime = ctypes.c_void_p()
             cache = self._weights.handle
-            status = lib.create_runtime_v4(self._subgraph, cache, None, None, 0, ctypes.byref(runtime))
+            out = ctypes.byref(runtime)
+            status = lib.create_runtime_v4(self._subgraph, cache, None, None, 0, out)
             _check(status, "xnn_create_runtime_v4")
             lib.delete_runtime(runtime.value)
         finally:
