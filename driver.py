@@ -15,14 +15,19 @@ Memory: a compiled program holds the weights once, in XNNPACK's packed form. The
 serialized with the weights in place (named data, `serialize_subgraph_named`) and dropped
 once XNNPACK has packed them; unless compiled with `savable=True`, the ExportedProgram is
 not kept and the weights used only inside subgraphs (and the copies conversion made of them:
-permuted filters, folded batch norms) leave the IR. `blobs` and `save` serialize again from
-the IR, so they need a savable program.
+permuted filters, folded batch norms) leave the IR before the runtimes are built, which
+release each one as soon as it is packed (`XnnRuntime(consume=True)`), so the unpacked and
+the packed weights never all coexist. `load` reads the blobs through an mmap of the file, so
+that their pages are returned the same way. `blobs` and `save` serialize again from the IR,
+so they need a savable program.
 """
 
 from __future__ import annotations
 
 import io
+import mmap
 import os
+import struct
 import warnings
 import zipfile
 import zlib
@@ -77,11 +82,14 @@ class Program:
         profile: bool = False,
         blobs: Sequence[bytes] | None = None,
         exported: Any = None,
+        unsavable: str | None = None,
     ):
         """`module` is lowered; `options` are those it was compiled with (by default its
         `#xnn.target` and nothing else); `threads` overrides the target's thread count for
         running; `blobs` are the subgraphs' serialized blobs when already known (they are
-        not kept); `exported` is the ExportedProgram a `.pte` save lowers."""
+        not kept); `exported` is the ExportedProgram a `.pte` save lowers. `unsavable` says
+        why `blobs`/`save` will fail: the weights only subgraphs read then go to XNNPACK
+        alone, released from the IR (and the blobs) as they are packed."""
         self.module = module
         self.options = options or CompileOptions(target=target_of(module))
         self.threads = self.options.target.threads if threads is None else threads
@@ -91,26 +99,40 @@ class Program:
         self.subgraphs = [op for op in module.walk() if isinstance(op, xnn.SubgraphOp)]
         if blobs is not None and len(blobs) != len(self.subgraphs):
             raise XnncError(f"{len(blobs)} blobs for {len(self.subgraphs)} subgraphs")
-        self.runtimes = {
-            sub: self._runtime(sub, None if blobs is None else blobs[i], profile)
-            for i, sub in enumerate(self.subgraphs)
-        }
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
+        self.runtimes = self._runtimes(blobs, profile, unsavable)
         self._profiling = profile
         # xDSL's Interpreter keeps the values of the call it runs: one per calling thread.
         self._per_thread = local()
         self._last_profile: list[tuple[str, float]] | None = None
         self._direct = self._whole_subgraph()
 
-    def _runtime(self, sub: xnn.SubgraphOp, blob: bytes | None, profile: bool) -> Any:
-        """The extended runtime of `sub`: from `blob`, else serialized with the weights in
-        place (no copy: XNNPACK packs them from the IR's buffers)."""
+    def _runtimes(
+        self, blobs: Sequence[bytes] | None, profile: bool, unsavable: str | None
+    ) -> dict[xnn.SubgraphOp, Any]:
+        """The extended runtime of each subgraph: from `blobs`, else serialized with the
+        weights in place (no copy: XNNPACK packs them from the IR's buffers). Unsavable, all
+        subgraphs are serialized first, then the IR lets go of their weights, so that each
+        runtime holds the only reference to its weights and frees them as it packs them."""
         from xnnc.backend_xnnpack.runtime import open_runtime
 
-        if blob is not None:
-            return open_runtime(blob, threads=self.threads, profile=profile)
-        blob, named = serialize_subgraph_named(sub, self.options.target.runtime)
-        return open_runtime(blob, named, threads=self.threads, profile=profile)
+        consume = unsavable is not None
+        serialized = None
+        if blobs is None:
+            runtime = self.options.target.runtime
+            serialized = [serialize_subgraph_named(sub, runtime) for sub in self.subgraphs]
+        if consume:
+            self._release_weights(unsavable)
+        runtimes = {}
+        for i, sub in enumerate(self.subgraphs):
+            if serialized is None:
+                blob, named = blobs[i], None
+            else:  # the runtime's reference is then the last one
+                (blob, named), serialized[i] = serialized[i], None
+            runtimes[sub] = open_runtime(blob, named, threads=self.threads, profile=profile,
+                                         consume=consume)  # fmt: skip
+            del blob, named
+        return runtimes
 
     @property
     def target(self) -> Target:
@@ -272,19 +294,29 @@ def _check_program_file(path: Any) -> None:
         raise XnncError(f"{path}: damaged program file ({e})") from None
 
 
-class _ZipBlobs(Sequence[bytes]):
-    """The blobs of an open program file, read when asked for."""
+class _ZipBlobs(Sequence[memoryview]):
+    """The blobs of an open program file: views of its mmap (file-backed pages, which the
+    runtime returns once it has packed the weights on them) where a blob is stored
+    uncompressed, as `Program.save` stores it; read otherwise."""
 
-    def __init__(self, z: zipfile.ZipFile, count: int):
+    def __init__(self, z: zipfile.ZipFile, count: int, path: str):
         self._z, self._count = z, count
+        with open(path, "rb") as f:
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
 
     def __len__(self) -> int:
         return self._count
 
-    def __getitem__(self, i: int) -> bytes:  # type: ignore[override]
+    def __getitem__(self, i: int) -> memoryview:  # type: ignore[override]
         if not 0 <= i < self._count:
             raise IndexError(i)
-        return self._z.read(f"subgraph_{i}.xnn")
+        info = self._z.getinfo(f"subgraph_{i}.xnn")
+        if info.compress_type != zipfile.ZIP_STORED:
+            return memoryview(self._z.read(info))
+        # The data follow the local header (30 bytes, then the name and the extra field).
+        name_size, extra_size = struct.unpack_from("<HH", self._map, info.header_offset + 26)
+        start = info.header_offset + 30 + name_size + extra_size
+        return memoryview(self._map)[start : start + info.file_size]
 
 
 def load(
@@ -312,20 +344,17 @@ def load(
         for i in range(count):
             if f"subgraph_{i}.xnn" not in names:
                 raise XnncError(f"{path}: subgraph_{i}.xnn is missing")
-        # Read each blob as its runtime is built, so that one blob at a time sits beside
-        # XNNPACK's packed weights.
-        blobs = _ZipBlobs(z, count)
+        blobs: Sequence[Any] = _ZipBlobs(z, count, path)
         if savable:
-            blobs = list(blobs)
-        program = Program(module, CompileOptions(target=target), threads=threads,
-                          profile=profile, blobs=blobs)  # fmt: skip
-    if savable:
-        program._blobs = blobs
-    else:
-        program._unsavable = (
+            blobs = [bytes(b) for b in blobs]
+        unsavable = None if savable else (
             "loaded without savable=True: the blobs went to XNNPACK; "
             "load with xnnc.load(..., savable=True) to save"
-        )
+        )  # fmt: skip
+        program = Program(module, CompileOptions(target=target), threads=threads,
+                          profile=profile, blobs=blobs, unsavable=unsavable)  # fmt: skip
+    if savable:
+        program._blobs = blobs
     return program
 
 
@@ -378,9 +407,8 @@ def compile(
     module = lower(import_model(ep), options)
     if savable:
         return Program(module, options, profile=profile, exported=ep)
-    program = Program(module, options, profile=profile)
-    program._release_weights(
+    del ep  # its weights are the model's: no reference of ours is needed
+    return Program(module, options, profile=profile, unsavable=(
         "compiled without savable=True: the weights went to XNNPACK; "
         "compile with xnnc.compile(..., savable=True) to save"
-    )
-    return program
+    ))  # fmt: skip

@@ -212,12 +212,20 @@ class Blob:
     inputs: tuple[int, ...]  # value ids of the external inputs, by external_id
     outputs: tuple[int, ...]  # likewise for the external outputs
     node_kinds: tuple[str, ...]  # flatbuffer node kind name per node, e.g. "XNNConv2d"
-    _constants: tuple[memoryview, ...]
+    _constants: list[memoryview | None]
+
+    def release(self, idx: int) -> memoryview | None:
+        """Forgets constant `idx` (its data may be freed) and returns it; reading it again
+        is an error."""
+        view, self._constants[idx] = self._constants[idx], None
+        return view
 
     def constant(self, idx: int) -> memoryview | None:
         """The bytes of constant `idx` (a `constant_buffer_idx`); None for 0, "no data"."""
         if not 0 <= idx < len(self._constants):
             raise IndexError(f"constant {idx} is out of range ({len(self._constants)} constants)")
+        if idx and self._constants[idx] is None:
+            raise ValueError(f"constant {idx} was released")
         return self._constants[idx] if idx else None
 
     def value_data(self, value_id: int) -> memoryview | None:
@@ -383,7 +391,7 @@ class _Validator:
             inputs=inputs,
             outputs=outputs,
             node_kinds=kinds,
-            _constants=self.constants,
+            _constants=list(self.constants),
         )
 
     # -- constants --

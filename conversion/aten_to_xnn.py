@@ -36,7 +36,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
+from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.xnn import BinaryOperator as B
@@ -766,8 +766,17 @@ class ConvertAtenOp(RewritePattern):
             return
         if not isinstance(op, aten.ConstantOp) and convertible(op) is not None:
             return
+        operands = list(op.operands)
         results = lowering_.lower(op, Emitter(rewriter, op))
         rewriter.replace(op, [], list(results))
+        if isinstance(op, aten.ConstantOp):
+            op.properties.clear()  # its weight moved on; see drop_constant
+        # A weight the lowering transformed (a permuted filter) goes now, not after the
+        # pass, so that one layer's old and new copies coexist, not the whole model's.
+        for value in operands:
+            const = constant_op(value)
+            if const is not None and not const.results[0].uses:
+                drop_constant(rewriter, const)
 
 
 @dataclass(frozen=True)

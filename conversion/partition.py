@@ -152,6 +152,9 @@ def outline(block: Block, group: list[Operation]) -> xnn.SubgraphOp:
         if not c.results[0].uses:
             c.detach()
             c.erase()
+            # An erased op lives on in reference cycles until the garbage collector runs,
+            # and would keep its weight (a folded filter) beside conversion's copy of it.
+            c.properties.clear()
     return sub
 
 

@@ -177,10 +177,11 @@ def _rss_mib() -> float:
 
 
 def test_a_weight_read_by_many_nodes_is_packed_once() -> None:
-    """50 fully-connected nodes chained on one 4 MiB filter value: XNNPACK's weights cache
-    packs it once (without it the runtime held 50 packed copies, 200 MiB). The margin is
-    wide, 12 MiB against 200, so RSS is a reliable witness in-process. Tolerance: 50 fp32
-    GEMMs in a row, each summing in another order than torch: 1e-4 of the scale."""
+    """50 fully-connected nodes chained on one 4 MiB filter value: the runtime's weights
+    cache (`PackedWeights`) packs it once (without it the runtime held 50 packed copies,
+    200 MiB). The margin is wide, 12 MiB against 200, so RSS is a reliable witness.
+    Tolerance: 50 fp32 GEMMs in a row, each summing in another order than torch: 1e-4 of
+    the scale."""
     import numpy as np
 
     from xnnc.backend_xnnpack.runtime import XnnRuntime
@@ -207,3 +208,117 @@ def test_a_weight_read_by_many_nodes_is_packed_once() -> None:
     for _ in range(steps):
         want = want @ w.T
     _close(rt(x)[0], want, 1e-4)
+
+
+# --- staged packing: unpacked and packed weights never all coexist ----------------------------
+
+
+@pytest.fixture(scope="module")
+def convnet() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    """Convolutions with batch norm (folded, then permuted), a depthwise one, a linear head."""
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+        nn.Conv2d(16, 16, 3, groups=16), nn.Conv2d(16, 32, 1), nn.ReLU(),
+        nn.Flatten(), nn.Linear(32 * 6 * 6, 10),
+    ).eval()  # fmt: skip
+    with torch.no_grad():
+        model[1].running_mean.uniform_(-0.5, 0.5)
+        model[1].running_var.uniform_(0.5, 2.0)
+    return model, (torch.randn(2, 3, 8, 8),)
+
+
+def test_staged_runtime_packs_and_releases_every_weight(convnet) -> None:
+    """consume=True: each staged weight is released once its nodes are packed, and the
+    final runtime finds all of them packed (no miss), with the same results bit for bit
+    as a runtime built in one go from the same blob."""
+    from xnnc.backend_xnnpack.runtime import XnnRuntime
+
+    model, inputs = convnet
+    program = xnnc.compile(model, inputs, savable=True)
+    (sub,) = program.subgraphs
+    blob, named = serialize_subgraph_named(sub)
+    whole = XnnRuntime(blob, dict(named))
+    staged = XnnRuntime(blob, named, consume=True)
+    assert not named  # handed over
+    assert len(staged._released) == len(staged._staged) * 2  # each node's filter and bias
+    assert not staged._weights.misses and staged._weights.finalized
+    assert torch.equal(staged(*inputs)[0], whole(*inputs)[0])
+
+
+def test_a_weight_missing_from_the_staged_packing_is_an_error(convnet, monkeypatch) -> None:
+    """If the final runtime did not find a released weight packed (it would pack zeros),
+    building fails naming the constant instead of returning wrong results."""
+    from xnnc.backend_xnnpack.runtime import XnnRuntime
+
+    model, inputs = convnet
+    (sub,) = xnnc.compile(model, inputs, savable=True).subgraphs
+    blob, named = serialize_subgraph_named(sub)
+    monkeypatch.setattr(XnnRuntime, "_pack_nodes", lambda self, indices: None)
+    with pytest.raises(ValueError, match=r"constant \d+: XNNPACK did not find the weights"):
+        XnnRuntime(blob, named, consume=True)
+
+
+def test_loaded_blobs_are_views_of_the_file(convnet, tmp_path) -> None:
+    """load maps the program file: the blobs XNNPACK packs from are file-backed pages the
+    runtime hands back, not a copy in memory; results as before saving."""
+    import mmap
+
+    from xnnc.driver import _ZipBlobs
+
+    model, inputs = convnet
+    path = str(tmp_path / "m.xnnc")
+    program = xnnc.compile(model, inputs, savable=True)
+    program.save(path)
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        blobs = _ZipBlobs(z, 1, path)
+        assert isinstance(blobs[0].obj, mmap.mmap)
+        assert bytes(blobs[0]) == z.read("subgraph_0.xnn")
+    loaded = xnnc.load(path)
+    assert torch.equal(loaded(*inputs), program(*inputs))
+
+
+def test_lowering_leaves_no_weight_in_garbage(convnet) -> None:
+    """Ops erased by partitioning and conversion live on in reference cycles until the
+    garbage collector runs; they must not keep weights xnnc made (a folded filter beside its
+    permuted copy doubled ResNet-18's compile peak)."""
+    import gc
+
+    from xnnc.dialects.weights import Blob
+    from xnnc.frontend.fx_importer import export_program, import_model
+    from xnnc.pipeline import lower
+
+    model, inputs = convnet
+    module = import_model(export_program(model, inputs))
+    gc.collect()
+    gc.disable()
+    try:
+        lower(module)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+    finally:
+        gc.set_debug(0)
+        gc.enable()
+    model_data = {t.data_ptr() for t in [*model.parameters(), *model.buffers()]}
+    held = [
+        o.name
+        for o in gc.garbage
+        if isinstance(o, Blob) and o.has_data and o.data.ctypes.data not in model_data
+    ]  # the model's own tensors cost nothing
+    gc.garbage.clear()
+    assert held == []
+
+
+def test_mapped_copy_is_the_tensor_in_pages_of_its_own() -> None:
+    from xnnc.conversion.constants import MAPPED_BYTES, mapped_copy
+
+    big = torch.randn(64, 3, 3, MAPPED_BYTES // (4 * 64 * 9) + 1).permute(0, 3, 1, 2)
+    copy = mapped_copy(big)
+    assert copy.is_contiguous() and torch.equal(copy, big)
+    with open("/proc/self/maps") as f:
+        starts = {int(line.split("-")[0], 16) for line in f}
+    assert copy.data_ptr() in starts  # a mapping of its own, unmapped when freed
+    small = torch.randn(4, 4).T
+    assert torch.equal(mapped_copy(small), small)

@@ -136,7 +136,7 @@ class ConvAsGemm(RewritePattern):
         for i, j in taps:
             offsets = [0, rows[i], cols[j], 0]
             tap = e.node(xnn.StaticSliceOp, x, shape=sizes, offsets=offsets, sizes=sizes)
-            filter_ij = e.const(w[:, i, j, :].contiguous(), f"{name}.tap{i * kw + j}")
+            filter_ij = e.const(w[:, i, j, :], f"{name}.tap{i * kw + j}")  # copied by e.const
             y = e.node(xnn.FullyConnectedOp, tap, filter_ij, op.bias if total is None else None,
                        shape=(n, out_h, out_w, cout))  # fmt: skip
             if total is None:

@@ -27,7 +27,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.constants import aten_constant, constant_tensor, weight_name
+from xnnc.conversion.constants import aten_constant, constant_tensor, mapped_empty, weight_name
 from xnnc.dialects import aten
 
 
@@ -47,9 +47,13 @@ def fold_into_conv(
     bias = torch.zeros_like(mean) if b is None else b.float()
     scale = gamma / torch.sqrt(var + eps)
     shape = (-1,) + (1,) * (w.dim() - 1)
-    return (w.float() * scale.reshape(shape)).to(w.dtype), ((bias - mean) * scale + beta).to(
-        w.dtype
-    )
+    # Straight into pages of its own: no heap temporary left behind per layer.
+    new_w = mapped_empty(w.shape, w.dtype)
+    if w.dtype == torch.float32:
+        torch.mul(w, scale.reshape(shape), out=new_w)
+    else:
+        new_w.copy_(w.float() * scale.reshape(shape))
+    return new_w, ((bias - mean) * scale + beta).to(w.dtype)
 
 
 class FoldBatchNormIntoConv(RewritePattern):

@@ -64,9 +64,12 @@ def open_runtime(
     named_data: Mapping[str, bytes] | None = None,
     threads: int = 1,
     profile: bool = False,
+    *,
+    consume: bool = False,
 ) -> Runtime:
     """`blob` on XNNPACK: a `SplitRuntime` when it has native bf16 GEMM nodes and the CPU
-    runs XNNPACK's bf16 GEMM, else an `XnnRuntime`. Arguments as for `XnnRuntime`."""
+    runs XNNPACK's bf16 GEMM, else an `XnnRuntime`. Arguments as for `XnnRuntime` (`consume`
+    applies to the latter only)."""
     read = read_blob(blob, named_data)
     if native_gemms(read):
         try:
@@ -74,7 +77,8 @@ def open_runtime(
         except XnnpackError as e:
             if e.status != STATUS_UNSUPPORTED_HARDWARE:
                 raise
-    return XnnRuntime(read, threads=threads, profile=profile)
+    del read  # with `consume`, the runtime must hold the weights' last references
+    return XnnRuntime(blob, named_data, threads=threads, profile=profile, consume=consume)
 
 
 # --- which nodes ------------------------------------------------------------------------------
@@ -400,9 +404,7 @@ class SplitRuntime(RuntimeHandle):
         """Runs the blob on `inputs` (in external-id order); returns fresh output tensors."""
         if len(inputs) != len(self._specs):
             raise ValueError(f"expected {len(self._specs)} inputs, got {len(inputs)}")
-        env = {
-            vid: self._checked(i, t) for i, (vid, t) in enumerate(zip(self._inputs, inputs))
-        }
+        env = {vid: self._checked(i, t) for i, (vid, t) in enumerate(zip(self._inputs, inputs))}
         with self._lock:
             if self._closed:
                 raise RuntimeError("the runtime is closed")

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import mmap
 import threading
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
@@ -54,6 +55,7 @@ from xnnc.backend_xnnpack.blob import (
 )
 from xnnc.backend_xnnpack.nodes import KINDS, KINDS_LIST, Bf16, NodeView, camel
 from xnnc.backend_xnnpack.runtime import capi
+from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 
 _DT = fb.XNNDatatype
@@ -357,12 +359,16 @@ class XnnRuntime(RuntimeHandle):
         profile: bool = False,
         *,
         threadpool: int | None = None,
+        consume: bool = False,
     ):
         """`blob` may be an already read `Blob`; `threadpool` is a pthreadpool_t the caller
-        owns and keeps alive (it replaces `threads`)."""
+        owns and keeps alive (it replaces `threads`). `consume`: the caller hands the weights
+        over (`named_data` is emptied): they are packed a few nodes at a time and each is
+        released (its pages returned, if the blob is mmap'd) once packed, so that the blob's
+        unpacked and packed weights never all coexist (`_stage`)."""
         self._runtime: int | None = None
         self._subgraph: int | None = None
-        self._cache: int | None = None  # xnn_weights_cache_t
+        self._weights: PackedWeights | None = None
         self._pool: int | None = None
         self._owns_pool = threadpool is None
         self._profiling = profile
@@ -372,8 +378,14 @@ class XnnRuntime(RuntimeHandle):
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
         self._blob = blob if isinstance(blob, Blob) else read_blob(blob, named_data)
+        if consume and isinstance(named_data, dict):
+            named_data.clear()
         _check_blob(self._blob)
-        self._packed, self._shared_weights = _packed_only(self._blob)
+        self._packed, shared_weights = _packed_only(self._blob)
+        self._staged = _stageable(self._blob, self._packed) if consume else {}
+        if shared_weights or self._staged:
+            self._weights = PackedWeights()
+        self._released: dict[int, int] = {}  # constant index -> its size, data released
         self._lib = capi.library()
         _check(self._lib.initialized_status, "xnn_initialize")
         self._constants = _Constants()
@@ -398,56 +410,145 @@ class XnnRuntime(RuntimeHandle):
 
     def _build(self, profile: bool) -> None:
         lib, blob = self._lib, self._blob
-        subgraph = ctypes.c_void_p()
-        _check(lib.create_subgraph(blob.graph.numExterns, 0, ctypes.byref(subgraph)),
-               "xnn_create_subgraph")  # fmt: skip
-        self._subgraph = subgraph.value
+        if self._staged:
+            self._stage()
+        reserved = self._reserve_released()
+        self._subgraph = self._create_subgraph(blob.graph.numExterns)
         for xvalue in blob.graph.xvalues:
-            self._define_value(xvalue)
+            self._define_value(xvalue, reserved=reserved)
         x = DefineContext(self, self._subgraph)
         for index, (kind, xnode) in enumerate(zip(blob.node_kinds, blob.graph.xnodes)):
             x.define_node(index, kind, xnode)
-        if self._shared_weights:
-            self._create_weights_cache()
         runtime = ctypes.c_void_p()
         flags = capi.FLAG_BASIC_PROFILING if profile else 0
-        _check(lib.create_runtime_v4(self._subgraph, self._cache, None, self._pool, flags,
+        cache = None if self._weights is None else self._weights.handle
+        _check(lib.create_runtime_v4(self._subgraph, cache, None, self._pool, flags,
                                      ctypes.byref(runtime)), "xnn_create_runtime_v4")  # fmt: skip
         self._runtime = runtime.value
-        if self._cache is not None:
-            _check(lib.finalize_weights_cache(self._cache, capi.WEIGHTS_CACHE_FINALIZATION_HARD),
-                   "xnn_finalize_weights_cache")  # fmt: skip
+        if self._weights is not None:
+            self._weights.finalized = True
+            self._weights.forget()
+            if self._weights.misses:
+                (_, idx), *_ = self._weights.misses
+                raise ValueError(
+                    f"constant {idx}: XNNPACK did not find the weights it packed while the "
+                    "runtime was built in stages (its packing key changed); build it with "
+                    "consume=False"
+                )
         lib.delete_subgraph(self._subgraph)  # the runtime does not need it
         self._subgraph = None
         for vid in self._packed:  # XNNPACK copied these into its packed weights
             self._constants.release(vid)
 
-    def _create_weights_cache(self) -> None:
-        """A weights cache packs a static weight once however many nodes read it (the steps
-        of an unrolled LSTM share one value): XNNPACK looks packed weights up by their
-        source pointers. Only then: on convolution models it raised the peak during
-        creation by ~0.9x the weights (ResNet-18, 2.2x -> 3.1x) for nothing to share."""
-        cache = ctypes.c_void_p()
-        size = sum(len(self._blob.value_data(v)) for v in self._packed) + (1 << 20)
-        _check(self._lib.create_weights_cache_with_size(size, ctypes.byref(cache)),
-               "xnn_create_weights_cache_with_size")  # fmt: skip
-        self._cache = cache.value
+    def _create_subgraph(self, externals: int) -> int:
+        subgraph = ctypes.c_void_p()
+        _check(self._lib.create_subgraph(externals, 0, ctypes.byref(subgraph)),
+               "xnn_create_subgraph")  # fmt: skip
+        self._ids = {}
+        return subgraph.value
 
-    def _define_value(self, xvalue: fb.XValueT) -> None:
-        quantized = xvalue.xvalueUnionType == fb.ValueUnion.XNNQuantizedTensorValue
-        tensor = xvalue.xvalueUnion.tensorValue if quantized else xvalue.xvalueUnion
+    # -- staged packing (consume=True) --
+
+    def _stage(self) -> None:
+        """Packs the staged weights into `_weights` with throwaway runtimes of a few nodes
+        each (about 1/16 of the staged bytes), releasing each weight once every node that
+        reads it is packed: the blob's unpacked weights shrink as the packed ones grow.
+        The packing key names constants, not addresses, so the final runtime finds them."""
+        blob, staged = self._blob, self._staged
+        readers = Counter(v for reads in staged.values() for v in reads)
+        sizes = {v: len(blob.value_data(v)) for v in readers}
+        budget = max(sum(sizes.values()) // 16, 1)
+        chunk, size = [], 0
+        for index in sorted(staged):
+            chunk.append(index)
+            size += sum(sizes[v] for v in staged[index])
+            if size >= budget or index == max(staged):
+                self._pack_nodes(chunk)
+                for vid in (v for i in chunk for v in staged[i]):
+                    readers[vid] -= 1
+                    if not readers[vid]:
+                        self._release(vid)
+                chunk, size = [], 0
+
+    def _pack_nodes(self, indices: list[int]) -> None:
+        """A runtime of the nodes `indices` alone (their activations external), created
+        with `_weights` so that XNNPACK packs their weights there, then deleted."""
+        blob, lib = self._blob, self._lib
+        values: dict[int, int] = {}  # value id -> its external flags (0: a constant)
+        for index in indices:
+            for attr, vid in vars(blob.graph.xnodes[index].xnodeUnion).items():
+                if attr.endswith("Id") and vid != _INVALID:
+                    constant = blob.value_data(vid) is not None
+                    values[vid] = 0 if constant else (2 if attr.startswith("output") else 1)
+        externals = [v for v in sorted(values) if values[v]]
+        self._subgraph = self._create_subgraph(len(externals))
+        try:
+            by_id = {_tensor(xv).idOut: xv for xv in blob.graph.xvalues}
+            for vid in sorted(values):
+                io = (externals.index(vid), values[vid]) if values[vid] else (_INVALID, 0)
+                self._define_value(by_id[vid], io=io)
+            x = DefineContext(self, self._subgraph)
+            for index in indices:
+                x.define_node(index, blob.node_kinds[index], blob.graph.xnodes[index])
+            runtime = ctypes.c_void_p()
+            cache = self._weights.handle
+            out = ctypes.byref(runtime)
+            status = lib.create_runtime_v4(self._subgraph, cache, None, None, 0, out)
+            _check(status, "xnn_create_runtime_v4")
+            lib.delete_runtime(runtime.value)
+        finally:
+            lib.delete_subgraph(self._subgraph)
+            self._subgraph = None
+            self._weights.forget()
+
+    def _release(self, vid: int) -> None:
+        """Drops the blob's data of staged weight `vid`, returning its pages if mmap'd."""
+        idx = self._blob.tensors[vid].constantBufferIdx
+        self._constants.release(vid)
+        view = self._blob.release(idx)
+        if view is not None:
+            self._released[idx] = len(view)
+            _return_pages(view)
+
+    def _reserve_released(self) -> dict[int, int]:
+        """An address per released constant, in a read-only mapping never written: the
+        final runtime's look-ups find them packed, and a miss reads zeros, not freed
+        memory (and is reported)."""
+        if not self._released:
+            return {}
+        self._reservation = mmap.mmap(-1, sum(s + 64 for s in self._released.values()),
+                                      prot=mmap.PROT_READ)  # fmt: skip
+        base = np.frombuffer(self._reservation, dtype=np.uint8).ctypes.data
+        addresses, offset = {}, 0
+        for idx, size in self._released.items():
+            addresses[idx] = base + offset
+            offset += size + 64
+        return addresses
+
+    def _define_value(
+        self, xvalue: fb.XValueT, io: tuple[int, int] | None = None,
+        reserved: Mapping[int, int] | None = None,
+    ) -> None:  # fmt: skip
+        """`io` overrides the value's (external id, flags); `reserved` gives released
+        constants their address (see `_reserve_released`)."""
+        tensor = _tensor(xvalue)
         vid = tensor.idOut
         dims = _dims(tensor)
-        data = self._blob.value_data(vid)
+        idx = tensor.constantBufferIdx
+        data = None if idx in self._released else self._blob.value_data(vid)
         pointer = None
-        if data is not None:
+        if idx in self._released:
+            pointer = reserved[idx]
+        elif data is not None:
             entries = self._blob.graph.constantData if self._blob.has_header else None
             shared = bool(entries) and entries[tensor.constantBufferIdx].namedKey is not None
             pointer = self._constants.pointer(vid, data, packed=vid in self._packed,
                                               shared=shared)  # fmt: skip
+        if pointer is not None and self._weights is not None:
+            self._weights.name(pointer, ("constant", idx), expect=idx in self._released)
         dtype = XNN_DATATYPE[tensor.datatype]
         common = (len(dims), capi.sizes(dims))
-        io = (tensor.externalId, tensor.flags)
+        io = (tensor.externalId, tensor.flags) if io is None else io
         out = ctypes.c_uint32()
         define = self._lib.define
         params = self._blob.quant_params.get(vid)
@@ -634,12 +735,57 @@ class XnnRuntime(RuntimeHandle):
                 lib.delete_runtime(self._runtime)
             if self._subgraph is not None:
                 lib.delete_subgraph(self._subgraph)
-            if self._cache is not None:  # after the runtime, which reads it
-                lib.delete_weights_cache(self._cache)
             if self._pool is not None and self._owns_pool:
                 lib.pthreadpool_destroy(self._pool)
-        self._runtime = self._subgraph = self._pool = self._cache = None
-        self._constants = None
+        self._runtime = self._subgraph = self._pool = None
+        self._constants = self._weights = None  # after the runtime, which reads them
+
+
+def _tensor(xvalue: fb.XValueT) -> fb.XNNTensorValueT:
+    quantized = xvalue.xvalueUnionType == fb.ValueUnion.XNNQuantizedTensorValue
+    return xvalue.xvalueUnion.tensorValue if quantized else xvalue.xvalueUnion
+
+
+def _stageable(blob: Blob, packed: set[int]) -> dict[int, list[int]]:
+    """node index -> the weights it packs, for the nodes whose weights can be packed ahead
+    of the runtime (`XnnRuntime._stage`): plain fp32/fp16 activations and weights (bf16 ones
+    are widened at definition; quantized activations cannot be external). A weight is
+    staged only if every node packing it is, and no other value shares its constant."""
+    plain = (_DT.fp32, _DT.fp16)
+    users = Counter(t.constantBufferIdx for t in blob.tensors.values() if t.constantBufferIdx)
+    nodes_of: dict[int, list[int]] = {}
+    unstaged: set[int] = set()
+    for index, (kind, xnode) in enumerate(zip(blob.node_kinds, blob.graph.xnodes)):
+        table, fields = xnode.xnodeUnion, {camel(f) for f in KINDS[kind].packed}
+        weights = [v for a, v in vars(table).items() if a in fields and v in packed]
+        if not weights:
+            continue
+        ok = all(
+            blob.tensors[v].datatype in plain and v not in blob.quant_params
+            for a, v in vars(table).items()
+            if a.endswith("Id") and v != _INVALID and v not in packed
+        ) and all(
+            blob.tensors[v].datatype in plain and users[blob.tensors[v].constantBufferIdx] == 1
+            for v in weights
+        )
+        if ok:
+            nodes_of[index] = weights
+        else:
+            unstaged.update(weights)
+    return {i: ws for i, ws in nodes_of.items() if not unstaged & set(ws)}
+
+
+def _return_pages(view: memoryview) -> None:
+    """Gives the whole pages of `view` back to the system if it lies in an mmap (file
+    backed: they are read again from the file if touched)."""
+    if not isinstance(view.obj, mmap.mmap) or not len(view):
+        return
+    base = np.frombuffer(view.obj, dtype=np.uint8).ctypes.data
+    start = np.frombuffer(view, dtype=np.uint8).ctypes.data - base
+    lo = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    hi = (start + len(view)) // mmap.PAGESIZE * mmap.PAGESIZE
+    if hi > lo:
+        view.obj.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
 
 def _packed_only(blob: Blob) -> tuple[set[int], bool]:
