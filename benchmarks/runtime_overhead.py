@@ -68,7 +68,7 @@ def main() -> None:
         def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
             return x + y
 
-    program = xnnc.compile(Add(), (a, b))
+    program = xnnc.compile(Add().eval(), (a, b))
 
     def call(calls: int) -> None:
         for _ in range(calls):
