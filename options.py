@@ -91,10 +91,14 @@ class CompileOptions:
 
     @classmethod
     def of(cls, options: CompileOptions | None = None, **fields: Any) -> CompileOptions:
-        """`options` with `fields` replacing its own (None fields are left as they are)."""
+        """`options` with `fields` replacing its own (None fields are left as they are). A
+        target string that names no thread count keeps `options`' threads."""
         given = {k: v for k, v in fields.items() if v is not None}
         if options is None:
             return cls(**given)
+        target = given.get("target")
+        if isinstance(target, str) and "threads" not in given and "threads=" not in target:
+            given["threads"] = options.target.threads
         return dataclasses.replace(options, **given) if given else options
 
     def replace(self, **changes: Any) -> CompileOptions:

@@ -78,6 +78,17 @@ def test_a_plain_string_holds_names_separated_by_commas() -> None:
     )
 
 
+def test_a_target_string_without_threads_keeps_the_thread_count() -> None:
+    """XnncPartitioner(CompileOptions(threads=2), target="stock") keeps 2 threads; a target
+    that names its thread count, or a threads field, replaces it."""
+    two = CompileOptions(threads=2)
+    assert CompileOptions.of(two, target="stock").target.threads == 2
+    assert CompileOptions.of(two, target="stock").target.runtime == "stock"
+    assert CompileOptions.of(two, target="stock,threads=3").target.threads == 3
+    assert CompileOptions.of(two, target="stock", threads=4).target.threads == 4
+    assert CompileOptions.of(None, target="stock").target.threads == 1
+
+
 def test_options_round_trip_through_compile_specs() -> None:
     options = CompileOptions(
         target="stock,x86-64-avx2,threads=2", fp16="fp32", exclude="aten.elu", disable="xnn-layout"
