@@ -147,12 +147,12 @@ def _executorch(name: str, model: torch.nn.Module, inputs: tuple, partitioner: A
     from executorch.exir import to_edge_transform_and_lower
     from executorch.extension.pybindings import portable_lib
 
-    from xnnc.pte import StockRuntime, to_executorch
+    from xnnc.pte import StockRuntime
 
     def lower() -> tuple[bytes, Any]:
         ep = torch.export.export(model, inputs, strict=False)
         edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
-        buffer = to_executorch(edge).buffer
+        buffer = edge.to_executorch().buffer
         StockRuntime(buffer)
         return buffer, edge
 

@@ -306,7 +306,7 @@ def test_bf16_models_on_stock_executorch(zoo, name: str) -> None:
     Tolerance as for the extended runtime above."""
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.pte import StockRuntime, to_executorch
+    from xnnc.pte import StockRuntime
 
     _, inputs = zoo.example(name)
     edge = to_edge_transform_and_lower(
@@ -316,7 +316,7 @@ def test_bf16_models_on_stock_executorch(zoo, name: str) -> None:
     assert [str(n.target) for n in calls if "getitem" not in str(n.target)] == [
         "executorch_call_delegate"
     ]
-    (got,) = StockRuntime(to_executorch(edge).buffer)(*inputs)
+    (got,) = StockRuntime(edge.to_executorch().buffer)(*inputs)
     torch.testing.assert_close(got, zoo.eager(name), atol=3e-2, rtol=3e-2)
 
 

@@ -272,10 +272,10 @@ def test_stock_executorch_runs_the_fp32_form(zoo):
     """`stock` on a CPU without bf16 GEMM: stock ExecuTorch 1.5.1 runs the fp32 form."""
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.pte import StockRuntime, to_executorch
+    from xnnc.pte import StockRuntime
 
     _, example = zoo.example("bf16_blocks")
     partitioner = xnnc.XnncPartitioner("stock,x86-64-avx2")
     edge = to_edge_transform_and_lower(zoo.exported("bf16_blocks"), partitioner=[partitioner])
-    (got,) = StockRuntime(to_executorch(edge).buffer)(*example)
+    (got,) = StockRuntime(edge.to_executorch().buffer)(*example)
     torch.testing.assert_close(got, zoo.eager("bf16_blocks"), **MODEL_TOL)
