@@ -33,7 +33,7 @@ import zipfile
 import zlib
 from collections.abc import Sequence
 from threading import local
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -41,6 +41,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
+from xdsl.ir import Operation
 
 import xnnc
 from xnnc.dialects import aten, xnn
@@ -64,6 +65,18 @@ class SubgraphFunctions(InterpreterFunctions):
     @impl(xnn.SubgraphOp)
     def run_subgraph(self, interpreter: Interpreter, op: xnn.SubgraphOp, args: tuple) -> tuple:
         return tuple(self.runtimes[op](*args))
+
+
+class Outside(NamedTuple):
+    """An op left to torch: its name (`aten.generic`'s target for those), location, reason."""
+
+    op: str
+    location: str
+    reason: str
+
+
+def _op_name(op: Operation) -> str:
+    return op.target.data if isinstance(op, aten.GenericOp) else op.name
 
 
 class Program:
@@ -183,11 +196,16 @@ class Program:
 
     def ops_outside(self) -> list[str]:
         """The ops of the top-level function left to torch."""
+        return [entry.op for entry in self.outside()]
+
+    def outside(self) -> list[Outside]:
+        """The ops of the top-level function left to torch, each with its location and why
+        it is not in XNNPACK."""
+        from xnnc.conversion.partition import left_outside
+
         return [
-            op.target.data if isinstance(op, aten.GenericOp) else op.name
-            for op in self._func.body.block.ops
-            if not isinstance(op, (xnn.SubgraphOp, aten.ConstantOp))
-            and op is not self._func.body.block.last_op
+            Outside(_op_name(op), str(op.location), why)
+            for op, why in left_outside(self._func, self.options.exclude)
         ]
 
     def __call__(self, *inputs: Any) -> Any:

@@ -225,14 +225,26 @@ class PartitionPass(ModulePass):
         outside: list[str] = []
         for func in [f for f in op.walk() if isinstance(f, FuncOp)]:
             partition_func(func, supported)
-            for o in func.body.block.ops:
-                if isinstance(o, (xnn.SubgraphOp, aten.ConstantOp)) or o is func.body.block.last_op:
-                    continue
-                outside.append(f"{_describe(o)} ({supported(o) or 'cut off'})")
+            outside += [f"{_describe(o)} ({why})" for o, why in left_outside(func, self.exclude)]
         if self.strict and outside:
             raise PartitionError(
                 f"{len(outside)} ops stayed outside XNNPACK: " + "; ".join(outside)
             )
+
+
+def left_outside(func: FuncOp, exclude: tuple[str, ...] = ()) -> list[tuple[Operation, str]]:
+    """The ops of a partitioned function left outside its subgraphs, each with the reason:
+    "excluded", what conversion says it cannot lower, or "cut off" (lowerable, but its
+    group was not delegated)."""
+    from xnnc.conversion.aten_to_xnn import convertible
+
+    block = func.body.block
+    left = []
+    for o in block.ops:
+        if isinstance(o, (xnn.SubgraphOp, aten.ConstantOp)) or o is block.last_op:
+            continue
+        left.append((o, "excluded" if o.name in exclude else convertible(o) or "cut off"))
+    return left
 
 
 def _describe(op: Operation) -> str:

@@ -334,6 +334,29 @@ def test_compile_exclude_as_a_plain_string() -> None:
     torch.testing.assert_close(program(x), want, rtol=0, atol=1e-6)
 
 
+def test_outside_names_each_op_its_location_and_reason() -> None:
+    """Program.outside(): the op, where it came from and why it is not in XNNPACK."""
+
+    class Model(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.proj = nn.Linear(4, 8)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.cumsum(torch.relu(self.proj(x)), dim=1)
+
+    torch.manual_seed(0)
+    model, x = Model().eval(), torch.randn(3, 4)
+    program = xnnc.compile(model, (x,), exclude="aten.linear")
+    linear, cumsum = program.outside()
+    assert (linear.op, linear.reason) == ("aten.linear", "excluded")
+    assert '"proj"' in linear.location
+    assert (cumsum.op, cumsum.reason) == ("aten::cumsum", "no xnn lowering")
+    assert program.ops_outside() == [linear.op, cumsum.op]
+    with torch.no_grad():  # fp32 throughout; the relu on XNNPACK is exact
+        torch.testing.assert_close(program(x), model(x), rtol=0, atol=1e-6)
+
+
 def test_compile_options_of_the_wrong_kind() -> None:
     with pytest.raises(OptionError, match="^options: expected a CompileOptions, got dict$"):
         xnnc.compile(_Doubled(), (torch.randn(2, 3),), {"target": "stock"})
