@@ -343,15 +343,9 @@ def load(
     """A program saved by `Program.save` (not a .pte: run those with ExecuTorch). With
     `savable`, the program keeps its blobs to save again. XnncError naming the file if it
     is missing, not a program file, damaged, or of another format version."""
-    _check_program_file(path)
-    try:
-        z = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as e:
-        raise XnncError(f"{path}: not an xnnc program file ({e})") from None
-    with z:
+    _check_program_file(path)  # the format marker and members, checked
+    with zipfile.ZipFile(path) as z:
         names = set(z.namelist())
-        if "format" not in names or not z.read("format").decode().startswith(PROGRAM_FORMAT):
-            raise XnncError(f"{path}: not an xnnc program file (no '{PROGRAM_FORMAT}' marker)")
         target = z.read("format").decode().splitlines()[1]
         store = BlobStore()
         with np.load(io.BytesIO(z.read("weights.npz"))) as data:

@@ -77,8 +77,9 @@ def open_runtime(
         except XnnpackError as e:
             if e.status != STATUS_UNSUPPORTED_HARDWARE:
                 raise
-    del read  # with `consume`, the runtime must hold the weights' last references
-    return XnnRuntime(blob, named_data, threads=threads, profile=profile, consume=consume)
+    # `read` is the runtime's blob: with `consume` it releases each constant from it as
+    # packed, and empties `named_data`, so no other reference to the weights is left.
+    return XnnRuntime(read, named_data, threads=threads, profile=profile, consume=consume)
 
 
 # --- which nodes ------------------------------------------------------------------------------

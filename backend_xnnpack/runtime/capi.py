@@ -36,7 +36,6 @@ from xnnc.backend_xnnpack.nodes import define_signatures
 
 EXTRA_BYTES = 16  # XNN_EXTRA_BYTES: XNNPACK may read this far past the end of an array
 FLAG_BASIC_PROFILING = 0x8  # XNN_FLAG_BASIC_PROFILING (xnn_create_runtime_v4)
-WEIGHTS_CACHE_FINALIZATION_HARD = 0  # xnn_weights_cache_finalization_kind_hard
 
 # enum xnn_status
 STATUS_NAMES = (
@@ -131,13 +130,6 @@ class Library:
             [s, c_void_p, c_void_p, c_void_p, _u32, POINTER(c_void_p)],
         )
         self.delete_runtime = bind(xnn, "xnn_delete_runtime", _enum, [r])
-        self.create_weights_cache_with_size = bind(
-            xnn, "xnn_create_weights_cache_with_size", _enum, [_size, POINTER(c_void_p)]
-        )
-        self.finalize_weights_cache = bind(
-            xnn, "xnn_finalize_weights_cache", _enum, [c_void_p, _enum]
-        )
-        self.delete_weights_cache = bind(xnn, "xnn_delete_weights_cache", _enum, [c_void_p])
         self.reshape_external_value = bind(
             xnn, "xnn_reshape_external_value", _enum, [r, _u32, _size, _SIZES]
         )
