@@ -403,9 +403,7 @@ class SplitRuntime(RuntimeHandle):
 
     def run(self, *inputs: torch.Tensor | np.ndarray) -> tuple[torch.Tensor, ...]:
         """Runs the blob on `inputs` (in external-id order); returns fresh output tensors."""
-        if len(inputs) != len(self._specs):
-            raise ValueError(f"expected {len(self._specs)} inputs, got {len(inputs)}")
-        env = {vid: self._checked(i, t) for i, (vid, t) in enumerate(zip(self._inputs, inputs))}
+        env = dict(zip(self._inputs, self._checked_inputs(inputs), strict=True))
         with self._lock:
             if self._closed:
                 raise RuntimeError("the runtime is closed")
@@ -418,20 +416,6 @@ class SplitRuntime(RuntimeHandle):
         return tuple(env[v] for v in self._outputs)
 
     __call__ = run
-
-    def _checked(self, i: int, t: Any) -> torch.Tensor:
-        dtype, shape = self._specs[i]
-        if isinstance(t, np.ndarray):
-            t = torch.from_numpy(t)
-        if not isinstance(t, torch.Tensor) or t.dtype != dtype or t.shape != shape or not t.is_cpu:
-            got = (
-                f"{str(t.dtype).removeprefix('torch.')} {list(t.shape)}"
-                if isinstance(t, torch.Tensor)
-                else type(t).__name__
-            )
-            want = str(dtype).removeprefix("torch.")
-            raise ValueError(f"input {i}: expected {want} {list(shape)}, got {got}")
-        return t.contiguous()
 
     def profile(self) -> list[tuple[str, float]]:
         """(XNNPACK operator name, microseconds) per operator of the last `run`; the GEMM

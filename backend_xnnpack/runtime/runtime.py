@@ -338,6 +338,44 @@ class RuntimeHandle:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _checked_inputs(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+        """`inputs` as contiguous CPU tensors of the external inputs' dtypes and shapes;
+        ValueError naming the first that is not."""
+        specs = self._specs
+        if len(inputs) != len(specs):
+            raise ValueError(f"expected {len(specs)} inputs, got {len(inputs)}")
+        tensors = []
+        for i, t in enumerate(inputs):
+            dtype, shape = specs[i]
+            if type(t) is not torch.Tensor:
+                t = self._as_tensor(i, t)
+            if t.dtype is not dtype or t.shape != shape or not t.is_cpu:
+                raise ValueError(self._mismatch(i, t))
+            tensors.append(t if t.is_contiguous() else t.contiguous())
+        return tensors
+
+    def _as_tensor(self, i: int, value: Any) -> torch.Tensor:
+        if isinstance(value, torch.Tensor):  # a subclass, e.g. nn.Parameter
+            return value
+        if isinstance(value, np.ndarray):
+            try:
+                return torch.from_numpy(value)
+            except TypeError:
+                pass
+        dtype, shape = self._specs[i]
+        raise ValueError(
+            f"input {i}: expected a torch tensor or numpy array of {_type_name(dtype)} "
+            f"{list(shape)}, got {type(value).__name__}"
+        )
+
+    def _mismatch(self, i: int, t: torch.Tensor) -> str:
+        dtype, shape = self._specs[i]
+        where = "" if t.is_cpu else f" on {t.device}"
+        return (
+            f"input {i}: expected {_type_name(dtype)} {list(shape)}, got "
+            f"{_type_name(t.dtype)} {list(t.shape)}{where}"
+        )
+
     @property
     def input_specs(self) -> list[tuple[torch.dtype, torch.Size]]:
         """(dtype, shape) of each external input, in order."""
@@ -622,17 +660,7 @@ class XnnRuntime(RuntimeHandle):
     def run(self, *inputs: torch.Tensor | np.ndarray) -> tuple[torch.Tensor, ...]:
         """Runs the blob on `inputs` (in external-id order); returns fresh output tensors.
         Safe to call from several threads: their runs take turns on this runtime."""
-        specs = self._specs
-        if len(inputs) != len(specs):
-            raise ValueError(f"expected {len(specs)} inputs, got {len(inputs)}")
-        tensors = []  # contiguous copies of strided inputs stay alive until the invoke
-        for i, t in enumerate(inputs):
-            dtype, shape = specs[i]
-            if type(t) is not torch.Tensor:
-                t = self._as_tensor(i, t)
-            if t.dtype is not dtype or t.shape != shape or not t.is_cpu:
-                raise ValueError(self._mismatch(i, t))
-            tensors.append(t if t.is_contiguous() else t.contiguous())
+        tensors = self._checked_inputs(inputs)  # copies stay alive until the invoke
         outputs = [torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs]
         tensors += outputs
         with self._lock:
@@ -664,28 +692,6 @@ class XnnRuntime(RuntimeHandle):
             self._last_profile = self._thread_profile.rows = self._read_profile()
 
     __call__ = run
-
-    def _as_tensor(self, i: int, value: Any) -> torch.Tensor:
-        if isinstance(value, torch.Tensor):  # a subclass, e.g. nn.Parameter
-            return value
-        if isinstance(value, np.ndarray):
-            try:
-                return torch.from_numpy(value)
-            except TypeError:
-                pass
-        dtype, shape = self._specs[i]
-        raise ValueError(
-            f"input {i}: expected a torch tensor or numpy array of {_type_name(dtype)} "
-            f"{list(shape)}, got {type(value).__name__}"
-        )
-
-    def _mismatch(self, i: int, t: torch.Tensor) -> str:
-        dtype, shape = self._specs[i]
-        where = "" if t.is_cpu else f" on {t.device}"
-        return (
-            f"input {i}: expected {_type_name(dtype)} {list(shape)}, got "
-            f"{_type_name(t.dtype)} {list(t.shape)}{where}"
-        )
 
     # -- profiling --
 
