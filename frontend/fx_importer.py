@@ -42,7 +42,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
 from xnnc.dialects.weights import Blob, WeightAttr
-from xnnc.frontend.schema import ModelImportError, element_type, prop_for, to_attr
+from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
 
 # Qualified overload name ("aten::add.Tensor") -> the op that models it.
 OPS_BY_OVERLOAD: dict[str, type[IRDLOperation]] = {
@@ -132,11 +132,22 @@ def _is_edge(target: Any) -> bool:
 
 
 def import_model(
-    model: Any, example_inputs: Sequence[Any] | None = None, *, func_name: str = "forward"
+    model: Any,
+    example_inputs: Sequence[Any] | None = None,
+    *,
+    func_name: str = "forward",
+    as_is: bool = False,
 ) -> ModuleOp:
-    """Import an nn.Module (with example inputs), an ExportedProgram or a `.pt2` path."""
-    ep = decompose(export_program(model, example_inputs))
-    module = _Importer(ep, func_name).run()
+    """Import an nn.Module (with example inputs), an ExportedProgram or a `.pt2` path.
+
+    as_is=True imports a program as a partitioner sees it: not decomposed (ops the `aten`
+    dialect does not model become `aten.generic`), and a node that cannot be imported
+    (an ExecuTorch delegate call, a dynamic or non-tensor value) becomes function arguments
+    for its tensor results, so every other op is still there to ask about."""
+    ep = export_program(model, example_inputs)
+    if not as_is:
+        ep = decompose(ep)
+    module = _Importer(ep, func_name, opaque=as_is).run()
     try:
         module.verify()
     except VerifyException as e:
@@ -167,9 +178,10 @@ def _location(node: Node) -> NameLoc:
 
 
 class _Importer:
-    def __init__(self, ep: ExportedProgram, func_name: str):
+    def __init__(self, ep: ExportedProgram, func_name: str, opaque: bool = False):
         self.ep = ep
         self.func_name = func_name
+        self.opaque = opaque
         self.values: dict[Node, SSAValue | tuple[SSAValue, ...]] = {}
 
     def run(self) -> ModuleOp:
@@ -181,6 +193,7 @@ class _Importer:
             and isinstance(n.meta.get("val"), torch.Tensor)
         ]  # fmt: skip
         block = Block(arg_types=[self._tensor_type(n, n.meta["val"]) for n in user_inputs])
+        self.block = block
         for arg, n in zip(block.args, user_inputs):
             arg.name_hint = n.name
             self.values[n] = arg
@@ -194,12 +207,21 @@ class _Importer:
                 spec = kinds[node.name]
                 if spec.kind != InputKind.USER_INPUT:
                     builder.insert(self._constant(node, spec))
+            elif node.op == "call_function" and self.opaque:
+                try:
+                    self._call(node, builder)
+                except ModelImportError:
+                    self._as_arguments(node)
             elif node.op == "call_function":
                 self._call(node, builder)
+            elif node.op == "get_attr" and self.opaque:
+                continue  # a lowered module: only its call's results matter
             elif node.op == "output":
                 outs = node.args[0]
                 for i, out in enumerate(outs):
                     if i not in user_outputs:
+                        continue
+                    if self.opaque and not isinstance(self.values.get(out), SSAValue):
                         continue
                     if not isinstance(out, Node) or not isinstance(self.values.get(out), SSAValue):
                         raise ModelImportError(
@@ -215,6 +237,20 @@ class _Importer:
             Region(block),
         )
         return ModuleOp([func])
+
+    def _as_arguments(self, node: Node) -> None:
+        """The node's static tensor results as new function arguments (opaque import)."""
+        val = node.meta.get("val")
+        vals = list(val) if isinstance(val, (list, tuple)) else [val]
+        args = []
+        for v in vals:
+            if not isinstance(v, torch.Tensor) or not all(isinstance(d, int) for d in v.shape):
+                return
+            if v.dtype not in DTYPES:
+                return
+            arg_type = TensorType(DTYPES[v.dtype], list(v.shape))
+            args.append(self.block.insert_arg(arg_type, len(self.block.args)))
+        self.values[node] = tuple(args) if isinstance(val, (list, tuple)) else args[0]
 
     def _tensor_type(self, node: Node, val: Any) -> TensorType:
         if not isinstance(val, torch.Tensor):

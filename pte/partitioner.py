@@ -11,6 +11,7 @@ delegates name stock `XnnpackBackend` (see `xnnc.pte.backend` for how they reach
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from typing import Any
 
@@ -18,28 +19,24 @@ import torch
 from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
 from executorch.exir.backend.utils import tag_constant_data
 from torch.export import ExportedProgram
-from xdsl.dialects.builtin import NameLoc
+from xdsl.dialects.builtin import ModuleOp, NameLoc
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
+from xdsl.passes import PassPipeline
 
 import xnnc
-from xnnc.conversion.aten_to_xnn import CAST_TYPES, lowered_ops
+from xnnc.conversion.aten_to_xnn import convertible, lowered_ops
 from xnnc.conversion.partition import PartitionPass
-from xnnc.dialects import xnn
+from xnnc.dialects import aten, xnn
 from xnnc.frontend.fx_importer import import_model, torch_overload
-from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.options import CompileOptions
+from xnnc.pipeline import stages
 from xnnc.pte.backend import STOCK_BACKEND_ID, options_spec
 from xnnc.target import Target
+from xnnc.transforms.constant_fold import FoldConstantsPass
 
-# The dtypes conversion lowers (bf16 too: without it a bf16 linear was decomposed into
-# addmm on a transposed weight, which conversion does not take).
-_FLOATS = tuple(TORCH_DTYPES[t] for t in CAST_TYPES)
-
-
-def _user_inputs(ep: ExportedProgram) -> set[str]:
-    return {spec.arg.name for spec in ep.graph_signature.input_specs
-            if spec.kind.name == "USER_INPUT"}  # fmt: skip
+# A folded constant carries the location of the op it replaced, which may feed several groups.
+_CONSTANTS = (aten.ConstantOp, xnn.ConstantOp)
 
 
 def fx_node_name(op: Operation) -> str | None:
@@ -50,12 +47,6 @@ def fx_node_name(op: Operation) -> str | None:
         name = loc.desc.data
         loc = loc.location
     return name
-
-
-def _op_name(target: Any) -> str | None:
-    """`aten.linear` for torch.ops.aten.linear.default: the name `exclude` uses."""
-    schema = getattr(target, "_schema", None)
-    return None if schema is None else schema.name.replace("::", ".")
 
 
 def kept_whole() -> list[Any]:
@@ -101,43 +92,45 @@ class XnncPartitioner(Partitioner):
         self.delegation_spec = DelegationSpec(STOCK_BACKEND_ID, [options_spec(self.options)])
 
     def ops_to_not_decompose(self, ep: ExportedProgram) -> tuple[list[Any], Any]:
-        """Keep the non-core ops xnnc lowers whole when the node will be delegated:
-        ExecuTorch requires that."""
+        """Keep whole the non-core ops xnnc lowers as they are, where conversion would lower
+        that node (ExecuTorch requires that a kept op be delegated): the same check
+        `xnn-partition` makes, on the program as it stands (weights-only computations
+        folded first, as `xnnc.compile` does)."""
+        module = self._folded(import_model(ep, as_is=True))
+        lowers: set[str] = set()
+        for op in module.walk():
+            name = fx_node_name(op)
+            if name is not None and op.name not in self.options.exclude:
+                if convertible(op) is None:
+                    lowers.add(name)
 
         def delegated(node: Any) -> bool:
-            tensors = [a for a in node.args if isinstance(a, torch.fx.Node)]
-            vals = [a.meta.get("val") for a in tensors]
-            if not all(isinstance(v, torch.Tensor) and v.dtype in _FLOATS for v in vals):
-                return False
-            if _op_name(node.target) in self.options.exclude:
-                return False
-            if node.target == torch.ops.aten.linear.default:
-                return all(a.op == "placeholder" and a.name not in _user_inputs(ep)
-                           for a in tensors[1:])  # fmt: skip
-            return True
+            return node.name in lowers
 
         return kept_whole(), delegated
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
-        # Only the grouping is needed here (the program may hold no weight data yet).
-        module = import_model(exported_program)
+        # xnnc.compile's grouping: weights-only computations folded, then xnn-partition.
+        module = self._folded(import_model(exported_program))
         PartitionPass(exclude=self.options.exclude).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         tag_of: dict[str, str] = {}
         subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
-        # A piece computed from weights alone (a weight's transpose before addmm) folds to a
-        # constant when compiled, leaving no subgraph to delegate: ExecuTorch keeps it.
+        # A piece computed from weights alone folds to a constant when compiled, leaving no
+        # subgraph to delegate: ExecuTorch keeps it.
         for i, sub in enumerate(sub for sub in subs if sub.inputs):
             for inner in sub.walk():
                 name = fx_node_name(inner)
-                if name is not None and not isinstance(inner, xnn.ConstantOp):
+                if name is not None and not isinstance(inner, _CONSTANTS):
                     tag_of[name] = f"xnnc_{i}"
+        remaining = {fx_node_name(op) for op in module.walk() if not isinstance(op, _CONSTANTS)}
         tags: dict[str, DelegationSpec] = {}
         for node in exported_program.graph.nodes:
             tag = tag_of.get(node.name)
             if node.op == "call_function" and tag is not None:
                 node.meta["delegation_tag"] = tag
                 tags[tag] = self.delegation_spec
+        _tag_folded(exported_program, remaining)
         for node in exported_program.graph.nodes:  # getitem follows its tuple producer
             if node.op == "call_function" and node.target is operator.getitem:
                 tag = node.args[0].meta.get("delegation_tag")
@@ -145,3 +138,28 @@ class XnncPartitioner(Partitioner):
                     node.meta["delegation_tag"] = tag
         tag_constant_data(exported_program)
         return PartitionResult(tagged_exported_program=exported_program, partition_tags=tags)
+
+    def _folded(self, module: ModuleOp) -> ModuleOp:
+        """`module` with compile's constant folding applied (unless the options disable it):
+        an op on a weight's transpose lowers only once the transpose is a constant."""
+        folds = [
+            dataclasses.replace(p, shapes_only=True)
+            for p in stages(self.options)["aten"]
+            if isinstance(p, FoldConstantsPass)
+        ]
+        PassPipeline(tuple(folds)).apply(xnnc.make_context(), module)
+        return module
+
+
+def _tag_folded(ep: ExportedProgram, remaining: set[str | None]) -> None:
+    """Give an op that constant folding computed (gone from the module) the tag of its
+    users when they all share one: the delegate folds it again, instead of ExecuTorch
+    computing it on every call and passing it in where xnnc needs a constant."""
+    for node in reversed(ep.graph.nodes):
+        if node.op != "call_function" or node.name in remaining:
+            continue
+        if "delegation_tag" in node.meta:
+            continue
+        user_tags = {user.meta.get("delegation_tag") for user in node.users}
+        if len(user_tags) == 1 and None not in user_tags:
+            node.meta["delegation_tag"] = user_tags.pop()

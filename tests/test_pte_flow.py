@@ -144,13 +144,88 @@ def test_bf16_linear_with_bias(shape, tmp_path) -> None:
     torch.testing.assert_close(got, want, **BF16)
 
 
+def _outside(edge) -> list[str]:
+    """The ops ExecuTorch still computes outside the delegates."""
+    return [
+        n.target.__name__ for n in edge.exported_program().graph.nodes
+        if n.op == "call_function" and "executorch_call_delegate" not in str(n.target)
+        and n.target.__name__ != "getitem"
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_weights_only_piece_stays_with_executorch(dtype) -> None:
+def test_weights_only_ops_fold_into_the_delegate(dtype) -> None:
+    """The partitioner sees fake weights; it folds the weight's transpose by shape, as
+    compile folds it by value, so addmm is delegated with it (both stayed outside)."""
     torch.manual_seed(0)
     model = TransposedAddmm(dtype).eval()
     x = torch.randn(4, 16, dtype=dtype)
-    (got,) = StockRuntime(xnnc.pte.to_pte(model, (x,)))(x)
+    ep = torch.export.export(model, (x,))
+    edge = to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner()])
+    assert len(_lowered(edge)) == 1
+    assert _outside(edge) == []
+    (got,) = StockRuntime(edge.to_executorch().buffer)(x)
     torch.testing.assert_close(got, model(x), **(FP32 if dtype == torch.float32 else BF16))
+
+
+def test_folded_weight_shared_by_two_delegates() -> None:
+    """A weights-only value two delegates use stays with ExecuTorch (a node has one tag):
+    both delegates take it as an input, and the result is right."""
+
+    class Shared(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(8, 8) / 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            wt = self.w.t() * 2
+            return torch.cumsum(x @ wt, 1) @ wt  # cumsum stays outside: two groups
+
+    torch.manual_seed(0)
+    model, x = Shared().eval(), torch.randn(4, 8)
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, (x,)), partitioner=[xnnc.XnncPartitioner()]
+    )
+    assert len(_lowered(edge)) == 2
+    # The scalar 2 is a lifted constant converted to fp32 (_to_dim_order_copy) before mul.
+    assert sorted(_outside(edge)) == [
+        "aten.cumsum.default", "aten.mul.Tensor", "aten.permute_copy.default",
+        "dim_order_ops._to_dim_order_copy.default",
+    ]  # fmt: skip
+    (got,) = StockRuntime(edge.to_executorch().buffer)(x)
+    torch.testing.assert_close(got, model(x), **FP32)
+
+
+class _Kept(nn.Module):
+    """linear on a parameter, on a user input, and hardswish: non-core ops xnnc lowers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return nn.functional.hardswish(self.fc(x)) + nn.functional.linear(x, w)
+
+
+@pytest.mark.parametrize(
+    ("options", "kept"),
+    [
+        ({}, {"linear", "hardswish"}),  # linear on the input `w`: conversion needs constants
+        ({"exclude": "aten.linear"}, {"hardswish"}),
+        ({"exclude": "aten.hardswish"}, {"linear"}),
+    ],
+)
+def test_ops_kept_whole_where_conversion_lowers_them(options, kept) -> None:
+    """ops_to_not_decompose asks conversion about each node (not a hand-written list)."""
+    ep = torch.export.export(_Kept().eval(), (torch.randn(2, 8), torch.randn(8, 8)))
+    ops, check = xnnc.XnncPartitioner(**options).ops_to_not_decompose(ep)
+    assert torch.ops.aten.linear.default in ops and torch.ops.aten.hardswish.default in ops
+    supported = {n.name for n in ep.graph.nodes if n.target in ops and check(n)}
+    assert supported == kept
+    edge = to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner(**options)])
+    x, w = torch.randn(2, 8), torch.randn(8, 8)
+    (got,) = StockRuntime(edge.to_executorch().buffer)(x, w)
+    torch.testing.assert_close(got, ep.module()(x, w), **FP32)
 
 
 @pytest.mark.parametrize("model_name", ["conv_mean", "pixel_shuffle"])

@@ -48,7 +48,7 @@ from xdsl.traits import Pure
 
 from xnnc.conversion.constants import aten_constant, constant_op, constant_tensor
 from xnnc.dialects import aten
-from xnnc.dialects.weights import WeightAttr
+from xnnc.dialects.weights import Blob, WeightAttr
 from xnnc.frontend.fx_importer import torch_overload
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.interpreter.aten import AtenFunctions
@@ -138,10 +138,13 @@ def _location_name(loc: Attribute) -> str | None:
 class FoldConstantOp(RewritePattern):
     """Replace an op whose operands are all constants by constants holding its results."""
 
-    def __init__(self, interpreter: Interpreter, max_bytes: int, names: set[str]):
+    def __init__(
+        self, interpreter: Interpreter, max_bytes: int, names: set[str], shapes_only: bool
+    ):
         self.interpreter = interpreter
         self.max_bytes = max_bytes
         self.names = names  # weight names in use, so new ones stay unique (`Program.save`)
+        self.shapes_only = shapes_only
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, _FOLDABLE) or not op.results:
@@ -150,12 +153,14 @@ class FoldConstantOp(RewritePattern):
         if size is None or size > self.max_bytes or not is_deterministic(op):
             return
         # Check every operand before reading any: reading copies a read-only weight.
-        if not all(_has_data(v) for v in op.operands):
+        with_data = all(_has_data(v) for v in op.operands)
+        if not with_data and not (self.shapes_only and all(map(constant_op, op.operands))):
             return
         if not any(r.uses for r in op.results):
             rewriter.erase(op)
             return
-        values = fold(self.interpreter, op, [constant_tensor(v) for v in op.operands])
+        operands = [constant_tensor(v) if with_data else _meta(v) for v in op.operands]
+        values = fold(self.interpreter, op, operands)
         if values is None:
             return
         base = _location_name(op.location) or op.results[0].name_hint or op.name.split(".")[-1]
@@ -166,7 +171,7 @@ class FoldConstantOp(RewritePattern):
                 new_results.append(None)
                 continue
             name = self._unique(f"{base}.folded" + (f".{i}" if len(values) > 1 else ""))
-            const = aten_constant(value, name)
+            const = aten_constant(value, name) if with_data else _shape_constant(r, name)
             const.location = op.location
             const.result.name_hint = r.name_hint
             new_ops.append(const)
@@ -181,14 +186,29 @@ class FoldConstantOp(RewritePattern):
         return candidate
 
 
+def _meta(value: SSAValue) -> torch.Tensor:
+    """A tensor of `value`'s type without data: torch computes result shapes on it."""
+    t = value.type
+    assert isinstance(t, TensorType)
+    return torch.empty(t.get_shape(), dtype=TORCH_DTYPES[t.element_type], device="meta")
+
+
+def _shape_constant(result: SSAValue, name: str) -> aten.ConstantOp:
+    """An `aten.constant` of `result`'s type known by shape only (no bytes)."""
+    return aten.ConstantOp(WeightAttr(Blob(name)), result.type)
+
+
 @dataclass(frozen=True)
 class FoldConstantsPass(ModulePass):
     """Compute aten ops whose operands are all constants; `max-bytes` bounds the bytes of
-    one op's results."""
+    one op's results. shapes-only: also fold ops on weights without data (a partitioner's
+    fake-tensor program) into constants known by shape only, where the op folds on meta
+    tensors: what folding will make of them once the data is there."""
 
     name = "fold-constants"
     option_ranges: ClassVar = {"max_bytes": (0, math.inf)}
     max_bytes: int = MAX_BYTES
+    shapes_only: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         interpreter = Interpreter(op)
@@ -198,5 +218,5 @@ class FoldConstantsPass(ModulePass):
             for inner in op.walk()
             if isinstance(value := inner.properties.get("value"), WeightAttr)
         }
-        pattern = FoldConstantOp(interpreter, self.max_bytes, names)
+        pattern = FoldConstantOp(interpreter, self.max_bytes, names, self.shapes_only)
         PatternRewriteWalker(GreedyRewritePatternApplier([pattern])).rewrite_module(op)

@@ -1,5 +1,6 @@
 // RUN: xnn-opt %s --split-input-file -p 'fold-constants{max-bytes=64}' --print-weights | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p fold-constants | filecheck %s --check-prefix=DEFAULT
+// RUN: xnn-opt %s --split-input-file -p 'fold-constants{shapes-only=true}' | filecheck %s --check-prefix=SHAPES
 
 // Snake's 1 / (alpha + 1e-9): both ops become one weight, computed by the interpreter.
 // 1 / (2 + 2) = 0.25 = 0x3E800000.
@@ -93,11 +94,22 @@ func.func @random() -> tensor<2xf32> {
 // -----
 
 // Left alone: a weight printed elided and parsed without --weights has no data.
+// With shapes-only (what XncPartitioner runs on a fake-tensor program), the ops on it
+// fold into one constant known by shape only, and the random op still stays.
 // CHECK-LABEL: func.func @elided_weight
 // CHECK-NEXT:    %[[W:.*]] = aten.constant #xnnc.weight<"w"> : tensor<4xf32>
-// CHECK-NEXT:    aten.neg %[[W]]
-func.func @elided_weight() -> tensor<4xf32> {
+// CHECK-NEXT:    %[[N:.*]] = aten.neg %[[W]]
+// CHECK-NEXT:    aten.view %[[N]]
+// SHAPES-LABEL: func.func @elided_weight
+// SHAPES-NEXT:    %[[T:.*]] = aten.constant #xnnc.weight<"t.folded"> : tensor<4x1xf32>
+// SHAPES-NEXT:    %[[R:.*]] = aten.generic "aten::rand"()
+// SHAPES-NEXT:    aten.mul %[[T]], %[[R]]
+func.func @elided_weight() -> tensor<4x1xf32> {
   %w = aten.constant #xnnc.weight<"w"> : tensor<4xf32>
   %n = aten.neg %w : (tensor<4xf32>) -> tensor<4xf32>
-  func.return %n : tensor<4xf32>
+  %v = aten.view %n {size = array<i64: 1, 4>} : (tensor<4xf32>) -> tensor<1x4xf32>
+  %t = aten.permute %v {dims = array<i64: 1, 0>} : (tensor<1x4xf32>) -> tensor<4x1xf32>
+  %r = aten.generic "aten::rand"() {args = [[4, 1]], kwargs = {dtype = f32, device = "cpu", pin_memory = false}} : () -> tensor<4x1xf32>
+  %m = aten.mul %t, %r : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  func.return %m : tensor<4x1xf32>
 }
