@@ -4,7 +4,8 @@
     pte = edge.to_executorch().buffer                  # runs on stock ExecuTorch
 
 It tags the FX nodes that xnnc's own partitioner (`xnn-partition`, with the options'
-`exclude`) puts in each `xnn.subgraph`; `XnncBackend` then compiles each piece under the
+`exclude`, after the constant folding `xnnc.compile` runs first) puts in each
+`xnn.subgraph`; `XnncBackend` then compiles each piece under the
 same `CompileOptions`, so a delegate is what `xnnc.compile` makes of the same ops. The
 delegates name stock `XnnpackBackend` (see `xnnc.pte.backend` for how they reach xnnc).
 """
