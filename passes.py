@@ -98,10 +98,17 @@ def _scalar(value: Any, hint: type) -> Any:
     return value if isinstance(value, hint) else None
 
 
+def _words(text: str) -> list[str]:
+    return [w.strip() for w in text.split(",") if w.strip()]
+
+
 def _convert(pass_name: str, field: str, raw: tuple, hint: Any) -> Any:
     """The value of option `field` given as `raw` (what xDSL's spec parser read)."""
     if get_origin(hint) is tuple:
-        items = tuple(_scalar(v, get_args(hint)[0]) for v in raw)
+        item_type = get_args(hint)[0]
+        if item_type is str:  # a quoted "a,b" is two names, as a,b unquoted is
+            raw = tuple(n for v in raw for n in (_words(v) if isinstance(v, str) else [v]))
+        items = tuple(_scalar(v, item_type) for v in raw)
         if None not in items:
             return items
     elif len(raw) == 1 and (value := _scalar(raw[0], hint)) is not None:

@@ -210,9 +210,7 @@ class PartitionPass(ModulePass):
     strict: bool = False
 
     def __post_init__(self) -> None:
-        names = tuple(n for item in self.exclude for n in item.split(",") if n)  # "a,b" quoted
-        object.__setattr__(self, "exclude", names)
-        check_exclude(names)
+        check_exclude(self.exclude)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from xnnc.conversion.aten_to_xnn import convertible

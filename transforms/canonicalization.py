@@ -120,9 +120,6 @@ class CanonicalizePass(ModulePass):
     enabled_patterns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for field in ("disabled_patterns", "enabled_patterns"):  # "a,b" quoted is two names
-            names = tuple(n for item in getattr(self, field) for n in item.split(",") if n)
-            object.__setattr__(self, field, names)
         check_pattern_names(self.disabled_patterns, "disabled-patterns")
         check_pattern_names(self.enabled_patterns, "enabled-patterns")
 
