@@ -671,6 +671,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.models.split(","):
         results.append(run_model(name, args, meter))
         print(summary_table(results[-1:], peaks).splitlines()[-1], flush=True)
+        if args.policies:
+            print("\n".join(policy_table(results[-1:]).splitlines()[2:]), flush=True)
     # The peak is the best the machine gave: measured again after the models, the larger kept.
     after = measure_peaks(args.threads)
     peaks = {key: max(v, after[key]) for key, v in peaks.items()}
