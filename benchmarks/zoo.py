@@ -2,7 +2,7 @@
 
     python -m xnnc.benchmarks.zoo [--models mimi,encodec] [--threads 1,2] [--runs 10]
                                   [--systems eager,stock,xnnc-pte,xnnc,ort] [--small]
-                                  [--readme] [--results benchmarks/RESULTS.md]
+                                  [--policies] [--readme] [--results benchmarks/RESULTS.md]
 
 Systems, per model (`examples/models.py`, random weights, full size unless --small):
 - `eager`: torch eager, `torch.set_num_threads(n)`;
@@ -31,6 +31,13 @@ large fully-connected layer on xnnc's runtime in the model's dtype at the same t
 (fp16 on XNNPACK's fp16 kernels, bf16 as XNNPACK runs it), the better of a measurement
 before and one after the models. The limit is FLOPs / peak.
 The per-node profile (xnnc, 1 thread) lists each model's top XNNPACK operator kinds.
+The header names the CPU model and the ISA features xnnc's target reads on it.
+
+--policies adds, per model, xnnc under each fixed policy (`POLICIES`: every rewrite on,
+conv-as-gemm forced past its target rule; each cost-guided rewrite off; bf16 GEMMs in fp32)
+to the same interleaved rounds, and a table of the default beside them with the ratio of the
+default to the best fixed policy (issue 10 wants <= 1.03). A policy that leaves the model's
+program unchanged (the same nodes) is listed as "= default" and not run again.
 """
 
 from __future__ import annotations
