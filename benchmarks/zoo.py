@@ -2,7 +2,7 @@
 
     python -m xnnc.benchmarks.zoo [--models mimi,encodec] [--threads 1,2] [--runs 10]
                                   [--systems eager,stock,xnnc-pte,xnnc,ort] [--small]
-                                  [--readme] [--results benchmarks/RESULTS.md]
+                                  [--policies] [--readme] [--results benchmarks/RESULTS.md]
 
 Systems, per model (`examples/models.py`, random weights, full size unless --small):
 - `eager`: torch eager, `torch.set_num_threads(n)`;
@@ -31,6 +31,13 @@ large fully-connected layer on xnnc's runtime in the model's dtype at the same t
 (fp16 on XNNPACK's fp16 kernels, bf16 as XNNPACK runs it), the better of a measurement
 before and one after the models. The limit is FLOPs / peak.
 The per-node profile (xnnc, 1 thread) lists each model's top XNNPACK operator kinds.
+The header names the CPU model and the ISA features xnnc's target reads on it.
+
+--policies adds, per model, xnnc under each fixed policy (`POLICIES`: every rewrite on,
+conv-as-gemm forced past its target rule; each cost-guided rewrite off; bf16 GEMMs in fp32)
+to the same interleaved rounds, and a table of the default beside them with the ratio of the
+default to the best fixed policy (issue 10 wants <= 1.03). A policy that leaves the model's
+program unchanged (the same nodes) is listed as "= default" and not run again.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import torch
@@ -54,6 +62,8 @@ import torch
 import xnnc
 from xnnc.driver import Program
 from xnnc.examples.models import MODELS
+from xnnc.options import CompileOptions
+from xnnc.target import FEATURES, Target
 
 ZOO = (
     "mimi", "encodec", "dac", "hifigan", "fp16_convnet", "bf16_blocks", "bf16_blocks_decode",
@@ -190,6 +200,105 @@ def _xnnc(model: torch.nn.Module, inputs: tuple) -> System:
     system.make = make
     system.profiled = Program(program.module, program.options, threads=1, profile=True)
     return system
+
+
+# ---- fixed policies (--policies) -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A fixed choice for every layer, against which xnnc's default (the target's rules) is
+    measured: issue 10 wants the default within 3% of the best of them."""
+
+    name: str
+    disable: tuple[str, ...] = ()
+    force_conv_as_gemm: bool = False  # xnn-conv-as-gemm{ignore-target=true}
+    bf16_gemm: bool | None = None  # None: the target's rule; True / False: always / never
+    bf16_only: bool = False  # a choice only bf16 models have
+
+    def target(self, host: Target) -> Target:
+        """The host with the features that make `bf16_gemm_pays` give this policy's answer
+        (no other rule reads them: conv-as-gemm reads AVX2/AVX-512F, fp16 is arm64's)."""
+        if self.bf16_gemm is None:
+            return host
+        if not self.bf16_gemm:
+            return host.replace(features=host.features - {"avx512bf16"})
+        return host.replace(features=host.features - {"amx", "avx512fp16"} | {"avx512bf16"})
+
+
+POLICIES = (
+    Policy("all rewrites on", force_conv_as_gemm=True, bf16_gemm=True),
+    Policy("no conv-as-gemm", disable=("xnn-conv-as-gemm",)),
+    Policy("no polyphase", disable=("xnn-polyphase",)),
+    Policy("no upsample-nearest", disable=("xnn-upsample-nearest",)),
+    Policy("no hoist-input-projection", disable=("xnn-hoist-input-projection",)),
+    Policy("bf16 GEMM in fp32", bf16_gemm=False, bf16_only=True),
+)
+
+
+def _policy_module(aten_module: Any, policy: Policy, options: CompileOptions) -> Any:
+    """`aten_module` lowered under `policy`: the default pipeline, its options changed."""
+    from xdsl.passes import PassPipeline
+
+    from xnnc.dialects.xnn import set_target
+    from xnnc.pipeline import default_passes
+    from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
+
+    module = aten_module.clone()
+    set_target(module, options.target)
+    passes = default_passes(options)
+    if policy.force_conv_as_gemm:
+        passes = [ConvAsGemmPass(ignore_target=True) if isinstance(p, ConvAsGemmPass) else p
+                  for p in passes]  # fmt: skip
+    PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
+    return module
+
+
+def _nodes(module: Any) -> list[str]:
+    """The program's nodes with their result types: equal lists, the same program."""
+    return [f"{op.name} {[str(r.type) for r in op.results]}" for op in module.walk()
+            if op.name.startswith("xnn.") and op.name != "xnn.constant"]  # fmt: skip
+
+
+def policy_systems(model: torch.nn.Module, inputs: tuple, default: System) -> list[System]:
+    """One system per policy that changes xnnc's program for this model (the others are
+    listed as "= default" and not run again)."""
+    from xnnc.frontend.fx_importer import import_model
+
+    bf16 = any(p.dtype == torch.bfloat16 for p in model.parameters())
+    host = Target.host()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        aten_module, import_s = _timed(lambda: import_model(model, inputs))
+    same = _nodes(default.profiled.module) if default.profiled else []
+    systems = []
+    for policy in POLICIES:
+        name = f"xnnc[{policy.name}]"
+        if policy.bf16_only and not bf16:
+            continue
+        if policy.bf16_gemm and not host.has("avx512bf16"):
+            policy = Policy(policy.name, policy.disable, policy.force_conv_as_gemm)
+        options = CompileOptions(target=policy.target(host), disable=policy.disable)
+        try:
+            module, seconds = _timed(partial(_policy_module, aten_module, policy, options))
+        except Exception as e:
+            systems.append(System(name, error=_first_line(e)))
+            continue
+        if _nodes(module) == same:
+            systems.append(System(name, error="= default"))
+            continue
+        subgraphs = sum(op.name == "xnn.subgraph" for op in module.walk())
+        systems.append(System(name, import_s + seconds, subgraphs,
+                              make=_program_maker(module, options, inputs)))  # fmt: skip
+    return systems
+
+
+def _program_maker(module: Any, options: CompileOptions, inputs: tuple) -> Callable:
+    def make(threads: int) -> Callable[[], Any]:
+        program = Program(module, options, threads=threads)
+        return lambda: program(*inputs)
+
+    return make
 
 
 def _eager(model: torch.nn.Module, inputs: tuple) -> System:
@@ -435,6 +544,51 @@ def profile_table(results: list[ModelResult]) -> str:
     return "\n".join(lines)
 
 
+SLOWER = 1.03  # issue 10: the default at most 3% slower than the best fixed policy
+
+
+def policy_table(results: list[ModelResult]) -> str:
+    """Per model and thread count: xnnc's default beside each fixed policy, and the ratio
+    of the default to the best of them (> 1: the default is slower)."""
+    names = [f"xnnc[{p.name}]" for p in POLICIES]
+    head = ("| model | threads | default | " + " | ".join(n[5:-1] for n in names)
+            + " | best fixed | default / best |")  # fmt: skip
+    lines = [head, "|" + "---|" * (len(names) + 5)]
+    for r in results:
+        for threads, cells in r.cells.items():
+            default = cells.get("xnnc")
+            row, best = [], None
+            for n in names:
+                cell, system = cells.get(n), r.systems.get(n)
+                if cell is not None:
+                    row.append(f"{cell.quantile(0.5) * 1e3:.3g}")
+                    if best is None or cell.quantile(0.5) < cells[best].quantile(0.5):
+                        best = n
+                else:
+                    row.append(system.error if system and system.error else "-")
+            if default is None:
+                verdict, best_name = "n/a", "n/a"
+            elif best is None or cells[best].quantile(0.5) >= default.quantile(0.5):
+                verdict, best_name = "1.00 (default best)", "default"
+            else:
+                ratio = default.quantile(0.5) / cells[best].quantile(0.5)
+                verdict = f"{ratio:.2f}" + (" **> 3% slower**" if ratio > SLOWER else "")
+                best_name = best[5:-1]
+            ms = f"{default.quantile(0.5) * 1e3:.3g}" if default else "n/a"
+            lines.append(f"| {r.name} | {threads} | {ms} | {' | '.join(row)} | "
+                         f"{best_name} | {verdict} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def cpu_header(threads: list[int]) -> str:
+    """The CPU model, the ISA features xnnc's target sees on it, and the thread counts."""
+    target = Target.host()
+    features = [f for f in FEATURES[target.arch] if target.has(f)]
+    model = next(iter(machine().split(" (")), "")
+    return (f"CPU: {model}, {target.arch} with {' '.join(features) or 'no listed feature'}, "
+            f"{os.cpu_count()} cores; threads {', '.join(map(str, threads))}")  # fmt: skip
+
+
 def machine() -> str:
     model = platform.processor() or platform.machine()
     with contextlib.suppress(OSError), open("/proc/cpuinfo") as f:
@@ -466,6 +620,8 @@ def run_model(name: str, args: argparse.Namespace, meter: LoadMeter) -> ModelRes
         warnings.simplefilter("ignore")
         torch.export.export(model, inputs, strict=False)
     systems = {s: build(s, model, inputs) for s in args.systems}
+    if args.policies and "xnnc" in systems and systems["xnnc"].error is None:
+        systems.update((s.name, s) for s in policy_systems(model, inputs, systems["xnnc"]))
     for s in systems.values():
         where = f"{s.compile_s:.1f} s" if s.compile_s is not None else s.error
         print(f"  {name}: {s.name} built ({where})", flush=True)
@@ -498,6 +654,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", action="store_true", help="the reduced-size models")
     parser.add_argument("--quiet", type=float, default=0.3, help="cores others may use")
     parser.add_argument("--max-wait", type=float, default=20.0, help="s to wait for quiet")
+    parser.add_argument("--policies", action="store_true",
+                        help="also run xnnc under each fixed rewrite policy")  # fmt: skip
     parser.add_argument("--readme", action="store_true", help="write the tables into README.md")
     parser.add_argument("--results", default=None, help="also write the full report here")
     args = parser.parse_args(argv)
@@ -513,12 +671,15 @@ def main(argv: list[str] | None = None) -> int:
     meter = LoadMeter()
     stamp = f"{time.strftime('%Y-%m-%d')}, {machine()}"
     print(f"model zoo, {stamp}; {args.runs} rounds, threads {args.threads}", flush=True)
+    print(cpu_header(args.threads), flush=True)
     peaks = measure_peaks(args.threads)
     print(f"GEMM peak before the models: {_peaks_text(peaks)}", flush=True)
     results = []
     for name in args.models.split(","):
         results.append(run_model(name, args, meter))
         print(summary_table(results[-1:], peaks).splitlines()[-1], flush=True)
+        if args.policies:
+            print("\n".join(policy_table(results[-1:]).splitlines()[2:]), flush=True)
     # The peak is the best the machine gave: measured again after the models, the larger kept.
     after = measure_peaks(args.threads)
     peaks = {key: max(v, after[key]) for key, v in peaks.items()}
@@ -534,9 +695,12 @@ def main(argv: list[str] | None = None) -> int:
     summary = "\n\n".join([
         f"Measured {stamp}; 1 thread unless noted; median of >= {args.runs} interleaved "
         f"blocks, milliseconds. {peak_line}. {load_line}.",
+        cpu_header(args.threads),
         summary_table(results, peaks),
         profile_table(results),
     ])  # fmt: skip
+    if args.policies:
+        summary += "\n\nxnnc's default against fixed policies (p50 ms):\n\n" + policy_table(results)
     report = summary + "\n\n" + detail_table(results, peaks)
     print("\n" + report)
     if args.results:

@@ -22,10 +22,12 @@ from xdsl.passes import PassPipeline
 
 import xnnc
 from xnnc.conversion.aten_to_xnn import reflect_pieces
+from xnnc.conversion.constants import weight_name
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
 from xnnc.examples.models import MODELS
 from xnnc.frontend.fx_importer import import_model
+from xnnc.ir.types import shape_of
 from xnnc.pipeline import default_passes
 from xnnc.pte import StockRuntime, to_pte
 from xnnc.transforms.hoist_input_projection import covers
@@ -161,6 +163,74 @@ def test_nn_lstm_is_already_projected_once(zoo) -> None:
     with_ = zoo.compiled("encodec")
     without = zoo.compiled("encodec", disable=(HOIST,))
     assert _ops(with_) == _ops(without)
+
+
+class Recurrent(nn.Module):
+    """An nn.LSTM / nn.GRU / nn.RNN's output sequence."""
+
+    def __init__(self, rnn: nn.Module):
+        super().__init__()
+        self.rnn = rnn
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.rnn(x)[0]
+
+
+# (module, input shape): batch > 1, batch-first, a projected LSTM, no biases, 3 layers with
+# hidden != input channels, and the other recurrent kinds torch.export unrolls the same way.
+RECURRENT = {
+    "lstm_batch2": (lambda: nn.LSTM(8, 12, 2), (5, 2, 8)),
+    "lstm_batch_first": (lambda: nn.LSTM(8, 12, 1, batch_first=True), (2, 5, 8)),
+    "lstm_proj": (lambda: nn.LSTM(8, 12, 1, proj_size=4), (5, 1, 8)),
+    "lstm_no_bias": (lambda: nn.LSTM(8, 12, 1, bias=False), (5, 1, 8)),
+    "lstm_3_layers": (lambda: nn.LSTM(6, 10, 3), (4, 1, 6)),
+    "gru": (lambda: nn.GRU(8, 12, 2), (5, 1, 8)),
+    "rnn_tanh": (lambda: nn.RNN(8, 12, 1), (5, 1, 8)),
+}
+
+
+@pytest.mark.parametrize("name", list(RECURRENT))
+def test_recurrent_layers_in_one_partition(name: str) -> None:
+    """Every step in one subgraph, against eager at the module docstring's 1e-4 of scale."""
+    torch.manual_seed(0)
+    make, shape = RECURRENT[name]
+    model, x = Recurrent(make()).eval(), torch.randn(shape)
+    with torch.no_grad():
+        want = model(x)
+    program = xnnc.compile(model, (x,))
+    assert program.num_partitions == 1
+    assert set(program.ops_outside()) <= CREATION_OPS, program.ops_outside()
+    _close(program(x), want)
+
+
+def test_lstm_step_is_one_fully_connected_for_all_gates() -> None:
+    """Per layer: one input projection over all steps, then one recurrent fully-connected
+    node per step computing the four gates at once (the first step's folds away with
+    h0 = 0), each reading the layer's one recurrent weight."""
+    torch.manual_seed(0)
+    steps, layers = 6, 2
+    model, x = Recurrent(nn.LSTM(16, 16, layers)).eval(), torch.randn(steps, 1, 16)
+    program = xnnc.compile(model, (x,), savable=True)
+    fcs = [op for op in program.module.walk() if isinstance(op, xnn.FullyConnectedOp)]
+    assert len(fcs) == layers + layers * (steps - 1)
+    filters = Counter(weight_name(fc.filter) for fc in fcs)
+    assert filters == Counter(
+        {f"rnn.weight_ih_l{i}": 1 for i in range(layers)}
+        | {f"rnn.weight_hh_l{i}": steps - 1 for i in range(layers)}
+    )
+    assert all(shape_of(fc.output)[-1] == 4 * 16 for fc in fcs)
+
+
+def test_bidirectional_lstm_matches_eager() -> None:
+    """The reverse direction's time flips (aten.flip) stay outside XNNPACK; the result is
+    still eager's."""
+    torch.manual_seed(0)
+    model, x = Recurrent(nn.LSTM(8, 12, 2, bidirectional=True)).eval(), torch.randn(5, 1, 8)
+    with torch.no_grad():
+        want = model(x)
+    program = xnnc.compile(model, (x,))
+    assert set(program.ops_outside()) <= CREATION_OPS | {"aten::flip"}
+    _close(program(x), want)
 
 
 # --- the whole decoder -----------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xnnc.benchmarks import zoo
+from xnnc.target import Target
 
 
 def test_zoo_runs_and_reports(tmp_path, capsys):
@@ -36,3 +37,37 @@ def test_readme_markers(tmp_path):
     readme.write_text("no markers")
     with pytest.raises(SystemExit, match="no '<!-- zoo-bench:begin -->'"):
         zoo.write_readme(str(readme), "x")
+
+
+def test_policies_beside_the_default(tmp_path):
+    """--policies: mimi without polyphase is another program, measured beside the default;
+    policies that change nothing for it are listed as "= default", not run again."""
+    results = tmp_path / "RESULTS.md"
+    argv = ["--models", "mimi", "--small", "--runs", "1", "--threads", "1", "--systems",
+            "xnnc", "--policies", "--max-wait", "0", "--results", str(results)]  # fmt: skip
+    assert zoo.main(argv) == 0
+    report = results.read_text()
+    assert report.startswith("# Model zoo") and "CPU: " in report
+    head = next(
+        line for line in report.splitlines() if line.startswith("| model | threads | default")
+    )
+    row = next(line for line in report.splitlines() if line.startswith("| mimi | 1 | "))
+    cells = dict(zip(head.strip("|").split("|"), row.strip("|").split("|"), strict=True))
+    cells = {k.strip(): v.strip() for k, v in cells.items()}
+    assert float(cells["default"]) > 0 and float(cells["no polyphase"]) > 0
+    assert cells["no hoist-input-projection"] == "= default"  # mimi has no LSTM
+    assert cells["bf16 GEMM in fp32"] == "-"  # an fp32 model
+    ratio = cells["default / best"].split()[0]
+    assert float(ratio) >= 1.0
+    detail = next(line for line in report.splitlines() if "| xnnc[no polyphase] |" in line)
+    assert float(detail.split("|")[9]) < 1e-4  # the policy's program matches eager too
+
+
+def test_policy_targets_decide_the_bf16_gemm():
+    """A bf16 policy sets the features `bf16_gemm_pays` reads, leaving the others."""
+    spr = Target.preset("x86-64-avx512fp16")
+    native = next(p for p in zoo.POLICIES if p.bf16_gemm).target(spr)
+    fp32 = next(p for p in zoo.POLICIES if p.bf16_gemm is False).target(spr)
+    assert native.bf16_gemm_pays(64) and not fp32.bf16_gemm_pays(1)
+    assert {"avx2", "avx512f"} <= native.features and {"avx2", "avx512f"} <= fp32.features
+    assert zoo.POLICIES[1].target(spr) == spr
