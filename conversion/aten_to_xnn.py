@@ -607,7 +607,10 @@ def _gather_period(e: Emitter, x: SSAValue, axis: int, period: Period) -> SSAVal
     if _repeats(period) is not None:
         blocks = [*split[: axis + 1], p, *split[axis + 2 :]]
         return e.reshape(e.node(xnn.StaticBroadcastOp, xs, shape=blocks, new_shape=blocks), merged)
-    sliced = {piece: e.slice(xs, axis + 1, *piece) for piece in dict.fromkeys(pieces)}
+    sliced = {(0, q): xs}
+    for piece in pieces:
+        if piece not in sliced:
+            sliced[piece] = e.slice(xs, axis + 1, *piece)
     return e.reshape(e.concatenate([sliced[piece] for piece in pieces], axis + 1), merged)
 
 
@@ -816,9 +819,9 @@ def _pad_mode(op: Operation, e: Emitter) -> Sequence[SSAValue]:
 def _join_pieces(e: Emitter, x: SSAValue, axis: int, pieces: Pieces) -> SSAValue:
     length = shape_of(x)[axis]
     middle = pieces.index((0, length))
-    sliced: dict[tuple[int, int], SSAValue] = {}  # one slice each, though both sides read it
+    sliced = {(0, length): x}  # one slice each, though both sides read it
     for piece in pieces:
-        if piece != (0, length) and piece not in sliced:
+        if piece not in sliced:
             sliced[piece] = e.slice(x, axis, *piece)
     left = [sliced[p] for p in pieces[:middle]]
     right = [sliced[p] for p in pieces[middle + 1 :]]
