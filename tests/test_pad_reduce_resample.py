@@ -100,6 +100,29 @@ def test_conv_padding_modes_fully_delegated(mode: str, dims: int) -> None:
     assert len(convs) == 1 and folded
 
 
+@pytest.mark.parametrize("target", ["extended", "stock"])
+@pytest.mark.parametrize("mode", ["replicate", "reflect"])
+def test_3d_pads_decomposed_to_index_are_slices(mode: str, target: str) -> None:
+    """torch decomposes 3-D replicate/reflect pads into index.Tensor on a folded arange:
+    `index-as-slices` makes them slices and concatenates."""
+    x = torch.randn(1, 2, 3, 4, 5)
+    model = Fn(lambda t: F.pad(t, (1, 2, 0, 1, 2, 1), mode=mode))
+    program = xnnc.compile(model, (x,), target=target)
+    _delegated(program)
+    assert torch.equal(program(x), model(x))
+
+
+def test_circular_pad_imports_whole_and_interprets() -> None:
+    """torch.export would split it into empty + slice_scatter writes; the aten dialect keeps
+    `aten._pad_circular`, and the reference interpreter runs it."""
+    x = torch.randn(2, 3, 4, 5)
+    model = Fn(lambda t: F.pad(t, (2, 1, 0, 3), mode="circular"))
+    module = xnnc.import_model(model, (x,))
+    assert "aten._pad_circular" in xnnc.print_module(module)
+    (got,) = xnnc.run_reference(module, (x,))
+    assert torch.equal(got, model(x))
+
+
 # --- mean and sum with dtype= ----------------------------------------------------------------
 
 REDUCE = [
