@@ -22,7 +22,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, ModuleOp, NoneType, TensorType, i64
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerAttr,
+    ModuleOp,
+    NoneAttr,
+    NoneType,
+    TensorType,
+    i64,
+)
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -49,7 +57,7 @@ def _indexed_dim(op: aten.GenericOp) -> tuple[int, int] | None:
         return None
     refs = [(d, a.data) for d, a in enumerate(indices.data) if isinstance(a, aten.OperandRefAttr)]
     if len(refs) != 1 or not all(
-        isinstance(a, NoneType | aten.OperandRefAttr) for a in indices.data
+        isinstance(a, NoneAttr | NoneType | aten.OperandRefAttr) for a in indices.data
     ):
         return None
     return refs[0]
