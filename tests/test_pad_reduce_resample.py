@@ -23,6 +23,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from executorch.exir import to_edge_transform_and_lower
 from executorch.exir.lowered_backend_module import LoweredBackendModule
+from xdsl.dialects.builtin import FusedLoc
 
 import xnnc
 from xnnc.conversion.aten_to_xnn import circular_pieces, replicate_pieces
@@ -32,6 +33,7 @@ from xnnc.conversion.resample import (
     xnnpack_bilinear_coords,
 )
 from xnnc.pte import StockRuntime
+from xnnc.transforms.index_as_slices import IndexAsSlicesPass
 
 FP32 = dict(atol=1e-5, rtol=1e-5)
 
@@ -110,6 +112,22 @@ def test_3d_pads_decomposed_to_index_are_slices(mode: str, target: str) -> None:
     program = xnnc.compile(model, (x,), target=target)
     _delegated(program)
     assert torch.equal(program(x), model(x))
+
+
+def test_index_as_slices_takes_the_index_chain_along() -> None:
+    """Before fold-constants (as in the partitioner) the pass computes the arange chain, and
+    the slices' location names the index and the chain's FX nodes."""
+    x = torch.randn(1, 2, 3, 4, 5)
+    model = Fn(lambda t: F.pad(t, (2, 1, 0, 0, 0, 0), mode="replicate"))
+    module = xnnc.import_model(model, (x,))
+    IndexAsSlicesPass().apply(xnnc.make_context(), module)
+    ops = [op for op in module.walk() if op.name.startswith("aten.")]
+    assert {op.name for op in ops} == {"aten.slice", "aten.cat"}
+    names = {n.desc.data for op in ops if isinstance(op.location, FusedLoc)
+             for n in op.location.locations.data}  # fmt: skip
+    assert {"index_2", "clamp_2", "arange_2"} <= names
+    (got,) = xnnc.run_reference(module, (x,))
+    assert torch.equal(got, model(x))
 
 
 def test_circular_pad_imports_whole_and_interprets() -> None:
