@@ -24,6 +24,7 @@ _PASSES = {
     # aten level
     "fold-batch-norm": "xnnc.transforms.fold_batch_norm:FoldBatchNormPass",
     "fold-constants": "xnnc.transforms.constant_fold:FoldConstantsPass",
+    "index-as-slices": "xnnc.transforms.index_as_slices:IndexAsSlicesPass",
     # conversion
     "xnn-partition": "xnnc.conversion.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.conversion.aten_to_xnn:ConvertAtenToXnnPass",

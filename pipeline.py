@@ -3,7 +3,7 @@ target, in stages.
 
 | stage            | passes                                                            |
 |------------------|-------------------------------------------------------------------|
-| aten             | fold-batch-norm, fold-constants                                   |
+| aten             | fold-batch-norm, fold-constants, index-as-slices                  |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
 | type legalization| xnn-fp16-precision{mode}, xnn-legalize-casts                      |
 | canonicalize     | canonicalize{disabled-patterns}: the seed rewrites                |
@@ -43,6 +43,7 @@ from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
+from xnnc.transforms.index_as_slices import IndexAsSlicesPass
 
 
 def _enabled(passes: list[ModulePass], options: CompileOptions) -> list[ModulePass]:
@@ -55,7 +56,7 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
     canonicalize = _enabled([CanonicalizePass(disabled_patterns=pattern_names)], options)
     optimize = _enabled([HoistInputProjectionPass(), ConvAsGemmPass()], options)
     return {
-        "aten": _enabled([FoldBatchNormPass(), FoldConstantsPass()], options),
+        "aten": _enabled([FoldBatchNormPass(), FoldConstantsPass(), IndexAsSlicesPass()], options),
         "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
         "type legalization": [
             Fp16PrecisionPass(mode=options.fp16),

@@ -38,6 +38,13 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
 from xnnc.conversion.emitter import Emitter
+from xnnc.conversion.resample import (
+    MAX_NEAREST_PIECES,
+    Pieces,
+    bilinear_mismatch,
+    nearest_period,
+    torch_source_maps,
+)
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
@@ -384,19 +391,18 @@ def _axes(op: Operation) -> list[int]:
     return sorted(d % rank for d in dims)
 
 
-def _check_reduce(op: Operation) -> str | None:
-    if _prop(op, "dtype") is not None:
-        return "reduction with a dtype"
-    return None
-
-
 _REDUCE = {aten.MeanOp: R.MEAN, aten.SumOp: R.SUM, aten.AmaxOp: R.MAX}
 
 
-@lowering(*_REDUCE, check=_check_reduce)
+@lowering(*_REDUCE)
 def _reduce(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    """mean/sum with `dtype=` cast the input first, as torch does (`convertible` has already
+    kept float64 and integer dtypes, which XNNPACK lacks, outside)."""
     keep = bool(_prop(op, "keepdim", False))
-    return [e.node(xnn.StaticReduceOp, op.input, shape=shape_of(op.result), kind=_REDUCE[type(op)],
+    x, elem = op.input, element_type(op.result)
+    if element_type(x) != elem:
+        x = e.node(xnn.ConvertOp, x, shape=shape_of(x), elem=elem)
+    return [e.node(xnn.StaticReduceOp, x, shape=shape_of(op.result), kind=_REDUCE[type(op)],
                    axes=_axes(op), flags=xnn.FLAG_KEEP_DIMS if keep else 0)]  # fmt: skip
 
 
@@ -519,8 +525,17 @@ def _adaptive_avg_pool(op: aten.AdaptiveAvgPool2dOp, e: Emitter) -> Sequence[SSA
     return [e.reshape(y, (n, c, 1, 1))]
 
 
+# --- upsampling by output size or scale factors ----------------------------------------------
+# Each checked against torch's own index maps (conversion/resample.py), so a scale factor
+# that samples other points than the size ratio (1.5 on 5 pixels) never lowers silently.
+
+
 def _check_bilinear(op: aten.UpsampleBilinear2dOp) -> str | None:
-    return None if len(shape_of(op.input)) == 4 else "not 4-D"
+    if len(shape_of(op.input)) != 4:
+        return "not 4-D"
+    return bilinear_mismatch(shape_of(op.input)[2:], shape_of(op.result)[2:],
+                             _prop(op, "output_size"), _prop(op, "scale_factors"),
+                             bool(op.align_corners.value.data))  # fmt: skip
 
 
 @lowering(aten.UpsampleBilinear2dOp, check=_check_bilinear)
@@ -532,35 +547,80 @@ def _bilinear(op: aten.UpsampleBilinear2dOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.from_nhwc(y, 4)]
 
 
-def _nearest_scales(op: aten.UpsampleNearest2dOp) -> tuple[int, int] | None:
-    """(sh, sw) when each output pixel (y, x) reads input pixel (y // sh, x // sw): PyTorch's
-    nearest index floor(y * in / out) for an integer ratio out / in of static sizes, given as
-    output_size or as equal scale_factors (a scale_factor of 2.1 giving out = 2 * in is not)."""
+Period = tuple[int, int, Pieces]  # resample.nearest_period's (p, q, pieces)
+
+
+def _nearest_periods(op: aten.UpsampleNearest2dOp) -> tuple[Period | None, Period | None]:
     _, _, h, w = shape_of(op.input)
-    _, _, oh, ow = shape_of(op.result)
-    if min(h, w) < 1 or oh % h or ow % w:
-        return None
-    scales = (oh // h, ow // w)
-    factors = _prop(op, "scale_factors")
-    if factors is not None and [float(f) for f in factors] != [float(s) for s in scales]:
-        return None
-    return scales
+    rows, cols = torch_source_maps("nearest", (h, w), _prop(op, "output_size"),
+                                   _prop(op, "scale_factors"))  # fmt: skip
+    return nearest_period(rows, h), nearest_period(cols, w)
 
 
 def _check_nearest(op: aten.UpsampleNearest2dOp) -> str | None:
-    return None if _nearest_scales(op) else "non-integer scale or dynamic size"
+    if min(shape_of(op.input)[2:]) < 1:
+        return "empty input"
+    for axis, period in zip(("height", "width"), _nearest_periods(op), strict=True):
+        if period is None:
+            return (f"the {axis}'s index map needs more than {MAX_NEAREST_PIECES} slices "
+                    "per period")  # fmt: skip
+    return None
+
+
+def _repeats(period: Period) -> int | None:
+    """s when the map is j // s (each input element repeated s times), else None."""
+    p, q, pieces = period
+    return p if q == 1 and pieces == [(0, 1)] * p else None
 
 
 @lowering(aten.UpsampleNearest2dOp, check=_check_nearest)
 def _nearest(op: aten.UpsampleNearest2dOp, e: Emitter) -> Sequence[SSAValue]:
-    """Each NHWC pixel broadcast to an sh x sw block: [N,H,1,W,1,C] -> [N,H,sh,W,sw,C]."""
-    sh, sw = _nearest_scales(op)
+    """Integer scales: each NHWC pixel broadcast to an sh x sw block, [N,H,1,W,1,C] ->
+    [N,H,sh,W,sw,C] (the form xnn-upsample-nearest rewrites). Other maps: per dim, the
+    periodic gather of `_gather_period`."""
+    ph, pw = _nearest_periods(op)
     x = e.to_nhwc(op.input)
     n, h, w, c = shape_of(x)
-    blocks = (n, h, sh, w, sw, c)
-    x = e.node(xnn.StaticBroadcastOp, e.reshape(x, (n, h, 1, w, 1, c)), shape=blocks,
-               new_shape=blocks)  # fmt: skip
-    return [e.from_nhwc(e.reshape(x, (n, h * sh, w * sw, c)), 4)]
+    sh, sw = _repeats(ph), _repeats(pw)
+    if sh == sw == 1:
+        return [_identity(op, e)]
+    if sh is not None and sw is not None:
+        blocks = (n, h, sh, w, sw, c)
+        x = e.node(xnn.StaticBroadcastOp, e.reshape(x, (n, h, 1, w, 1, c)), shape=blocks,
+                   new_shape=blocks)  # fmt: skip
+        return [e.from_nhwc(e.reshape(x, (n, h * sh, w * sw, c)), 4)]
+    x = _gather_period(e, x, 1, ph)
+    return [e.from_nhwc(_gather_period(e, x, 2, pw), 4)]
+
+
+def _gather_period(e: Emitter, x: SSAValue, axis: int, period: Period) -> SSAValue:
+    """Output j = input (j // p) * q + m[j % p]: the dim split into [L / q, q], the inner q
+    gathered to p by slices and a concatenate, merged back (1.5x: every 2 inputs a, b give
+    a, a, b). A plain repeat is a broadcast instead."""
+    p, q, pieces = period
+    shape = list(shape_of(x))
+    if p == q and pieces == [(0, q)]:
+        return x
+    split = [*shape[:axis], shape[axis] // q, q, *shape[axis + 1 :]]
+    merged = [*shape[:axis], shape[axis] // q * p, *shape[axis + 1 :]]
+    xs = e.reshape(x, split)
+    if _repeats(period) is not None:
+        blocks = [*split[: axis + 1], p, *split[axis + 2 :]]
+        return e.reshape(e.node(xnn.StaticBroadcastOp, xs, shape=blocks, new_shape=blocks), merged)
+    sliced = {(0, q): xs}
+    for piece in pieces:
+        if piece not in sliced:
+            sliced[piece] = e.slice(xs, axis + 1, *piece)
+    return e.reshape(e.concatenate([sliced[piece] for piece in pieces], axis + 1), merged)
+
+
+def _identity(op: Operation, e: Emitter) -> SSAValue:
+    """The op's input as its result; copied when both are the subgraph's (an output cannot
+    be an input)."""
+    x = op.input
+    if isinstance(x, BlockArgument) and _yielded(op.result):
+        x = e.node(xnn.CopyOp, x, shape=shape_of(x))
+    return x
 
 
 @lowering(aten.PixelShuffleOp)
@@ -678,10 +738,15 @@ def _pad(op: aten.ConstantPadNdOp, e: Emitter) -> Sequence[SSAValue]:
                    padding_value=float(_prop(op, "value", 0.0)))]  # fmt: skip
 
 
-def reflect_pieces(length: int, left: int, right: int) -> list[tuple[int, int]]:
-    """The reflect-padded dim as (start, size) pieces of the input, in order: the mirror
-    leaves the edge out, so the left pad is x[left], ..., x[1] and the right pad is
-    x[L-2], ..., x[L-1-right] (each one element: XNNPACK has no reversing slice).
+# --- padding modes: reflect, replicate, circular --------------------------------------------
+# Each padded dim becomes static slices of the input concatenated around it; XNNPACK has no
+# reversing or gathering slice, so a mirrored or repeated element is its own one-element
+# slice. None of them is a static_constant_pad, so xnn-fold-pad never folds them into a conv.
+
+
+def reflect_pieces(length: int, left: int, right: int) -> Pieces:
+    """The mirror leaves the edge out: the left pad is x[left], ..., x[1] and the right pad
+    x[L-2], ..., x[L-1-right].
 
         reflect_pieces(5, 2, 1) == [(2, 1), (1, 1), (0, 5), (3, 1)]
     """
@@ -692,55 +757,78 @@ def reflect_pieces(length: int, left: int, right: int) -> list[tuple[int, int]]:
     ]
 
 
-def _check_reflect(op: Operation) -> str | None:
-    x, pad = shape_of(op.input), ints(op.padding)
+def replicate_pieces(length: int, left: int, right: int) -> Pieces:
+    """The edge elements repeated: replicate_pieces(5, 2, 1) == [(0, 1), (0, 1), (0, 5), (4, 1)]"""
+    return [*[(0, 1)] * left, (0, length), *[(length - 1, 1)] * right]
+
+
+def circular_pieces(length: int, left: int, right: int) -> Pieces:
+    """The other end wrapped around: circular_pieces(5, 2, 1) == [(3, 2), (0, 5), (0, 1)]"""
+    return [*([(length - left, left)] if left else []), (0, length),
+            *([(0, right)] if right else [])]  # fmt: skip
+
+
+def _check_pad_mode(op: Operation) -> str | None:
+    x, pad = shape_of(op.input), _padding(op)
+    if len(pad) // 2 not in (1, 2) or len(x) < len(pad) // 2 + 1:
+        return "padding of other than 1 or 2 trailing dims of a batched or channelled input"
+    if min(pad) < 0:
+        return "negative padding (a crop)"
+    if isinstance(op, aten.ReplicationPad1dOp | aten.ReplicationPad2dOp):
+        return None
     for i in range(len(pad) // 2):
-        if max(pad[2 * i], pad[2 * i + 1]) >= x[len(x) - 1 - i]:
+        length = x[len(x) - 1 - i]
+        if isinstance(op, aten.PadCircularOp) and max(pad[2 * i : 2 * i + 2]) > length:
+            return "circular padding wider than the dim"
+        if not isinstance(op, aten.PadCircularOp) and max(pad[2 * i : 2 * i + 2]) >= length:
             return "reflect padding as wide as the dim"
-        if min(pad[2 * i], pad[2 * i + 1]) < 0:
-            return "negative padding (a crop)"
     return None
 
 
-@lowering(aten.ReflectionPad1dOp, aten.ReflectionPad2dOp, check=_check_reflect)
-def _reflection_pad(op: Operation, e: Emitter) -> Sequence[SSAValue]:
-    """Per padded dim, the input between its mirrored one-element slices, concatenated: the
-    small pads are joined first so the input itself is copied once per dim. 2-D pads the
-    width first; the height pad then mirrors the padded rows, corners included.
+def _padding(op: Operation) -> tuple[int, ...]:
+    return ints(op.pad if isinstance(op, aten.PadCircularOp) else op.padding)
+
+
+_PIECES = {aten.ReflectionPad1dOp: reflect_pieces, aten.ReflectionPad2dOp: reflect_pieces,
+           aten.ReplicationPad1dOp: replicate_pieces, aten.ReplicationPad2dOp: replicate_pieces,
+           aten.PadCircularOp: circular_pieces}  # fmt: skip
+
+
+@lowering(*_PIECES, check=_check_pad_mode)
+def _pad_mode(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    """Per padded dim, the input between its edge slices, concatenated: the small pads are
+    joined first so the input itself is copied once per dim. 2-D pads the width first; the
+    height pad then takes the padded rows, corners included.
 
     It runs channels-last, like the convolutions it feeds (their transposes then cancel):
-    a mirrored element is a contiguous row of C values, not C strided ones."""
-    pad = ints(op.padding)
+    an edge element is a contiguous row of C values, not C strided ones."""
+    pad = _padding(op)
     if not any(pad):
-        x = op.input
-        if isinstance(x, BlockArgument) and _yielded(op.result):
-            x = e.node(xnn.CopyOp, x, shape=shape_of(x))  # an output cannot be an input
-        return [x]
+        return [_identity(op, e)]
     rank, spatial = len(shape_of(op.input)), len(pad) // 2
     channels = rank - 1 - spatial
     perm = [*range(channels), *range(channels + 1, rank), channels]
     x = e.transpose(op.input, perm)
     for i in range(spatial):
         axis = rank - 2 - i
-        left, right = pad[2 * i], pad[2 * i + 1]
         length = shape_of(x)[axis]
-        mirrored: dict[int, SSAValue] = {}  # one slice per element, though both sides read it
-        pieces = []
-        for start, size in reflect_pieces(length, left, right):
-            if size == length:
-                pieces.append(x)
-                continue
-            if start not in mirrored:
-                mirrored[start] = e.slice(x, axis, start, 1)
-            pieces.append(mirrored[start])
-        if len(pieces) > xnn.MAX_CONCATENATE_INPUTS:
-            pieces = [
-                *([e.concatenate(pieces[:left], axis)] if left else []),
-                x,
-                *([e.concatenate(pieces[left + 1 :], axis)] if right else []),
-            ]
-        x = e.concatenate(pieces, axis)
+        x = _join_pieces(e, x, axis, _PIECES[type(op)](length, pad[2 * i], pad[2 * i + 1]))
     return [e.transpose(x, [perm.index(d) for d in range(rank)])]
+
+
+def _join_pieces(e: Emitter, x: SSAValue, axis: int, pieces: Pieces) -> SSAValue:
+    length = shape_of(x)[axis]
+    middle = pieces.index((0, length))
+    sliced = {(0, length): x}  # one slice each, though both sides read it
+    for piece in pieces:
+        if piece not in sliced:
+            sliced[piece] = e.slice(x, axis, *piece)
+    left = [sliced[p] for p in pieces[:middle]]
+    right = [sliced[p] for p in pieces[middle + 1 :]]
+    if len(pieces) <= xnn.MAX_CONCATENATE_INPUTS:
+        return e.concatenate([*left, x, *right], axis)
+    sides = [e.concatenate(left, axis)] if left else []
+    return e.concatenate([*sides, x, *([e.concatenate(right, axis)] if right else [])], axis)
 
 
 def _yielded(value: SSAValue) -> bool:

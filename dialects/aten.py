@@ -316,6 +316,20 @@ class ReplicationPad2dOp(_SpatialPad):
     PAD_DIMS: ClassVar[int] = 2
 
 
+@aten_op("aten::_pad_circular")
+class PadCircularOp(AtenOp):
+    """Circular (wrap-around) padding, what `F.pad(mode="circular")` calls; kept whole so it
+    does not decompose into `empty` + `slice_scatter` writes."""
+
+    name = "aten._pad_circular"
+    input = operand_def(TensorType)
+    pad = prop_def(IntList)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        _verify_pad(shape_of(self.input), ints(self.pad), shape_of(self.result), None)
+
+
 # --- elementwise -----------------------------------------------------------------------------
 
 
@@ -1011,6 +1025,7 @@ class CloneOp(_Unary):
 
 ATEN_OPS: list[type[IRDLOperation]] = [
     ConstantOp, GenericOp, ConvolutionOp, ConstantPadNdOp, ReflectionPad1dOp, ReflectionPad2dOp,
+    PadCircularOp,
     ReplicationPad1dOp, ReplicationPad2dOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
     MinimumOp, ReluOp, EluOp, GeluOp, SigmoidOp, TanhOp, HardtanhOp, LeakyReluOp, HardswishOp,
     HardsigmoidOp, SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,

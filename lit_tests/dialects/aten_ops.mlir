@@ -100,6 +100,16 @@ func.func @conv3d(%x: tensor<1x2x4x8x8xf32>, %w: tensor<4x2x1x3x3xf32>) -> tenso
 }
 
 // -----
+// CHECK-LABEL: func.func @pad_circular(
+// CHECK-NEXT:    %a = aten._pad_circular %x {pad = array<i64: 2, 1, 0, 3>} : (tensor<1x3x4x5xf32>) -> tensor<1x3x7x8xf32>
+// CHECK-NEXT:    func.return %a : tensor<1x3x7x8xf32>
+// CHECK-NEXT:  }
+func.func @pad_circular(%x: tensor<1x3x4x5xf32>) -> tensor<1x3x7x8xf32> {
+  %a = aten._pad_circular %x {pad = array<i64: 2, 1, 0, 3>} : (tensor<1x3x4x5xf32>) -> tensor<1x3x7x8xf32>
+  func.return %a : tensor<1x3x7x8xf32>
+}
+
+// -----
 // CHECK-LABEL: func.func @pads(
 // CHECK-NEXT:    %a = aten.constant_pad_nd %x {pad = array<i64: 1, 2, 0, 1>, value = 5.000000e-01 : f32} : (tensor<1x3x8x8xf32>) -> tensor<1x3x9x11xf32>
 // CHECK-NEXT:    %b = aten.reflection_pad1d %s {padding = array<i64: 2, 2>} : (tensor<1x3x8xf32>) -> tensor<1x3x12xf32>

@@ -139,6 +139,14 @@ func.func @reflection_pad1d_padding(%x: tensor<1x3x8xf32>) {
 
 // -----
 
+// CHECK: {{.*}}aten_verify.mlir:[[# @LINE + 2]]:3: error: 'aten._pad_circular' op result shape [1, 3, 4, 5] does not match the padded shape [1, 3, 4, 8]
+func.func @pad_circular_result(%x: tensor<1x3x4x5xf32>) {
+  %0 = aten._pad_circular %x {pad = array<i64: 2, 1>} : (tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32>
+  func.return
+}
+
+// -----
+
 // CHECK: {{.*}}aten_verify.mlir:[[# @LINE + 2]]:3: error: 'aten.replication_pad2d' op result shape [1, 3, 8, 8] does not match the padded shape [1, 3, 10, 10]
 func.func @replication_pad2d_result(%x: tensor<1x3x8x8xf32>) {
   %0 = aten.replication_pad2d %x {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>

@@ -196,6 +196,148 @@ func.func @reflect_too_wide(%x: tensor<1x2x3xf32>) -> tensor<1x2x6xf32> {
 
 // -----
 
+// Replicate: the edge element's slice, repeated in the concatenate. Channels-last, like
+// the convolutions it feeds. [x0 x0 | x0..x4 | x4]
+// CHECK-LABEL: func.func @replicate1d
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 1>} : (tensor<1x2x5xf32>) -> tensor<1x5x2xf32>
+// CHECK-NEXT:    %[[A:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 1, 1, 2>}
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 4, 0>, sizes = array<i64: 1, 1, 2>}
+// CHECK-NEXT:    %[[C:.*]] = xnn.concatenate %[[A]], %[[A]], %[[T]], %[[B]] {axis = 1 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x5x2xf32>, tensor<1x1x2xf32>) -> tensor<1x8x2xf32>
+// CHECK-NEXT:    xnn.static_transpose %[[C]] {perm = array<i64: 0, 2, 1>} : (tensor<1x8x2xf32>) -> tensor<1x2x8xf32>
+func.func @replicate1d(%x: tensor<1x2x5xf32>) -> tensor<1x2x8xf32> {
+  %y = aten.replication_pad1d %x {padding = array<i64: 2, 1>} : (tensor<1x2x5xf32>) -> tensor<1x2x8xf32>
+  func.return %y : tensor<1x2x8xf32>
+}
+
+// -----
+
+// 2-D: the width first, then the height of the padded rows (corners included).
+// CHECK-LABEL: func.func @replicate2d
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>
+// CHECK-NEXT:    %[[L:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 3, 1, 2>}
+// CHECK-NEXT:    %[[W:.*]] = xnn.concatenate %[[L]], %[[T]] {axis = 2 : i64} : (tensor<1x3x1x2xf32>, tensor<1x3x4x2xf32>) -> tensor<1x3x5x2xf32>
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_slice %[[W]] {offsets = array<i64: 0, 2, 0, 0>, sizes = array<i64: 1, 1, 5, 2>}
+// CHECK-NEXT:    %[[H:.*]] = xnn.concatenate %[[W]], %[[B]], %[[B]] {axis = 1 : i64} : (tensor<1x3x5x2xf32>, tensor<1x1x5x2xf32>, tensor<1x1x5x2xf32>) -> tensor<1x5x5x2xf32>
+// CHECK-NEXT:    xnn.static_transpose %[[H]] {perm = array<i64: 0, 3, 1, 2>}
+func.func @replicate2d(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x5x5xf32> {
+  %y = aten.replication_pad2d %x {padding = array<i64: 1, 0, 0, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x5x5xf32>
+  func.return %y : tensor<1x2x5x5xf32>
+}
+
+// -----
+
+// Replicate wider than XNNPACK's 5 concatenate inputs: each side is joined first.
+// CHECK-LABEL: func.func @replicate_wide
+// CHECK:         %[[T:.*]] = xnn.static_transpose
+// CHECK-NEXT:    %[[A:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 0, 0>
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 2, 0>
+// CHECK-NEXT:    %[[L:.*]] = xnn.concatenate %[[A]], %[[A]], %[[A]], %[[A]] {axis = 1 : i64}
+// CHECK-NEXT:    %[[R:.*]] = xnn.concatenate %[[B]], %[[B]] {axis = 1 : i64}
+// CHECK-NEXT:    xnn.concatenate %[[L]], %[[T]], %[[R]] {axis = 1 : i64} : (tensor<1x4x2xf32>, tensor<1x3x2xf32>, tensor<1x2x2xf32>) -> tensor<1x9x2xf32>
+func.func @replicate_wide(%x: tensor<1x2x3xf32>) -> tensor<1x2x9xf32> {
+  %y = aten.replication_pad1d %x {padding = array<i64: 4, 2>} : (tensor<1x2x3xf32>) -> tensor<1x2x9xf32>
+  func.return %y : tensor<1x2x9xf32>
+}
+
+// -----
+
+// Circular: the other end's slice wrapped around. [x3 x4 | x0..x4 | x0]
+// CHECK-LABEL: func.func @circular1d
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 1>}
+// CHECK-NEXT:    %[[A:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 3, 0>, sizes = array<i64: 1, 2, 2>}
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 1, 1, 2>}
+// CHECK-NEXT:    %[[C:.*]] = xnn.concatenate %[[A]], %[[T]], %[[B]] {axis = 1 : i64} : (tensor<1x2x2xf32>, tensor<1x5x2xf32>, tensor<1x1x2xf32>) -> tensor<1x8x2xf32>
+// CHECK-NEXT:    xnn.static_transpose %[[C]] {perm = array<i64: 0, 2, 1>}
+func.func @circular1d(%x: tensor<1x2x5xf32>) -> tensor<1x2x8xf32> {
+  %y = aten._pad_circular %x {pad = array<i64: 2, 1>} : (tensor<1x2x5xf32>) -> tensor<1x2x8xf32>
+  func.return %y : tensor<1x2x8xf32>
+}
+
+// -----
+
+// 2-D; a pad as wide as the dim (PyTorch's limit) wraps the whole input: no slice.
+// CHECK-LABEL: func.func @circular2d
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>}
+// CHECK-NEXT:    %[[L:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 0, 3, 0>, sizes = array<i64: 1, 3, 1, 2>}
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_slice %[[T]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 3, 1, 2>}
+// CHECK-NEXT:    %[[W:.*]] = xnn.concatenate %[[L]], %[[T]], %[[R]] {axis = 2 : i64} : (tensor<1x3x1x2xf32>, tensor<1x3x4x2xf32>, tensor<1x3x1x2xf32>) -> tensor<1x3x6x2xf32>
+// CHECK-NEXT:    %[[H:.*]] = xnn.concatenate %[[W]], %[[W]] {axis = 1 : i64} : (tensor<1x3x6x2xf32>, tensor<1x3x6x2xf32>) -> tensor<1x6x6x2xf32>
+func.func @circular2d(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x6x6xf32> {
+  %y = aten._pad_circular %x {pad = array<i64: 1, 1, 0, 3>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x6x6xf32>
+  func.return %y : tensor<1x2x6x6xf32>
+}
+
+// -----
+
+// Left outside: circular padding wider than the dim, negative padding (a crop).
+// CHECK-LABEL: func.func @outside
+// CHECK-NOT:     xnn.subgraph
+// CHECK:         aten._pad_circular
+// CHECK:         aten.replication_pad1d
+func.func @outside(%x: tensor<1x2x3xf32>) -> (tensor<1x2x7xf32>, tensor<1x2x4xf32>) {
+  %y = aten._pad_circular %x {pad = array<i64: 4, 0>} : (tensor<1x2x3xf32>) -> tensor<1x2x7xf32>
+  %z = aten.replication_pad1d %x {padding = array<i64: 2, -1>} : (tensor<1x2x3xf32>) -> tensor<1x2x4xf32>
+  func.return %y, %z : tensor<1x2x7xf32>, tensor<1x2x4xf32>
+}
+
+// -----
+
+// mean/sum with dtype= cast the input first (as torch does), then reduce in that dtype.
+// CHECK-LABEL: func.func @mean_f16_to_f32
+// CHECK:         %[[C:.*]] = xnn.convert %{{.*}} : (tensor<2x5xf16>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %[[M:.*]] = xnn.static_reduce mean %[[C]] {axes = array<i64: 1>} : (tensor<2x5xf32>) -> tensor<2xf32>
+// CHECK-NEXT:    %[[S:.*]] = xnn.convert %{{.*}} : (tensor<2x5xf16>) -> tensor<2x5xf32>
+// CHECK-NEXT:    xnn.static_reduce sum %[[S]] {axes = array<i64: 0, 1>, flags = 64 : i32} : (tensor<2x5xf32>) -> tensor<1x1xf32>
+func.func @mean_f16_to_f32(%x: tensor<2x5xf16>) -> (tensor<2xf32>, tensor<1x1xf32>) {
+  %m = aten.mean %x {dim = array<i64: 1>, dtype = f32} : (tensor<2x5xf16>) -> tensor<2xf32>
+  %s = aten.sum %x {dim = array<i64: 0, 1>, keepdim = true, dtype = f32} : (tensor<2x5xf16>) -> tensor<1x1xf32>
+  func.return %m, %s : tensor<2xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// The input's own dtype: no convert.
+// CHECK-LABEL: func.func @mean_same_dtype
+// CHECK-NOT:     xnn.convert
+// CHECK:         xnn.static_reduce mean
+func.func @mean_same_dtype(%x: tensor<2x5xf32>) -> tensor<2xf32> {
+  %m = aten.mean %x {dim = array<i64: 1>, dtype = f32} : (tensor<2x5xf32>) -> tensor<2xf32>
+  func.return %m : tensor<2xf32>
+}
+
+// -----
+
+// Left outside: XNNPACK has no float64 and no int64.
+// CHECK-LABEL: func.func @outside
+// CHECK-NOT:     xnn.subgraph
+// CHECK:         aten.mean %x {dim = array<i64: 1>, dtype = f64}
+// CHECK:         aten.mean %i {dim = array<i64: 1>, dtype = f32}
+func.func @outside(%x: tensor<2x5xf32>, %i: tensor<2x5xi64>) -> (tensor<2xf64>, tensor<2xf32>) {
+  %m = aten.mean %x {dim = array<i64: 1>, dtype = f64} : (tensor<2x5xf32>) -> tensor<2xf64>
+  %n = aten.mean %i {dim = array<i64: 1>, dtype = f32} : (tensor<2x5xi64>) -> tensor<2xf32>
+  func.return %m, %n : tensor<2xf64>, tensor<2xf32>
+}
+
+// -----
+
+// XNNPACK's resize samples at the size ratio: 1.5 on 6 pixels (9 = 6 * 1.5 exactly) is the
+// same scale; align_corners uses (in - 1) / (out - 1) on both sides, whatever the factor.
+// 1.5 on 5 pixels gives 7 outputs, which torch samples at 1 / 1.5 and XNNPACK at 5 / 7.
+// CHECK-LABEL: func.func @bilinear
+// CHECK:         aten.upsample_bilinear2d %z {scale_factors = array<f64: 1.500000e+00, 1.500000e+00>, align_corners = false}
+// CHECK:         xnn.subgraph
+// CHECK:           xnn.static_resize_bilinear_2d %{{.*}} {new_height = 9 : i64, new_width = 9 : i64} : (tensor<1x6x6x3xf32>) -> tensor<1x9x9x3xf32>
+// CHECK:           xnn.static_resize_bilinear_2d %{{.*}} {new_height = 7 : i64, new_width = 7 : i64, flags = 8 : i32} : (tensor<1x5x5x3xf32>) -> tensor<1x7x7x3xf32>
+// CHECK-NOT:     aten.upsample_bilinear2d
+func.func @bilinear(%x: tensor<1x3x6x6xf32>, %z: tensor<1x3x5x5xf32>) -> (tensor<1x3x9x9xf32>, tensor<1x3x7x7xf32>, tensor<1x3x7x7xf32>) {
+  %y = aten.upsample_bilinear2d %x {scale_factors = array<f64: 1.5, 1.5>, align_corners = false} : (tensor<1x3x6x6xf32>) -> tensor<1x3x9x9xf32>
+  %a = aten.upsample_bilinear2d %z {scale_factors = array<f64: 1.5, 1.5>, align_corners = false} : (tensor<1x3x5x5xf32>) -> tensor<1x3x7x7xf32>
+  %b = aten.upsample_bilinear2d %z {scale_factors = array<f64: 1.5, 1.5>, align_corners = true} : (tensor<1x3x5x5xf32>) -> tensor<1x3x7x7xf32>
+  func.return %y, %a, %b : tensor<1x3x9x9xf32>, tensor<1x3x7x7xf32>, tensor<1x3x7x7xf32>
+}
+
+// -----
+
 // Casts: fp32 <-> bf16 become converts inside the delegate (with or without dim order);
 // an integer cast and a memory-format change stay outside.
 // CHECK-LABEL: func.func @casts

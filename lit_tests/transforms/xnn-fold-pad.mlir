@@ -1,5 +1,6 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-fold-pad | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-fold-pad{depthwise=false}' | filecheck %s --check-prefix=NODW
+// RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn,xnn-fold-pad | filecheck %s --check-prefix=FOLD
 
 // An NHWC pad on H and W folds into the conv's padding, each side on its own.
 // CHECK-LABEL: func.func @nhwc_asymmetric
@@ -169,4 +170,18 @@ func.func @tensorflow_same_padding(%x: tensor<1x6x6x4xf32>) -> tensor<1x8x8x8xf3
   %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>} : (tensor<1x6x6x4xf32>) -> tensor<1x8x8x4xf32>
   %y = xnn.convolution_2d %p, %w {flags = 4 : i32, kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x8x8x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x8x8x8xf32>
   func.return %y : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// xnn-fold-pad folds zero constant pads only: the conv after a replicate pad keeps its
+// own (zero) padding and reads the concatenated tensor.
+// FOLD-LABEL: func.func @replicate_then_conv
+// FOLD:         xnn.concatenate
+// FOLD:         xnn.convolution_2d %{{.*}}, %{{.*}} {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 2 : i64} : (tensor<1x6x6x2xf32>
+func.func @replicate_then_conv(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = aten.constant dense<0.5> : tensor<2x2x3x3xf32>
+  %p = aten.replication_pad2d %x {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
+  %y = aten.convolution %p, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x2x6x6xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
+  func.return %y : tensor<1x2x4x4xf32>
 }

@@ -133,10 +133,19 @@ func.func @aten_x3_by_output_size(%x: tensor<1x3x4x5xf32>) -> tensor<1x3x12x10xf
 
 // -----
 
-// Left outside: a non-integer scale.
+// A non-integer scale: torch's index map floor(j / 1.5) = 0, 0, 1, 2, 2, 3 repeats every
+// 3 outputs and 2 inputs, so the dim splits into [2, 2] and the inner 2 are gathered to 3
+// by a slice and a concatenate (x0 | x0 x1), per dim.
 // LOWER-LABEL: func.func @aten_non_integer_scale
-// LOWER-NOT:     xnn.subgraph
-// LOWER:         aten.upsample_nearest2d
+// LOWER:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>}
+// LOWER-NEXT:    %[[S:.*]] = xnn.static_reshape %[[T]] {new_shape = array<i64: 1, 2, 2, 4, 3>}
+// LOWER-NEXT:    %[[A:.*]] = xnn.static_slice %[[S]] {offsets = array<i64: 0, 0, 0, 0, 0>, sizes = array<i64: 1, 2, 1, 4, 3>}
+// LOWER-NEXT:    %[[C:.*]] = xnn.concatenate %[[A]], %[[S]] {axis = 2 : i64} : (tensor<1x2x1x4x3xf32>, tensor<1x2x2x4x3xf32>) -> tensor<1x2x3x4x3xf32>
+// LOWER-NEXT:    %[[H:.*]] = xnn.static_reshape %[[C]] {new_shape = array<i64: 1, 6, 4, 3>}
+// LOWER-NEXT:    %[[S2:.*]] = xnn.static_reshape %[[H]] {new_shape = array<i64: 1, 6, 2, 2, 3>}
+// LOWER-NEXT:    %[[A2:.*]] = xnn.static_slice %[[S2]] {offsets = array<i64: 0, 0, 0, 0, 0>, sizes = array<i64: 1, 6, 2, 1, 3>}
+// LOWER-NEXT:    %[[C2:.*]] = xnn.concatenate %[[A2]], %[[S2]] {axis = 3 : i64} : (tensor<1x6x2x1x3xf32>, tensor<1x6x2x2x3xf32>) -> tensor<1x6x2x3x3xf32>
+// LOWER-NEXT:    xnn.static_reshape %[[C2]] {new_shape = array<i64: 1, 6, 6, 3>}
 func.func @aten_non_integer_scale(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32> {
   %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 1.5, 1.5>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32>
   func.return %y : tensor<1x3x6x6xf32>
@@ -144,12 +153,40 @@ func.func @aten_non_integer_scale(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x6x6xf32
 
 // -----
 
-// Left outside: a scale factor whose output size happens to be an integer multiple
-// (PyTorch indexes with floor(y / 2.1), not y // 2).
+// An integer scale on one dim is its broadcast, a non-integer one on the other its gather.
+// LOWER-LABEL: func.func @aten_mixed
+// LOWER:         xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 5, 1, 4, 3>}
+// LOWER-NEXT:    xnn.static_broadcast %{{.*}} {new_shape = array<i64: 1, 5, 2, 4, 3>}
+// LOWER-NEXT:    xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 10, 4, 3>}
+// LOWER-NEXT:    xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 10, 2, 2, 3>}
+// LOWER-NEXT:    xnn.static_slice
+// LOWER-NEXT:    xnn.concatenate %{{.*}}, %{{.*}} {axis = 3 : i64}
+// LOWER-NEXT:    xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 10, 6, 3>}
+func.func @aten_mixed(%x: tensor<1x3x5x4xf32>) -> tensor<1x3x10x6xf32> {
+  %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 2.0, 1.5>} : (tensor<1x3x5x4xf32>) -> tensor<1x3x10x6xf32>
+  func.return %y : tensor<1x3x10x6xf32>
+}
+
+// -----
+
+// A scale factor of 2.1 giving out = 2 * in: PyTorch's kernel then indexes with j // 2 (its
+// out == 2 * in shortcut, not floor(j / 2.1)), so it is the x2 upsample.
 // LOWER-LABEL: func.func @aten_scale_not_the_size_ratio
-// LOWER-NOT:     xnn.subgraph
-// LOWER:         aten.upsample_nearest2d
+// LOWER:         xnn.concatenate %[[T:.*]], %[[T]], %[[T]], %[[T]] {axis = 3 : i64}
+// LOWER-NEXT:    xnn.depth_to_space_2d %{{.*}} {block_size = 2 : i64} : (tensor<1x5x5x12xf32>) -> tensor<1x10x10x3xf32>
 func.func @aten_scale_not_the_size_ratio(%x: tensor<1x3x5x5xf32>) -> tensor<1x3x10x10xf32> {
   %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 2.1, 2.1>} : (tensor<1x3x5x5xf32>) -> tensor<1x3x10x10xf32>
   func.return %y : tensor<1x3x10x10xf32>
+}
+
+// -----
+
+// Left outside: 1.7 on 33 pixels has no period shorter than the whole map, which needs
+// more than 16 slices.
+// LOWER-LABEL: func.func @aten_too_many_slices
+// LOWER-NOT:     xnn.subgraph
+// LOWER:         aten.upsample_nearest2d
+func.func @aten_too_many_slices(%x: tensor<1x3x33x33xf32>) -> tensor<1x3x56x56xf32> {
+  %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 1.7, 1.7>} : (tensor<1x3x33x33xf32>) -> tensor<1x3x56x56xf32>
+  func.return %y : tensor<1x3x56x56xf32>
 }
