@@ -9,19 +9,24 @@ ExecuTorch 1.5.1 can run.
                                                       fully_connected with a [1, K] filter of
                                                       1/K (mean) or 1 (sum) ; reshape
     xnn.static_broadcast %x                     ==>  xnn.binary add %x, zeros(output shape)
+    xnn.static_reduce max/min %x {axes}         ==>  (transpose axes first) ; reshape [1,1,K,M] ;
+                                                      max_pooling_2d 1xK ; reshape (min: negated
+                                                      before and after)
+    xnn.unary approxgelu %x                     ==>  x * sigmoid(x * (a + b * x^2))
 
-Left alone: everything stock already has. Max/min reductions and the xnnc-only unary and
-binary operators have no stock equivalent: serializing them for `stock` fails with a message.
+Left alone: everything stock already has. The other xnnc-only unary and binary operators
+have no stock equivalent: serializing them for `stock` fails with a message.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -33,7 +38,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
-from xnnc.dialects.xnn import ReduceOperator
+from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, UnaryOperator
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.types import element_type, ints, shape_of
 
@@ -101,11 +106,77 @@ class BroadcastAsAdd(RewritePattern):
                                          kind=xnn.BinaryOperator.ADD)])  # fmt: skip
 
 
+class ReduceMaxAsMaxPooling(RewritePattern):
+    """A max (or, negated, min) over the reduced dims as one max-pooling window: NHWC
+    [1, 1, K, M] with the M kept values as channels, so the window slides over K rows of M
+    contiguous values. Exact: a max only picks one of its inputs."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.StaticReduceOp, rewriter: PatternRewriter) -> None:
+        kind = op.kind.data
+        if kind not in (ReduceOperator.MAX, ReduceOperator.MIN):
+            return
+        x = shape_of(op.input)
+        axes = sorted({a % len(x) for a in ints(op.axes)})
+        kept = [d for d in range(len(x)) if d not in axes]
+        e = Emitter(rewriter, op)
+        value = op.input
+        if axes + kept != list(range(len(x))):
+            value = e.transpose(value, axes + kept)
+        k = math.prod(x[a] for a in axes)
+        m = math.prod(x[d] for d in kept)
+        value = e.reshape(value, (1, 1, k, m))
+        if kind == ReduceOperator.MIN:
+            value = _negate(e, value)
+        if k == 1:  # XNNPACK's max pooling wants a window of 2 or more
+            value = e.node(xnn.CopyOp, value, shape=(1, 1, 1, m))
+        else:
+            value = e.node(xnn.MaxPooling2dOp, value, shape=(1, 1, 1, m), pooling_height=1,
+                           pooling_width=k)  # fmt: skip
+        if kind == ReduceOperator.MIN:
+            value = _negate(e, value)
+        rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
+
+
+def _negate(e: Emitter, x: SSAValue) -> SSAValue:
+    return e.node(xnn.UnaryOp, x, shape=shape_of(x), kind=UnaryOperator.NEGATE)
+
+
+# gelu_tanh(x) = x * (1 + tanh(z)) / 2 = x * sigmoid(2z), z = sqrt(2/pi) * (x + 0.044715 x^3)
+_GELU_A = 2 * math.sqrt(2 / math.pi)
+_GELU_B = _GELU_A * 0.044715
+
+
+class ApproxGeluAsSigmoid(RewritePattern):
+    """tanh-approximated GELU (`xnn.unary approxgelu`, an XNNUnary) from stock kinds:
+    x * sigmoid(x * (a + b * x^2)). Its sigmoid form also avoids 1 + tanh(z)'s cancellation
+    for negative x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.UnaryOp, rewriter: PatternRewriter) -> None:
+        if op.kind.data != UnaryOperator.APPROXGELU:
+            return
+        e = Emitter(rewriter, op)
+        x, shape = op.input, shape_of(op.output)
+
+        def binary(a: SSAValue, b: SSAValue, kind: BinaryOperator) -> SSAValue:
+            return e.node(xnn.BinaryOp, a, b, shape=shape, kind=kind)
+
+        square = e.node(xnn.UnaryOp, x, shape=shape, kind=UnaryOperator.SQUARE)
+        poly = binary(binary(square, e.scalar(_GELU_B, x), BinaryOperator.MULTIPLY),
+                      e.scalar(_GELU_A, x), BinaryOperator.ADD)  # fmt: skip
+        z = binary(poly, x, BinaryOperator.MULTIPLY)
+        gate = e.node(xnn.UnaryOp, z, shape=shape, kind=UnaryOperator.SIGMOID)
+        rewriter.replace(op, [], [binary(x, gate, BinaryOperator.MULTIPLY)])
+
+
 STOCK_PATTERNS = (
     DepthToSpaceAsTranspose(),
     SpaceToDepthAsTranspose(),
     ReduceAsFullyConnected(),
+    ReduceMaxAsMaxPooling(),
     BroadcastAsAdd(),
+    ApproxGeluAsSigmoid(),
 )
 
 
