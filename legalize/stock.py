@@ -120,19 +120,20 @@ class ReduceMaxAsMaxPooling(RewritePattern):
         axes = sorted({a % len(x) for a in ints(op.axes)})
         kept = [d for d in range(len(x)) if d not in axes]
         e = Emitter(rewriter, op)
-        value = op.input
-        if axes + kept != list(range(len(x))):
-            value = e.transpose(value, axes + kept)
         k = math.prod(x[a] for a in axes)
         m = math.prod(x[d] for d in kept)
+        if k == 1:  # nothing to reduce (and XNNPACK's max pooling wants a window of 2+)
+            value = e.node(xnn.CopyOp, op.input, shape=x)
+            rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
+            return
+        value = op.input
+        if [d for d in axes + kept if x[d] != 1] != [d for d in range(len(x)) if x[d] != 1]:
+            value = e.transpose(value, axes + kept)
         value = e.reshape(value, (1, 1, k, m))
         if kind == ReduceOperator.MIN:
             value = _negate(e, value)
-        if k == 1:  # XNNPACK's max pooling wants a window of 2 or more
-            value = e.node(xnn.CopyOp, value, shape=(1, 1, 1, m))
-        else:
-            value = e.node(xnn.MaxPooling2dOp, value, shape=(1, 1, 1, m), pooling_height=1,
-                           pooling_width=k)  # fmt: skip
+        value = e.node(xnn.MaxPooling2dOp, value, shape=(1, 1, 1, m), pooling_height=1,
+                       pooling_width=k)  # fmt: skip
         if kind == ReduceOperator.MIN:
             value = _negate(e, value)
         rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
