@@ -67,25 +67,25 @@ class SpaceToDepthAsTranspose(RewritePattern):
         _blocks_as_transpose(op, rewriter, (n, h // b, b, w // b, b, c))
 
 
+def _reduction(op: xnn.StaticReduceOp) -> tuple[list[int], list[int], int, int]:
+    """(reduced axes, kept dims, K values reduced per result, M results)."""
+    x = shape_of(op.input)
+    axes = sorted({a % len(x) for a in ints(op.axes)})
+    kept = [d for d in range(len(x)) if d not in axes]
+    return axes, kept, math.prod(x[a] for a in axes), math.prod(x[d] for d in kept)
+
+
 class ReduceAsFullyConnected(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.StaticReduceOp, rewriter: PatternRewriter) -> None:
         kind = op.kind.data
         if kind not in (ReduceOperator.MEAN, ReduceOperator.SUM):
             return
-        x = shape_of(op.input)
-        axes = sorted({a % len(x) for a in ints(op.axes)})
-        kept = [d for d in range(len(x)) if d not in axes]
+        axes, kept, k, m = _reduction(op)
         e = Emitter(rewriter, op)
         value = op.input
-        if kept + axes != list(range(len(x))):
+        if kept + axes != sorted(kept + axes):
             value = e.transpose(value, kept + axes)
-        k = 1
-        for a in axes:
-            k *= x[a]
-        m = 1
-        for d in kept:
-            m *= x[d]
         value = e.reshape(value, (m, k))
         scale = 1.0 / k if kind == ReduceOperator.MEAN else 1.0
         filt = torch.full((1, k), scale, dtype=TORCH_DTYPES[element_type(op.input)])
@@ -117,11 +117,8 @@ class ReduceMaxAsMaxPooling(RewritePattern):
         if kind not in (ReduceOperator.MAX, ReduceOperator.MIN):
             return
         x = shape_of(op.input)
-        axes = sorted({a % len(x) for a in ints(op.axes)})
-        kept = [d for d in range(len(x)) if d not in axes]
+        axes, kept, k, m = _reduction(op)
         e = Emitter(rewriter, op)
-        k = math.prod(x[a] for a in axes)
-        m = math.prod(x[d] for d in kept)
         if k == 1:  # nothing to reduce (and XNNPACK's max pooling wants a window of 2+)
             value = e.node(xnn.CopyOp, op.input, shape=x)
             rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])

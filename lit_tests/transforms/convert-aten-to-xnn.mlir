@@ -283,8 +283,7 @@ func.func @log_softmax_last(%x: tensor<2x10xf32>) -> tensor<2x10xf32> {
 // -----
 
 // Over an inner dim (fp16): the reductions keep it as 1 and the subtractions broadcast; for
-// stock, the max needs no transpose when the reduced dim comes first after the kept ones
-// are moved behind it.
+// stock, a transpose puts the reduced dim first, ahead of the kept ones (the channels).
 // CHECK-LABEL: func.func @log_softmax_channels
 // CHECK:         xnn.static_reduce max %{{.*}} {axes = array<i64: 1>, flags = 64 : i32} : (tensor<2x3x4xf16>) -> tensor<2x1x4xf16>
 // CHECK:         xnn.static_reduce sum %{{.*}} {axes = array<i64: 1>, flags = 64 : i32} : (tensor<2x3x4xf16>) -> tensor<2x1x4xf16>
