@@ -111,6 +111,18 @@ def test_stock_kinds_replace_the_extension_ones() -> None:
     assert {"XNNUnary", "XNNStaticReduce"} <= extended
 
 
+@pytest.mark.parametrize("keepdim", [True, False])
+def test_amax_pte_on_stock_executorch(keepdim) -> None:
+    """amax (and log_softmax's max) used to stop the stock flow at serialization: stock
+    ExecuTorch has no reduce node, so it is a max-pooling window."""
+    x = torch.randn(3, 4, 5)
+    fn = Fn(lambda t: t.amax(1, keepdim=keepdim))
+    calls, pte = _standard_flow(fn, (x,))
+    assert calls == ["executorch_call_delegate"]
+    (got,) = StockRuntime(pte)(x)
+    assert torch.equal(got, x.amax(1, keepdim=keepdim))  # a max picks one of its inputs
+
+
 @pytest.mark.parametrize("target", ["extended", "stock"])
 def test_log_softmax_does_not_underflow(target) -> None:
     """Rows whose softmax underflows to 0 in places (log(softmax(x)) would be -inf there),
@@ -167,6 +179,15 @@ def test_comparisons_and_where_stay_outside_with_reasons(target) -> None:
     assert wheres and all(w.startswith("XNNPACK 92a7ad50 has no select operator") for w in wheres)
     assert all(entry.location.startswith("loc(") for entry in program.outside())
     torch.testing.assert_close(program(x, y), Compare()(x, y), **TOL[torch.float32])
+
+
+def test_index_select_stays_outside_with_the_gather_reason() -> None:
+    table, index = torch.randn(10, 4), torch.tensor([3, 1, 3])
+    program = xnnc.compile(Fn(lambda t, i: torch.index_select(t, 0, i).relu()).eval(),
+                           (table, index))  # fmt: skip
+    (entry,) = program.outside()
+    assert entry.op == "aten::index_select" and "no gather node" in entry.reason
+    torch.testing.assert_close(program(table, index), table[index].relu(), **TOL[torch.float32])
 
 
 def test_embedding_stays_outside_with_its_reason() -> None:
