@@ -121,7 +121,7 @@ def convertible(op: Operation) -> str | None:
     ExecuTorch 1.5.1 runs as well, and xnn-legalize-stock rewrites extension kinds."""
     lowering_ = LOWERINGS.get(type(op))
     if lowering_ is None:
-        return "no xnn lowering"
+        return OUTSIDE_REASONS.get(aten_name(op), "no xnn lowering")
     allowed = CAST_TYPES
     # Unused results (max pooling's indices, batch norm's statistics) take no part.
     for v in (*op.operands, *(r for r in op.results if r.uses)):
@@ -380,6 +380,66 @@ def _mm(op: aten.MmOp, e: Emitter) -> Sequence[SSAValue]:
 @lowering(aten.BmmOp)
 def _bmm(op: aten.BmmOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.BatchMatrixMultiplyOp, op.input, op.mat2, shape=shape_of(op.result))]
+
+
+# --- the ops models need beyond convolutions: log-probabilities, and what stays outside ------
+# GELU (both forms), SiLU and GLU need nothing here: gelu and silu lower above, and
+# torch.export decomposes glu into two slices, a sigmoid and a multiply.
+
+
+def _check_log_softmax(op: aten.LogSoftmaxOp) -> str | None:
+    if op.half_to_float.value.data:
+        return "half_to_float"
+    return None if shape_of(op.input) else "0-D input"
+
+
+@lowering(aten.LogSoftmaxOp, check=_check_log_softmax)
+def _log_softmax(op: aten.LogSoftmaxOp, e: Emitter) -> Sequence[SSAValue]:
+    """s - log(sum(exp(s))) with s = x - max(x) along `dim`, as torch computes it: exp(s) <= 1
+    cannot overflow and the sum is >= 1, so its log is finite. XNNPACK 92a7ad50 has no
+    log-softmax, and log(softmax(x)) would give -inf wherever softmax(x) underflows to 0."""
+    shape = shape_of(op.result)
+    dim = op.dim.value.data % len(shape)
+    kept = tuple(1 if d == dim else n for d, n in enumerate(shape))
+
+    def reduce(x: SSAValue, kind: R) -> SSAValue:
+        return e.node(xnn.StaticReduceOp, x, shape=kept, kind=kind, axes=[dim],
+                      flags=xnn.FLAG_KEEP_DIMS)  # fmt: skip
+
+    s = e.node(xnn.BinaryOp, op.input, reduce(op.input, R.MAX), shape=shape, kind=B.SUBTRACT)
+    total = reduce(e.node(xnn.UnaryOp, s, shape=shape, kind=U.EXP), R.SUM)
+    log_total = e.node(xnn.UnaryOp, total, shape=kept, kind=U.LOG)
+    return [e.node(xnn.BinaryOp, s, log_total, shape=shape, kind=B.SUBTRACT)]
+
+
+_NO_COMPARISON = (
+    "XNNPACK 92a7ad50 has no comparison operator (its binary operators are arithmetic, "
+    "min/max and bitwise) and no bool tensors"
+)
+_NO_GATHER = (
+    "XNNPACK 92a7ad50 has no gather node and no int64 tensors; a one-hot x table product "
+    "would be exact but costs num_embeddings x dim per index and cannot reject an "
+    "out-of-range index as torch does"
+)
+# Why ops that have no lowering stay outside, by ATen name; the rest say "no xnn lowering".
+OUTSIDE_REASONS = {
+    **{f"aten::{c}": _NO_COMPARISON for c in ("eq", "ne", "lt", "le", "gt", "ge")},
+    "aten::where": (
+        "XNNPACK 92a7ad50 has no select operator and no bool tensors; a blend "
+        "y + c * (x - y) is not exact (an inf or nan in the operand not chosen leaks through)"
+    ),
+    "aten::embedding": _NO_GATHER,
+    "aten::index_select": _NO_GATHER,
+}
+
+
+def aten_name(op: Operation) -> str:
+    """`aten::eq` for `aten.generic "aten::eq.Tensor"`, `aten::where` for `aten.where`."""
+    if isinstance(op, aten.GenericOp):
+        qualified = op.target.data
+    else:
+        qualified = next(iter(getattr(op, "OVERLOADS", ())), op.name.replace(".", "::", 1))
+    return qualified.split(".")[0]
 
 
 # --- reductions, softmax, normalization ------------------------------------------------------

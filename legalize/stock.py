@@ -9,19 +9,24 @@ ExecuTorch 1.5.1 can run.
                                                       fully_connected with a [1, K] filter of
                                                       1/K (mean) or 1 (sum) ; reshape
     xnn.static_broadcast %x                     ==>  xnn.binary add %x, zeros(output shape)
+    xnn.static_reduce max/min %x {axes}         ==>  (transpose axes first) ; reshape [1,1,K,M] ;
+                                                      max_pooling_2d 1xK ; reshape (min: negated
+                                                      before and after)
+    xnn.unary approxgelu %x                     ==>  x * sigmoid(x * (a + b * x^2))
 
-Left alone: everything stock already has. Max/min reductions and the xnnc-only unary and
-binary operators have no stock equivalent: serializing them for `stock` fails with a message.
+Left alone: everything stock already has. The other xnnc-only unary and binary operators
+have no stock equivalent: serializing them for `stock` fails with a message.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -33,7 +38,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
-from xnnc.dialects.xnn import ReduceOperator
+from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, UnaryOperator
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.types import element_type, ints, shape_of
 
@@ -62,25 +67,25 @@ class SpaceToDepthAsTranspose(RewritePattern):
         _blocks_as_transpose(op, rewriter, (n, h // b, b, w // b, b, c))
 
 
+def _reduction(op: xnn.StaticReduceOp) -> tuple[list[int], list[int], int, int]:
+    """(reduced axes, kept dims, K values reduced per result, M results)."""
+    x = shape_of(op.input)
+    axes = sorted({a % len(x) for a in ints(op.axes)})
+    kept = [d for d in range(len(x)) if d not in axes]
+    return axes, kept, math.prod(x[a] for a in axes), math.prod(x[d] for d in kept)
+
+
 class ReduceAsFullyConnected(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.StaticReduceOp, rewriter: PatternRewriter) -> None:
         kind = op.kind.data
         if kind not in (ReduceOperator.MEAN, ReduceOperator.SUM):
             return
-        x = shape_of(op.input)
-        axes = sorted({a % len(x) for a in ints(op.axes)})
-        kept = [d for d in range(len(x)) if d not in axes]
+        axes, kept, k, m = _reduction(op)
         e = Emitter(rewriter, op)
         value = op.input
-        if kept + axes != list(range(len(x))):
+        if kept + axes != sorted(kept + axes):
             value = e.transpose(value, kept + axes)
-        k = 1
-        for a in axes:
-            k *= x[a]
-        m = 1
-        for d in kept:
-            m *= x[d]
         value = e.reshape(value, (m, k))
         scale = 1.0 / k if kind == ReduceOperator.MEAN else 1.0
         filt = torch.full((1, k), scale, dtype=TORCH_DTYPES[element_type(op.input)])
@@ -101,11 +106,75 @@ class BroadcastAsAdd(RewritePattern):
                                          kind=xnn.BinaryOperator.ADD)])  # fmt: skip
 
 
+class ReduceMaxAsMaxPooling(RewritePattern):
+    """A max (or, negated, min) over the reduced dims as one max-pooling window: NHWC
+    [1, 1, K, M] with the M kept values as channels, so the window slides over K rows of M
+    contiguous values. Exact: a max only picks one of its inputs."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.StaticReduceOp, rewriter: PatternRewriter) -> None:
+        kind = op.kind.data
+        if kind not in (ReduceOperator.MAX, ReduceOperator.MIN):
+            return
+        x = shape_of(op.input)
+        axes, kept, k, m = _reduction(op)
+        e = Emitter(rewriter, op)
+        if k == 1:  # nothing to reduce (and XNNPACK's max pooling wants a window of 2+)
+            value = e.node(xnn.CopyOp, op.input, shape=x)
+            rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
+            return
+        value = op.input
+        if [d for d in axes + kept if x[d] != 1] != [d for d in range(len(x)) if x[d] != 1]:
+            value = e.transpose(value, axes + kept)
+        value = e.reshape(value, (1, 1, k, m))
+        if kind == ReduceOperator.MIN:
+            value = _negate(e, value)
+        value = e.node(xnn.MaxPooling2dOp, value, shape=(1, 1, 1, m), pooling_height=1,
+                       pooling_width=k)  # fmt: skip
+        if kind == ReduceOperator.MIN:
+            value = _negate(e, value)
+        rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
+
+
+def _negate(e: Emitter, x: SSAValue) -> SSAValue:
+    return e.node(xnn.UnaryOp, x, shape=shape_of(x), kind=UnaryOperator.NEGATE)
+
+
+# gelu_tanh(x) = x * (1 + tanh(z)) / 2 = x * sigmoid(2z), z = sqrt(2/pi) * (x + 0.044715 x^3)
+_GELU_A = 2 * math.sqrt(2 / math.pi)
+_GELU_B = _GELU_A * 0.044715
+
+
+class ApproxGeluAsSigmoid(RewritePattern):
+    """tanh-approximated GELU (`xnn.unary approxgelu`, an XNNUnary) from stock kinds:
+    x * sigmoid(x * (a + b * x^2)). Its sigmoid form also avoids 1 + tanh(z)'s cancellation
+    for negative x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.UnaryOp, rewriter: PatternRewriter) -> None:
+        if op.kind.data != UnaryOperator.APPROXGELU:
+            return
+        e = Emitter(rewriter, op)
+        x, shape = op.input, shape_of(op.output)
+
+        def binary(a: SSAValue, b: SSAValue, kind: BinaryOperator) -> SSAValue:
+            return e.node(xnn.BinaryOp, a, b, shape=shape, kind=kind)
+
+        square = e.node(xnn.UnaryOp, x, shape=shape, kind=UnaryOperator.SQUARE)
+        poly = binary(binary(square, e.scalar(_GELU_B, x), BinaryOperator.MULTIPLY),
+                      e.scalar(_GELU_A, x), BinaryOperator.ADD)  # fmt: skip
+        z = binary(poly, x, BinaryOperator.MULTIPLY)
+        gate = e.node(xnn.UnaryOp, z, shape=shape, kind=UnaryOperator.SIGMOID)
+        rewriter.replace(op, [], [binary(x, gate, BinaryOperator.MULTIPLY)])
+
+
 STOCK_PATTERNS = (
     DepthToSpaceAsTranspose(),
     SpaceToDepthAsTranspose(),
     ReduceAsFullyConnected(),
+    ReduceMaxAsMaxPooling(),
     BroadcastAsAdd(),
+    ApproxGeluAsSigmoid(),
 )
 
 

@@ -59,18 +59,71 @@ func.func @broadcast(%x: tensor<1x3x1xf32>) -> tensor<2x3x4xf32> {
 
 // -----
 
-// Left alone: max/min reductions (no stock equivalent: serializing them for `stock` fails
-// with a message) and the kinds stock already has.
+// A max over the last axis (kept) as one 1x8 max-pooling window: NHWC [1, 1, 8, 6], the
+// reduced values along W and the six kept ones as channels.
+// CHECK-LABEL: func.func @max_last_axis
+// CHECK-NEXT:    %[[T:.*]] = xnn.static_transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x8xf32>) -> tensor<8x2x3xf32>
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_reshape %[[T]] {new_shape = array<i64: 1, 1, 8, 6>} : (tensor<8x2x3xf32>) -> tensor<1x1x8x6xf32>
+// CHECK-NEXT:    %[[P:.*]] = xnn.max_pooling_2d %[[R]] {pooling_height = 1 : i64, pooling_width = 8 : i64} : (tensor<1x1x8x6xf32>) -> tensor<1x1x1x6xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[P]] {new_shape = array<i64: 2, 3, 1>} : (tensor<1x1x1x6xf32>) -> tensor<2x3x1xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @max_last_axis(%x: tensor<2x3x8xf32>) -> tensor<2x3x1xf32> {
+  %y = xnn.static_reduce max %x {axes = array<i64: 2>, flags = 64 : i32} : (tensor<2x3x8xf32>) -> tensor<2x3x1xf32>
+  func.return %y : tensor<2x3x1xf32>
+}
+
+// -----
+
+// A min over the leading axes (dropped) is -max(-x); leading reduced axes need no transpose.
+// CHECK-LABEL: func.func @min_leading_axes
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_reshape %x {new_shape = array<i64: 1, 1, 6, 8>} : (tensor<2x3x8xf16>) -> tensor<1x1x6x8xf16>
+// CHECK-NEXT:    %[[N:.*]] = xnn.unary negate %[[R]]
+// CHECK-NEXT:    %[[P:.*]] = xnn.max_pooling_2d %[[N]] {pooling_height = 1 : i64, pooling_width = 6 : i64} : (tensor<1x1x6x8xf16>) -> tensor<1x1x1x8xf16>
+// CHECK-NEXT:    %[[M:.*]] = xnn.unary negate %[[P]]
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[M]] {new_shape = array<i64: 8>} : (tensor<1x1x1x8xf16>) -> tensor<8xf16>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @min_leading_axes(%x: tensor<2x3x8xf16>) -> tensor<8xf16> {
+  %y = xnn.static_reduce min %x {axes = array<i64: 0, 1>} : (tensor<2x3x8xf16>) -> tensor<8xf16>
+  func.return %y : tensor<8xf16>
+}
+
+// -----
+
+// A max over a dim of size 1 is a copy: XNNPACK's max pooling wants a window of 2 or more.
+// CHECK-LABEL: func.func @max_unit_axis
+// CHECK-NEXT:    %[[C:.*]] = xnn.copy %x : (tensor<3x1xf32>) -> tensor<3x1xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[C]] {new_shape = array<i64: 3>} : (tensor<3x1xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @max_unit_axis(%x: tensor<3x1xf32>) -> tensor<3xf32> {
+  %y = xnn.static_reduce max %x {axes = array<i64: 1>} : (tensor<3x1xf32>) -> tensor<3xf32>
+  func.return %y : tensor<3xf32>
+}
+
+// -----
+
+// Moving unit dims moves no data: a max over [1, 4, 1]'s middle axis needs no transpose.
+// CHECK-LABEL: func.func @max_between_unit_dims
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_reshape %x {new_shape = array<i64: 1, 1, 4, 1>} : (tensor<1x4x1xf32>) -> tensor<1x1x4x1xf32>
+// CHECK-NEXT:    %[[P:.*]] = xnn.max_pooling_2d %[[R]] {pooling_height = 1 : i64, pooling_width = 4 : i64}
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[P]] {new_shape = array<i64: 1, 1, 1>}
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @max_between_unit_dims(%x: tensor<1x4x1xf32>) -> tensor<1x1x1xf32> {
+  %y = xnn.static_reduce max %x {axes = array<i64: 1>, flags = 64 : i32} : (tensor<1x4x1xf32>) -> tensor<1x1x1xf32>
+  func.return %y : tensor<1x1x1xf32>
+}
+
+// -----
+
+// Left alone: the xnnc-only operators with no stock equivalent (serializing them for `stock`
+// fails with a message) and the kinds stock already has.
 // CHECK-LABEL: func.func @left_alone
-// CHECK-NEXT:    xnn.static_reduce max %x {axes = array<i64: 2>, flags = 64 : i32}
-// CHECK-NEXT:    xnn.static_reduce min %x {axes = array<i64: 2>}
+// CHECK-NEXT:    xnn.unary cube_root %x
 // CHECK-NEXT:    xnn.unary elu %x
 // CHECK-NEXT:    xnn.static_transpose %x
 // CHECK-NEXT:    func.return
-func.func @left_alone(%x: tensor<2x3x8xf32>) -> (tensor<2x3x1xf32>, tensor<2x3xf32>, tensor<2x3x8xf32>, tensor<3x2x8xf32>) {
-  %a = xnn.static_reduce max %x {axes = array<i64: 2>, flags = 64 : i32} : (tensor<2x3x8xf32>) -> tensor<2x3x1xf32>
-  %b = xnn.static_reduce min %x {axes = array<i64: 2>} : (tensor<2x3x8xf32>) -> tensor<2x3xf32>
+func.func @left_alone(%x: tensor<2x3x8xf32>) -> (tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<3x2x8xf32>) {
+  %b = xnn.unary cube_root %x : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
   %c = xnn.unary elu %x {alpha = 1.0 : f32} : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
   %d = xnn.static_transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<2x3x8xf32>) -> tensor<3x2x8xf32>
-  func.return %a, %b, %c, %d : tensor<2x3x1xf32>, tensor<2x3xf32>, tensor<2x3x8xf32>, tensor<3x2x8xf32>
+  func.return %b, %c, %d : tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<3x2x8xf32>
 }

@@ -1,6 +1,7 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-partition | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-partition{exclude="aten.tanh"}' | filecheck %s --check-prefix=EXCL
 // RUN: not xnn-opt %s --split-input-file -p 'xnn-partition{strict=true}' 2>&1 | filecheck %s --check-prefix=STRICT
+// RUN: not xnn-opt %S/../tools/inputs/xnn_partition_outside_reasons.mlir -p 'xnn-partition{strict=true}' 2>&1 | filecheck %s --check-prefix=REASONS
 
 // A chain of supported ops becomes one subgraph; the constant is cloned into it.
 // CHECK-LABEL: func.func @chain
@@ -85,3 +86,7 @@ func.func @integers(%x: tensor<4xi64>) -> tensor<4xi64> {
   %a = aten.add %x, %x : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   func.return %a : tensor<4xi64>
 }
+
+// Each op left outside says why: XNNPACK 92a7ad50 has no comparison, select or gather, and
+// no bool or int64 tensors; log_softmax with half_to_float (fp16 in, fp32 out) is not lowered.
+// REASONS: xnn-opt: error: 4 ops stayed outside XNNPACK: aten.generic aten::lt.Tensor (XNNPACK 92a7ad50 has no comparison operator {{.*}}); aten.where (XNNPACK 92a7ad50 has no select operator {{.*}}); aten.embedding (XNNPACK 92a7ad50 has no gather node {{.*}}); aten._log_softmax (half_to_float)
