@@ -39,6 +39,14 @@ FORMAT = "xnnc-tuning-1"
 ENV = "XNNC_TUNING_DB"
 
 
+def _stat(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 def default_path() -> Path:
     """`$XNNC_TUNING_DB`, else the user's cache directory."""
     if os.environ.get(ENV):
@@ -105,6 +113,20 @@ def _valid_entry(layer_key: str, entry: Any) -> bool:
 class TuningDB:
     """The database at `path` (default: `default_path()`), read once; `put` entries and
     `save` them."""
+
+    _open: dict[Path, tuple[tuple[int, int] | None, TuningDB]] = {}
+
+    @classmethod
+    def open(cls, path: str | os.PathLike | None = None) -> TuningDB:
+        """The database at `path`, shared by the compiles of this process while the file is
+        as this process last saw it (one read, one warning per compile and file)."""
+        db_path = Path(path) if path is not None else default_path()
+        seen = cls._open.get(db_path)
+        if seen is not None and seen[0] == _stat(db_path):
+            return seen[1]
+        db = cls(db_path)
+        cls._open[db_path] = (_stat(db_path), db)
+        return db
 
     def __init__(self, path: str | os.PathLike | None = None):
         self.path = Path(path) if path is not None else default_path()
@@ -173,6 +195,7 @@ class TuningDB:
                 )
             return
         self._entries, self._new = merged, {}
+        TuningDB._open[self.path] = (_stat(self.path), self)
 
     def _write(self, entries: dict[str, dict]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)

@@ -8,9 +8,10 @@ candidate recorded as its decision, the owning pass run (`xnn-conv-as-gemm`,
 `xnn-legalize-casts`). Each form is serialized, loaded on the extended runtime at the
 target's thread count and timed on random inputs: interleaved rounds (the order rotating),
 each a sample of ~2 ms (at least one call), median per form; 5 rounds, 3 once a layer
-has used 100 ms (a large layer's samples vary little, and the compile time counts). The static rule's choice is
-kept unless another form is faster by `margin` (5%): noise on a shared machine must not flip
-choices, and a wrong flip costs more than a missed small gain. A form XNNPACK rejects (or
+has used 100 ms (a large layer's samples vary little, and the compile time counts). The
+static rule's choice is kept unless another form is faster by `margin` (5%): noise on a
+shared machine must not flip choices, and a wrong flip costs more than a missed small gain.
+A form XNNPACK rejects (or
 the serializer) is skipped; a layer with no form that ran keeps the static rule (no record).
 Layers with the same signature are timed once per compile, and every result goes to the
 tuning database (`tuning.db`), so a later compile on this machine times nothing.
@@ -138,7 +139,7 @@ def time_on_xnnpack(
             calls[choice] = max(1, round(sample_ms / max(once, 1e-3)))
         samples: dict[str, list[float]] = {c: [] for c in runtimes}
         order, spent = list(runtimes), 0.0
-        for r in range(rounds if len(order) > 1 else 0):
+        for r in range(rounds if order else 0):
             if r >= MIN_ROUNDS and spent > LAYER_BUDGET_MS:
                 break
             for choice in order[r % len(order) :] + order[: r % len(order)]:
@@ -172,7 +173,7 @@ class Tuner:
 
     target: Target
     db: tuning_db.TuningDB
-    timer: Timer = time_on_xnnpack
+    timer: Timer | None = None  # None: time_on_xnnpack
     cached: bool = False
     margin: float = MARGIN
     timed: int = 0  # layers timed (not found in the database)
@@ -189,7 +190,8 @@ class Tuner:
         entry = self.db.get(key)
         if entry is None and not self.cached:
             static = rules.decide(self.target, layer).choice
-            times = self.timer(candidate_forms(op, form, self.target), self.target.threads)
+            timer = self.timer or time_on_xnnpack
+            times = timer(candidate_forms(op, form, self.target), self.target.threads)
             choice = choose(static, times, self.margin)
             self.timed += 1
             if choice is None:
@@ -234,7 +236,7 @@ class TunePass(ModulePass):
                 f"xnn-tune: the module's target '{target}' is not this machine's CPU on the "
                 "extended runtime; tuning times layers here (cross-compiles use the static rules)"
             )
-        tuner = Tuner(target, tuning_db.TuningDB(self.db or None), cached=self.cached)
+        tuner = Tuner(target, tuning_db.TuningDB.open(self.db or None), cached=self.cached)
         tune_module(op, tuner, (self.form,) if self.form else tuple(rules.FORMS))
 
 
