@@ -11,10 +11,10 @@ each a sample of ~2 ms (at least one call), median per form; 5 rounds, 3 once a 
 has used 100 ms (a large layer's samples vary little, and the compile time counts). The
 static rule's choice is kept unless another form is faster by `margin` (5%): noise on a
 shared machine must not flip choices, and a wrong flip costs more than a missed small gain.
-A form XNNPACK rejects (or
-the serializer) is skipped; a layer with no form that ran keeps the static rule (no record).
-Layers with the same signature are timed once per compile, and every result goes to the
-tuning database (`tuning.db`), so a later compile on this machine times nothing.
+A form XNNPACK rejects (or the serializer) is skipped; a layer with no form that ran keeps
+the static rule (no record). Layers with the same signature are timed once per compile, and
+every result goes to the tuning database (`tuning.db`), so a later compile on this machine
+times nothing.
 
 Tuning needs the host CPU: the pass refuses a module whose `#xnn.target` is another CPU or
 the stock runtime (cross-compiles use the static rules). `cached=true` reads the database
