@@ -93,6 +93,16 @@ def test_a_faster_form_wins_and_is_recorded(tmp_path, timer):
     assert "conv-as-gemm  gemm    tuned   direct 1.000 ms, gemm 0.800 ms" in table[1], table[1]
 
 
+def test_saved_programs_keep_their_decisions(tmp_path, timer):
+    timer(direct=1.0, gemm=0.8)
+    program = _compile(tmp_path / "db.json", savable=True)
+    program.save(str(tmp_path / "m.xnnc"))
+    loaded = xnnc.load(str(tmp_path / "m.xnnc"))
+    # The program file's IR carries no locations: everything else of the decision is kept.
+    assert [d[1:] for d in loaded.decisions()] == [d[1:] for d in program.decisions()]
+    assert len(loaded.decisions()) == 1
+
+
 def test_within_the_margin_the_static_form_stays(tmp_path, timer):
     timer(direct=1.0, gemm=0.97)
     [d] = _conv_decisions(_compile(tmp_path / "db.json"))

@@ -7,6 +7,7 @@
 // RUN: %python -c "import json,sys; e=json.load(open(sys.argv[1]))['entries']; print(len(e), *e)" %t.json | filecheck %s --check-prefix=DB
 // RUN: not xnn-opt %s -p 'xnn-set-target{target="stock,arm64"},xnn-tune' 2>&1 | filecheck %s --check-prefix=CROSS
 // RUN: not xnn-opt %s -p 'xnn-tune{form=winograd}' 2>&1 | filecheck %s --check-prefix=FORM
+// RUN: not xnn-opt %s -p 'xnnc-pipeline{tune=bogus}' 2>&1 | filecheck %s --check-prefix=MODE
 
 // TUNED:    xnn.convolution_2d {{.*}}xnn.decision = {form = "conv-as-gemm", choice = "{{direct|gemm}}", source = "tuned", layer = "conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1", times_ms = {direct = {{.*}} : f64, gemm = {{.*}} : f64}}
 // The pass owning the form follows the recorded choice; the decision sits on the result.
@@ -15,6 +16,7 @@
 // DB:       1 {{.*}}|threads=1|conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1
 // CROSS:    xnn-tune: the module's target 'stock,arm64' is not this machine's CPU on the extended runtime; tuning times layers here (cross-compiles use the static rules)
 // FORM:     xnn-tune: unknown form 'winograd'; valid: conv-as-gemm, bf16-gemm
+// MODE:     xnn-opt: error: xnnc-pipeline: tune: unknown mode 'bogus'; valid: true, false, auto, cached
 func.func @conv(%x: tensor<1x1x32x64xf32>) -> tensor<1x1x32x32xf32> {
   %r = xnn.subgraph(%x) : (tensor<1x1x32x64xf32>) -> tensor<1x1x32x32xf32> {
   ^bb0(%a: tensor<1x1x32x64xf32>):
