@@ -134,9 +134,11 @@ def test_bad_option_values() -> None:
 
 def test_pipeline_order() -> None:
     """After conversion, before the rewrites (type legalization)."""
-    names = [p.name for p in default_passes(fp16="fp32")]
+    names = [p.name for p in default_passes(fp16="fp32", tune=False)]
     i = names.index("xnn-fp16-precision")
     assert names[i - 1] == "convert-aten-to-xnn" and names[i + 1] == "xnn-legalize-casts"
+    tuned = [p.name for p in default_passes(fp16="fp32", tune="auto")]  # host: xnn-tune first
+    assert tuned[i : i + 3] == ["xnn-fp16-precision", "xnn-tune", "xnn-legalize-casts"]
 
 
 # --- small models ----------------------------------------------------------------------------
