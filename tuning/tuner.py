@@ -7,14 +7,15 @@ A candidate form is built by the real rewrite: the layer alone in a one-node sub
 candidate recorded as its decision, the owning pass run (`xnn-conv-as-gemm`,
 `xnn-legalize-casts`). Each form is serialized, loaded on the extended runtime at the
 target's thread count and timed on random inputs: interleaved rounds (the order rotating),
-each a sample of ~2 ms (at least one call), median per form; 5 rounds, 3 once a layer
-has used 100 ms (a large layer's samples vary little, and the compile time counts). The
-static rule's choice is kept unless another form is faster by `margin` (5%): noise on a
-shared machine must not flip choices, and a wrong flip costs more than a missed small gain.
-A form XNNPACK rejects (or the serializer) is skipped; a layer with no form that ran keeps
-the static rule (no record). Layers with the same signature are timed once per compile, and
-every result goes to the tuning database (`tuning.db`), so a later compile on this machine
-times nothing.
+each a sample of ~2 ms (at least one call); a form's time is its fastest sample (other
+processes only ever add time: on a shared machine the minimum is the steadiest estimate of a
+form's own cost, where a median drifts with the load); 5 rounds, 3 once a layer has used
+100 ms (a large layer's samples vary little, and the compile time counts). The static
+rule's choice is kept unless another form is faster by `margin` (5%): noise must not flip
+choices, and a wrong flip costs more than a missed small gain. A form XNNPACK rejects (or
+the serializer) is skipped; a layer with no form that ran keeps the static rule (no
+record). Layers with the same signature are timed once per compile, and every result goes
+to the tuning database (`tuning.db`), so a later compile on this machine times nothing.
 
 Tuning needs the host CPU: the pass refuses a module whose `#xnn.target` is another CPU or
 the stock runtime (cross-compiles use the static rules). `cached=true` reads the database
@@ -23,7 +24,6 @@ and times nothing (layers it misses keep the static rule).
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -118,8 +118,8 @@ def time_on_xnnpack(
     rounds: int = ROUNDS,
     sample_ms: float = SAMPLE_MS,
 ) -> dict[str, float]:
-    """Median milliseconds per run of each form on the extended runtime; forms that fail to
-    serialize, load or run are left out."""
+    """Milliseconds per run of each form (its fastest sample) on the extended runtime; forms
+    that fail to serialize, load or run are left out."""
     from xnnc.backend_xnnpack.runtime import XnnpackError, open_runtime
 
     runtimes, inputs, calls = {}, {}, {}
@@ -150,7 +150,7 @@ def time_on_xnnpack(
                 elapsed = (time.perf_counter() - start) * 1e3
                 samples[choice].append(elapsed / n)
                 spent += elapsed
-        return {c: statistics.median(s) for c, s in samples.items() if s}
+        return {c: min(s) for c, s in samples.items() if s}
     finally:
         for rt in runtimes.values():
             rt.close()
