@@ -3,6 +3,7 @@
     program = xnnc.compile(model, inputs, target="extended", threads=2)
     outputs = program(*inputs)
     program.profile()            # per-node XNNPACK timings of the last call
+    print(program.explain())     # the cost model's choice per layer: rule or tuned, times
     program.save("m.xnnc")       # our program file (IR + blobs); "m.pte" for ExecuTorch
                                  # (needs compile(..., savable=True))
 
@@ -77,6 +78,18 @@ class Outside(NamedTuple):
 
 def _op_name(op: Operation) -> str:
     return op.target.data if isinstance(op, aten.GenericOp) else op.name
+
+
+class Explained(NamedTuple):
+    """One layer's recorded decision (`xnnc.cost.decision`)."""
+
+    location: str
+    layer: str  # the layer signature: kind, dtype, shape
+    form: str  # "conv-as-gemm", "bf16-gemm"
+    choice: str
+    source: str  # "rule", "tuned", "option"
+    times_ms: dict[str, float]  # per form timed (tuned)
+    why: str  # the rule's reason
 
 
 class Program:
@@ -207,6 +220,28 @@ class Program:
             Outside(_op_name(op), str(op.location), why)
             for op, why in left_outside(self._func, self.options.exclude)
         ]
+
+    def decisions(self) -> list[Explained]:
+        """The cost model's decision for each layer that had a choice of forms, in IR order."""
+        from xnnc.cost.decision import decisions
+
+        return [
+            Explained(
+                str(op.location), d.layer, d.form, d.choice, d.source, dict(d.times_ms), d.why
+            )  # fmt: skip
+            for op, d in decisions(self.module)
+        ]
+
+    def explain(self) -> str:
+        """`decisions()` as a table: location, layer, form, choice, source, times or reason."""
+        rows = [("location", "layer", "form", "choice", "source", "times / reason")]
+        for e in self.decisions():
+            times = ", ".join(f"{c} {t:.3f} ms" for c, t in e.times_ms.items())
+            rows.append((e.location, e.layer, e.form, e.choice, e.source, times or e.why))
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        lines = ["  ".join(f"{c:{w}}" for c, w in zip(r, widths)) + "  " + r[5] for r in rows]
+        lines.append(f"target: {self.target}, decisions: {len(rows) - 1}")
+        return "\n".join(lines)
 
     def __call__(self, *inputs: Any) -> Any:
         """Runs the function on `inputs`; outputs are fresh tensors no later call touches."""
@@ -381,6 +416,8 @@ def compile(
     exclude: Sequence[str] | str | None = None,
     disable: Sequence[str] | str | None = None,
     fp16: str | None = None,
+    tune: bool | str | None = None,
+    tuning_db: str | None = None,
     savable: bool = False,
 ) -> Program:
     """nn.Module + inputs, ExportedProgram or .pt2 (inputs may be left out: then
@@ -389,7 +426,9 @@ def compile(
     `options` (a CompileOptions), or its fields as keywords, which override it: target
     (a Target or a string such as "stock", "extended,x86-64-avx2,threads=2"), threads,
     exclude (aten op names kept out of XNNPACK), disable (passes or rewrite sets, e.g.
-    "xnn-polyphase"), fp16 ("auto", "native" or "fp32"). Checked before any work starts.
+    "xnn-polyphase"), fp16 ("auto", "native" or "fp32"), tune ("auto", True, False,
+    "cached": measured layer choices on a host compile) and tuning_db (the tuning database
+    file). Checked before any work starts.
 
     A module in training mode is compiled as it is (torch.export records dropout and
     batch-norm as in training), with a one-line `TrainingModeWarning` naming its class:
@@ -406,8 +445,9 @@ def compile(
     if options is not None and not isinstance(options, CompileOptions):
         raise OptionError(f"options: expected a CompileOptions, got {type(options).__name__}")
     options = CompileOptions.of(
-        options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16
-    )
+        options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16,
+        tune=tune, tuning_db=tuning_db,
+    )  # fmt: skip
     if isinstance(model, torch.nn.Module) and model.training:
         warnings.warn(
             f"xnnc.compile: model {type(model).__name__} is in training mode (dropout and "

@@ -16,11 +16,19 @@ Fields:
 - disable: passes or canonicalization sets/patterns not to run (`"xnn-polyphase"`). The
   legalizations a target needs cannot be disabled.
 - threads: sets the target's thread count (a shorthand for `target=...,threads=N`).
+- tune: where the cost model's choices come from (`xnnc.cost`, `xnnc.tuning`): "auto" (the
+  default) times each distinct layer's forms on this machine when the target is the host
+  CPU on the extended runtime, and uses the static per-ISA rules otherwise (cross-compiles,
+  the stock runtime); True is "auto" that refuses any other target; False: the static
+  rules; "cached": measured choices from the tuning database only, never timing.
+- tuning_db: the tuning database file (default `$XNNC_TUNING_DB`, else
+  `$XDG_CACHE_HOME/xnnc/tuning.json`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,6 +80,8 @@ class CompileOptions:
     exclude: tuple[str, ...] = ()
     disable: tuple[str, ...] = ()
     threads: int | None = field(default=None, compare=False)
+    tune: bool | str = "auto"
+    tuning_db: str | None = None
 
     def __post_init__(self) -> None:
         target = self.target if isinstance(self.target, Target) else _parse_target(self.target)
@@ -88,6 +98,13 @@ class CompileOptions:
         set_(self, "disable", _names(self.disable, "disable"))
         _check_exclude(self.exclude)
         _check_disable(self.disable, target)
+        _check_tune(self.tune, target)
+        if self.tuning_db is not None:
+            if not isinstance(self.tuning_db, (str, os.PathLike)) or not str(self.tuning_db):
+                raise OptionError(f"tuning_db: expected a file path, got {self.tuning_db!r}")
+            if os.path.isdir(self.tuning_db):
+                raise OptionError(f"tuning_db: {self.tuning_db} is a directory, not a file")
+            set_(self, "tuning_db", os.fspath(self.tuning_db))
 
     @classmethod
     def of(cls, options: CompileOptions | None = None, **fields: Any) -> CompileOptions:
@@ -108,6 +125,12 @@ class CompileOptions:
         """ "native" or "fp32": what "auto" stands for on the target."""
         return resolve_mode(self.fp16, self.target)
 
+    def tuning(self) -> str:
+        """ "tuned", "cached" or "static": the cost model's source for this compile."""
+        if self.tune is False or not self.target.is_host():
+            return "static"
+        return "cached" if self.tune == "cached" else "tuned"
+
     def to_spec(self) -> dict[str, str]:
         """The options as strings (ExecuTorch compile specs carry them into the backend)."""
         return {
@@ -115,6 +138,8 @@ class CompileOptions:
             "fp16": self.fp16,
             "exclude": ",".join(self.exclude),
             "disable": ",".join(self.disable),
+            "tune": str(self.tune).lower(),
+            "tuning_db": self.tuning_db or "",
         }
 
     @classmethod
@@ -122,7 +147,32 @@ class CompileOptions:
         split = {
             k: tuple(n for n in spec.get(k, "").split(",") if n) for k in ("exclude", "disable")
         }
-        return cls(target=spec.get("target", "extended"), fp16=spec.get("fp16", "auto"), **split)
+        tune = _TUNE_WORDS.get(spec.get("tune", "auto"), spec.get("tune", "auto"))
+        return cls(target=spec.get("target", "extended"), fp16=spec.get("fp16", "auto"),
+                   tune=tune, tuning_db=spec.get("tuning_db") or None, **split)  # fmt: skip
+
+
+TUNE_MODES = (True, False, "auto", "cached")
+# The spellings of `tune` in strings (compile specs, pass options).
+_TUNE_WORDS: dict[str, bool | str] = {"true": True, "false": False, "auto": "auto",
+                                      "cached": "cached"}  # fmt: skip
+
+
+def tune_mode(text: str, option: str = "tune") -> bool | str:
+    """A `tune` value from its spelling in a string option."""
+    if text not in _TUNE_WORDS:
+        raise OptionError(f"{option}: unknown mode {text!r}; valid: {', '.join(_TUNE_WORDS)}")
+    return _TUNE_WORDS[text]
+
+
+def _check_tune(tune: Any, target: Target) -> None:
+    if not any(tune is mode or (isinstance(tune, str) and tune == mode) for mode in TUNE_MODES):
+        raise OptionError(f"tune: expected True, False, 'auto' or 'cached', got {tune!r}")
+    if tune is True and not target.is_host():
+        raise OptionError(
+            f"tune=True: the target '{target}' is not this machine's CPU on the extended "
+            "runtime, and tuning times layers here; use tune='auto' or False to cross-compile"
+        )
 
 
 def _parse_target(text: Any) -> Target:

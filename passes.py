@@ -39,6 +39,7 @@ _PASSES = {
         "xnnc.transforms.hoist_input_projection:HoistInputProjectionPass"
     ),
     "xnn-conv-as-gemm": "xnnc.transforms.conv_as_gemm:ConvAsGemmPass",
+    "xnn-tune": "xnnc.tuning.tuner:TunePass",
     # legalization
     "xnn-fp16-precision": "xnnc.legalize.fp16_precision:Fp16PrecisionPass",
     "xnn-legalize-casts": "xnnc.legalize.casts:LegalizeCastsPass",

@@ -5,14 +5,19 @@ target, in stages.
 |------------------|-------------------------------------------------------------------|
 | aten             | fold-batch-norm, fold-constants, index-as-slices                  |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
-| type legalization| xnn-fp16-precision{mode}, xnn-legalize-casts                      |
+| type legalization| xnn-fp16-precision{mode}, [xnn-tune{form=bf16-gemm}],             |
+|                  | xnn-legalize-casts                                                |
 | canonicalize     | canonicalize{disabled-patterns}: the seed rewrites                |
-| optimize         | xnn-hoist-input-projection, xnn-conv-as-gemm, then canonicalize   |
+| optimize         | xnn-hoist-input-projection, [xnn-tune{form=conv-as-gemm}],        |
+|                  | xnn-conv-as-gemm, then canonicalize                               |
 | runtime kinds    | xnn-legalize-stock (stock runtime only)                           |
 
 Types are legalized before the rewrites, so that a node computed in fp32 (fp16 in fp32 mode,
 bf16 kinds XNNPACK lacks) is rewritten like any fp32 node; stock node kinds come last, after
-every rewrite that may create an extension kind. Each rewrite runs once: the seed sets only
+every rewrite that may create an extension kind. The cost-guided rewrites (bf16 GEMM form,
+conv-as-gemm) follow the decision recorded on each layer; `xnn-tune` records measured ones
+just before them when the options tune (`CompileOptions.tuning()`), on the layers as they
+are then, and the static rules decide the rest. Each rewrite runs once: the seed sets only
 inside canonicalize, the optimizations only as their passes. The module carries the target
 (`#xnn.target`), so the passes need no other input:
 
@@ -37,13 +42,15 @@ from xnnc.dialects.xnn import set_target, target_of
 from xnnc.legalize.casts import LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
 from xnnc.legalize.stock import LegalizeStockPass
-from xnnc.options import OPTIONAL_PASSES, CompileOptions
+from xnnc.options import OPTIONAL_PASSES, CompileOptions, tune_mode
+from xnnc.target import Target
 from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 from xnnc.transforms.index_as_slices import IndexAsSlicesPass
+from xnnc.tuning.tuner import TunePass
 
 
 def _enabled(passes: list[ModulePass], options: CompileOptions) -> list[ModulePass]:
@@ -55,12 +62,20 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
     pattern_names = tuple(n for n in options.disable if n not in OPTIONAL_PASSES)
     canonicalize = _enabled([CanonicalizePass(disabled_patterns=pattern_names)], options)
     optimize = _enabled([HoistInputProjectionPass(), ConvAsGemmPass()], options)
+    casts = _enabled([LegalizeCastsPass()], options)
+    tuning = options.tuning()
+    if tuning != "static":
+        tune = {"db": options.tuning_db or "", "cached": tuning == "cached"}
+        if casts:
+            casts.insert(0, TunePass(form="bf16-gemm", **tune))
+        if any(isinstance(p, ConvAsGemmPass) for p in optimize):
+            optimize.insert(len(optimize) - 1, TunePass(form="conv-as-gemm", **tune))
     return {
         "aten": _enabled([FoldBatchNormPass(), FoldConstantsPass(), IndexAsSlicesPass()], options),
         "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
         "type legalization": [
             Fp16PrecisionPass(mode=options.fp16),
-            *_enabled([LegalizeCastsPass()], options),
+            *casts,
         ],
         "canonicalize": canonicalize,
         "optimize": optimize + (canonicalize if optimize else []),
@@ -101,22 +116,28 @@ def lower(
 @dataclass(frozen=True)
 class XnncPipelinePass(ModulePass):
     """The default pipeline as one pass. target: a target string, or empty to keep the
-    module's `#xnn.target` (the default target when it has none); fp16, exclude and disable
-    as in `CompileOptions`."""
+    module's `#xnn.target` (the default target when it has none); fp16, exclude, disable,
+    tune ("auto", "true", "false", "cached") and tuning-db as in `CompileOptions`."""
 
     name = "xnnc-pipeline"
     target: str = ""
     fp16: str = "auto"
     exclude: tuple[str, ...] = ()
     disable: tuple[str, ...] = ()
+    tune: str = "auto"
+    tuning_db: str = ""
 
     def __post_init__(self) -> None:
         # Checked when the pipeline is built, not after the passes before this one ran.
-        CompileOptions(self.target or "extended", self.fp16, self.exclude, self.disable)
+        self._options(self.target or "extended")
+
+    def _options(self, target: Target | str) -> CompileOptions:
+        return CompileOptions(target, self.fp16, self.exclude, self.disable,
+                              tune=tune_mode(self.tune, "xnnc-pipeline: tune"),
+                              tuning_db=self.tuning_db or None)  # fmt: skip
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = self.target or target_of(op)
-        lower(op, CompileOptions(target, self.fp16, self.exclude, self.disable), ctx)
+        lower(op, self._options(self.target or target_of(op)), ctx)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """The machine a compilation is for: the runtime flavour, the CPU features XNNPACK's kernel
 choice depends on, and the thread count. Passes read it from the module's `#xnn.target`
-attribute, never from the process, so `xnn-opt` reproduces `xnnc.compile`'s decisions.
+attribute, never from the process, so `xnn-opt` reproduces `xnnc.compile`'s decisions. The
+speed decisions themselves are the cost model's (`xnnc.cost`): static rules of the target
+and the layer, or times measured on the host (`xnnc.tuning`), recorded in the IR.
 
 This module imports nothing from xDSL or the dialects: the runtime may use it.
 
@@ -111,37 +113,21 @@ class Target:
         _check("feature", feature, _ALL_FEATURES)
         return feature in self.features
 
+    def is_host(self) -> bool:
+        """Whether this is the machine's own CPU on the extended runtime: what the tuner
+        measures here is then what the program will run."""
+        return self.runtime == "extended" and (self.arch, self.features) == _host_cpu()
+
     def replace(self, **changes: object) -> Target:
         return dataclasses.replace(self, **changes)
-
-    @property
-    def fp16_arithmetic(self) -> bool:
-        """fp16 computes faster in XNNPACK's fp16 kernels than in fp32. At XNNPACK 92a7ad50
-        that is arm64 with FP16 arithmetic. Not x86, even with AVX512-FP16: on a Xeon with
-        avx512fp16, `xnn_is_f16_native_supported()` is false and the MI-GAN-like model runs
-        1.27-1.32x faster computed in fp32 (`fp16_precision_bench`, 1 and 2 threads),
-        although XNNPACK's fp16 GEMM alone peaks 1.8x above its fp32 one there."""
-        return self.arch == "arm64" and self.has("fp16")
 
     @property
     def bf16_gemm(self) -> bool:
         """XNNPACK has a native bf16 x bf16 -> fp32 GEMM for this CPU. At XNNPACK 92a7ad50
         `init_bf16_f32_gemm_config` (src/configs/gemm-config.c) has one, x86-64 AVX512-BF16
-        (`vdpbf16ps`, 1x32c2 and 11x32c2 tiles): no AMX kernel, none on arm64."""
+        (`vdpbf16ps`, 1x32c2 and 11x32c2 tiles): no AMX kernel, none on arm64. Whether it
+        pays is the cost model's choice (`xnnc.cost.rules.bf16_gemm`)."""
         return self.arch == "x86_64" and self.has("avx512bf16")
-
-    def bf16_gemm_pays(self, rows: int) -> bool:
-        """XNNPACK's bf16 GEMM beats its fp32 GEMM on a bf16 GEMM of `rows` rows (M), so
-        xnn-legalize-casts keeps its operands bf16 (the extended runtime then runs it on
-        XNNPACK's operator API) instead of computing it in fp32 between converts.
-        On Zen 4 it is 1.9x at M = 64 (notes/bf16-gemm.md). On Intel cores since Sapphire
-        Rapids (AMX, AVX512-FP16), whose two 512-bit FMA ports keep up with `vdpbf16ps`,
-        only the memory-bound single row wins (`bf16_gemm_bench --sweep` on a 2-core
-        Sapphire Rapids Xeon, 1 thread, K = N = 2048: 1.91x at M = 1, 0.69-1.24x at M =
-        2-32, 0.97x at 64, 0.84x at 256; K = N = 512: 1.19x at M = 1, 0.42-0.74x above)."""
-        if not self.bf16_gemm:
-            return False
-        return rows == 1 or not (self.has("amx") or self.has("avx512fp16"))
 
     def __str__(self) -> str:
         words = [self.runtime, self._cpu_spec()]

@@ -843,7 +843,7 @@ class Bf16(Enum):
 
     NATIVE = "defines it"
     VIA_FP32 = "rejects it: run in fp32 between converts"
-    # bf16 x bf16 -> fp32 where Target.bf16_gemm_pays(rows) (bf16 operands stay, a bf16 bias
+    # bf16 x bf16 -> fp32 where the cost model chooses it (bf16 operands stay, a bf16 bias
     # is widened; the extended runtime runs it on XNNPACK's operator API, as its subgraph
     # rewrites every bf16 GEMM to fp32), VIA_FP32 on the others.
     GEMM = "bf16 x bf16 -> fp32 GEMM where it pays on the target, else fp32 between converts"

@@ -1,7 +1,8 @@
 """`xnn-legalize-casts`: bf16 nodes XNNPACK cannot define on bf16 values run in fp32 between
 converts, explicitly in the IR; a bf16 GEMM takes XNNPACK's bf16 x bf16 -> fp32 form where the
-module's `#xnn.target` says XNNPACK's bf16 GEMM beats its fp32 one for the GEMM's rows
-(`Target.bf16_gemm_pays`), else it computes in fp32 too.
+cost model chooses the native form (the decision recorded on the op, `xnn.decision`, else
+the static rule `cost.rules.bf16_gemm` for the module's `#xnn.target`), else it computes in
+fp32 too. The GEMM that results carries the decision followed.
 
     %y = xnn.static_reduce mean %x : (tensor<1x64x512xbf16>) -> tensor<1x64x1xbf16>
   ==>
@@ -10,7 +11,7 @@ module's `#xnn.target` says XNNPACK's bf16 GEMM beats its fp32 one for the GEMM'
     %y = xnn.convert %b : (tensor<1x64x1xf32>) -> tensor<1x64x1xbf16>
 
     %y = xnn.fully_connected %x, %w, %b : (bf16, bf16, bf16) -> bf16
-  ==> (bf16_gemm_pays(rows of %x))
+  ==> (decision "native")
     %f = xnn.fully_connected %x, %w, %b32 : (bf16, bf16, f32) -> f32   // bias widened
     %y = xnn.convert %f : f32 -> bf16
   ==> (otherwise)
@@ -34,7 +35,6 @@ inside the delegate, integer casts and memory-format changes left outside.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -50,12 +50,12 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.backend_xnnpack import nodes
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
+from xnnc.cost.decision import Decision, decide, gemm_layer, record
 from xnnc.dialects import xnn
-from xnnc.dialects.xnn import target_of
 from xnnc.ir.types import has_element_type, shape_of
 
 # The node table's bf16 capabilities: nodes XNNPACK 92a7ad50 rejects on bf16 values, and its
-# bf16 x bf16 -> fp32 GEMMs (fp32 too where Target.bf16_gemm_pays says no).
+# bf16 x bf16 -> fp32 GEMMs (fp32 too where the cost model chooses it).
 NO_BF16_KERNEL = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf16.VIA_FP32))
 BF16_GEMMS = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf16.GEMM))
 
@@ -90,6 +90,9 @@ def _replace_with_fp32_output(
     """Replace `op` by `new` + `op` on `operands` with an fp32 result + a convert back."""
     y = op.results[0]
     inner = _rebuild(op, operands, _f32(shape_of(y)))
+    decision = gemm_decision(op)
+    if decision is not None:
+        record(inner, decision)
     narrowed = xnn.ConvertOp.make(inner.results[0], result_type=y.type)
     new += [inner, narrowed]
     for n in new:
@@ -97,16 +100,16 @@ def _replace_with_fp32_output(
     rewriter.replace(op, new, [narrowed.output])
 
 
-def gemm_rows(op: Operation) -> int:
-    """M of a fully-connected (every input dim but the last) or batch matmul."""
-    shape = shape_of(op.operands[0])
-    if isinstance(op, xnn.FullyConnectedOp):
-        return math.prod(shape[:-1])
-    return shape[-2]
+def gemm_decision(op: Operation) -> Decision | None:
+    """The cost model's decision for a bf16 GEMM; None for any other op."""
+    if not isinstance(op, BF16_GEMMS) or not has_element_type(op.results[0], bf16):
+        return None
+    return decide(op, gemm_layer(op))
 
 
 def _native_gemm(op: Operation) -> bool:
-    return isinstance(op, BF16_GEMMS) and target_of(op).bf16_gemm_pays(gemm_rows(op))
+    decision = gemm_decision(op)
+    return decision is not None and decision.choice == "native"
 
 
 def _runs_in_fp32(op: Operation) -> bool:
@@ -139,7 +142,7 @@ class ComputeBf16InFp32(RewritePattern):
 
 class Bf16GemmToFp32Output(RewritePattern):
     """A bf16 -> bf16 fully-connected or batch matmul as XNNPACK's bf16 x bf16 -> fp32 GEMM
-    (a bf16 bias widened), converted back to bf16, where the target's `bf16_gemm_pays`."""
+    (a bf16 bias widened), converted back to bf16, where the cost model chooses "native"."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not _native_gemm(op) or not has_element_type(op.results[0], bf16):

@@ -50,6 +50,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
+from xnnc.cost import rules
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import target_of
 from xnnc.errors import OptionError
@@ -211,4 +212,4 @@ def resolve_mode(mode: str, target: Target) -> str:
     """ "native" or "fp32": what `mode` stands for on `target`."""
     if mode != "auto":
         return mode
-    return "native" if target.fp16_arithmetic else "fp32"
+    return rules.fp16_native(target).choice

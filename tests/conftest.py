@@ -28,6 +28,16 @@ from xnnc.options import CompileOptions
 T = TypeVar("T")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _tuning_db(tmp_path_factory: pytest.TempPathFactory):
+    """Host compiles tune (`tune="auto"`): into a database of the session's own, never the
+    user's cache."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("XNNC_TUNING_DB", str(tmp_path_factory.mktemp("tuning") / "tuning.json"))
+    yield
+    mp.undo()
+
+
 class Zoo:
     """The small (`small=True`) example models by name; each piece is computed once."""
 

@@ -14,8 +14,10 @@ import torch
 import torch.nn as nn
 
 import xnnc
+from xnnc.cost import rules
+from xnnc.cost.rules import ConvLayer
 from xnnc.target import PRESETS, Target
-from xnnc.transforms.conv_as_gemm import profitable_on, tap_offsets
+from xnnc.transforms.conv_as_gemm import tap_offsets
 
 OFF = ("xnn-conv-as-gemm",)
 AVX2 = Target.preset("x86-64-avx2")
@@ -37,17 +39,27 @@ def _check(model: nn.Module, x: torch.Tensor, fires: bool = True):
     return program
 
 
-def test_profitable_on():
-    on = {name for name in PRESETS if profitable_on(Target.preset(name))}
+def _conv(cin: int, cout: int = 64) -> ConvLayer:
+    return ConvLayer("f32", 1, 1, 32, cin, cout, (1, 3), (1, 1), (0, 1, 0, 1))
+
+
+def test_static_rule():
+    """cost.rules.conv_as_gemm, the static source of the pass's decisions."""
+
+    def gemm(target: Target, layer: ConvLayer) -> bool:
+        return rules.conv_as_gemm(target, layer).choice == "gemm"
+
+    on = {name for name in PRESETS if gemm(Target.preset(name), _conv(16))}
     assert on == {"x86-64-avx2"}
-    assert profitable_on(Target.parse("x86_64+avx2+fma3"))
-    assert not profitable_on(Target.parse("x86_64+avx2"))  # no FMA3: other kernels
-    assert not profitable_on(Target())  # no CPU feature assumed
+    assert gemm(Target.parse("x86_64+avx2+fma3"), _conv(16))
+    assert not gemm(Target.parse("x86_64+avx2"), _conv(16))  # no FMA3: other kernels
+    assert not gemm(Target(), _conv(1024))  # no CPU feature assumed
     avx512 = Target.preset("x86-64-avx512")
-    assert not profitable_on(avx512)  # the one-output-channel form: measured on AVX2 only
-    assert not profitable_on(avx512, 256) and profitable_on(avx512, 384)
-    assert profitable_on(AVX2, 16)
-    assert not profitable_on(Target.preset("arm64"), 1024)
+    assert not gemm(avx512, _conv(1024, 1))  # the one-output-channel form: AVX2 only
+    assert not gemm(avx512, _conv(256)) and gemm(avx512, _conv(384))
+    assert not gemm(avx512.replace(threads=2), _conv(1024))  # thread-pool barriers
+    assert gemm(AVX2.replace(threads=2), _conv(16))
+    assert not gemm(Target.preset("arm64"), _conv(1024))
 
 
 def test_tap_offsets():

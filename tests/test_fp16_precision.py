@@ -27,6 +27,7 @@ from torch.overrides import TorchFunctionMode
 
 import xnnc
 from xnnc.backend_xnnpack.runtime import capi
+from xnnc.cost import rules
 from xnnc.dialects import xnn
 from xnnc.errors import OptionError
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
@@ -103,7 +104,7 @@ def test_auto_follows_the_target() -> None:
     assert isinstance(native, bool)
     if platform.machine() in ("x86_64", "AMD64"):
         assert not native  # XNNPACK 92a7ad50 has no x86 fp16 path, even with avx512fp16
-    assert Target.host().fp16_arithmetic == native
+    assert (rules.fp16_native(Target.host()).choice == "native") == native
     expected = "native" if native else "fp32"
     assert CompileOptions(fp16="auto").resolved_fp16() == expected
     assert XnncPartitioner(fp16="auto").options.resolved_fp16() == expected
@@ -133,9 +134,11 @@ def test_bad_option_values() -> None:
 
 def test_pipeline_order() -> None:
     """After conversion, before the rewrites (type legalization)."""
-    names = [p.name for p in default_passes(fp16="fp32")]
+    names = [p.name for p in default_passes(fp16="fp32", tune=False)]
     i = names.index("xnn-fp16-precision")
     assert names[i - 1] == "convert-aten-to-xnn" and names[i + 1] == "xnn-legalize-casts"
+    tuned = [p.name for p in default_passes(fp16="fp32", tune="auto")]  # host: xnn-tune first
+    assert tuned[i : i + 3] == ["xnn-fp16-precision", "xnn-tune", "xnn-legalize-casts"]
 
 
 # --- small models ----------------------------------------------------------------------------

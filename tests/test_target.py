@@ -21,20 +21,15 @@ def test_presets():
     assert (avx2.arch, avx2.features) == ("x86_64", {"avx2", "fma3", "f16c"})
     assert Target.preset("x86-64-avx512").has("avx512vnni")
     sapphire = Target.preset("x86-64-avx512fp16", runtime="stock", threads=4)
-    assert not sapphire.fp16_arithmetic and sapphire.bf16_gemm  # no x86 fp16 path in XNNPACK
+    assert sapphire.bf16_gemm
     assert (sapphire.runtime, sapphire.threads) == ("stock", 4)
     assert Target.preset("arm64").features == {"neon"}
     phone = Target.preset("arm64-fp16-dotprod")
-    assert phone.fp16_arithmetic and not phone.bf16_gemm
-    assert not avx2.fp16_arithmetic and not avx2.bf16_gemm
+    assert not phone.bf16_gemm and not avx2.bf16_gemm
     # XNNPACK 92a7ad50's bf16 GEMM is AVX512-BF16 only: no AMX kernel, none on arm64.
     assert not Target.preset("x86-64-avx512").replace(features={"amx"}).bf16_gemm
     assert not Target("extended", "arm64", frozenset({"neon", "bf16"})).bf16_gemm
     assert Target.preset("x86-64-avx512bf16").bf16_gemm
-    zen4, spr = Target.preset("x86-64-avx512bf16"), Target.preset("x86-64-avx512fp16")
-    assert zen4.bf16_gemm_pays(64) and zen4.bf16_gemm_pays(1)
-    assert spr.bf16_gemm_pays(1) and not spr.bf16_gemm_pays(2) and not spr.bf16_gemm_pays(64)
-    assert not avx2.bf16_gemm_pays(1)
     for arch, features in PRESETS.values():
         assert arch in ARCHES and features <= set(FEATURES[arch])
 

@@ -147,7 +147,7 @@ def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, A
 def run(args: argparse.Namespace) -> int:
     import xnnc
     from xnnc.driver import Program, load
-    from xnnc.options import CompileOptions
+    from xnnc.options import CompileOptions, tune_mode
 
     path = args.file
     reference = None
@@ -157,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
         exclude=args.exclude,
         disable=args.disable,
         threads=args.threads,
+        tune=tune_mode(args.tune, "--tune"),
+        tuning_db=args.tuning_db,
     )
     if path.endswith(".pte"):
         from xnnc.pte import StockRuntime
@@ -226,6 +228,13 @@ def _arguments() -> argparse.ArgumentParser:
                         help="for aten IR: a target string, e.g. stock, extended,x86-64-avx2 "
                         "(xnnc.target)")  # fmt: skip
     parser.add_argument("--threads", type=_at_least(1), default=1)
+    parser.add_argument("--tune", default="auto", choices=("auto", "true", "false", "cached"),
+                        help="for aten IR: the cost model's source: time each layer's forms "
+                        "on this machine (auto: for a host target), or the static rules "
+                        "(false); cached: the tuning database only")  # fmt: skip
+    parser.add_argument("--tuning-db", metavar="FILE",
+                        help="the tuning database (default $XNNC_TUNING_DB, else "
+                        "~/.cache/xnnc/tuning.json)")  # fmt: skip
     parser.add_argument(
         "--exclude",
         action="append",

@@ -18,21 +18,22 @@ registers of AVX2's 16 and keeps one accumulator on the stack: 25-33 GFLOP/s at 
 re-read their weights per row tile). Fully-connected runs the 6x16 assembly GEMM: 45-75
 GFLOP/s on the same layers (`benchmarks/rewrites_bench.py`, the conv-as-gemm rows; whole
 models: Mimi 1.9x, HiFi-GAN 2.0x, DAC 1.7x, ResNet-18 1.7x). The tap slices and adds cost
-far less at the channel counts of these models. With AVX-512 XNNPACK picks other kernels:
-on a Zen 4 the rewrite slowed whole models by 6-46%, and on a Xeon with AVX-512 (one thread,
-`rewrites_bench`) it pays only from 384 input channels on (1.0-1.65x on DAC's and Mimi's
-wide layers, 0.62-0.94x at 256 channels and fewer, HiFi-GAN's and Mimi's narrow ones). So
-`profitable_on(target, input_channels)` reads the module's `#xnn.target`: every layer on
-x86-64 AVX2/FMA3 without AVX-512, layers with >= 384 input channels with AVX-512, nothing
-elsewhere (not measured); `ignore-target=true` applies it anyway, for experiments.
+far less at the channel counts of these models. With AVX-512 XNNPACK picks other kernels,
+and at two threads and more each extra node is a thread-pool barrier: whether the rewrite
+pays is the cost model's decision per layer (`xnnc.cost`): the choice recorded on the op
+(`xnn.decision`, by `xnn-tune` or a previous run), else the static rule
+`cost.rules.conv_as_gemm` for the module's `#xnn.target`; the pass records what it
+followed on the op computing the layer's result. `ignore-target=true` rewrites anyway, for
+experiments.
 
-Does nothing when: `profitable_on` says no (the default target assumes no CPU feature, so a
-module without `xnn.target` is left alone); the kernel is 1x1 (XNNPACK already runs a 1x1
-stride-1 convolution as a GEMM); groups != 1 (depthwise and grouped); a stride is not 1;
-there are fewer than `min-output-channels` (16) output channels (a matrix-vector product per
-tap is slower than the IGEMM); the element type is not f32 (fp16 and bf16 GEMM kernels were
-not measured); the filter or bias is not a constant with data; TensorFlow SAME padding; and,
-with `two-d=false`, 2-D convolutions (input or kernel height above 1).
+Does nothing when: the decision is "direct" (the default target assumes no CPU feature, so
+a module without `xnn.target` and decisions is left alone); the kernel is 1x1 (XNNPACK
+already runs a 1x1 stride-1 convolution as a GEMM); groups != 1 (depthwise and grouped); a
+stride is not 1; there are fewer than `min-output-channels` (16) output channels (a
+matrix-vector product per tap is slower than the IGEMM); the element type is not f32 (fp16
+and bf16 GEMM kernels were not measured); the filter or bias is not a constant with data;
+TensorFlow SAME padding; and, with `two-d=false`, 2-D convolutions (input or kernel height
+above 1).
 """
 
 from __future__ import annotations
@@ -56,34 +57,63 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
 from xnnc.conversion.emitter import Emitter
+from xnnc.cost.decision import Decision, conv_layer, decide, record
+from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
-from xnnc.dialects.xnn import BinaryOperator, target_of
+from xnnc.dialects.xnn import BinaryOperator
 from xnnc.ir.types import shape_of
-from xnnc.target import Target
 
 MIN_OUTPUT_CHANNELS = 16
+FORM = ConvLayer.form
 
 
 def _v(attr) -> int:
     return attr.value.data
 
 
-# With AVX-512, the fewest input channels at which the taps' GEMMs beat XNNPACK's IGEMM.
-AVX512_MIN_INPUT_CHANNELS = 384
+def _decision(op: xnn.Convolution2dOp, ignore_target: bool) -> Decision | None:
+    """The layer's decision when it is "gemm", else None (the "direct" one recorded on `op`)."""
+    layer = conv_layer(op)
+    if ignore_target:
+        return Decision(FORM, "gemm", "option", layer.key(), "ignore-target=true")
+    decision = decide(op, layer)
+    if decision.choice == "gemm":
+        return decision
+    record(op, decision)
+    return None
 
 
-def profitable_on(target: Target, input_channels: int | None = None) -> bool:
-    """Whether the rewrite pays on `target` for a convolution with `input_channels` (None:
-    the one-output-channel form, measured on AVX2 only). See the module docstring."""
-    if target.arch != "x86_64" or not (target.has("avx2") and target.has("fma3")):
+def taps_apply(op: xnn.Convolution2dOp, min_output_channels: int, two_d: bool) -> bool:
+    """Whether ConvAsGemm can rewrite `op`, whatever the decision (the module docstring)."""
+    _, h, _, _ = shape_of(op.input)
+    kh, kw = _v(op.kernel_height), _v(op.kernel_width)
+    if kh * kw == 1 or _v(op.groups) != 1 or (not two_d and (h != 1 or kh != 1)):
         return False
-    if not target.has("avx512f"):
-        return True
-    return input_channels is not None and input_channels >= AVX512_MIN_INPUT_CHANNELS
+    if (_v(op.subsampling_width), _v(op.subsampling_height)) != (1, 1):
+        return False
+    if _v(op.group_output_channels) < min_output_channels or op.input.type.element_type != f32:
+        return False
+    return not op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING) and _constant_weights(op)
 
 
-def _applies(op: xnn.Convolution2dOp, ignore_target: bool, input_channels: int | None) -> bool:
-    return ignore_target or profitable_on(target_of(op), input_channels)
+def depthwise_applies(op: xnn.Convolution2dOp) -> bool:
+    """Whether SingleOutputConvAsDepthwise can rewrite `op`, whatever the decision."""
+    if _v(op.group_output_channels) != 1 or _v(op.groups) != 1:
+        return False
+    if op.input.type.element_type != f32 or op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
+        return False
+    return _v(op.kernel_height) * _v(op.kernel_width) != 1 and _constant_weights(op)
+
+
+def _constant_weights(op: xnn.Convolution2dOp) -> bool:
+    if constant_tensor(op.filter) is None:
+        return False
+    return op.bias is None or constant_tensor(op.bias) is not None
+
+
+def rewritable(op: xnn.Convolution2dOp) -> bool:
+    """Whether the pass, with its default options, has a decision to make about `op`."""
+    return taps_apply(op, MIN_OUTPUT_CHANNELS, True) or depthwise_applies(op)
 
 
 def tap_offsets(kernel: int, dilation: int) -> list[int]:
@@ -102,23 +132,16 @@ class ConvAsGemm(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.Convolution2dOp, rewriter: PatternRewriter) -> None:
-        n, h, width, cin = shape_of(op.input)
-        if not _applies(op, self.ignore_target, cin):
+        if not taps_apply(op, self.min_output_channels, self.two_d):
             return
+        decision = _decision(op, self.ignore_target)
+        if decision is None:
+            return
+        n, h, width, cin = shape_of(op.input)
         kh, kw = _v(op.kernel_height), _v(op.kernel_width)
         cout = _v(op.group_output_channels)
-        if kh * kw == 1 or _v(op.groups) != 1 or (not self.two_d and (h != 1 or kh != 1)):
-            return
-        if (_v(op.subsampling_width), _v(op.subsampling_height)) != (1, 1):
-            return
-        if cout < self.min_output_channels or op.input.type.element_type != f32:
-            return
-        if op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
-            return
         w = constant_tensor(op.filter)
-        b = None if op.bias is None else constant_tensor(op.bias)
-        if w is None or (op.bias is not None and b is None):
-            return
+        assert w is not None
         top, right, bottom, left = op.padding()
         _, out_h, out_w, _ = shape_of(op.output)
         e = Emitter(rewriter, op)
@@ -146,6 +169,8 @@ class ConvAsGemm(RewritePattern):
             total = e.node(xnn.BinaryOp, total, y, shape=(n, out_h, out_w, cout),
                            kind=BinaryOperator.ADD, output_min=_finite(lo),
                            output_max=_finite(hi))  # fmt: skip
+        assert total is not None
+        record(total.owner, decision)
         replace_dropping_weights(rewriter, op, total)
 
 
@@ -161,23 +186,21 @@ class SingleOutputConvAsDepthwise(RewritePattern):
 
     y = b + sum_c sum_taps x * w: the same sum, taps first. XNNPACK's depthwise kernels
     run a 64 -> 1, k7 convolution over 24960 samples ~3x faster than its IGEMM.
-    Does nothing when the target is not the one ConvAsGemm applies on, there is more than
-    one output channel, groups != 1, the element type is not f32 or the filter is not a
+    Does nothing when the layer's decision is "direct", there is more than one output
+    channel, groups != 1, the element type is not f32 or the filter is not a
     constant with data; strides and dilations are kept."""
 
     ignore_target: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.Convolution2dOp, rewriter: PatternRewriter) -> None:
-        if not _applies(op, self.ignore_target, None):
+        if not depthwise_applies(op):
             return
-        if _v(op.group_output_channels) != 1 or _v(op.groups) != 1:
-            return
-        if op.input.type.element_type != f32 or op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
+        decision = _decision(op, self.ignore_target)
+        if decision is None:
             return
         w = constant_tensor(op.filter)
-        if w is None or _v(op.kernel_height) * _v(op.kernel_width) == 1:
-            return
+        assert w is not None
         n, _, _, cin = shape_of(op.input)
         _, out_h, out_w, _ = shape_of(op.output)
         top, right, bottom, left = op.padding()
@@ -196,6 +219,7 @@ class SingleOutputConvAsDepthwise(RewritePattern):
         lo, hi = op.output_range()
         y = e.node(xnn.FullyConnectedOp, taps, ones, op.bias, shape=(n, out_h, out_w, 1),
                    output_min=_finite(lo), output_max=_finite(hi))  # fmt: skip
+        record(y.owner, decision)
         replace_dropping_weights(rewriter, op, y)
 
 

@@ -50,13 +50,13 @@ func.func @bf16_softmax(%x: tensor<4x16xbf16>) -> tensor<4x16xbf16> {
 // Elsewhere it runs in fp32: filter and bias widened, input converted.
 // CHECK-LABEL: func.func @bf16_fully_connected
 // BF16:          %[[B:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2xf32>
-// BF16-NEXT:     %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}}, %[[B]] : (tensor<3x4xbf16>, tensor<2x4xbf16>, tensor<2xf32>) -> tensor<3x2xf32>
+// BF16-NEXT:     %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}}, %[[B]] {xnn.decision = {form = "bf16-gemm", choice = "native", source = "rule", layer = "fc bf16 1x3x4->2", why = "{{.*}}"}} : (tensor<3x4xbf16>, tensor<2x4xbf16>, tensor<2xf32>) -> tensor<3x2xf32>
 // BF16-NEXT:     %[[C:.*]] = xnn.convert %[[F]] : (tensor<3x2xf32>) -> tensor<3x2xbf16>
 // BF16-NEXT:     xnn.output %[[C]]
 // FP32:          %[[W:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2x4xf32>
 // FP32-NEXT:     %[[B:.*]] = xnn.constant #xnnc.weight<"const.f32"> : tensor<2xf32>
 // FP32-NEXT:     %[[X:.*]] = xnn.convert %{{.*}} : (tensor<3x4xbf16>) -> tensor<3x4xf32>
-// FP32-NEXT:     %[[F:.*]] = xnn.fully_connected %[[X]], %[[W]], %[[B]] : (tensor<3x4xf32>, tensor<2x4xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+// FP32-NEXT:     %[[F:.*]] = xnn.fully_connected %[[X]], %[[W]], %[[B]] {xnn.decision = {form = "bf16-gemm", choice = "fp32", source = "rule", layer = "fc bf16 1x3x4->2", why = "{{.*}}"}} : (tensor<3x4xf32>, tensor<2x4xf32>, tensor<2xf32>) -> tensor<3x2xf32>
 // FP32-NEXT:     %[[C:.*]] = xnn.convert %[[F]] : (tensor<3x2xf32>) -> tensor<3x2xbf16>
 // FP32-NEXT:     xnn.output %[[C]]
 func.func @bf16_fully_connected(%x: tensor<3x4xbf16>) -> tensor<3x2xbf16> {
@@ -74,10 +74,10 @@ func.func @bf16_fully_connected(%x: tensor<3x4xbf16>) -> tensor<3x2xbf16> {
 
 // A single-row (decode) fully-connected: bf16 also pays on Sapphire Rapids-class cores.
 // CHECK-LABEL: func.func @bf16_fully_connected_one_row
-// ONE-BF16:      %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}} : (tensor<1x1x4xbf16>, tensor<2x4xbf16>) -> tensor<1x1x2xf32>
+// ONE-BF16:      %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}} {xnn.decision = {form = "bf16-gemm", choice = "native", source = "rule", layer = "fc bf16 1x1x4->2", why = "{{.*}}"}} : (tensor<1x1x4xbf16>, tensor<2x4xbf16>) -> tensor<1x1x2xf32>
 // ONE-BF16-NEXT: xnn.convert %[[F]] : (tensor<1x1x2xf32>) -> tensor<1x1x2xbf16>
 // ONE-FP32:      %[[X:.*]] = xnn.convert %{{.*}} : (tensor<1x1x4xbf16>) -> tensor<1x1x4xf32>
-// ONE-FP32-NEXT: %[[F:.*]] = xnn.fully_connected %[[X]], %{{.*}} : (tensor<1x1x4xf32>, tensor<2x4xf32>) -> tensor<1x1x2xf32>
+// ONE-FP32-NEXT: %[[F:.*]] = xnn.fully_connected %[[X]], %{{.*}} {xnn.decision = {form = "bf16-gemm", choice = "fp32", source = "rule", layer = "fc bf16 1x1x4->2", why = "{{.*}}"}} : (tensor<1x1x4xf32>, tensor<2x4xf32>) -> tensor<1x1x2xf32>
 // ONE-FP32-NEXT: xnn.convert %[[F]] : (tensor<1x1x2xf32>) -> tensor<1x1x2xbf16>
 func.func @bf16_fully_connected_one_row(%x: tensor<1x1x4xbf16>) -> tensor<1x1x2xbf16> {
   %r = xnn.subgraph(%x) : (tensor<1x1x4xbf16>) -> tensor<1x1x2xbf16> {
@@ -93,11 +93,11 @@ func.func @bf16_fully_connected_one_row(%x: tensor<1x1x4xbf16>) -> tensor<1x1x2x
 
 // A bf16 batch matmul likewise (no bias; both inputs converted on the fp32 targets).
 // CHECK-LABEL: func.func @bf16_batch_matrix_multiply
-// BF16:          %[[M:.*]] = xnn.batch_matrix_multiply %{{.*}}, %{{.*}} : (tensor<2x3x4xbf16>, tensor<2x4x5xbf16>) -> tensor<2x3x5xf32>
+// BF16:          %[[M:.*]] = xnn.batch_matrix_multiply %{{.*}}, %{{.*}} {xnn.decision = {form = "bf16-gemm", choice = "native", source = "rule", layer = "bmm bf16 2x3x4->5", why = "{{.*}}"}} : (tensor<2x3x4xbf16>, tensor<2x4x5xbf16>) -> tensor<2x3x5xf32>
 // BF16-NEXT:     xnn.convert %[[M]] : (tensor<2x3x5xf32>) -> tensor<2x3x5xbf16>
 // FP32:          %[[A:.*]] = xnn.convert %{{.*}} : (tensor<2x3x4xbf16>) -> tensor<2x3x4xf32>
 // FP32-NEXT:     %[[B:.*]] = xnn.convert %{{.*}} : (tensor<2x4x5xbf16>) -> tensor<2x4x5xf32>
-// FP32-NEXT:     %[[M:.*]] = xnn.batch_matrix_multiply %[[A]], %[[B]] : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+// FP32-NEXT:     %[[M:.*]] = xnn.batch_matrix_multiply %[[A]], %[[B]] {xnn.decision = {form = "bf16-gemm", choice = "fp32", source = "rule", layer = "bmm bf16 2x3x4->5", why = "{{.*}}"}} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
 // FP32-NEXT:     xnn.convert %[[M]] : (tensor<2x3x5xf32>) -> tensor<2x3x5xbf16>
 func.func @bf16_batch_matrix_multiply(%x: tensor<2x3x4xbf16>, %y: tensor<2x4x5xbf16>) -> tensor<2x3x5xbf16> {
   %r = xnn.subgraph(%x, %y) : (tensor<2x3x4xbf16>, tensor<2x4x5xbf16>) -> tensor<2x3x5xbf16> {
@@ -113,7 +113,7 @@ func.func @bf16_batch_matrix_multiply(%x: tensor<2x3x4xbf16>, %y: tensor<2x4x5xb
 // A fully-connected whose bf16 filter has no data (elided weights): the bf16 form needs no
 // widening; the fp32 form cannot be made, so the node is left alone (the runtime legalizes it).
 // CHECK-LABEL: func.func @bf16_fully_connected_elided
-// BF16:          %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}} : (tensor<3x4xbf16>, tensor<2x4xbf16>) -> tensor<3x2xf32>
+// BF16:          %[[F:.*]] = xnn.fully_connected %{{.*}}, %{{.*}} {xnn.decision = {form = "bf16-gemm", choice = "native", source = "rule", layer = "fc bf16 1x3x4->2", why = "{{.*}}"}} : (tensor<3x4xbf16>, tensor<2x4xbf16>) -> tensor<3x2xf32>
 // BF16-NEXT:     xnn.convert %[[F]] : (tensor<3x2xf32>) -> tensor<3x2xbf16>
 // FP32-NOT:      xnn.convert
 // FP32:          xnn.fully_connected %{{.*}}, %{{.*}} : (tensor<3x4xbf16>, tensor<2x4xbf16>) -> tensor<3x2xbf16>

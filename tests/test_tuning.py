@@ -1,0 +1,279 @@
+"""The cost model's tuned source: xnn-tune, the tuning database, the recorded decisions and
+Program.explain(). Most tests time with a fixed timer (deterministic choices); one tunes for
+real. Every compile here is for the host CPU on the extended runtime, where tuning applies.
+
+Numerics: a 3-tap Conv1d over 64 channels in fp32; the GEMM form sums the taps in another
+order, so outputs match eager to 1e-5 relative (a few ulps of the ~8-term fp32 dot products
+at these magnitudes)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import warnings
+
+import pytest
+import torch
+import torch.nn as nn
+
+import xnnc
+from xnnc.backend_xnnpack import runtime as xnn_runtime
+from xnnc.backend_xnnpack.runtime import XnnpackError
+from xnnc.cost.decision import Decision
+from xnnc.dialects import xnn
+from xnnc.errors import OptionError, TuningDatabaseWarning
+from xnnc.options import CompileOptions
+from xnnc.target import Target
+from xnnc.tuning import db as tuning_db
+from xnnc.tuning import tuner
+from xnnc.tuning.tuner import candidate_forms, choose, time_on_xnnpack
+
+TOL = dict(rtol=1e-5, atol=1e-5)
+LAYER = "conv f32 1x1x16x64->32 k1x3 d1x1 p0,1,0,1"  # static rule on AVX-512: direct
+
+
+def _model() -> tuple[nn.Module, tuple[torch.Tensor]]:
+    torch.manual_seed(0)
+    return nn.Conv1d(64, 32, 3, padding=1).eval(), (torch.randn(1, 64, 16),)
+
+
+class FixedTimer:
+    """Times every form from a table (ms), counting the layers it was asked about."""
+
+    def __init__(self, **times: float):
+        self.times, self.calls = times, 0
+
+    def __call__(self, forms: dict, threads: int) -> dict[str, float]:
+        self.calls += 1
+        return {c: t for c, t in self.times.items() if c in forms}
+
+
+@pytest.fixture
+def timer(monkeypatch):
+    """Install a FixedTimer as the tuner's timer; returns a setter."""
+
+    def install(**times: float) -> FixedTimer:
+        fixed = FixedTimer(**times)
+        monkeypatch.setattr(tuner, "time_on_xnnpack", fixed)
+        return fixed
+
+    return install
+
+
+def _compile(db, **fields):
+    model, inputs = _model()
+    program = xnnc.compile(model, inputs, tuning_db=str(db), **fields)
+    with torch.no_grad():
+        torch.testing.assert_close(program(*inputs), model(*inputs), **TOL)
+    return program
+
+
+def _conv_decisions(program) -> list:
+    return [d for d in program.decisions() if d.form == "conv-as-gemm"]
+
+
+def test_margin_keeps_the_static_choice():
+    assert choose("direct", {"direct": 1.0, "gemm": 0.96}) == "direct"  # 4%: noise
+    assert choose("direct", {"direct": 1.0, "gemm": 0.94}) == "gemm"
+    assert choose("gemm", {"direct": 0.9}) == "direct"  # the static form did not run
+    assert choose("gemm", {}) is None
+
+
+def test_a_faster_form_wins_and_is_recorded(tmp_path, timer):
+    fixed = timer(direct=1.0, gemm=0.8)
+    program = _compile(tmp_path / "db.json")
+    [d] = _conv_decisions(program)
+    assert (d.layer, d.choice, d.source, d.times_ms) == (LAYER, "gemm", "tuned",
+                                                         {"direct": 1.0, "gemm": 0.8})  # fmt: skip
+    assert fixed.calls == 1
+    ir = xnnc.print_module(program.module)
+    assert "xnn.convolution_2d" not in ir and 'source = "tuned"' in ir
+    table = program.explain().splitlines()
+    assert table[0].split()[:5] == ["location", "layer", "form", "choice", "source"]
+    assert "conv-as-gemm  gemm    tuned   direct 1.000 ms, gemm 0.800 ms" in table[1], table[1]
+
+
+def test_saved_programs_keep_their_decisions(tmp_path, timer):
+    timer(direct=1.0, gemm=0.8)
+    program = _compile(tmp_path / "db.json", savable=True)
+    program.save(str(tmp_path / "m.xnnc"))
+    loaded = xnnc.load(str(tmp_path / "m.xnnc"))
+    # The program file's IR carries no locations: everything else of the decision is kept.
+    assert [d[1:] for d in loaded.decisions()] == [d[1:] for d in program.decisions()]
+    assert len(loaded.decisions()) == 1
+
+
+def test_within_the_margin_the_static_form_stays(tmp_path, timer):
+    timer(direct=1.0, gemm=0.97)
+    [d] = _conv_decisions(_compile(tmp_path / "db.json"))
+    assert (d.choice, d.source) == ("direct", "tuned")
+
+
+def test_a_second_compile_reads_the_database(tmp_path, timer):
+    db = tmp_path / "db.json"
+    first = timer(direct=1.0, gemm=0.5)
+    _compile(db)
+    assert first.calls == 1
+    entries = json.loads(db.read_text())["entries"]
+    [(key, entry)] = entries.items()
+    assert key.endswith(f"|threads=1|{LAYER}") and entry["choice"] == "gemm"
+    second = timer(direct=0.1, gemm=9.0)  # would choose direct if asked
+    [d] = _conv_decisions(_compile(db))
+    assert second.calls == 0 and (d.choice, d.source) == ("gemm", "tuned")
+    # Another thread count is another key: timed again.
+    _compile(db, threads=2)
+    assert second.calls == 1 and len(json.loads(db.read_text())["entries"]) == 2
+
+
+def test_static_and_cached_modes_never_time(tmp_path, timer):
+    fixed = timer(direct=1.0, gemm=0.5)
+    [d] = _conv_decisions(_compile(tmp_path / "db.json", tune=False))
+    assert (d.choice, d.source) == ("direct", "rule")
+    [d] = _conv_decisions(_compile(tmp_path / "db.json", tune="cached"))
+    assert (d.choice, d.source) == ("direct", "rule")  # nothing cached yet
+    assert fixed.calls == 0
+    cross = _compile(tmp_path / "db.json", target="extended,x86-64-avx2")
+    assert [d.source for d in _conv_decisions(cross)] == ["rule"] and fixed.calls == 0
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ("{not json", "not JSON"),
+        ('{"format": "xnnc-tuning-1", "entr', "not JSON"),  # truncated
+        ('{"format": "onnxruntime-cache", "entries": {}}', "format 'onnxruntime-cache'"),
+        ("[1, 2, 3]", "format None"),
+        ('{"format": "xnnc-tuning-1", "entries": []}', "entries are not a mapping"),
+    ],
+)
+def test_a_corrupt_or_foreign_database_is_ignored_and_rewritten(tmp_path, timer, content,
+                                                                  problem):  # fmt: skip
+    db = tmp_path / "db.json"
+    db.write_text(content)
+    timer(direct=1.0, gemm=0.5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        [d] = _conv_decisions(_compile(db))
+    ours = [w for w in caught if issubclass(w.category, TuningDatabaseWarning)]
+    assert len(ours) == 1 and problem in str(ours[0].message), [str(w.message) for w in ours]
+    assert "\n" not in str(ours[0].message) and "will be rewritten" in str(ours[0].message)
+    assert d.choice == "gemm"
+    assert json.loads(db.read_text())["format"] == tuning_db.FORMAT
+
+
+def test_bad_entries_are_dropped_not_followed(tmp_path, timer):
+    """An entry naming a form that does not exist, or without times, is never applied."""
+    db = tmp_path / "db.json"
+    target = Target.host()
+    bad = {tuning_db.key(target, LAYER): {"choice": "winograd", "times_ms": {"winograd": 1}}}
+    db.write_text(json.dumps({"format": tuning_db.FORMAT, "entries": bad}))
+    fixed = timer(direct=1.0, gemm=2.0)
+    [d] = _conv_decisions(_compile(db))
+    assert fixed.calls == 1 and d.choice == "direct"
+
+
+def test_an_unwritable_database_warns_once_and_compiles(tmp_path, timer):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    timer(direct=1.0, gemm=0.5)
+    with pytest.warns(TuningDatabaseWarning, match="cannot write it"):
+        [d] = _conv_decisions(_compile(blocker / "db.json"))
+    assert d.choice == "gemm"
+
+
+def _write_entries(path: str, worker: int) -> None:
+    db = tuning_db.TuningDB(path)
+    for i in range(20):
+        db.put(f"cpu|xnnpack|threads=1|conv f32 {worker}x{i} k1x3", "direct", {"direct": 1.0})
+        db.save()
+
+
+def test_two_processes_writing_keep_both_entries(tmp_path):
+    path = str(tmp_path / "db.json")
+    ctx = multiprocessing.get_context("spawn")
+    workers = [ctx.Process(target=_write_entries, args=(path, w)) for w in range(2)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+        assert w.exitcode == 0
+    assert len(json.loads(open(path).read())["entries"]) == 40
+
+
+def test_a_rejected_form_is_skipped(tmp_path, monkeypatch):
+    """XNNPACK refusing one form: the tuner times the others."""
+    real = xnn_runtime.open_runtime
+    calls = []
+
+    def refuse_second(blob, named=None, **kw):
+        calls.append(1)
+        if len(calls) == 2:
+            raise XnnpackError("", "xnn_create_fully_connected_nc_f32", 5)
+        return real(blob, named, **kw)
+
+    monkeypatch.setattr(xnn_runtime, "open_runtime", refuse_second)
+    [d] = _conv_decisions(_compile(tmp_path / "db.json", tune=True))
+    assert d.source == "tuned" and set(d.times_ms) == {"direct"} and d.choice == "direct"
+
+
+def test_a_real_tuning_run(tmp_path):
+    """Times both forms on XNNPACK: each form ran, the choice is one of them, and the program
+    is right whichever won."""
+    program = _compile(tmp_path / "db.json", tune=True)
+    [d] = _conv_decisions(program)
+    assert d.source == "tuned" and set(d.times_ms) == {"direct", "gemm"}
+    assert all(t > 0 for t in d.times_ms.values())
+    assert d.choice == choose("direct", d.times_ms)
+
+
+def test_each_form_the_tuner_builds_computes_the_layer(tmp_path):
+    """The candidate forms are the rewrite's own: run each on XNNPACK against eager."""
+    model, (x,) = _model()
+    program = _compile(tmp_path / "db.json", tune=False, savable=True)
+    [conv] = [op for op in program.module.walk() if isinstance(op, xnn.Convolution2dOp)]
+    forms = candidate_forms(conv, "conv-as-gemm", Target.host())
+    ops = {c: [o.name for o in sub.body.block.ops] for c, sub in forms.items()}
+    assert "xnn.convolution_2d" in ops["direct"] and "xnn.fully_connected" in ops["gemm"]
+    with torch.no_grad():
+        want = model(x).permute(0, 2, 1).reshape(1, 1, 16, 32)  # NHWC
+    nhwc = x.permute(0, 2, 1).reshape(1, 1, 16, 64).contiguous()
+    from xnnc.dialects.xnn import serialize_subgraph_named
+
+    for choice, sub in forms.items():
+        rt = xnn_runtime.open_runtime(*serialize_subgraph_named(sub, "extended"))
+        torch.testing.assert_close(rt.run(nhwc)[0], want, **TOL, msg=choice)
+        rt.close()
+    times = time_on_xnnpack(forms, 1, rounds=2, sample_ms=0.2)
+    assert set(times) == {"direct", "gemm"}
+
+
+def test_options_check_the_tuning_fields(tmp_path):
+    with pytest.raises(
+        OptionError, match=r"^tune: expected True, False, 'auto' or 'cached', got 'yes'$"
+    ):
+        CompileOptions(tune="yes")
+    with pytest.raises(
+        OptionError,
+        match=r"^tune=True: the target 'extended,x86-64-avx2' is not this machine's CPU",
+    ):
+        CompileOptions(target="extended,x86-64-avx2", tune=True)
+    with pytest.raises(OptionError, match=r"is a directory, not a file$"):
+        CompileOptions(tuning_db=str(tmp_path))
+    assert CompileOptions(target="stock").tuning() == "static"
+    assert CompileOptions(target="extended,arm64").tuning() == "static"
+    assert CompileOptions().tuning() == "tuned" and CompileOptions(tune=False).tuning() == "static"
+    options = CompileOptions(tune="cached", tuning_db=str(tmp_path / "t.json"))
+    assert options.tuning() == "cached"
+    assert CompileOptions.from_spec(options.to_spec()) == options
+    assert CompileOptions.from_spec(CompileOptions(tune=False).to_spec()).tune is False
+
+
+def test_decision_attribute_round_trips_and_is_checked():
+    d = Decision(
+        "bf16-gemm", "native", "tuned", "fc bf16 1x1x8->8", "", (("fp32", 2.0), ("native", 1.0))
+    )
+    assert Decision.from_attr(d.to_attr(), "here") == d
+    assert d.describe() == "native (tuned 1.000 ms vs fp32 2.000 ms)"
+    bad = Decision("bf16-gemm", "native", "tuned", "fc", "", (("fp32", 2.0),)).to_attr()
+    with pytest.raises(Exception, match=r"^here: xnn.decision: a tuned choice needs its time"):
+        Decision.from_attr(bad, "here")
