@@ -804,3 +804,7 @@ class ConvertAtenToXnnPass(ModulePass):
                     f"{o.name} at {o.location} inside xnn.subgraph has no lowering: "
                     f"{convertible(o) or 'no xnn lowering'}"
                 )
+
+
+# Lowerings kept in their own modules register themselves on import.
+from xnnc.conversion import norms, safe_softmax  # noqa: E402, F401
