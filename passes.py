@@ -24,6 +24,8 @@ _PASSES = {
     # aten level
     "fold-batch-norm": "xnnc.transforms.fold_batch_norm:FoldBatchNormPass",
     "fold-constants": "xnnc.transforms.constant_fold:FoldConstantsPass",
+    "aten-recognize-layer-norm": "xnnc.transforms.layer_norm_pattern:RecognizeLayerNormPass",
+    "aten-recognize-safe-softmax": "xnnc.transforms.safe_softmax_guard:RecognizeSafeSoftmaxPass",
     # conversion
     "xnn-partition": "xnnc.conversion.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.conversion.aten_to_xnn:ConvertAtenToXnnPass",

@@ -3,7 +3,8 @@ target, in stages.
 
 | stage            | passes                                                            |
 |------------------|-------------------------------------------------------------------|
-| aten             | fold-batch-norm, fold-constants                                   |
+| aten             | aten-recognize-{safe-softmax,layer-norm}, fold-batch-norm,        |
+|                  | fold-constants                                                    |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
 | type legalization| xnn-fp16-precision{mode}, xnn-legalize-casts                      |
 | canonicalize     | canonicalize{disabled-patterns}: the seed rewrites                |
@@ -43,10 +44,19 @@ from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
+from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
+from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
 
 
 def _enabled(passes: list[ModulePass], options: CompileOptions) -> list[ModulePass]:
     return [p for p in passes if p.name not in options.disable]
+
+
+def raising_passes() -> list[ModulePass]:
+    """Decomposed ops raised back to the `aten` op that lowers as a whole. They run before
+    partitioning, in `xnnc.compile` and in `XnncPartitioner` alike, so that both group the
+    same ops; they read no weights."""
+    return [RecognizeSafeSoftmaxPass(), RecognizeLayerNormPass()]
 
 
 def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
@@ -55,7 +65,7 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
     canonicalize = _enabled([CanonicalizePass(disabled_patterns=pattern_names)], options)
     optimize = _enabled([HoistInputProjectionPass(), ConvAsGemmPass()], options)
     return {
-        "aten": _enabled([FoldBatchNormPass(), FoldConstantsPass()], options),
+        "aten": raising_passes() + _enabled([FoldBatchNormPass(), FoldConstantsPass()], options),
         "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
         "type legalization": [
             Fp16PrecisionPass(mode=options.fp16),

@@ -805,6 +805,3 @@ class ConvertAtenToXnnPass(ModulePass):
                     f"{convertible(o) or 'no xnn lowering'}"
                 )
 
-
-# Lowerings kept in their own modules register themselves on import.
-from xnnc.conversion import norms, safe_softmax  # noqa: E402, F401

@@ -18,9 +18,9 @@ import torch
 from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
 from executorch.exir.backend.utils import tag_constant_data
 from torch.export import ExportedProgram
-from xdsl.dialects.builtin import NameLoc
+from xdsl.dialects.builtin import FusedLoc, NameLoc
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute
 
 import xnnc
 from xnnc.conversion.aten_to_xnn import CAST_TYPES, lowered_ops
@@ -29,6 +29,7 @@ from xnnc.dialects import xnn
 from xnnc.frontend.fx_importer import import_model, torch_overload
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.options import CompileOptions
+from xnnc.pipeline import raising_passes
 from xnnc.pte.backend import STOCK_BACKEND_ID, options_spec
 from xnnc.target import Target
 
@@ -42,14 +43,16 @@ def _user_inputs(ep: ExportedProgram) -> set[str]:
             if spec.kind.name == "USER_INPUT"}  # fmt: skip
 
 
-def fx_node_name(op: Operation) -> str | None:
-    """The FX node an imported op came from (its location's innermost name)."""
-    loc = op.location
+def fx_node_names(loc: Attribute) -> list[str]:
+    """The FX nodes behind a location: one, or each of a fused location's (an op that a
+    raising pattern made of several, e.g. `aten._safe_softmax`)."""
+    if isinstance(loc, FusedLoc):
+        return [name for inner in loc.locations.data for name in fx_node_names(inner)]
     name = None
     while isinstance(loc, NameLoc):
         name = loc.desc.data
         loc = loc.location
-    return name
+    return [] if name is None else [name]
 
 
 def _op_name(target: Any) -> str | None:
@@ -121,7 +124,10 @@ class XnncPartitioner(Partitioner):
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         # Only the grouping is needed here (the program may hold no weight data yet).
         module = import_model(exported_program)
-        PartitionPass(exclude=self.options.exclude).apply(xnnc.make_context(), module)
+        ctx = xnnc.make_context()
+        for raising in raising_passes():
+            raising.apply(ctx, module)
+        PartitionPass(exclude=self.options.exclude).apply(ctx, module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         tag_of: dict[str, str] = {}
         subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
@@ -129,9 +135,8 @@ class XnncPartitioner(Partitioner):
         # constant when compiled, leaving no subgraph to delegate: ExecuTorch keeps it.
         for i, sub in enumerate(sub for sub in subs if sub.inputs):
             for inner in sub.walk():
-                name = fx_node_name(inner)
-                if name is not None and not isinstance(inner, xnn.ConstantOp):
-                    tag_of[name] = f"xnnc_{i}"
+                if not isinstance(inner, xnn.ConstantOp):
+                    tag_of.update(dict.fromkeys(fx_node_names(inner.location), f"xnnc_{i}"))
         tags: dict[str, DelegationSpec] = {}
         for node in exported_program.graph.nodes:
             tag = tag_of.get(node.name)
