@@ -804,4 +804,3 @@ class ConvertAtenToXnnPass(ModulePass):
                     f"{o.name} at {o.location} inside xnn.subgraph has no lowering: "
                     f"{convertible(o) or 'no xnn lowering'}"
                 )
-
