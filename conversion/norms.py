@@ -111,6 +111,8 @@ def _var_axes(op: aten.VarOp) -> list[int]:
 
 
 def _check_var(op: aten.VarOp) -> str | None:
+    if not shape_of(op.result):
+        return "a 0-d result (XNNPACK gives reductions at least one dim)"
     count = 1
     for a in _var_axes(op):
         count *= shape_of(op.input)[a]

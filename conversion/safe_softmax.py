@@ -31,6 +31,7 @@ from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
 from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.ir.shapes import broadcast_shapes
 from xnnc.ir.types import element_type, shape_of
 
 
@@ -41,7 +42,7 @@ def _check(op: aten.SafeSoftmaxOp) -> str | None:
 
 
 def _binary(e: Emitter, a: SSAValue, b: SSAValue, kind: B) -> SSAValue:
-    return e.node(xnn.BinaryOp, a, b, shape=shape_of(a), kind=kind)
+    return e.node(xnn.BinaryOp, a, b, shape=broadcast_shapes(shape_of(a), shape_of(b)), kind=kind)
 
 
 def _unary(e: Emitter, x: SSAValue, kind: U) -> SSAValue:
