@@ -96,12 +96,14 @@ def _layer_norm(op: aten.LayerNormOp, e: Emitter) -> Sequence[SSAValue | None]:
 
 @lowering(aten.GroupNormOp, check=_check_norm)
 def _group_norm(op: aten.GroupNormOp, e: Emitter) -> Sequence[SSAValue | None]:
-    """[N, C, *] as [N, G, C / G * HxW], normalized over its last dim, then per channel
-    scaled as [N, C, HxW] against [C, 1] weights."""
+    """[N, C, *] as [N, G, C / G, HxW], normalized over its last two dims, then per channel
+    scaled as [N, C, HxW] against [C, 1] weights. The reshapes only split C and merge the
+    spatial dims, which stay together in NHWC too, so xnn-layout moves the convolutions'
+    transposes through them and the norm runs channels-last."""
     shape = shape_of(op.input)
     n, c, hxw, g = (a.value.data for a in (op.N, op.C, op.hxw, op.group))
-    x = e.reshape(_in_f32(e, op.input), (n, g, c // g * hxw))
-    y = e.reshape(normalize(e, x, (2,), op.eps.value.data), (n, c, hxw))
+    x = e.reshape(_in_f32(e, op.input), (n, g, c // g, hxw))
+    y = e.reshape(normalize(e, x, (2, 3), op.eps.value.data), (n, c, hxw))
     return [_back(e, e.reshape(_affine(e, y, op, (c, 1)), shape), op.input), None, None]
 
 

@@ -31,10 +31,11 @@ func.func @layer_norm(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
-// Group norm: [N, C, L] as [N, G, C / G * L], normalized over its last dim, and back.
+// Group norm: [N, C, L] as [N, G, C / G, L], normalized over its last two dims, and back
+// (the reshapes keep L whole, so the layout pass can run it channels-last).
 // CHECK-LABEL: func.func @group_norm
-// CHECK:         %[[G:.*]] = xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 2, 12>}
-// CHECK-NEXT:    xnn.static_reduce mean %[[G]] {axes = array<i64: 2>, flags = 64 : i32}
+// CHECK:         %[[G:.*]] = xnn.static_reshape %{{.*}} {new_shape = array<i64: 1, 2, 2, 6>}
+// CHECK-NEXT:    xnn.static_reduce mean %[[G]] {axes = array<i64: 2, 3>, flags = 64 : i32}
 // CHECK:         %[[N:.*]] = xnn.binary multiply
 // CHECK-NEXT:    xnn.static_reshape %[[N]] {new_shape = array<i64: 1, 4, 6>}
 // STOCK-LABEL: func.func @group_norm
