@@ -59,13 +59,15 @@ def normalize(e: Emitter, x: SSAValue, axes: Sequence[int], eps: float) -> SSAVa
     return e.node(xnn.BinaryOp, d, rstd, shape=shape_of(x), kind=B.MULTIPLY)
 
 
-def _in_f32(e: Emitter, x: SSAValue) -> SSAValue:
+def as_f32(e: Emitter, x: SSAValue) -> SSAValue:
+    """x, converted to fp32 unless it is."""
     if element_type(x) == f32:
         return x
     return e.node(xnn.ConvertOp, x, shape=shape_of(x), elem=f32)
 
 
-def _back(e: Emitter, y: SSAValue, like: SSAValue) -> SSAValue:
+def convert_like(e: Emitter, y: SSAValue, like: SSAValue) -> SSAValue:
+    """y, converted to the element type of `like` unless it has it."""
     if element_type(y) == element_type(like):
         return y
     return e.node(xnn.ConvertOp, y, shape=shape_of(y), elem=element_type(like))
@@ -90,8 +92,8 @@ def _check_norm(op: Operation) -> str | None:
 def _layer_norm(op: aten.LayerNormOp, e: Emitter) -> Sequence[SSAValue | None]:
     """Normalized over the trailing len(normalized_shape) dims."""
     rank, norm = len(shape_of(op.input)), ints(op.normalized_shape)
-    y = normalize(e, _in_f32(e, op.input), range(rank - len(norm), rank), op.eps.value.data)
-    return [_back(e, _affine(e, y, op, norm), op.input), None, None]
+    y = normalize(e, as_f32(e, op.input), range(rank - len(norm), rank), op.eps.value.data)
+    return [convert_like(e, _affine(e, y, op, norm), op.input), None, None]
 
 
 @lowering(aten.GroupNormOp, check=_check_norm)
@@ -102,9 +104,9 @@ def _group_norm(op: aten.GroupNormOp, e: Emitter) -> Sequence[SSAValue | None]:
     transposes through them and the norm runs channels-last."""
     shape = shape_of(op.input)
     n, c, hxw, g = (a.value.data for a in (op.N, op.C, op.hxw, op.group))
-    x = e.reshape(_in_f32(e, op.input), (n, g, c // g, hxw))
+    x = e.reshape(as_f32(e, op.input), (n, g, c // g, hxw))
     y = e.reshape(normalize(e, x, (2, 3), op.eps.value.data), (n, c, hxw))
-    return [_back(e, e.reshape(_affine(e, y, op, (c, 1)), shape), op.input), None, None]
+    return [convert_like(e, e.reshape(_affine(e, y, op, (c, 1)), shape), op.input), None, None]
 
 
 def _var_axes(op: aten.VarOp) -> list[int]:
@@ -127,7 +129,7 @@ def _check_var(op: aten.VarOp) -> str | None:
 def _var(op: aten.VarOp, e: Emitter) -> Sequence[SSAValue]:
     """mean((x - mean x)^2) * count / (count - correction)."""
     axes = _var_axes(op)
-    x = _in_f32(e, op.input)
+    x = as_f32(e, op.input)
     d = e.node(xnn.BinaryOp, x, _mean(e, x, axes), shape=shape_of(x), kind=B.SUBTRACT)
     square = e.node(xnn.UnaryOp, d, shape=shape_of(x), kind=U.SQUARE)
     var = _mean(e, square, axes, keep=bool(_prop(op, "keepdim", False)))
@@ -136,4 +138,4 @@ def _var(op: aten.VarOp, e: Emitter) -> Sequence[SSAValue]:
     if correction:
         scale = e.scalar(count / (count - correction), var)
         var = e.node(xnn.BinaryOp, var, scale, shape=shape_of(var), kind=B.MULTIPLY)
-    return [_back(e, var, op.input)]
+    return [convert_like(e, var, op.input)]

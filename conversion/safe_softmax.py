@@ -20,12 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import torch
-from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 
 from xnnc.conversion.aten_to_xnn import lowering
 from xnnc.conversion.emitter import Emitter
-from xnnc.conversion.norms import reduced_shape
+from xnnc.conversion.norms import as_f32, convert_like, reduced_shape
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
@@ -49,20 +48,13 @@ def _unary(e: Emitter, x: SSAValue, kind: U) -> SSAValue:
     return e.node(xnn.UnaryOp, x, shape=shape_of(x), kind=kind)
 
 
-def _convert(e: Emitter, x: SSAValue, like: SSAValue) -> SSAValue:
-    if element_type(x) == element_type(like):
-        return x
-    return e.node(xnn.ConvertOp, x, shape=shape_of(x), elem=element_type(like))
-
-
 def _fully_masked(e: Emitter, x: SSAValue) -> SSAValue:
     """m: 1.0 per last-dim row of x that is all -inf, else 0.0, keep-dims, in fp32."""
     shape = shape_of(x)
     lo = torch.finfo(TORCH_DTYPES[element_type(x)]).min
     clamped = e.node(xnn.ClampOp, x, shape=shape, output_min=lo)
     is_inf = e.node(xnn.ClampOp, _binary(e, clamped, x, B.SUBTRACT), shape=shape, output_max=1.0)
-    if element_type(is_inf) != f32:
-        is_inf = e.node(xnn.ConvertOp, is_inf, shape=shape, elem=f32)
+    is_inf = as_f32(e, is_inf)
     rows = reduced_shape(shape, (len(shape) - 1,))
     count = e.node(xnn.StaticReduceOp, is_inf, shape=rows, kind=R.SUM, axes=[len(shape) - 1],
                    flags=xnn.FLAG_KEEP_DIMS)  # fmt: skip
@@ -75,9 +67,9 @@ def safe_softmax_last(e: Emitter, x: SSAValue) -> SSAValue:
     m = _fully_masked(e, x)
     c = _unary(e, _unary(e, _binary(e, e.scalar(1.0, m), m, B.DIVIDE), U.ABS), U.NEGATE)
     keep = _binary(e, e.scalar(1.0, m), m, B.SUBTRACT)
-    lifted = _binary(e, x, _convert(e, c, x), B.MAXIMUM)
+    lifted = _binary(e, x, convert_like(e, c, x), B.MAXIMUM)
     y = e.node(xnn.SoftmaxOp, lifted, shape=shape_of(x))
-    return _binary(e, y, _convert(e, keep, x), B.MULTIPLY)
+    return _binary(e, y, convert_like(e, keep, x), B.MULTIPLY)
 
 
 @lowering(aten.SafeSoftmaxOp, check=_check)

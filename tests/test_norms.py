@@ -71,7 +71,8 @@ def test_layer_norm(shape, normalized, affine, dtype, target) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
 @pytest.mark.parametrize(
-    "shape, groups", [((2, 16, 40), 4), ((1, 12, 6, 5), 3), ((1, 8, 30), 1), ((1, 8, 30), 8)],
+    "shape, groups",
+    [((2, 16, 40), 4), ((1, 12, 6, 5), 3), ((1, 8, 30), 1), ((1, 8, 30), 8)],
     ids=["1d", "2d", "one-group", "per-channel"],
 )
 def test_group_norm(shape, groups, dtype, target) -> None:
