@@ -25,6 +25,8 @@ _PASSES = {
     "fold-batch-norm": "xnnc.transforms.fold_batch_norm:FoldBatchNormPass",
     "fold-constants": "xnnc.transforms.constant_fold:FoldConstantsPass",
     "index-as-slices": "xnnc.transforms.index_as_slices:IndexAsSlicesPass",
+    "aten-recognize-layer-norm": "xnnc.transforms.layer_norm_pattern:RecognizeLayerNormPass",
+    "aten-recognize-safe-softmax": "xnnc.transforms.safe_softmax_guard:RecognizeSafeSoftmaxPass",
     # conversion
     "xnn-partition": "xnnc.conversion.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.conversion.aten_to_xnn:ConvertAtenToXnnPass",

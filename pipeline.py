@@ -3,7 +3,8 @@ target, in stages.
 
 | stage            | passes                                                            |
 |------------------|-------------------------------------------------------------------|
-| aten             | fold-batch-norm, fold-constants, index-as-slices                  |
+| aten             | aten-recognize-{safe-softmax,layer-norm}, fold-batch-norm,        |
+|                  | fold-constants, index-as-slices                                   |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
 | type legalization| xnn-fp16-precision{mode}, [xnn-tune{form=bf16-gemm}],             |
 |                  | xnn-legalize-casts                                                |
@@ -50,11 +51,20 @@ from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 from xnnc.transforms.index_as_slices import IndexAsSlicesPass
+from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
+from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
 from xnnc.tuning.tuner import TunePass
 
 
 def _enabled(passes: list[ModulePass], options: CompileOptions) -> list[ModulePass]:
     return [p for p in passes if p.name not in options.disable]
+
+
+def raising_passes() -> list[ModulePass]:
+    """Decomposed ops raised back to the `aten` op that lowers as a whole. They run before
+    partitioning, in `xnnc.compile` and in `XnncPartitioner` alike, so that both group the
+    same ops; they read no weights."""
+    return [RecognizeSafeSoftmaxPass(), RecognizeLayerNormPass()]
 
 
 def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
@@ -71,7 +81,8 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
         if any(isinstance(p, ConvAsGemmPass) for p in optimize):
             optimize.insert(len(optimize) - 1, TunePass(form="conv-as-gemm", **tune))
     return {
-        "aten": _enabled([FoldBatchNormPass(), FoldConstantsPass(), IndexAsSlicesPass()], options),
+        "aten": raising_passes()
+        + _enabled([FoldBatchNormPass(), FoldConstantsPass(), IndexAsSlicesPass()], options),
         "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
         "type legalization": [
             Fp16PrecisionPass(mode=options.fp16),

@@ -576,6 +576,14 @@ class AmaxOp(_Reduce):
     name = "aten.amax"
 
 
+@aten_op("aten::var.correction")
+class VarOp(_Reduce):
+    """Variance over `dim`, divided by count - correction (1 when absent: Bessel's)."""
+
+    name = "aten.var"
+    correction = opt_prop_def(Scalar)
+
+
 class _Softmax(_Unary):
     dim = prop_def(IntegerAttr)
     half_to_float = prop_def(BoolAttr)
@@ -594,6 +602,21 @@ class SoftmaxOp(_Softmax):
 @aten_op("aten::_log_softmax")
 class LogSoftmaxOp(_Softmax):
     name = "aten._log_softmax"
+
+
+@aten_op("aten::_safe_softmax")
+class SafeSoftmaxOp(_Unary):
+    """Softmax over `dim` that gives 0, not NaN, on a slice that is all -inf (a fully masked
+    attention row): what the SDPA decomposition computes with eq/any/where around _softmax."""
+
+    name = "aten._safe_softmax"
+    dim = prop_def(IntegerAttr)
+    dtype = opt_prop_def(Attribute)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if normalize_dim(self.dim.value.data, len(shape_of(self.input))) is None:
+            _fail(f"dim {self.dim.value.data} is out of range for rank {len(shape_of(self.input))}")
 
 
 @aten_op("aten::_native_batch_norm_legit_no_training")
@@ -655,6 +678,40 @@ class LayerNormOp(AtenOp):
         for label, v in (("weight", self.weight), ("bias", self.bias)):
             if v is not None and shape_of(v) != norm:
                 _fail(f"{label} has shape {list(shape_of(v))}, expected {list(norm)}")
+        if shape_of(self.result) != x:
+            _fail(f"result shape {list(shape_of(self.result))} differs from input {list(x)}")
+
+
+@aten_op("aten::native_group_norm", renames={"HxW": "hxw"})
+class GroupNormOp(AtenOp):
+    """Group norm of [N, C, *] over `group` groups of C / group channels; weight and bias are
+    per channel. The second and third results are the per-group mean and rstd, [N, group]."""
+
+    name = "aten.native_group_norm"
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    input = operand_def(TensorType)
+    weight = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    N = prop_def(IntegerAttr)
+    C = prop_def(IntegerAttr)
+    hxw = prop_def(IntegerAttr)
+    group = prop_def(IntegerAttr)
+    eps = prop_def(FloatAttr)
+    result = result_def(TensorType)
+    mean = result_def(TensorType)
+    rstd = result_def(TensorType)
+    assembly_format = LayerNormOp.assembly_format
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        n, c, hxw, g = (a.value.data for a in (self.N, self.C, self.hxw, self.group))
+        if len(x) < 2 or x[0] != n or x[1] != c or numel(x) != n * c * hxw:
+            _fail(f"N={n}, C={c}, HxW={hxw} do not describe the input shape {list(x)}")
+        if g < 1 or c % g:
+            _fail(f"{c} channels do not split into {g} groups")
+        for label, v in (("weight", self.weight), ("bias", self.bias)):
+            if v is not None and shape_of(v) != (c,):
+                _fail(f"{label} has shape {list(shape_of(v))}, expected [{c}] (channels)")
         if shape_of(self.result) != x:
             _fail(f"result shape {list(shape_of(self.result))} differs from input {list(x)}")
 
@@ -1030,7 +1087,8 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     MinimumOp, ReluOp, EluOp, GeluOp, SigmoidOp, TanhOp, HardtanhOp, LeakyReluOp, HardswishOp,
     HardsigmoidOp, SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
     FloorOp, CeilOp, SinOp, CosOp, SquareOp, WhereOp, LinearOp, AddmmOp, MmOp, BmmOp, MeanOp,
-    SumOp, AmaxOp, SoftmaxOp, LogSoftmaxOp, BatchNormOp, LayerNormOp, EmbeddingOp,
+    SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,
+    GroupNormOp, EmbeddingOp,
     MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, UpsampleNearest2dOp,
     UpsampleBilinear2dOp, PixelShuffleOp, PixelUnshuffleOp, ViewOp, PermuteOp, SqueezeOp,
     UnsqueezeOp, ExpandOp, SliceOp, SelectOp, CatOp, SplitWithSizesOp, ToCopyOp, ToDimOrderCopyOp,

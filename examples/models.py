@@ -835,6 +835,64 @@ def make_mobilenetv2(small: bool = False) -> Example:
 
 
 # ---------------------------------------------------------------------------------------------
+# Normalized models: a transformer encoder layer, a 1-D audio front end
+# ---------------------------------------------------------------------------------------------
+
+
+def _randomize_affine_norms(model: nn.Module) -> None:
+    """LayerNorm/GroupNorm weights around 1 and biases around 0, so the affine part counts."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.LayerNorm | nn.GroupNorm):
+                m.weight.normal_(1.0, 0.1)
+                m.bias.normal_(0.0, 0.1)
+
+
+def make_transformer_encoder(small: bool = False) -> Example:
+    """nn.TransformerEncoderLayer (post-norm, ReLU, batch_first, eval): full d_model 256,
+    4 heads, feed-forward 2048, [1, 64, 256]; small d_model 64, 4 heads, 128, [1, 16, 64].
+    Its attention decomposes into bmm, _safe_softmax (the masked-softmax guard) and bmm."""
+    torch.manual_seed(0)
+    dim, heads, ff, seq = (64, 4, 128, 16) if small else (256, 4, 2048, 64)
+    model = nn.TransformerEncoderLayer(dim, heads, ff, batch_first=True)
+    _randomize_affine_norms(model)
+    return model.eval(), (torch.randn(1, seq, dim),)
+
+
+class AudioNormNet(nn.Module):
+    """1-D audio front end normalized both ways: [1, 1, T] -> [1, 2C, T / 4].
+
+    conv(k7, s2) -> GroupNorm(8) -> SiLU -> conv(k5, s2) -> GroupNorm(1) -> GELU ->
+    LayerNorm over channels (time-major, as wav2vec2 / conformer blocks do) -> Linear."""
+
+    def __init__(self, channels: int = 64) -> None:
+        super().__init__()
+        c = channels
+        self.conv1 = nn.Conv1d(1, c, 7, stride=2, padding=3)
+        self.norm1 = nn.GroupNorm(8, c)
+        self.conv2 = nn.Conv1d(c, 2 * c, 5, stride=2, padding=2)
+        self.norm2 = nn.GroupNorm(1, 2 * c)
+        self.norm3 = nn.LayerNorm(2 * c)
+        self.proj = nn.Linear(2 * c, 2 * c)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.silu(self.norm1(self.conv1(x)))
+        x = F.gelu(self.norm2(self.conv2(x)))
+        return self.proj(self.norm3(x.transpose(1, 2))).transpose(1, 2)
+
+
+def make_audio_norms(small: bool = False) -> Example:
+    """AudioNormNet; full C=64, [1, 1, 16000] -> [1, 128, 4000]; small C=16, [1, 1, 1024]
+    -> [1, 32, 256]."""
+    torch.manual_seed(0)
+    channels, frames = (16, 1024) if small else (64, 16000)
+    model = AudioNormNet(channels)
+    _init_conv_weights(model)
+    _randomize_affine_norms(model)
+    return model.eval(), (torch.randn(1, 1, frames),)
+
+
+# ---------------------------------------------------------------------------------------------
 # Registry
 # ---------------------------------------------------------------------------------------------
 
@@ -849,4 +907,6 @@ MODELS: dict[str, ModelFactory] = {
     "dac": make_dac_decoder,
     "hifigan": make_hifigan,
     "mobilenetv2": make_mobilenetv2,
+    "transformer_encoder": make_transformer_encoder,
+    "audio_norms": make_audio_norms,
 }

@@ -20,9 +20,9 @@ import torch
 from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
 from executorch.exir.backend.utils import tag_constant_data
 from torch.export import ExportedProgram
-from xdsl.dialects.builtin import ModuleOp, NameLoc
+from xdsl.dialects.builtin import FusedLoc, ModuleOp, NameLoc
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute
 from xdsl.passes import PassPipeline
 
 import xnnc
@@ -35,19 +35,22 @@ from xnnc.pipeline import stages
 from xnnc.pte.backend import STOCK_BACKEND_ID, options_spec
 from xnnc.target import Target
 from xnnc.transforms.constant_fold import FoldConstantsPass
+from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 
 # A folded constant carries the location of the op it replaced, which may feed several groups.
 _CONSTANTS = (aten.ConstantOp, xnn.ConstantOp)
 
 
-def fx_node_name(op: Operation) -> str | None:
-    """The FX node an imported op came from (its location's innermost name)."""
-    loc = op.location
+def fx_node_names(loc: Attribute) -> list[str]:
+    """The FX nodes behind a location: one, or each of a fused location's (an op that a
+    raising pattern made of several, e.g. `aten._safe_softmax`)."""
+    if isinstance(loc, FusedLoc):
+        return [name for inner in loc.locations.data for name in fx_node_names(inner)]
     name = None
     while isinstance(loc, NameLoc):
         name = loc.desc.data
         loc = loc.location
-    return name
+    return [] if name is None else [name]
 
 
 def kept_whole() -> list[Any]:
@@ -97,13 +100,11 @@ class XnncPartitioner(Partitioner):
         that node (ExecuTorch requires that a kept op be delegated): the same check
         `xnn-partition` makes, on the program as it stands (weights-only computations
         folded first, as `xnnc.compile` does)."""
-        module = self._folded(import_model(ep, as_is=True))
+        module = self._prepared(import_model(ep, as_is=True))
         lowers: set[str] = set()
         for op in module.walk():
-            name = fx_node_name(op)
-            if name is not None and op.name not in self.options.exclude:
-                if convertible(op) is None:
-                    lowers.add(name)
+            if op.name not in self.options.exclude and convertible(op) is None:
+                lowers.update(fx_node_names(op.location))
 
         def delegated(node: Any) -> bool:
             return node.name in lowers
@@ -111,8 +112,9 @@ class XnncPartitioner(Partitioner):
         return kept_whole(), delegated
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
-        # xnnc.compile's grouping: weights-only computations folded, then xnn-partition.
-        module = self._folded(import_model(exported_program))
+        # xnnc.compile's grouping: decomposed ops raised, weights-only computations
+        # folded, then xnn-partition.
+        module = self._prepared(import_model(exported_program))
         PartitionPass(exclude=self.options.exclude).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         tag_of: dict[str, str] = {}
@@ -121,10 +123,12 @@ class XnncPartitioner(Partitioner):
         # subgraph to delegate: ExecuTorch keeps it.
         for i, sub in enumerate(sub for sub in subs if sub.inputs):
             for inner in sub.walk():
-                name = fx_node_name(inner)
-                if name is not None and not isinstance(inner, _CONSTANTS):
-                    tag_of[name] = f"xnnc_{i}"
-        remaining = {fx_node_name(op) for op in module.walk() if not isinstance(op, _CONSTANTS)}
+                if not isinstance(inner, _CONSTANTS):
+                    tag_of.update(dict.fromkeys(fx_node_names(inner.location), f"xnnc_{i}"))
+        remaining = {
+            name for op in module.walk() if not isinstance(op, _CONSTANTS)
+            for name in fx_node_names(op.location)
+        }  # fmt: skip
         tags: dict[str, DelegationSpec] = {}
         for node in exported_program.graph.nodes:
             tag = tag_of.get(node.name)
@@ -140,15 +144,17 @@ class XnncPartitioner(Partitioner):
         tag_constant_data(exported_program)
         return PartitionResult(tagged_exported_program=exported_program, partition_tags=tags)
 
-    def _folded(self, module: ModuleOp) -> ModuleOp:
-        """`module` with compile's constant folding applied (unless the options disable it):
-        an op on a weight's transpose lowers only once the transpose is a constant."""
-        folds = [
-            dataclasses.replace(p, shapes_only=True)
+    def _prepared(self, module: ModuleOp) -> ModuleOp:
+        """`module` after compile's aten stage as far as fake weights allow: the raising
+        passes, constant folding by shape (an op on a weight's transpose lowers only once
+        the transpose is a constant), and the rest; not batch-norm folding, which needs the
+        data (a batch norm lowers on its own, in the same group)."""
+        passes = [
+            dataclasses.replace(p, shapes_only=True) if isinstance(p, FoldConstantsPass) else p
             for p in stages(self.options)["aten"]
-            if isinstance(p, FoldConstantsPass)
+            if not isinstance(p, FoldBatchNormPass)
         ]
-        PassPipeline(tuple(folds)).apply(xnnc.make_context(), module)
+        PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
         return module
 
 

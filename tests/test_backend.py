@@ -99,11 +99,14 @@ def test_model_on_extended_runtime(zoo, name: str) -> None:
         torch.testing.assert_close(program(*inputs), want, atol=3e-2, rtol=3e-2)
     else:
         _compare(program(*inputs), want, dtype)
-    if name in ("mimi", "resnet", "dac", "hifigan", "mobilenetv2"):
+    if name in ("mimi", "resnet", "dac", "hifigan", "mobilenetv2", "transformer_encoder",
+                "audio_norms"):  # fmt: skip
         assert program.num_partitions == 1 and program.ops_outside() == []
 
 
-@pytest.mark.parametrize("name", ["mimi", "resnet", "fp16_convnet"])
+@pytest.mark.parametrize(
+    "name", ["mimi", "resnet", "fp16_convnet", "transformer_encoder", "audio_norms"]
+)
 def test_model_pte_on_stock_runtime(zoo, name: str) -> None:
     _, inputs = zoo.example(name)
     got = StockRuntime(zoo.pte(name))(*inputs)

@@ -137,7 +137,8 @@ def test_stdin_that_is_not_a_pt2_is_named_stdin(monkeypatch, capsys) -> None:
         ("xnnc-pipeline{fp16=half}", "xnnc-pipeline: fp16: unknown mode 'half'"),
         ('xnn-partition{exclude="aten.relu,aten.eluu"}',
          "xnn-partition: exclude: unknown op 'aten.eluu'; valid: "),
-        ("cse,frobnicate", "unknown pass 'frobnicate'; available passes: canonicalize, "),
+        ("cse,frobnicate",
+         "unknown pass 'frobnicate'; available passes: aten-recognize-layer-norm, "),
         ("cse{", "pass-pipeline:1:5: Expected argument name here in 'cse{'"),
     ],
 )  # fmt: skip

@@ -364,6 +364,25 @@ func.func @layer_norm(%x: tensor<2x5x16xf32>, %w: tensor<16xf32>, %b: tensor<16x
 }
 
 // -----
+// CHECK-LABEL: func.func @group_norm(
+// CHECK-NEXT:    %y, %mean, %rstd = aten.native_group_norm %x : tensor<2x8x5xf32> weight %w : tensor<8xf32> bias %b : tensor<8xf32> {N = 2 : i64, C = 8 : i64, hxw = 5 : i64, group = 4 : i64, eps = 1.000000e-05 : f64} -> tensor<2x8x5xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+// CHECK-NEXT:    func.return %y : tensor<2x8x5xf32>
+func.func @group_norm(%x: tensor<2x8x5xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8x5xf32> {
+  %y, %mean, %rstd = aten.native_group_norm %x : tensor<2x8x5xf32> weight %w : tensor<8xf32> bias %b : tensor<8xf32> {N = 2 : i64, C = 8 : i64, hxw = 5 : i64, group = 4 : i64, eps = 1.000000e-05 : f64} -> tensor<2x8x5xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  func.return %y : tensor<2x8x5xf32>
+}
+
+// -----
+// CHECK-LABEL: func.func @var_and_safe_softmax(
+// CHECK-NEXT:    %v = aten.var %x {dim = array<i64: -1>, correction = 0 : i64, keepdim = true} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+// CHECK-NEXT:    %s = aten._safe_softmax %x {dim = -1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+func.func @var_and_safe_softmax(%x: tensor<2x5xf32>) -> (tensor<2x1xf32>, tensor<2x5xf32>) {
+  %v = aten.var %x {dim = array<i64: -1>, correction = 0 : i64, keepdim = true} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+  %s = aten._safe_softmax %x {dim = -1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  func.return %v, %s : tensor<2x1xf32>, tensor<2x5xf32>
+}
+
+// -----
 // CHECK-LABEL: func.func @embedding(
 // CHECK-NEXT:    %y = aten.embedding %w, %i {padding_idx = 0 : i64} : (tensor<100x16xf32>, tensor<2x5xi64>) -> tensor<2x5x16xf32>
 // CHECK-NEXT:    func.return %y : tensor<2x5x16xf32>

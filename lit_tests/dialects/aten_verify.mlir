@@ -347,6 +347,30 @@ func.func @layer_norm_weight(%x: tensor<2x5x16xf32>, %w: tensor<5x16xf32>) {
 
 // -----
 
+// CHECK: {{.*}}aten_verify.mlir:[[# @LINE + 2]]:3: error: 'aten.native_group_norm' op 8 channels do not split into 3 groups
+func.func @group_norm_groups(%x: tensor<1x8x5xf32>) {
+  %0, %1, %2 = aten.native_group_norm %x : tensor<1x8x5xf32> {N = 1 : i64, C = 8 : i64, hxw = 5 : i64, group = 3 : i64, eps = 1.0e-05 : f64} -> tensor<1x8x5xf32>, tensor<1x3xf32>, tensor<1x3xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{.*}}aten_verify.mlir:[[# @LINE + 2]]:3: error: 'aten.native_group_norm' op N=1, C=8, HxW=4 do not describe the input shape [1, 8, 5]
+func.func @group_norm_sizes(%x: tensor<1x8x5xf32>) {
+  %0, %1, %2 = aten.native_group_norm %x : tensor<1x8x5xf32> {N = 1 : i64, C = 8 : i64, hxw = 4 : i64, group = 2 : i64, eps = 1.0e-05 : f64} -> tensor<1x8x5xf32>, tensor<1x2xf32>, tensor<1x2xf32>
+  func.return
+}
+
+// -----
+
+// CHECK: {{.*}}aten_verify.mlir:[[# @LINE + 2]]:3: error: 'aten._safe_softmax' op dim 2 is out of range for rank 2
+func.func @safe_softmax_dim(%x: tensor<2x5xf32>) {
+  %0 = aten._safe_softmax %x {dim = 2 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  func.return
+}
+
+// -----
+
 // CHECK: {{.*}}aten_verify.mlir:[[# @LINE + 2]]:3: error: 'aten.native_layer_norm' op result shape [2, 5, 1] differs from input [2, 5, 16]
 func.func @layer_norm_result(%x: tensor<2x5x16xf32>) {
   %0, %1, %2 = aten.native_layer_norm %x : tensor<2x5x16xf32> {normalized_shape = array<i64: 16>, eps = 1.0e-05 : f64} -> tensor<2x5x1xf32>, tensor<2x5x1xf32>, tensor<2x5x1xf32>
