@@ -13,10 +13,12 @@ one place and last in another.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass
 from typing import Any
 
+import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from torch.export import ExportedProgram
@@ -107,14 +109,31 @@ def carries_xnnc_options(compile_specs: list[CompileSpec]) -> bool:
     return any(spec.key == OPTIONS_KEY for spec in compile_specs)
 
 
+def copy_sharing_tensors(ep: ExportedProgram) -> ExportedProgram:
+    """A copy of `ep` whose graph may be changed (ExecuTorch's lowering takes lifted
+    constants out of the program it lowers), sharing the weights' storage with `ep`."""
+    tensors = [*ep.state_dict.values(), *ep.constants.values()]
+    memo = {id(t): t for t in tensors if isinstance(t, torch.Tensor)}
+    return copy.deepcopy(ep, memo)
+
+
 def install_dispatch() -> None:
     """Route `XnnpackBackend.preprocess` to `XnncBackend.preprocess` for xnnc's pieces;
-    idempotent."""
+    idempotent. Their pieces are copied for preprocess without copying the weights
+    (`XnncBackend.preprocess` only reads them): ExecuTorch's default deep copy put a
+    second copy of every weight beside the blob."""
     from executorch.backends.xnnpack.xnnpack_preprocess import XnnpackBackend
 
     stock = XnnpackBackend.__dict__["preprocess"].__func__
     if getattr(stock, "xnnc_stock_preprocess", None) is not None:
         return
+    stock_copy = XnnpackBackend.copy_exported_program_for_preprocess.__func__
+
+    def copy_for_preprocess(cls: type, edge_program: ExportedProgram,
+                            compile_specs: list[CompileSpec]) -> ExportedProgram:  # fmt: skip
+        if carries_xnnc_options(compile_specs):
+            return copy_sharing_tensors(edge_program)
+        return stock_copy(cls, edge_program, compile_specs)
 
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> Any:
         if carries_xnnc_options(compile_specs):
@@ -124,6 +143,7 @@ def install_dispatch() -> None:
     preprocess.xnnc_stock_preprocess = stock  # type: ignore[attr-defined]
     preprocess.__doc__ = stock.__doc__
     XnnpackBackend.preprocess = staticmethod(preprocess)
+    XnnpackBackend.copy_exported_program_for_preprocess = classmethod(copy_for_preprocess)
 
 
 install_dispatch()

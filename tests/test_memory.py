@@ -108,6 +108,42 @@ def test_write_pte_streams_the_same_pte(mlp, tmp_path) -> None:
         _close(StockRuntime(path.read_bytes())(*inputs)[0], model(*inputs), 1e-5)
 
 
+def test_pte_lowering_shares_the_weights_and_keeps_no_blob(mlp, tmp_path, monkeypatch) -> None:
+    """ExecuTorch copies each delegated piece for preprocess: xnnc's pieces share the
+    weights' storage (a deep copy put a second copy of every weight beside the blob), and
+    once the .pte is written no lowered module survives (torch's fake-tensor dispatch cache
+    and ExecuTorch's `is_same_node` cache kept them, and their blobs, for good)."""
+    import gc
+    import weakref
+
+    from executorch.exir.lowered_backend_module import LoweredBackendModule
+
+    from xnnc.pte import write_pte
+    from xnnc.pte.backend import XnncBackend
+
+    model, inputs = mlp
+    seen: list[int] = []
+    preprocess = XnncBackend.preprocess
+
+    def recording(edge_program, compile_specs):
+        seen.extend(t.data_ptr() for t in edge_program.state_dict.values())
+        return preprocess(edge_program, compile_specs)
+
+    lowered: list[weakref.ref] = []
+    init = LoweredBackendModule.__init__
+
+    def tracking(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        lowered.append(weakref.ref(self))
+
+    monkeypatch.setattr(XnncBackend, "preprocess", staticmethod(recording))
+    monkeypatch.setattr(LoweredBackendModule, "__init__", tracking)
+    write_pte(str(tmp_path / "m.pte"), model, inputs)
+    assert seen and set(seen) <= {p.data_ptr() for p in model.parameters()}
+    gc.collect()
+    assert lowered and all(ref() is None for ref in lowered)
+
+
 def _array(view: memoryview):
     import numpy as np
 
