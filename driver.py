@@ -25,6 +25,7 @@ so they need a savable program.
 from __future__ import annotations
 
 import io
+import json
 import mmap
 import os
 import struct
@@ -44,15 +45,17 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
 
 import xnnc
+from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
-from xnnc.errors import OptionError, TrainingModeWarning, XnncError
+from xnnc.errors import OptionError, PackedWeightsWarning, TrainingModeWarning, XnncError
 from xnnc.interpreter.aten import AtenFunctions, check_inputs
 from xnnc.options import CompileOptions
 from xnnc.target import Target
 
 PROGRAM_FORMAT = "xnnc-program-1"
+_PADDING_ID = 0xD935  # a zip extra field of zeros aligning the data after it (as zipalign)
 
 
 @register_impls
@@ -96,13 +99,16 @@ class Program:
         blobs: Sequence[bytes] | None = None,
         exported: Any = None,
         unsavable: str | None = None,
+        packed: Sequence[Any] | None = None,
     ):
         """`module` is lowered; `options` are those it was compiled with (by default its
         `#xnn.target` and nothing else); `threads` overrides the target's thread count for
         running; `blobs` are the subgraphs' serialized blobs when already known (they are
         not kept); `exported` is the ExportedProgram a `.pte` save lowers. `unsavable` says
         why `blobs`/`save` will fail: the weights only subgraphs read then go to XNNPACK
-        alone, released from the IR (and the blobs) as they are packed."""
+        alone, released from the IR (and the blobs) as they are packed. `packed[i]`: the
+        saved packed weights of subgraph i (or None), which its runtime maps instead of
+        packing."""
         self.module = module
         self.options = options or CompileOptions(target=target_of(module))
         self.threads = self.options.target.threads if threads is None else threads
@@ -113,7 +119,7 @@ class Program:
         if blobs is not None and len(blobs) != len(self.subgraphs):
             raise XnncError(f"{len(blobs)} blobs for {len(self.subgraphs)} subgraphs")
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
-        self.runtimes = self._runtimes(blobs, profile, unsavable)
+        self.runtimes = self._runtimes(blobs, profile, unsavable, packed)
         self._profiling = profile
         # xDSL's Interpreter keeps the values of the call it runs: one per calling thread.
         self._per_thread = local()
@@ -121,7 +127,11 @@ class Program:
         self._direct = self._whole_subgraph()
 
     def _runtimes(
-        self, blobs: Sequence[bytes] | None, profile: bool, unsavable: str | None
+        self,
+        blobs: Sequence[bytes] | None,
+        profile: bool,
+        unsavable: str | None,
+        packed: Sequence[Any] | None = None,
     ) -> dict[xnn.SubgraphOp, Any]:
         """The extended runtime of each subgraph: from `blobs`, else serialized with the
         weights in place (no copy: XNNPACK packs them from the IR's buffers). Unsavable, all
@@ -142,8 +152,14 @@ class Program:
                 blob, named = blobs[i], None
             else:  # the runtime's reference is then the last one
                 (blob, named), serialized[i] = serialized[i], None
-            runtimes[sub] = open_runtime(blob, named, threads=self.threads, profile=profile,
-                                         consume=consume)  # fmt: skip
+            weights = None if packed is None else packed[i]
+            try:
+                runtimes[sub] = open_runtime(blob, named, threads=self.threads, profile=profile,
+                                             consume=consume, packed=weights)  # fmt: skip
+            except PackedWeightsError as e:
+                _warn_repacking(f"subgraph {i}: {e}")
+                runtimes[sub] = open_runtime(blobs[i], None, threads=self.threads,
+                                             profile=profile, consume=consume)  # fmt: skip
             del blob, named
         return runtimes
 
@@ -269,6 +285,35 @@ class Program:
             z.writestr("weights.npz", buf.getvalue())
             for i, blob in enumerate(self.blobs):
                 z.writestr(f"subgraph_{i}.xnn", blob)
+            for i, sub in enumerate(self.subgraphs):
+                _save_packed(z, i, self.runtimes[sub])
+
+
+def _save_packed(z: zipfile.ZipFile, i: int, runtime: Any) -> None:
+    """Subgraph i's packed weights as `packed_i.bin` (its data 64-byte aligned in the file,
+    so that `load` maps them in place) and their index `packed_i.json`; nothing when the
+    runtime's packed weights cannot serve another runtime alone."""
+    weights = getattr(runtime, "packed_weights", lambda: None)()
+    if weights is None:
+        return
+    try:
+        index = weights.index()
+    except PackedWeightsError:
+        return
+    info = zipfile.ZipInfo(f"packed_{i}.bin", date_time=(1980, 1, 1, 0, 0, 0))
+    start = z.fp.tell() + 30 + len(info.filename) + 4  # the local header, then padding
+    info.extra = struct.pack("<HH", _PADDING_ID, -start % 64) + bytes(-start % 64)
+    with z.open(info, "w", force_zip64=index["size"] > zipfile.ZIP64_LIMIT) as f:
+        weights.save(f, index)
+    z.writestr(f"packed_{i}.json", json.dumps(index))
+
+
+def _warn_repacking(why: str) -> None:
+    warnings.warn(
+        f"xnnc.load: the saved packed weights do not fit ({why}); packing the weights again",
+        PackedWeightsWarning,
+        stacklevel=4,
+    )
 
 
 def _outside_weights(func: FuncOp) -> dict[str, np.ndarray]:
@@ -331,10 +376,40 @@ class _ZipBlobs(Sequence[memoryview]):
         info = self._z.getinfo(f"subgraph_{i}.xnn")
         if info.compress_type != zipfile.ZIP_STORED:
             return memoryview(self._z.read(info))
-        # The data follow the local header (30 bytes, then the name and the extra field).
-        name_size, extra_size = struct.unpack_from("<HH", self._map, info.header_offset + 26)
-        start = info.header_offset + 30 + name_size + extra_size
-        return memoryview(self._map)[start : start + info.file_size]
+        return _member_view(self._map, info)
+
+
+def _load_packed(z: zipfile.ZipFile, count: int, path: str) -> list[PackedWeights | None]:
+    """Each subgraph's saved packed weights, mapped from the file (copy-on-write, so that
+    nothing XNNPACK might write reaches the file); None where there are none or they do not
+    fit this CPU and XNNPACK build (one warning says so)."""
+    names, packed, why = set(z.namelist()), [], None
+    with open(path, "rb") as f:
+        mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+    for i in range(count):
+        if f"packed_{i}.bin" not in names or f"packed_{i}.json" not in names:
+            packed.append(None)
+            continue
+        try:
+            info = z.getinfo(f"packed_{i}.bin")
+            if info.compress_type != zipfile.ZIP_STORED:
+                raise PackedWeightsError("stored compressed")
+            index = json.loads(z.read(f"packed_{i}.json"))
+            packed.append(PackedWeights.mapped(index, _member_view(mapping, info)))
+        except (PackedWeightsError, ValueError) as e:
+            why = why or f"subgraph {i}: {e}"
+            packed.append(None)
+    if why is not None:
+        _warn_repacking(why)
+    return packed
+
+
+def _member_view(mapping: mmap.mmap, info: zipfile.ZipInfo) -> memoryview:
+    """The data of stored member `info` in `mapping` (a map of the whole zip file)."""
+    # The data follow the local header (30 bytes, then the name and the extra field).
+    name_size, extra_size = struct.unpack_from("<HH", mapping, info.header_offset + 26)
+    start = info.header_offset + 30 + name_size + extra_size
+    return memoryview(mapping)[start : start + info.file_size]
 
 
 def load(
@@ -363,8 +438,10 @@ def load(
             "loaded without savable=True: the blobs went to XNNPACK; "
             "load with xnnc.load(..., savable=True) to save"
         )  # fmt: skip
+        packed = _load_packed(z, count, path)
         program = Program(module, CompileOptions(target=target), threads=threads,
-                          profile=profile, blobs=blobs, unsavable=unsavable)  # fmt: skip
+                          profile=profile, blobs=blobs, unsavable=unsavable,
+                          packed=packed)  # fmt: skip
     if savable:
         program._blobs = blobs
     return program

@@ -7,7 +7,8 @@ them: `OptionError` (here), `ModelImportError` (frontend), `ReferenceRunError` (
 reference interpreter), `PartitionError` and `ConversionError` (conversion), `ShapeError`
 and `SerializeError` (backend_xnnpack). XNNPACK's own failures are `XnnpackError`, a
 RuntimeError: the runtime validates first, so they are not the user's input.
-`TrainingModeWarning` is the one warning: a module compiled in training mode.
+`TrainingModeWarning`: a module compiled in training mode; `PackedWeightsWarning`: `load`
+packs the weights again (the packed weights saved with the program do not fit).
 """
 
 from __future__ import annotations
@@ -24,3 +25,8 @@ class OptionError(XnncError):
 class TrainingModeWarning(UserWarning):
     """`xnnc.compile` was given a module in training mode: dropout and batch-norm behave as in
     training in what it compiles (call `model.eval()` first for inference)."""
+
+
+class PackedWeightsWarning(UserWarning):
+    """`xnnc.load` packs the weights again: the packed weights saved in the program file were
+    made for another CPU or XNNPACK build, or are damaged."""
