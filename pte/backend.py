@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tempfile
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,10 +29,11 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.passes import ModulePass, PassPipeline
 
 import xnnc
+from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.conversion.partition import PartitionPass, outline, schedule
 from xnnc.dialects import aten, xnn
-from xnnc.dialects.xnn import serialize_subgraph, set_target
+from xnnc.dialects.xnn import set_target, write_subgraph
 from xnnc.frontend.fx_importer import import_model
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
@@ -100,7 +102,14 @@ class XnncBackend(BackendDetails):
         ret = func.body.block.last_op
         if list(ret.operands) != list(sub.outputs):
             raise SerializeError("xnnc: the subgraph's outputs must be the delegate's results")
-        blob = serialize_subgraph(sub, options.target.runtime)
+        # Through a file: the IR's weights are freed as they are written, before the blob
+        # is read back (joined in memory, the IR's copies and the blob coexisted).
+        with tempfile.TemporaryFile() as f:
+            write_subgraph(f, sub, options.target.runtime)
+            del sub, subs, func, module
+            f.seek(0)
+            blob = f.read()
+        read_blob(blob)  # validates it, as serialize_subgraph does
         return PreprocessResult(processed_bytes=blob)
 
 

@@ -488,3 +488,23 @@ def test_corrupt_packed_weight_bytes_fail_the_crc_check(saved_convnet, tmp_path)
     out.write_bytes(bytes(data))
     with pytest.raises(XnncError, match=r"damaged program file: packed_0.bin fails its CRC"):
         xnnc.load(str(out))
+
+
+def test_subgraph_written_to_a_file_is_the_serialized_blob(convnet) -> None:
+    """`write_subgraph` (preprocess's path to the .pte) writes `serialize_subgraph`'s bytes
+    and leaves no weight in the subgraph's IR."""
+    import io
+
+    from xnnc.dialects.xnn import serialize_subgraph, write_subgraph
+
+    model, inputs = convnet
+    (sub,) = xnnc.compile(model, inputs, savable=True).subgraphs
+    want = serialize_subgraph(sub, "stock")
+    f = io.BytesIO()
+    write_subgraph(f, sub, "stock")
+    assert f.getvalue() == want
+    weights = [
+        op.value for op in sub.body.block.ops
+        if isinstance(op, xnn.ConstantOp) and isinstance(op.value, WeightAttr)
+    ]  # fmt: skip
+    assert weights and not any(w.data.has_data for w in weights)
