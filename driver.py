@@ -29,6 +29,7 @@ import json
 import mmap
 import os
 import struct
+import tempfile
 import warnings
 import zipfile
 import zlib
@@ -277,16 +278,30 @@ class Program:
 
             write_pte(path, self._exported, options=self.options)
             return
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
-            z.writestr("format", PROGRAM_FORMAT + "\n" + str(self.target))
-            z.writestr("program.mlir", xnnc.print_module(self.module))
-            buf = io.BytesIO()
-            np.savez(buf, **_outside_weights(self._func))
-            z.writestr("weights.npz", buf.getvalue())
-            for i, blob in enumerate(self.blobs):
-                z.writestr(f"subgraph_{i}.xnn", blob)
-            for i, sub in enumerate(self.subgraphs):
-                _save_packed(z, i, self.runtimes[sub])
+        # A new file replaces the old one: a program loaded from `path` maps its packed
+        # weights, and truncating the file under that mapping would crash it.
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)))
+        try:
+            with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
+                self._write_program(z)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)  # as open() would have made it
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+
+    def _write_program(self, z: zipfile.ZipFile) -> None:
+        z.writestr("format", PROGRAM_FORMAT + "\n" + str(self.target))
+        z.writestr("program.mlir", xnnc.print_module(self.module))
+        buf = io.BytesIO()
+        np.savez(buf, **_outside_weights(self._func))
+        z.writestr("weights.npz", buf.getvalue())
+        for i, blob in enumerate(self.blobs):
+            z.writestr(f"subgraph_{i}.xnn", blob)
+        for i, sub in enumerate(self.subgraphs):
+            _save_packed(z, i, self.runtimes[sub])
 
 
 def _save_packed(z: zipfile.ZipFile, i: int, runtime: Any) -> None:

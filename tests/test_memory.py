@@ -508,3 +508,29 @@ def test_subgraph_written_to_a_file_is_the_serialized_blob(convnet) -> None:
         if isinstance(op, xnn.ConstantOp) and isinstance(op.value, WeightAttr)
     ]  # fmt: skip
     assert weights and not any(w.data.has_data for w in weights)
+
+
+def test_saving_over_a_loaded_program_keeps_it_running(convnet, saved_convnet, tmp_path):
+    """A loaded program maps its file's packed weights: saving to that path writes a new
+    file instead of truncating the mapped one (which would crash the loaded program)."""
+    import os
+    import shutil
+
+    path, want = saved_convnet
+    model, inputs = convnet
+    mine = str(tmp_path / "m.xnnc")
+    shutil.copy(path, mine)
+    loaded = xnnc.load(mine)
+    xnnc.compile(nn.Sequential(nn.Linear(3, 2)).eval(), (torch.randn(1, 3),), savable=True).save(
+        mine
+    )
+    assert torch.equal(loaded(*inputs), want)
+    assert os.stat(mine).st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    import os
+
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
