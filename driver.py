@@ -17,9 +17,11 @@ once XNNPACK has packed them; unless compiled with `savable=True`, the ExportedP
 not kept and the weights used only inside subgraphs (and the copies conversion made of them:
 permuted filters, folded batch norms) leave the IR before the runtimes are built, which
 release each one as soon as it is packed (`XnnRuntime(consume=True)`), so the unpacked and
-the packed weights never all coexist. `load` reads the blobs through an mmap of the file, so
-that their pages are returned the same way. `blobs` and `save` serialize again from the IR,
-so they need a savable program.
+the packed weights never all coexist. `save` also stores XNNPACK's packed weights, which
+`load` maps and hands to XNNPACK (nothing packed, no source weight read); without them, or
+when they were made for another CPU or XNNPACK build, it reads the blobs through an mmap of
+the file, so that their pages are returned the same way. `blobs` and `save` serialize again
+from the IR, so they need a savable program.
 """
 
 from __future__ import annotations
