@@ -398,6 +398,12 @@ def test_loaded_program_maps_its_saved_packed_weights(convnet, saved_convnet) ->
     assert _mapped_from_file(rt._weights)
     assert all(entry.ctypes.data % 64 == 0 for entry in rt._weights._entries)
     assert torch.equal(loaded(*inputs), want)
+    with warnings.catch_warnings():  # the packed layout does not depend on the thread count
+        warnings.simplefilter("error")
+        threaded = xnnc.load(path, threads=2)
+    (rt,) = threaded.runtimes.values()
+    assert _mapped_from_file(rt._weights)
+    assert torch.equal(threaded(*inputs), want)
 
 
 def _mapped_from_file(weights) -> bool:
