@@ -160,6 +160,8 @@ class Program:
                 runtimes[sub] = open_runtime(blob, named, threads=self.threads, profile=profile,
                                              consume=consume, packed=weights)  # fmt: skip
             except PackedWeightsError as e:
+                if weights is None:  # not about saved packed weights
+                    raise
                 _warn_repacking(f"subgraph {i}: {e}")
                 runtimes[sub] = open_runtime(blobs[i], None, threads=self.threads,
                                              profile=profile, consume=consume)  # fmt: skip

@@ -23,6 +23,7 @@ import hashlib
 import platform
 from collections.abc import Hashable
 from ctypes import CFUNCTYPE, POINTER, Structure, c_bool, c_size_t, c_uint32, c_void_p
+from functools import cache
 from typing import IO, Any
 
 import numpy as np
@@ -39,31 +40,28 @@ class PackedWeightsError(ValueError):
     a damaged index, or a weight XNNPACK did not find in them)."""
 
 
+@cache
 def signature() -> dict[str, str]:
     """What the packed layout depends on: XNNPACK's build identifier (a hash of its packing
     code) and this CPU (architecture and feature flags, which pick the microkernels)."""
     xnn = capi.library().xnn
-    data, size = (
-        xnn.xnn_experimental_get_build_identifier_data,
-        xnn.xnn_experimental_get_build_identifier_size,
-    )
+    data = xnn.xnn_experimental_get_build_identifier_data
+    size = xnn.xnn_experimental_get_build_identifier_size
     data.restype, data.argtypes = ctypes.c_void_p, []
     size.restype, size.argtypes = ctypes.c_size_t, []
     build = ctypes.string_at(data(), size()).hex()
-    return {"xnnpack": build, "cpu": f"{platform.machine()}:{_cpu_flags_hash()}"}
+    return {"xnnpack": build, "cpu": f"{platform.machine()}:{_cpu_flags()}"}
 
 
-def _cpu_flags_hash() -> str:
+def _cpu_flags() -> str:
+    """A short hash of the CPU's feature flags (/proc/cpuinfo), empty ones if unreadable."""
     try:
         with open("/proc/cpuinfo") as f:
-            flags = next(
-                (line for line in f if line.split(":")[0].strip() in ("flags", "Features")), ""
-            )
+            line = next((x for x in f if x.split(":")[0].strip() in ("flags", "Features")), "")
     except OSError:
-        flags = ""
-    return hashlib.sha256(" ".join(sorted(flags.partition(":")[2].split())).encode()).hexdigest()[
-        :16
-    ]
+        line = ""
+    flags = " ".join(sorted(line.partition(":")[2].split()))
+    return hashlib.sha256(flags.encode()).hexdigest()[:16]
 
 
 class LookUpKey(Structure):
