@@ -18,17 +18,21 @@ once XNNPACK has packed them; unless compiled with `savable=True`, the ExportedP
 not kept and the weights used only inside subgraphs (and the copies conversion made of them:
 permuted filters, folded batch norms) leave the IR before the runtimes are built, which
 release each one as soon as it is packed (`XnnRuntime(consume=True)`), so the unpacked and
-the packed weights never all coexist. `load` reads the blobs through an mmap of the file, so
-that their pages are returned the same way. `blobs` and `save` serialize again from the IR,
-so they need a savable program.
+the packed weights never all coexist. `save` also stores XNNPACK's packed weights, which
+`load` maps and hands to XNNPACK (nothing packed, no source weight read); without them, or
+when they were made for another CPU or XNNPACK build, it reads the blobs through an mmap of
+the file, so that their pages are returned the same way. `blobs` and `save` serialize again
+from the IR, so they need a savable program.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import mmap
 import os
 import struct
+import tempfile
 import warnings
 import zipfile
 import zlib
@@ -45,15 +49,17 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
 
 import xnnc
+from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
-from xnnc.errors import OptionError, TrainingModeWarning, XnncError
+from xnnc.errors import OptionError, PackedWeightsWarning, TrainingModeWarning, XnncError
 from xnnc.interpreter.aten import AtenFunctions, check_inputs
 from xnnc.options import CompileOptions
 from xnnc.target import Target
 
 PROGRAM_FORMAT = "xnnc-program-1"
+_PADDING_ID = 0xD935  # a zip extra field of zeros aligning the data after it (as zipalign)
 
 
 @register_impls
@@ -109,13 +115,16 @@ class Program:
         blobs: Sequence[bytes] | None = None,
         exported: Any = None,
         unsavable: str | None = None,
+        packed: Sequence[Any] | None = None,
     ):
         """`module` is lowered; `options` are those it was compiled with (by default its
         `#xnn.target` and nothing else); `threads` overrides the target's thread count for
         running; `blobs` are the subgraphs' serialized blobs when already known (they are
         not kept); `exported` is the ExportedProgram a `.pte` save lowers. `unsavable` says
         why `blobs`/`save` will fail: the weights only subgraphs read then go to XNNPACK
-        alone, released from the IR (and the blobs) as they are packed."""
+        alone, released from the IR (and the blobs) as they are packed. `packed[i]`: the
+        saved packed weights of subgraph i (or None), which its runtime maps instead of
+        packing."""
         self.module = module
         self.options = options or CompileOptions(target=target_of(module))
         self.threads = self.options.target.threads if threads is None else threads
@@ -126,7 +135,7 @@ class Program:
         if blobs is not None and len(blobs) != len(self.subgraphs):
             raise XnncError(f"{len(blobs)} blobs for {len(self.subgraphs)} subgraphs")
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
-        self.runtimes = self._runtimes(blobs, profile, unsavable)
+        self.runtimes = self._runtimes(blobs, profile, unsavable, packed)
         self._profiling = profile
         # xDSL's Interpreter keeps the values of the call it runs: one per calling thread.
         self._per_thread = local()
@@ -134,7 +143,11 @@ class Program:
         self._direct = self._whole_subgraph()
 
     def _runtimes(
-        self, blobs: Sequence[bytes] | None, profile: bool, unsavable: str | None
+        self,
+        blobs: Sequence[bytes] | None,
+        profile: bool,
+        unsavable: str | None,
+        packed: Sequence[Any] | None = None,
     ) -> dict[xnn.SubgraphOp, Any]:
         """The extended runtime of each subgraph: from `blobs`, else serialized with the
         weights in place (no copy: XNNPACK packs them from the IR's buffers). Unsavable, all
@@ -155,8 +168,16 @@ class Program:
                 blob, named = blobs[i], None
             else:  # the runtime's reference is then the last one
                 (blob, named), serialized[i] = serialized[i], None
-            runtimes[sub] = open_runtime(blob, named, threads=self.threads, profile=profile,
-                                         consume=consume)  # fmt: skip
+            weights = None if packed is None else packed[i]
+            try:
+                runtimes[sub] = open_runtime(blob, named, threads=self.threads, profile=profile,
+                                             consume=consume, packed=weights)  # fmt: skip
+            except PackedWeightsError as e:
+                if weights is None:  # not about saved packed weights
+                    raise
+                _warn_repacking(f"subgraph {i}: {e}")
+                runtimes[sub] = open_runtime(blobs[i], None, threads=self.threads,
+                                             profile=profile, consume=consume)  # fmt: skip
             del blob, named
         return runtimes
 
@@ -296,14 +317,57 @@ class Program:
 
             write_pte(path, self._exported, options=self.options)
             return
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as z:
-            z.writestr("format", PROGRAM_FORMAT + "\n" + str(self.target))
-            z.writestr("program.mlir", xnnc.print_module(self.module))
-            buf = io.BytesIO()
-            np.savez(buf, **_outside_weights(self._func))
-            z.writestr("weights.npz", buf.getvalue())
-            for i, blob in enumerate(self.blobs):
-                z.writestr(f"subgraph_{i}.xnn", blob)
+        # A new file replaces the old one: a program loaded from `path` maps its packed
+        # weights, and truncating the file under that mapping would crash it.
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)))
+        try:
+            with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
+                self._write_program(z)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)  # as open() would have made it
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+
+    def _write_program(self, z: zipfile.ZipFile) -> None:
+        z.writestr("format", PROGRAM_FORMAT + "\n" + str(self.target))
+        z.writestr("program.mlir", xnnc.print_module(self.module))
+        buf = io.BytesIO()
+        np.savez(buf, **_outside_weights(self._func))
+        z.writestr("weights.npz", buf.getvalue())
+        for i, blob in enumerate(self.blobs):
+            z.writestr(f"subgraph_{i}.xnn", blob)
+        for i, sub in enumerate(self.subgraphs):
+            _save_packed(z, i, self.runtimes[sub])
+
+
+def _save_packed(z: zipfile.ZipFile, i: int, runtime: Any) -> None:
+    """Subgraph i's packed weights as `packed_i.bin` (its data 64-byte aligned in the file,
+    so that `load` maps them in place) and their index `packed_i.json`; nothing when the
+    runtime's packed weights cannot serve another runtime alone."""
+    weights = getattr(runtime, "packed_weights", lambda: None)()
+    if weights is None:
+        return
+    try:
+        index = weights.index()
+    except PackedWeightsError:
+        return
+    info = zipfile.ZipInfo(f"packed_{i}.bin", date_time=(1980, 1, 1, 0, 0, 0))
+    start = z.fp.tell() + 30 + len(info.filename) + 4  # the local header, then padding
+    info.extra = struct.pack("<HH", _PADDING_ID, -start % 64) + bytes(-start % 64)
+    with z.open(info, "w", force_zip64=index["size"] > zipfile.ZIP64_LIMIT) as f:
+        weights.save(f, index)
+    z.writestr(f"packed_{i}.json", json.dumps(index))
+
+
+def _warn_repacking(why: str) -> None:
+    warnings.warn(
+        f"xnnc.load: the saved packed weights do not fit ({why}); packing the weights again",
+        PackedWeightsWarning,
+        stacklevel=4,
+    )
 
 
 def _outside_weights(func: FuncOp) -> dict[str, np.ndarray]:
@@ -366,10 +430,40 @@ class _ZipBlobs(Sequence[memoryview]):
         info = self._z.getinfo(f"subgraph_{i}.xnn")
         if info.compress_type != zipfile.ZIP_STORED:
             return memoryview(self._z.read(info))
-        # The data follow the local header (30 bytes, then the name and the extra field).
-        name_size, extra_size = struct.unpack_from("<HH", self._map, info.header_offset + 26)
-        start = info.header_offset + 30 + name_size + extra_size
-        return memoryview(self._map)[start : start + info.file_size]
+        return _member_view(self._map, info)
+
+
+def _load_packed(z: zipfile.ZipFile, count: int, path: str) -> list[PackedWeights | None]:
+    """Each subgraph's saved packed weights, mapped from the file (copy-on-write, so that
+    nothing XNNPACK might write reaches the file); None where there are none or they do not
+    fit this CPU and XNNPACK build (one warning says so)."""
+    names, packed, why = set(z.namelist()), [], None
+    with open(path, "rb") as f:
+        mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+    for i in range(count):
+        if f"packed_{i}.bin" not in names or f"packed_{i}.json" not in names:
+            packed.append(None)
+            continue
+        try:
+            info = z.getinfo(f"packed_{i}.bin")
+            if info.compress_type != zipfile.ZIP_STORED:
+                raise PackedWeightsError("stored compressed")
+            index = json.loads(z.read(f"packed_{i}.json"))
+            packed.append(PackedWeights.mapped(index, _member_view(mapping, info)))
+        except (PackedWeightsError, ValueError) as e:
+            why = why or f"subgraph {i}: {e}"
+            packed.append(None)
+    if why is not None:
+        _warn_repacking(why)
+    return packed
+
+
+def _member_view(mapping: mmap.mmap, info: zipfile.ZipInfo) -> memoryview:
+    """The data of stored member `info` in `mapping` (a map of the whole zip file)."""
+    # The data follow the local header (30 bytes, then the name and the extra field).
+    name_size, extra_size = struct.unpack_from("<HH", mapping, info.header_offset + 26)
+    start = info.header_offset + 30 + name_size + extra_size
+    return memoryview(mapping)[start : start + info.file_size]
 
 
 def load(
@@ -398,8 +492,10 @@ def load(
             "loaded without savable=True: the blobs went to XNNPACK; "
             "load with xnnc.load(..., savable=True) to save"
         )  # fmt: skip
+        packed = _load_packed(z, count, path)
         program = Program(module, CompileOptions(target=target), threads=threads,
-                          profile=profile, blobs=blobs, unsavable=unsavable)  # fmt: skip
+                          profile=profile, blobs=blobs, unsavable=unsavable,
+                          packed=packed)  # fmt: skip
     if savable:
         program._blobs = blobs
     return program

@@ -7,8 +7,9 @@ them: `OptionError` (here), `ModelImportError` (frontend), `ReferenceRunError` (
 reference interpreter), `PartitionError` and `ConversionError` (conversion), `ShapeError`
 and `SerializeError` (backend_xnnpack). XNNPACK's own failures are `XnnpackError`, a
 RuntimeError: the runtime validates first, so they are not the user's input.
-`TrainingModeWarning` warns of a module compiled in training mode, `TuningDatabaseWarning`
-of a tuning database xnnc cannot read or write.
+`TrainingModeWarning`: a module compiled in training mode; `TuningDatabaseWarning`: a
+tuning database xnnc cannot read or write; `PackedWeightsWarning`: `load` packs the
+weights again (the packed weights saved with the program do not fit).
 """
 
 from __future__ import annotations
@@ -30,3 +31,8 @@ class TrainingModeWarning(UserWarning):
 class TuningDatabaseWarning(UserWarning):
     """The tuning database could not be read (corrupt, foreign) or written: it is ignored
     (and rewritten), and the compile goes on with fresh measurements or the static rules."""
+
+
+class PackedWeightsWarning(UserWarning):
+    """`xnnc.load` packs the weights again: the packed weights saved in the program file were
+    made for another CPU or XNNPACK build, or are damaged."""

@@ -23,7 +23,7 @@ import re
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import flatbuffers
 import numpy as np
@@ -153,6 +153,23 @@ def pack_blob(
     if validate:
         read_blob(blob)
     return blob
+
+
+def write_blob(file: IO[bytes], graph: fb.XNNGraphT, constants: list[Any]) -> None:
+    """`pack_blob` written to `file`, letting go of each constant once written
+    (`constants[k]` becomes None), so that a caller holding no other reference frees them
+    one by one instead of holding them all beside the whole blob."""
+    entries, offset = [fb.ConstantDataOffsetT()], 0
+    for data in constants:
+        entry = fb.ConstantDataOffsetT()
+        entry.offset, entry.size = offset, memoryview(data).nbytes
+        entries.append(entry)
+        offset += entry.size + _padding(entry.size)
+    file.write(_pack_graph(graph, entries, offset))
+    for k, entry in enumerate(entries[1:]):
+        file.write(memoryview(constants[k]).cast("B"))
+        file.write(bytes(_padding(entry.size)))
+        constants[k] = None
 
 
 def pack_blob_named(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from xnnc.backend_xnnpack.blob import (
     VALUE_FLAG_EXTERNAL_OUTPUT,
     pack_blob,
     pack_blob_named,
+    write_blob,
 )
 from xnnc.backend_xnnpack.nodes import INVALID_VALUE_ID, KINDS, camel
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
@@ -144,6 +145,11 @@ class GraphBuilder:
         """`finish` with the constants left in place: the blob and its named data, views of
         the constants' own memory (`pack_blob_named`)."""
         return pack_blob_named(self._graph(outputs), self._constants)
+
+    def write(self, file: IO[bytes], outputs: Sequence[Hashable]) -> None:
+        """`finish` written to `file` (not validated), dropping this builder's reference to
+        each constant once written (`write_blob`): the builder is spent."""
+        write_blob(file, self._graph(outputs), self._constants)
 
     def _graph(self, outputs: Sequence[Hashable]) -> Any:
         self._outputs = [self._ids[key] for key in outputs]

@@ -1,7 +1,7 @@
 """Memory of compile, load and to_pte against the size of the weights.
 
     python -m xnnc.benchmarks.memory_bench [--models linear7,resnet]
-                                           [--what compile,load,to_pte,write_pte]
+                                           [--what compile,load,load_run,to_pte,write_pte]
 
 Targets (issue 12): compile peak <= 1.3x the weights and <= 1.1x after it returns, load
 <= 1.1x, to_pte <= 1.3x.
@@ -13,8 +13,11 @@ the high-water mark reset (`/proc/self/clear_refs`). Extra memory is VmHWM (peak
 (after the call returns, result still alive, garbage collected and `malloc_trim`med)
 minus that baseline, printed as MiB and as a
 ratio to the model's weight bytes. `load` reads a program file saved beforehand by another
-subprocess; its baseline has no model in it. `to_pte` returns the `.pte` bytes (alive in
-"after"); `write_pte` streams the same `.pte` to a file, as `Program.save("m.pte")` does.
+subprocess (with XNNPACK's packed weights in it); its baseline has no model in it.
+`load_run` is `load` and the first call: the packed weights are mapped from the file, so
+their pages come in when XNNPACK first reads them, not at `load`. `to_pte` returns the
+`.pte` bytes (alive in "after"); `write_pte` streams the same `.pte` to a file, as
+`Program.save("m.pte")` does.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import torch
 from torch import nn
 
 MIB = 2**20
-WHATS = ("compile", "load", "to_pte", "write_pte")
+WHATS = ("compile", "load", "load_run", "to_pte", "write_pte")
 
 
 def linear7(small: bool = False) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
@@ -89,18 +92,22 @@ def child(name: str, what: str, path: str) -> dict[str, float]:
     tiny_model, tiny_inputs = make(small=True)
     with torch.no_grad():
         tiny_model(*tiny_inputs)
-    model, inputs = (None, None) if what == "load" else make()
-    weights = _weight_bytes(make(small=False)[0]) if what == "load" else _weight_bytes(model)
+    loads = what in ("load", "load_run")
+    model, inputs = (None, make()[1]) if loads else make()
+    weights = _weight_bytes(make(small=False)[0]) if loads else _weight_bytes(model)
     if what == "compile":
         xnnc.compile(tiny_model, tiny_inputs)(*tiny_inputs)
         with torch.no_grad():
             model(*inputs)
         call = lambda: xnnc.compile(model, inputs)  # noqa: E731
-    elif what == "load":
+    elif loads:
         tiny = os.path.join(os.path.dirname(path), "tiny.xnnc")
         xnnc.compile(tiny_model, tiny_inputs, savable=True).save(tiny)
         xnnc.load(tiny)(*tiny_inputs)
-        call = lambda: xnnc.load(path)  # noqa: E731
+        if what == "load":
+            call = lambda: xnnc.load(path)  # noqa: E731
+        else:
+            call = lambda: _loaded_and_run(path, inputs)  # noqa: E731
     else:
         to_pte(tiny_model, tiny_inputs)
         with torch.no_grad():
@@ -120,6 +127,13 @@ def child(name: str, what: str, path: str) -> dict[str, float]:
         "peak": end["VmHWM"] - base["VmRSS"],
         "after": end["VmRSS"] - base["VmRSS"],
     }
+
+
+def _loaded_and_run(path: str, inputs: tuple[torch.Tensor, ...]) -> Any:
+    import xnnc
+
+    program = xnnc.load(path)
+    return program, program(*inputs)
 
 
 def _run_child(name: str, what: str, path: str) -> dict[str, float]:
@@ -146,7 +160,7 @@ def table(models: list[str], whats: list[str]) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         for name in models:
             path = os.path.join(tmp, f"{name}.xnnc")
-            if "load" in whats:
+            if "load" in whats or "load_run" in whats:
                 command = [sys.executable, __file__, "--save", name, path]
                 subprocess.run(command, check=True, capture_output=True)
             for what in whats:

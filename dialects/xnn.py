@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
-from typing import Any, ClassVar, Self
+from typing import IO, Any, ClassVar, Self
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -813,6 +813,17 @@ def serialize_subgraph_named(
     the named data are views of the weights' own buffers (for a runtime in this process)."""
     graph, outputs = _graph_of(sub, runtime)
     return graph.finish_named(outputs)
+
+
+def write_subgraph(file: IO[bytes], sub: SubgraphOp, runtime: str = "extended") -> None:
+    """`serialize_subgraph` written to `file`, for a subgraph serialized once: its weights
+    leave the IR and each is let go of once written, so that the IR's weight copies
+    (permuted filters, folded batch norms) and the blob do not all coexist."""
+    graph, outputs = _graph_of(sub, runtime)
+    for op in sub.body.block.ops:
+        if isinstance(op, ConstantOp) and isinstance(op.value, WeightAttr):
+            op.value.data.data = None
+    graph.write(file, outputs)
 
 
 def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValue]]:

@@ -13,10 +13,13 @@ one place and last in another.
 
 from __future__ import annotations
 
+import copy
 import json
+import tempfile
 from dataclasses import dataclass
 from typing import Any
 
+import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from torch.export import ExportedProgram
@@ -26,10 +29,11 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.passes import ModulePass, PassPipeline
 
 import xnnc
+from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.conversion.partition import PartitionPass, outline, schedule
 from xnnc.dialects import aten, xnn
-from xnnc.dialects.xnn import serialize_subgraph, set_target
+from xnnc.dialects.xnn import set_target, write_subgraph
 from xnnc.frontend.fx_importer import import_model
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
@@ -98,7 +102,14 @@ class XnncBackend(BackendDetails):
         ret = func.body.block.last_op
         if list(ret.operands) != list(sub.outputs):
             raise SerializeError("xnnc: the subgraph's outputs must be the delegate's results")
-        blob = serialize_subgraph(sub, options.target.runtime)
+        # Through a file: the IR's weights are freed as they are written, before the blob
+        # is read back (joined in memory, the IR's copies and the blob coexisted).
+        with tempfile.TemporaryFile() as f:
+            write_subgraph(f, sub, options.target.runtime)
+            del sub, subs, func, module
+            f.seek(0)
+            blob = f.read()
+        read_blob(blob)  # validates it, as serialize_subgraph does
         return PreprocessResult(processed_bytes=blob)
 
 
@@ -107,14 +118,31 @@ def carries_xnnc_options(compile_specs: list[CompileSpec]) -> bool:
     return any(spec.key == OPTIONS_KEY for spec in compile_specs)
 
 
+def copy_sharing_tensors(ep: ExportedProgram) -> ExportedProgram:
+    """A copy of `ep` whose graph may be changed (ExecuTorch's lowering takes lifted
+    constants out of the program it lowers), sharing the weights' storage with `ep`."""
+    tensors = [*ep.state_dict.values(), *ep.constants.values()]
+    memo = {id(t): t for t in tensors if isinstance(t, torch.Tensor)}
+    return copy.deepcopy(ep, memo)
+
+
 def install_dispatch() -> None:
     """Route `XnnpackBackend.preprocess` to `XnncBackend.preprocess` for xnnc's pieces;
-    idempotent."""
+    idempotent. Their pieces are copied for preprocess without copying the weights
+    (`XnncBackend.preprocess` only reads them): ExecuTorch's default deep copy put a
+    second copy of every weight beside the blob."""
     from executorch.backends.xnnpack.xnnpack_preprocess import XnnpackBackend
 
     stock = XnnpackBackend.__dict__["preprocess"].__func__
     if getattr(stock, "xnnc_stock_preprocess", None) is not None:
         return
+    stock_copy = XnnpackBackend.copy_exported_program_for_preprocess.__func__
+
+    def copy_for_preprocess(cls: type, edge_program: ExportedProgram,
+                            compile_specs: list[CompileSpec]) -> ExportedProgram:  # fmt: skip
+        if carries_xnnc_options(compile_specs):
+            return copy_sharing_tensors(edge_program)
+        return stock_copy(cls, edge_program, compile_specs)
 
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> Any:
         if carries_xnnc_options(compile_specs):
@@ -124,6 +152,7 @@ def install_dispatch() -> None:
     preprocess.xnnc_stock_preprocess = stock  # type: ignore[attr-defined]
     preprocess.__doc__ = stock.__doc__
     XnnpackBackend.preprocess = staticmethod(preprocess)
+    XnnpackBackend.copy_exported_program_for_preprocess = classmethod(copy_for_preprocess)
 
 
 install_dispatch()

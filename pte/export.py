@@ -10,16 +10,16 @@ delegates already name `XnnpackBackend`, so ExecuTorch's own `edge.to_executorch
 
 from __future__ import annotations
 
-import copy
+import gc
+import tempfile
 import threading
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
 from executorch.exir.lowered_backend_module import LoweredBackendModule
-from torch.export import ExportedProgram
 
 from xnnc.options import CompileOptions
-from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend
+from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
 from xnnc.pte.partitioner import XnncPartitioner
 from xnnc.pte.verify import check_pte
 
@@ -48,8 +48,14 @@ def to_pte(
 ) -> bytes:
     """A `.pte` whose delegates are xnnc blobs, for stock ExecuTorch: an nn.Module with
     inputs, or an ExportedProgram, compiled under `options` (or its fields as keywords) with
-    the target's runtime set to stock."""
-    return _program(model, example_inputs, options, **fields).buffer
+    the target's runtime set to stock.
+
+    Streamed to a temporary file and read back once the blobs are gone: joining it in
+    memory (ExecuTorch's `.buffer`) held the blobs and the `.pte` at once, 2x the weights."""
+    with tempfile.TemporaryFile() as f:
+        _write(f, _program(model, example_inputs, options, **fields))
+        f.seek(0)
+        return f.read()
 
 
 def write_pte(
@@ -63,7 +69,31 @@ def write_pte(
     first (the blobs are not copied a second time)."""
     program = _program(model, example_inputs, options, **fields)
     with open(path, "wb") as f:
-        program.write_to_file(f)
+        _write(f, program)
+
+
+def _write(f: BinaryIO, program: Any) -> None:
+    """Writes `program` (ExecuTorch's program manager, the last reference to it) to `f`,
+    then lets go of its delegate blobs."""
+    program.write_to_file(f)
+    del program
+    _forget_lowered_modules()
+
+
+def _forget_lowered_modules() -> None:
+    """Empties the two process-wide caches that kept every lowered program (and its blobs,
+    about the size of the weights) alive after the `.pte` was written: ExecuTorch's
+    `is_same_node` (an unbounded lru_cache of graph nodes) and the entries of torch's
+    fake-tensor dispatch cache keyed by a lowered module (`executorch_call_delegate`'s
+    argument), which a dead module can never hit again."""
+    from executorch.exir.backend.utils import is_same_node
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    is_same_node.cache_clear()
+    cache = FakeTensorMode.cache
+    for key in [k for k in cache if any(isinstance(e, LoweredBackendModule) for e in k.key)]:
+        del cache[key]
+    gc.collect()  # the modules sit in reference cycles (graph modules)
 
 
 def _program(model: Any, example_inputs: Any, options: CompileOptions | None, **fields: Any):
@@ -74,16 +104,8 @@ def _program(model: Any, example_inputs: Any, options: CompileOptions | None, **
 
     options = CompileOptions.of(options, **fields)
     options = options.replace(target=options.target.replace(runtime="stock"))
-    ep = _copy_sharing_tensors(export_program(model, example_inputs))
+    ep = copy_sharing_tensors(export_program(model, example_inputs))
     return to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)]).to_executorch()
-
-
-def _copy_sharing_tensors(ep: ExportedProgram) -> ExportedProgram:
-    """A copy of `ep` that ExecuTorch's lowering may consume (it takes lifted constants out
-    of the program it lowers), sharing the weights' storage with the original."""
-    tensors = [*ep.state_dict.values(), *ep.constants.values()]
-    memo = {id(t): t for t in tensors if isinstance(t, torch.Tensor)}
-    return copy.deepcopy(ep, memo)
 
 
 class StockRuntime:

@@ -108,6 +108,42 @@ def test_write_pte_streams_the_same_pte(mlp, tmp_path) -> None:
         _close(StockRuntime(path.read_bytes())(*inputs)[0], model(*inputs), 1e-5)
 
 
+def test_pte_lowering_shares_the_weights_and_keeps_no_blob(mlp, tmp_path, monkeypatch) -> None:
+    """ExecuTorch copies each delegated piece for preprocess: xnnc's pieces share the
+    weights' storage (a deep copy put a second copy of every weight beside the blob), and
+    once the .pte is written no lowered module survives (torch's fake-tensor dispatch cache
+    and ExecuTorch's `is_same_node` cache kept them, and their blobs, for good)."""
+    import gc
+    import weakref
+
+    from executorch.exir.lowered_backend_module import LoweredBackendModule
+
+    from xnnc.pte import write_pte
+    from xnnc.pte.backend import XnncBackend
+
+    model, inputs = mlp
+    seen: list[int] = []
+    preprocess = XnncBackend.preprocess
+
+    def recording(edge_program, compile_specs):
+        seen.extend(t.data_ptr() for t in edge_program.state_dict.values())
+        return preprocess(edge_program, compile_specs)
+
+    lowered: list[weakref.ref] = []
+    init = LoweredBackendModule.__init__
+
+    def tracking(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        lowered.append(weakref.ref(self))
+
+    monkeypatch.setattr(XnncBackend, "preprocess", staticmethod(recording))
+    monkeypatch.setattr(LoweredBackendModule, "__init__", tracking)
+    write_pte(str(tmp_path / "m.pte"), model, inputs)
+    assert seen and set(seen) <= {p.data_ptr() for p in model.parameters()}
+    gc.collect()
+    assert lowered and all(ref() is None for ref in lowered)
+
+
 def _array(view: memoryview):
     import numpy as np
 
@@ -322,3 +358,185 @@ def test_mapped_copy_is_the_tensor_in_pages_of_its_own() -> None:
     assert copy.data_ptr() in starts  # a mapping of its own, unmapped when freed
     small = torch.randn(4, 4).T
     assert torch.equal(mapped_copy(small), small)
+
+
+# --- packed weights saved with the program ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def saved_convnet(convnet, tmp_path_factory) -> tuple[str, torch.Tensor]:
+    """The convnet saved with its packed weights, and the compiled program's output."""
+    model, inputs = convnet
+    program = xnnc.compile(model, inputs, savable=True)
+    path = str(tmp_path_factory.mktemp("packed") / "m.xnnc")
+    program.save(path)
+    return path, program(*inputs)
+
+
+def _rewrite(path: str, out: str, member: str, data: bytes) -> None:
+    """A copy of the program file `path` with `member`'s data replaced (CRCs kept valid)."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, data if info.filename == member else src.read(info))
+
+
+def test_loaded_program_maps_its_saved_packed_weights(convnet, saved_convnet) -> None:
+    """load packs nothing: every weight XNNPACK packs comes from the file's packed weights
+    (views of a mapping of it, 64-byte aligned), none is read from the blob; the outputs are
+    the compiled program's bit for bit."""
+    import warnings
+
+    path, want = saved_convnet
+    model, inputs = convnet
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loaded = xnnc.load(path)
+    (rt,) = loaded.runtimes.values()
+    assert rt._released and set(rt._released) == rt._packed_constants
+    assert _mapped_from_file(rt._weights)
+    assert all(entry.ctypes.data % 64 == 0 for entry in rt._weights._entries)
+    assert torch.equal(loaded(*inputs), want)
+    with warnings.catch_warnings():  # the packed layout does not depend on the thread count
+        warnings.simplefilter("error")
+        threaded = xnnc.load(path, threads=2)
+    (rt,) = threaded.runtimes.values()
+    assert _mapped_from_file(rt._weights)
+    assert torch.equal(threaded(*inputs), want)
+
+
+def _mapped_from_file(weights) -> bool:
+    """Whether every packed weight is a view of a mapped file (else: packed here)."""
+    import mmap
+
+    import numpy as np
+
+    def root(entry: np.ndarray):
+        while isinstance(entry, np.ndarray) and entry.base is not None:
+            entry = entry.base
+        return memoryview(entry).obj if isinstance(entry, memoryview) else entry
+
+    return all(isinstance(root(entry), mmap.mmap) for entry in weights._entries)
+
+
+def test_packed_weights_of_another_cpu_are_packed_again(convnet, saved_convnet, monkeypatch):
+    """Packed for another CPU or XNNPACK build: one PackedWeightsWarning, then the weights
+    are packed from the blob (outputs as compiled)."""
+    from xnnc.backend_xnnpack.runtime import packed_weights
+    from xnnc.errors import PackedWeightsWarning
+
+    path, want = saved_convnet
+    model, inputs = convnet
+    other = {**packed_weights.signature(), "cpu": "aarch64:0123456789abcdef"}
+    monkeypatch.setattr(packed_weights, "signature", lambda: other)
+    with pytest.warns(PackedWeightsWarning, match=r"^xnnc.load: .*another CPU or XNNPACK") as w:
+        loaded = xnnc.load(path)
+    assert len(w) == 1
+    (rt,) = loaded.runtimes.values()
+    assert rt._weights._entries and not _mapped_from_file(rt._weights)  # packed from the blob
+    assert torch.equal(loaded(*inputs), want)
+
+
+def _index(path: str) -> dict:
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        return json.loads(z.read("packed_0.json"))
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda index: "{not json", r"subgraph 0: .*"),
+        (lambda index: {**index, "entries": [[1, 2]]}, r"damaged index"),
+        (lambda index: {**index, "entries": [[0, 0, 1, None, 2**40, 64]]}, r"outside the data"),
+        # Valid entries under keys XNNPACK does not look up: found missing while building.
+        (
+            lambda index: {**index, "entries": [[r[0] ^ 1, *r[1:]] for r in index["entries"]]},
+            r"constant \d+: not found in the saved packed weights",
+        ),
+    ],
+)
+def test_damaged_packed_weights_are_packed_again(
+    convnet, saved_convnet, tmp_path, damage, message
+) -> None:
+    """A damaged or foreign index never crashes: one warning naming the subgraph, then the
+    weights are packed from the blob, outputs as compiled."""
+    import json
+
+    from xnnc.errors import PackedWeightsWarning
+
+    path, want = saved_convnet
+    model, inputs = convnet
+    index = damage(_index(path))
+    data = index if isinstance(index, str) else json.dumps(index)
+    out = str(tmp_path / "damaged.xnnc")
+    _rewrite(path, out, "packed_0.json", data.encode())
+    with pytest.warns(PackedWeightsWarning, match=message) as w:
+        loaded = xnnc.load(out)
+    assert len(w) == 1
+    (rt,) = loaded.runtimes.values()
+    assert not _mapped_from_file(rt._weights)
+    assert torch.equal(loaded(*inputs), want)
+
+
+def test_corrupt_packed_weight_bytes_fail_the_crc_check(saved_convnet, tmp_path) -> None:
+    import zipfile
+
+    path, _ = saved_convnet
+    data = bytearray(open(path, "rb").read())
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo("packed_0.bin")
+    data[info.header_offset + 30 + len(info.filename) + len(info.extra) + 5] ^= 0xFF
+    out = tmp_path / "corrupt.xnnc"
+    out.write_bytes(bytes(data))
+    with pytest.raises(XnncError, match=r"damaged program file: packed_0.bin fails its CRC"):
+        xnnc.load(str(out))
+
+
+def test_subgraph_written_to_a_file_is_the_serialized_blob(convnet) -> None:
+    """`write_subgraph` (preprocess's path to the .pte) writes `serialize_subgraph`'s bytes
+    and leaves no weight in the subgraph's IR."""
+    import io
+
+    from xnnc.dialects.xnn import serialize_subgraph, write_subgraph
+
+    model, inputs = convnet
+    (sub,) = xnnc.compile(model, inputs, savable=True).subgraphs
+    want = serialize_subgraph(sub, "stock")
+    f = io.BytesIO()
+    write_subgraph(f, sub, "stock")
+    assert f.getvalue() == want
+    weights = [
+        op.value for op in sub.body.block.ops
+        if isinstance(op, xnn.ConstantOp) and isinstance(op.value, WeightAttr)
+    ]  # fmt: skip
+    assert weights and not any(w.data.has_data for w in weights)
+
+
+def test_saving_over_a_loaded_program_keeps_it_running(convnet, saved_convnet, tmp_path):
+    """A loaded program maps its file's packed weights: saving to that path writes a new
+    file instead of truncating the mapped one (which would crash the loaded program)."""
+    import os
+    import shutil
+
+    path, want = saved_convnet
+    model, inputs = convnet
+    mine = str(tmp_path / "m.xnnc")
+    shutil.copy(path, mine)
+    loaded = xnnc.load(mine)
+    xnnc.compile(nn.Sequential(nn.Linear(3, 2)).eval(), (torch.randn(1, 3),), savable=True).save(
+        mine
+    )
+    assert torch.equal(loaded(*inputs), want)
+    assert os.stat(mine).st_mode & 0o777 == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    import os
+
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask

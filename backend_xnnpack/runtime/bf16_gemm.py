@@ -66,10 +66,11 @@ def open_runtime(
     profile: bool = False,
     *,
     consume: bool = False,
+    packed: Any = None,
 ) -> Runtime:
     """`blob` on XNNPACK: a `SplitRuntime` when it has native bf16 GEMM nodes and the CPU
     runs XNNPACK's bf16 GEMM, else an `XnnRuntime`. Arguments as for `XnnRuntime` (`consume`
-    applies to the latter only)."""
+    and `packed` apply to the latter only)."""
     read = read_blob(blob, named_data)
     if native_gemms(read):
         try:
@@ -79,7 +80,9 @@ def open_runtime(
                 raise
     # `read` is the runtime's blob: with `consume` it releases each constant from it as
     # packed, and empties `named_data`, so no other reference to the weights is left.
-    return XnnRuntime(read, named_data, threads=threads, profile=profile, consume=consume)
+    return XnnRuntime(
+        read, named_data, threads=threads, profile=profile, consume=consume, packed=packed
+    )
 
 
 # --- which nodes ------------------------------------------------------------------------------

@@ -7,19 +7,61 @@ runtime can be created in stages: small throwaway runtimes pack a few nodes' wei
 the unpacked weights are released after each, and the final runtime, created with the same
 cache, finds every packed weight without reading its source (`misses` says if one was not).
 Each packed weight is its own allocation: no growing buffer, so no reallocation peak.
+
+The same names make the packed weights portable to another process: `save` writes them
+(each at a 64-byte aligned offset) with an index, and `PackedWeights.mapped` serves them
+from a mapping of that file, so a runtime created with it packs nothing. The packed layout
+depends on XNNPACK's packing code and on the microkernels it picks for the CPU, not on the
+thread count: the index records `signature()` (XNNPACK's build identifier, a hash of its
+packing code, and the CPU's architecture and feature flags), and `mapped` refuses another.
 """
 
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import platform
 from collections.abc import Hashable
 from ctypes import CFUNCTYPE, POINTER, Structure, c_bool, c_size_t, c_uint32, c_void_p
-from typing import Any
+from functools import cache
+from typing import IO, Any
 
 import numpy as np
 
+from xnnc.backend_xnnpack.runtime import capi
+
 NOT_FOUND = 2**64 - 1  # SIZE_MAX: XNN_CACHE_NOT_FOUND
 _ALIGNMENT = 64  # >= XNN_ALLOCATION_ALIGNMENT on every target
+FORMAT = "xnnc-packed-weights-1"
+
+
+class PackedWeightsError(ValueError):
+    """Saved packed weights that cannot serve this runtime (another CPU or XNNPACK build,
+    a damaged index, or a weight XNNPACK did not find in them)."""
+
+
+@cache
+def signature() -> dict[str, str]:
+    """What the packed layout depends on: XNNPACK's build identifier (a hash of its packing
+    code) and this CPU (architecture and feature flags, which pick the microkernels)."""
+    xnn = capi.library().xnn
+    data = xnn.xnn_experimental_get_build_identifier_data
+    size = xnn.xnn_experimental_get_build_identifier_size
+    data.restype, data.argtypes = ctypes.c_void_p, []
+    size.restype, size.argtypes = ctypes.c_size_t, []
+    build = ctypes.string_at(data(), size()).hex()
+    return {"xnnpack": build, "cpu": f"{platform.machine()}:{_cpu_flags()}"}
+
+
+def _cpu_flags() -> str:
+    """A short hash of the CPU's feature flags (/proc/cpuinfo), empty ones if unreadable."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            line = next((x for x in f if x.split(":")[0].strip() in ("flags", "Features")), "")
+    except OSError:
+        line = ""
+    flags = " ".join(sorted(line.partition(":")[2].split()))
+    return hashlib.sha256(flags.encode()).hexdigest()[:16]
 
 
 class LookUpKey(Structure):
@@ -66,6 +108,7 @@ class PackedWeights:
         self._names: dict[int, Hashable] = {}  # source address -> what it holds
         self._expect: set[Hashable] = set()  # names whose packed form must be found
         self.misses: list[Hashable] = []
+        self.hits: set[Hashable] = set()  # expected names found
         self.finalized = False
         # The callbacks must outlive every runtime created with this cache.
         self._callbacks = (
@@ -106,8 +149,11 @@ class PackedWeights:
     def _look_up(self, _: int, key_pointer: Any) -> int:
         key = self._key(key_pointer.contents)
         offset = self._index.get(key, NOT_FOUND)
-        if offset == NOT_FOUND and key[2] in self._expect:
-            self.misses.append(key[2])
+        expected = [name for name in key[2:] if name in self._expect]
+        if offset == NOT_FOUND and expected:
+            self.misses.extend(expected)
+        elif offset != NOT_FOUND:
+            self.hits.update(expected)
         return offset
 
     def _reserve(self, _: int, size: int) -> int:
@@ -126,6 +172,79 @@ class PackedWeights:
         self._entries.append(space)
         self._index[key] = len(self._entries) - 1
         return len(self._entries) - 1
+
+    # -- in a file --
+
+    def constants(self) -> set[int]:
+        """The constant indices (`constant_buffer_idx`) whose packed form is here, as filter
+        or bias."""
+        return {name[1] for key in self._index for name in key[2:] if _is_constant(name)}
+
+    def index(self) -> dict[str, Any]:
+        """Where `save` puts each packed weight (64-byte aligned offsets), with `signature()`;
+        PackedWeightsError if one is keyed by an address (not portable)."""
+        rows, offset = [], 0
+        for (seed, fingerprint, kernel, bias), entry in self._index.items():
+            if not _is_constant(kernel) or not (bias is None or _is_constant(bias)):
+                raise PackedWeightsError("a packed weight is keyed by an address")
+            offset += -offset % _ALIGNMENT
+            size = self._entries[entry].nbytes
+            bias_idx = None if bias is None else bias[1]
+            rows.append([seed, fingerprint, kernel[1], bias_idx, offset, size])
+            offset += size
+        return {"format": FORMAT, "signature": signature(), "entries": rows, "size": offset}
+
+    def save(self, data: IO[bytes], index: dict[str, Any]) -> None:
+        """Writes the packed weights to `data` where `index` (from `index()`) says."""
+        position = 0
+        for row in index["entries"]:
+            data.write(bytes(row[4] - position))
+            data.write(self._entries[self._index[_key_of(row)]].data)
+            position = row[4] + row[5]
+
+    @classmethod
+    def mapped(cls, index: dict[str, Any], data: memoryview) -> PackedWeights:
+        """The packed weights `save` wrote, served in place from `data` (a mapping of the
+        file: nothing is read until XNNPACK runs). PackedWeightsError if `index` is not of
+        this format, CPU or XNNPACK build, or points outside `data`."""
+        if not isinstance(index, dict) or index.get("format") != FORMAT:
+            raise PackedWeightsError(f"not an index of {FORMAT}")
+        if index.get("signature") != signature():
+            raise PackedWeightsError("packed for another CPU or XNNPACK build")
+        weights, base = cls(), np.frombuffer(data, dtype=np.uint8)
+        try:
+            for row in index["entries"]:
+                seed, fingerprint, kernel, bias, offset, size = (_int(v) for v in row)
+                if offset + size > len(base) or (base.ctypes.data + offset) % _ALIGNMENT:
+                    raise PackedWeightsError(
+                        f"entry at {offset} (+{size}) is outside the data or unaligned"
+                    )
+                weights._entries.append(base[offset : offset + size])
+                weights._index[_key_of((seed, fingerprint, kernel, bias))] = (
+                    len(weights._entries) - 1
+                )
+        except PackedWeightsError:
+            raise
+        except (KeyError, TypeError, ValueError) as e:
+            raise PackedWeightsError(f"damaged index ({e})") from None
+        return weights
+
+
+def _is_constant(name: Hashable) -> bool:
+    return isinstance(name, tuple) and len(name) == 2 and name[0] == "constant"
+
+
+def _key_of(row: Any) -> tuple:
+    seed, fingerprint, kernel, bias = row[:4]
+    return seed, fingerprint, ("constant", kernel), None if bias is None else ("constant", bias)
+
+
+def _int(value: Any) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or value < 0:
+        raise PackedWeightsError(f"damaged index (entry field {value!r})")
+    return value
 
 
 def _aligned(size: int) -> np.ndarray:

@@ -55,7 +55,7 @@ from xnnc.backend_xnnpack.blob import (
 )
 from xnnc.backend_xnnpack.nodes import KINDS, KINDS_LIST, Bf16, NodeView, camel
 from xnnc.backend_xnnpack.runtime import capi
-from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights
+from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 
 _DT = fb.XNNDatatype
@@ -398,12 +398,16 @@ class XnnRuntime(RuntimeHandle):
         *,
         threadpool: int | None = None,
         consume: bool = False,
+        packed: PackedWeights | None = None,
     ):
         """`blob` may be an already read `Blob`; `threadpool` is a pthreadpool_t the caller
         owns and keeps alive (it replaces `threads`). `consume`: the caller hands the weights
         over (`named_data` is emptied): they are packed a few nodes at a time and each is
         released (its pages returned, if the blob is mmap'd) once packed, so that the blob's
-        unpacked and packed weights never all coexist (`_stage`)."""
+        unpacked and packed weights never all coexist (`_stage`). `packed`: this blob's
+        packed weights saved by another runtime (`packed_weights()`); the weights found there
+        are not read from the blob, and PackedWeightsError says if XNNPACK did not find one
+        of them (a runtime built without `packed` then packs from the blob)."""
         self._runtime: int | None = None
         self._subgraph: int | None = None
         self._weights: PackedWeights | None = None
@@ -419,10 +423,11 @@ class XnnRuntime(RuntimeHandle):
         if consume and isinstance(named_data, dict):
             named_data.clear()
         _check_blob(self._blob)
-        self._packed, shared_weights = _packed_only(self._blob)
-        self._staged = _stageable(self._blob, self._packed) if consume else {}
-        if shared_weights or self._staged:
-            self._weights = PackedWeights()
+        self._packed = _packed_only(self._blob)
+        self._packed_constants = {self._blob.tensors[v].constantBufferIdx for v in self._packed}
+        self._staged = _stageable(self._blob, self._packed) if consume and not packed else {}
+        # Always a cache of ours when there are weights to pack, so that they can be saved.
+        self._weights = packed if packed is not None else PackedWeights() if self._packed else None
         self._released: dict[int, int] = {}  # constant index -> its size, data released
         self._lib = capi.library()
         _check(self._lib.initialized_status, "xnn_initialize")
@@ -450,6 +455,8 @@ class XnnRuntime(RuntimeHandle):
         lib, blob = self._lib, self._blob
         if self._staged:
             self._stage()
+        elif self._weights is not None and self._weights.nbytes:
+            self._release_prepacked()
         reserved = self._reserve_released()
         self._subgraph = self._create_subgraph(blob.graph.numExterns)
         for xvalue in blob.graph.xvalues:
@@ -464,19 +471,45 @@ class XnnRuntime(RuntimeHandle):
                                      ctypes.byref(runtime)), "xnn_create_runtime_v4")  # fmt: skip
         self._runtime = runtime.value
         if self._weights is not None:
-            self._weights.finalized = True
-            self._weights.forget()
-            if self._weights.misses:
-                (_, idx), *_ = self._weights.misses
-                raise ValueError(
-                    f"constant {idx}: XNNPACK did not find the weights it packed while the "
-                    "runtime was built in stages (its packing key changed); build it with "
-                    "consume=False"
-                )
+            self._check_found()
         lib.delete_subgraph(self._subgraph)  # the runtime does not need it
         self._subgraph = None
         for vid in self._packed:  # XNNPACK copied these into its packed weights
             self._constants.release(vid)
+
+    def _check_found(self) -> None:
+        """Every released weight was found packed (else XNNPACK packed zeros for it)."""
+        weights, released = self._weights, {("constant", idx) for idx in self._released}
+        weights.finalized = True
+        weights.forget()
+        lost = weights.misses or sorted(released - weights.hits)
+        weights.hits.clear()
+        if not lost:
+            return
+        (_, idx), *_ = lost
+        if self._staged:
+            raise PackedWeightsError(
+                f"constant {idx}: XNNPACK did not find the weights it packed while the "
+                "runtime was built in stages (its packing key changed); build it with "
+                "consume=False"
+            )
+        raise PackedWeightsError(f"constant {idx}: not found in the saved packed weights")
+
+    def packed_weights(self) -> PackedWeights | None:
+        """The packed weights, if another runtime of the same blob can be created from them
+        alone (every weight XNNPACK packs has its entry, keyed by constant)."""
+        weights = self._weights
+        if weights is None or self._packed_constants - weights.constants():
+            return None
+        return self._weights
+
+    def _release_prepacked(self) -> None:
+        """Releases the weights only XNNPACK's packing reads whose packed form is in the
+        given packed weights: their pages are never read."""
+        have = self._weights.constants()
+        for vid in sorted(self._packed):
+            if self._blob.tensors[vid].constantBufferIdx in have:
+                self._release(vid)
 
     def _create_subgraph(self, externals: int) -> int:
         subgraph = ctypes.c_void_p()
@@ -543,7 +576,7 @@ class XnnRuntime(RuntimeHandle):
         """Drops the blob's data of staged weight `vid`, returning its pages if mmap'd."""
         idx = self._blob.tensors[vid].constantBufferIdx
         self._constants.release(vid)
-        view = self._blob.release(idx)
+        view = self._blob.release(idx) if idx not in self._released else None
         if view is not None:
             self._released[idx] = len(view)
             _return_pages(view)
@@ -794,10 +827,9 @@ def _return_pages(view: memoryview) -> None:
         view.obj.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
 
-def _packed_only(blob: Blob) -> tuple[set[int], bool]:
-    """Constant value ids read only as filter or bias of nodes whose weights XNNPACK packs,
-    and whether one of them is read by several nodes."""
-    packed, other, reads = set(), set(), Counter()
+def _packed_only(blob: Blob) -> set[int]:
+    """Constant value ids read only as filter or bias of nodes whose weights XNNPACK packs."""
+    packed, other = set(), set()
     for kind, xnode in zip(blob.node_kinds, blob.graph.xnodes):
         table = xnode.xnodeUnion
         for attr, vid in vars(table).items():
@@ -806,9 +838,7 @@ def _packed_only(blob: Blob) -> tuple[set[int], bool]:
             elif attr.endswith("Id"):
                 weights = attr in {camel(f) for f in KINDS[kind].packed}
                 (packed if weights else other).add(vid)
-                reads[vid] += weights
-    only = {v for v in packed - other if blob.tensors.get(v) and blob.value_data(v) is not None}
-    return only, any(reads[v] > 1 for v in only)
+    return {v for v in packed - other if blob.tensors.get(v) and blob.value_data(v) is not None}
 
 
 # --- blob checks -------------------------------------------------------------------------------
