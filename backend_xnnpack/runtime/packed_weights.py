@@ -149,12 +149,16 @@ class PackedWeights:
     def _look_up(self, _: int, key_pointer: Any) -> int:
         key = self._key(key_pointer.contents)
         offset = self._index.get(key, NOT_FOUND)
-        expected = [name for name in key[2:] if name in self._expect]
-        if offset == NOT_FOUND and expected:
-            self.misses.extend(expected)
-        elif offset != NOT_FOUND:
-            self.hits.update(expected)
+        self._found(key, offset != NOT_FOUND)
         return offset
+
+    def _found(self, key: tuple, found: bool) -> None:
+        """Records whether the packed weights of a look-up's expected constants were here."""
+        expected = [name for name in key[2:] if name in self._expect]
+        if found:
+            self.hits.update(expected)
+        else:
+            self.misses.extend(expected)
 
     def _reserve(self, _: int, size: int) -> int:
         space = _aligned(size)
@@ -164,6 +168,10 @@ class PackedWeights:
     def _insert(self, _: int, key_pointer: Any, address: int, size: int) -> int:
         key = self._key(key_pointer.contents)
         space = self._reserved.pop(address, None)
+        # Some operators (deconvolution) pack first and look up by inserting: finding the
+        # key here is a hit; inserting an expected constant means it was packed from data
+        # that was released.
+        self._found(key, key in self._index)
         if key in self._index:
             return self._index[key]
         if space is None:  # not space of ours: keep a copy
