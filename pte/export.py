@@ -18,6 +18,7 @@ import torch
 from executorch.exir.lowered_backend_module import LoweredBackendModule
 from torch.export import ExportedProgram
 
+from xnnc.backend_xnnpack.runtime.runtime import check_threads
 from xnnc.options import CompileOptions
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend
 from xnnc.pte.partitioner import XnncPartitioner
@@ -99,6 +100,8 @@ class StockRuntime:
         checked first, as ExecuTorch's loader aborts the process on some)."""
         from executorch.extension.pybindings import portable_lib
 
+        if threads is not None:
+            check_threads(threads)  # the check (and message) of xnnc's own runtime
         check_pte(pte, name)
         if threads is not None:
             portable_lib._unsafe_reset_threadpool(threads)
