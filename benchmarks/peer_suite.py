@@ -26,7 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,14 @@ def suites() -> tuple[list[str], list[str]]:
         else:
             run.append(module)
     return run, missing
+
+
+def operator_files() -> list[str]:
+    """The suite's operator files (`test_abs`, ...), from the installed package."""
+    spec = importlib.util.find_spec(OPERATORS)
+    assert spec is not None and spec.submodule_search_locations
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return sorted(p.stem for p in folder.glob("test_*.py"))
 
 
 def run_suite(
@@ -135,15 +143,18 @@ def load(results: Path) -> dict[str, dict[str, Test]]:
 
 
 def why_not_full(sub: dict[str, Any] | None) -> str:
-    """Why a subtest is not fully delegated: its error, or the ops left outside."""
+    """Why a subtest is not fully delegated: its result and error, the ops left outside."""
     if sub is None:
         return "not run (an earlier subtest of the test failed)"
-    if sub["result"] != "SUCCESS":
-        return f"{sub['result']}: {sub['error'] or 'no error recorded'}"
+    parts = [] if sub["result"] == "SUCCESS" else [sub["result"]]
     if sub["outside"]:
         ops = ", ".join(f"{op} x{n}" if n > 1 else op for op, n in sorted(sub["outside"].items()))
-        return f"left outside: {ops}"
-    return f"{sub['delegates']} delegates"
+        parts.append(f"left outside: {ops}")
+    elif sub["result"] == "SUCCESS":
+        parts.append(f"{sub['delegates']} delegates")
+    if sub["error"]:
+        parts.append(sub["error"])
+    return "; ".join(parts)
 
 
 def _cell(tests: list[Test], flow: str) -> str:
@@ -156,11 +167,18 @@ def render(files: dict[str, dict[str, Test]], left_out: list[str], seconds: floa
     from xnnc.benchmarks.zoo import machine
 
     rows, misses, regressions, fewer_files = [], [], [], []
+    gaps: dict[str, Counter[str]] = defaultdict(Counter)  # file -> reason -> subtests
     total_subtests = total_with_op = 0
     full = dict.fromkeys(FLOWS, 0)
     full_with_op = dict.fromkeys(FLOWS, 0)
+    unpaired = 0
     for name in sorted(files):
-        tests = sorted(files[name].values(), key=lambda t: t.key)
+        # A test compares only where both flows ran it (a run stopped early leaves halves).
+        tests = sorted((t for t in files[name].values() if set(FLOWS) <= set(t.outcome)),
+                       key=lambda t: t.key)  # fmt: skip
+        unpaired += len(files[name]) - len(tests)
+        if not tests:
+            continue
         n = sum(t.num_subtests for t in tests)
         per_flow = {f: sum(t.full(f) for t in tests) for f in FLOWS}
         with_op = 0
@@ -172,6 +190,9 @@ def render(files: dict[str, dict[str, Test]], left_out: list[str], seconds: floa
                 for f in FLOWS:
                     subs = t.subtests.get(f, [])
                     full_with_op[f] += i < len(subs) and fully_delegated(subs[i])
+                ours = t.subtests.get(FLOW_NAME, [])
+                if not (i < len(ours) and fully_delegated(ours[i])):
+                    gaps[name][why_not_full(ours[i] if i < len(ours) else None)[:200]] += 1
             if t.outcome.get(STOCK_FLOW_NAME) == "passed" and t.outcome.get(FLOW_NAME) != "passed":
                 regressions.append(f"`{name}::{t.key}`: {t.reason.get(FLOW_NAME, '?')}")
             stock = t.subtests.get(STOCK_FLOW_NAME, [])
@@ -194,7 +215,10 @@ def render(files: dict[str, dict[str, Test]], left_out: list[str], seconds: floa
             f"{per_flow[STOCK_FLOW_NAME]} | {_cell(tests, FLOW_NAME)} | {per_flow[FLOW_NAME]} | "
             f"{n} | {with_op} | {'' if ok else 'fewer than stock'} |"
         )
-    all_tests = [t for tests in files.values() for t in tests.values()]
+    all_tests = [t for tests in files.values() for t in tests.values()
+                 if set(FLOWS) <= set(t.outcome)]  # fmt: skip
+    ran = {t.file for t in all_tests}
+    not_run = [f for f in operator_files() if f not in ran]
     share = full_with_op[FLOW_NAME] / total_with_op if total_with_op else 0.0
 
     def holds(ok: bool) -> str:
@@ -212,7 +236,10 @@ def render(files: dict[str, dict[str, Test]], left_out: list[str], seconds: floa
         "`benchmarks/peer_flow.py`) in one run, seed 0.",
         "",
         f"Run {date}{took}, on {machine()}.",
-        f"Files: {len(files)}" + (f"; not run: {', '.join(left_out)}." if left_out else "."),
+        f"Files: {len(ran)}"
+        + (f"; operator files not run: {', '.join(not_run)}" if not_run else "")
+        + (f"; model files not run: {', '.join(left_out)}" if left_out else "")
+        + (f"; {unpaired} tests run by one flow only, left out." if unpaired else "."),
         "",
         "Tests: passed / failed / skipped (a test is one test function; the harness stops it "
         "at its first failing subtest). Full: subtests that passed with one delegate and no "
@@ -248,6 +275,17 @@ def render(files: dict[str, dict[str, Test]], left_out: list[str], seconds: floa
         "## Subtests fully delegated on stock, not on xnnc",
         "",
         *([f"- {m}" for m in misses] or ["None."]),
+        "",
+        "## Subtests where XNNPACK has the op that xnnc does not fully delegate, by reason",
+        "",
+        *(
+            [
+                f"- {name.removeprefix('test_')}: {n} x {reason}"
+                for name in sorted(gaps)
+                for reason, n in gaps[name].most_common()
+            ]
+            or ["None."]
+        ),  # fmt: skip
         "",
     ]
     return "\n".join(out)
