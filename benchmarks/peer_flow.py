@@ -107,7 +107,7 @@ def _install() -> None:
     def observed_run_test(*args: Any, **kwargs: Any) -> Any:
         _observed.clear()
         summary = run_test(*args, **kwargs)
-        summary.xnnc_delegates = _delegate_calls(_observed[-1]) if _observed else None
+        summary.delegate_calls = _delegate_calls(_observed[-1]) if _observed else None
         return summary
 
     _runner_mod.run_test = observed_run_test
@@ -144,7 +144,7 @@ def subtest_record(summary: Any) -> dict[str, Any]:
         "name": summary.name,
         "subtest": summary.subtest_index,
         "result": summary.result.name,
-        "delegates": getattr(summary, "xnnc_delegates", None),
+        "delegates": getattr(summary, "delegate_calls", None),
         "delegated_ops": delegated,
         "outside": outside,
         "error": " ".join(message.split())[:400],
@@ -190,9 +190,9 @@ class _Writer:
             return
         props = dict(report.user_properties).get("peer")
         if props is None:
-            if report.when == "call" or report.failed:
-                # A crash of an xdist worker or a failure outside the harness's own
-                # bookkeeping: the test counts as failed, with pytest's own reason.
+            if report.when == "call" or not report.passed:
+                # A crash of an xdist worker, a failure outside the harness's own
+                # bookkeeping or a skip marker: counted with pytest's own reason.
                 props = {"test": report.nodeid.rsplit("::", 1)[-1], "file": _file(report),
                          "flow": _flow_of(report.nodeid), "subtests": []}  # fmt: skip
             else:
