@@ -4,10 +4,10 @@ flow side by side, in one run of the suite's own pytest harness (`benchmarks/pee
     python -m xnnc.benchmarks.peer_suite [--out benchmarks/PEER_SUITE.md] [--workers 2]
                                          [-k EXPR] [--results run.jsonl] [--render-only]
 
-Runs all operator files (`executorch.backends.test.suite.operators`) and the model files
-whose packages are installed (torchvision, torchaudio), then writes a per-file table:
-per flow, tests passed / failed / skipped, and subtests fully delegated. The issue's
-targets are checked and stated, with each miss named.
+Runs all operator files (`executorch.backends.test.suite.operators`, 80 in ExecuTorch
+1.5.1) and the model files whose packages are installed (torchvision, torchaudio), then
+writes a per-file table: per flow, tests passed / failed / skipped, and subtests fully
+delegated. The issue's targets are checked and stated, with each miss named.
 
 Counting. A test is one test function for one flow (the suite's pytest item); it fails when
 one of its subtests (a `_test_op` call) fails as a backend failure, and the harness stops it
@@ -236,7 +236,7 @@ def render(files: dict[str, dict[str, Test]], left_out: list[str], seconds: floa
         "`benchmarks/peer_flow.py`) in one run, seed 0.",
         "",
         f"Run {date}{took}, on {machine()}.",
-        f"Files: {len(ran)}"
+        f"Files run: {len(ran)} of the suite's {len(operator_files())} operator files"
         + (f"; operator files not run: {', '.join(not_run)}" if not_run else "")
         + (f"; model files not run: {', '.join(left_out)}" if left_out else "")
         + (f"; {unpaired} tests run by one flow only, left out." if unpaired else "."),
