@@ -163,7 +163,9 @@ def _cell(tests: list[Test], flow: str) -> str:
     return f"{counts['passed']} / {counts['failed']} / {skipped}"
 
 
-def render(files: dict[str, dict[str, Test]], left_out: list[str], seconds: float | None) -> str:
+def render(
+    files: dict[str, dict[str, Test]], left_out: list[str], seconds: float | None, note: str = ""
+) -> str:
     from xnnc.benchmarks.zoo import machine
 
     rows, misses, regressions, fewer_files = [], [], [], []
@@ -232,10 +234,10 @@ def render(files: dict[str, dict[str, Test]], left_out: list[str], seconds: floa
         "Written by `make peer-suite` (`python -m xnnc.benchmarks.peer_suite`): ExecuTorch "
         "1.5.1's own suite (`executorch/backends/test/suite`) under its own pytest harness, "
         "the stock `xnnpack` flow and the `xnnc` flow (the same flow with "
-        "`XnncPartitioner(CompileOptions())` in place of `XnnpackPartitioner`, "
+        '`XnncPartitioner(CompileOptions(target="stock"))` in place of `XnnpackPartitioner`, '
         "`benchmarks/peer_flow.py`) in one run, seed 0.",
         "",
-        f"Run {date}{took}, on {machine()}.",
+        f"Run {date}{took}, on {machine()}.{' ' + note if note else ''}",
         f"Files run: {len(ran)} of the suite's {len(operator_files())} operator files"
         + (f"; operator files not run: {', '.join(not_run)}" if not_run else "")
         + (f"; model files not run: {', '.join(left_out)}" if left_out else "")
@@ -298,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--render-only", action="store_true", help="the table from --results, without a run"
     )
+    parser.add_argument("--note", default="", help="a sentence to add after the run's line")
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers")
     parser.add_argument("-k", dest="keyword", help="pytest -k: a part of the suite")
     args = parser.parse_args(argv)
@@ -312,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         if not files:
             print("peer-suite: error: no results", file=sys.stderr)
             return 1
-        Path(args.out).write_text(render(files, suites()[1], seconds))
+        Path(args.out).write_text(render(files, suites()[1], seconds, args.note))
     print(f"wrote {args.out}")
     return 0
 
