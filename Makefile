@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lit pytest bench clean
+.PHONY: demo test lint lit pytest bench clean peer-suite
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -43,3 +43,11 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m xnnc.benchmarks.zoo $(ZOO_ARGS)
 	for b in $(BENCHMARKS); do $(BIN)/python -m xnnc.benchmarks.$$b || exit 1; done
+
+# ExecuTorch's backend operator suite (all its operator files, and its model files whose
+# packages are installed) with the xnnc flow and the stock XNNPACK flow side by side, under
+# the suite's own harness; writes benchmarks/PEER_SUITE.md (benchmarks/peer_suite.py). Long:
+# about an hour of CPU; niced. PEER_ARGS: e.g. --workers 4, or -k conv2d for a part.
+PEER_ARGS ?=
+peer-suite: $(STAMP)
+	nice $(BIN)/python -m xnnc.benchmarks.peer_suite $(PEER_ARGS)

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 import torch
 from executorch.exir.lowered_backend_module import LoweredBackendModule
 
+from xnnc.backend_xnnpack.runtime.runtime import check_threads
 from xnnc.options import CompileOptions
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
 from xnnc.pte.partitioner import XnncPartitioner
@@ -121,6 +122,8 @@ class StockRuntime:
         checked first, as ExecuTorch's loader aborts the process on some)."""
         from executorch.extension.pybindings import portable_lib
 
+        if threads is not None:
+            check_threads(threads)  # the check (and message) of xnnc's own runtime
         check_pte(pte, name)
         if threads is not None:
             portable_lib._unsafe_reset_threadpool(threads)

@@ -299,10 +299,10 @@ def test_two_commands_are_the_makefiles() -> None:
     """`make demo` / `make test` (and every `make X` the README names) are Makefile targets
     doing what the README says; CI runs `make test`."""
     makefile = (REPO / "Makefile").read_text()
-    recipes = dict(re.findall(r"^(\w+):[^\n]*\n((?:\t[^\n]*\n)*)", makefile, re.M))
+    recipes = dict(re.findall(r"^([\w-]+):[^\n]*\n((?:\t[^\n]*\n)*)", makefile, re.M))
     first = next(b for b in BLOCKS if b.lang == "sh")
     assert re.findall(r"^make (\w+)", first.code, re.M) == ["demo", "test"], first.id
-    for target in set(re.findall(r"`make (\w+)", README.read_text())) | {"demo", "test"}:
+    for target in set(re.findall(r"`make ([\w-]+)", README.read_text())) | {"demo", "test"}:
         assert target in recipes, f"README names `make {target}`, which the Makefile lacks"
     assert "-m xnnc.examples.demo" in recipes["demo"]
     demo = (REPO / "examples" / "demo.py").read_text()

@@ -428,6 +428,25 @@ def test_a_loaded_program_runs_like_eager(program_file) -> None:
     torch.testing.assert_close(xnnc.load(str(program_file))(x), torch.relu(x) * 2, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("threads", [0, -1])
+def test_a_bad_thread_count_is_one_error_for_pte_and_program(program_file, tmp_path, threads):
+    """Stock ExecuTorch's pool took 0, and -1 as 4294967295 threads, without a word."""
+    from xnnc.pte import StockRuntime
+
+    pte = tmp_path / "doubled.pte"
+    program = xnnc.compile(_Doubled().eval(), (torch.randn(2, 3),), target="stock", savable=True)
+    program.save(str(pte))
+    errors = []
+    for load in (
+        lambda: xnnc.load(str(program_file), threads=threads),
+        lambda: StockRuntime(pte.read_bytes(), threads=threads, name=str(pte)),
+    ):
+        with pytest.raises(ValueError) as info:
+            load()
+        errors.append(str(info.value))
+    assert errors == [f"threads must be a positive int, got {threads}"] * 2
+
+
 def test_xnn_run_asks_for_inputs_it_cannot_make(tmp_path, capsys) -> None:
     path = tmp_path / "dynamic.mlir"
     path.write_text(TWICE.replace("tensor<2x3xf32>", "tensor<?x3xf32>"))

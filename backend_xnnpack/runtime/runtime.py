@@ -91,6 +91,14 @@ class XnnpackError(RuntimeError):
         super().__init__(f"{what}{function} failed with {self.status_name}")
 
 
+def check_threads(threads: Any) -> None:
+    """ValueError unless `threads` is an int >= 1. Checked before any pool is made: XNNPACK's
+    and ExecuTorch's pools take 0 or a negative count silently (ExecuTorch reads -1 as
+    4294967295 threads)."""
+    if not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive int, got {threads!r}")
+
+
 def _check(status: int, function: str, what: str = "") -> None:
     if status:
         raise XnnpackError(what, function, status)
@@ -417,8 +425,7 @@ class XnnRuntime(RuntimeHandle):
         self._lock = threading.Lock()  # one set-up + invoke (+ profile read) at a time
         self._last_profile: list[tuple[str, float]] | None = None  # of the last run, any thread
         self._thread_profile = threading.local()  # .rows: of the calling thread's last run
-        if not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be a positive int, got {threads!r}")
+        check_threads(threads)
         self._blob = blob if isinstance(blob, Blob) else read_blob(blob, named_data)
         if consume and isinstance(named_data, dict):
             named_data.clear()

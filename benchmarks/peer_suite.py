@@ -1,0 +1,324 @@
+"""`make peer-suite`: ExecuTorch's backend test suite with the xnnc flow and the stock XNNPACK
+flow side by side, in one run of the suite's own pytest harness (`benchmarks/peer_flow.py`).
+
+    python -m xnnc.benchmarks.peer_suite [--out benchmarks/PEER_SUITE.md] [--workers 2]
+                                         [-k EXPR] [--results run.jsonl] [--render-only]
+
+Runs all operator files (`executorch.backends.test.suite.operators`, 80 in ExecuTorch
+1.5.1) and the model files whose packages are installed (torchvision, torchaudio), then
+writes a per-file table: per flow, tests passed / failed / skipped, and subtests fully
+delegated. The issue's targets are checked and stated, with each miss named.
+
+Counting. A test is one test function for one flow (the suite's pytest item); it fails when
+one of its subtests (a `_test_op` call) fails as a backend failure, and the harness stops it
+at that subtest. A subtest is fully delegated when it passed, its lowered program calls one
+delegate and no op is left outside (the harness's undelegated op count is empty). Subtests
+per test are those the flow that got further ran (the maximum of the two).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import xnnc
+from xnnc.benchmarks.peer_flow import FLOW_NAME, STOCK_FLOW_NAME
+
+ROOT = Path(xnnc.__file__).resolve().parent
+OPERATORS = "executorch.backends.test.suite.operators"
+MODELS = {  # model file -> the package it needs
+    "executorch.backends.test.suite.models.test_torchvision": "torchvision",
+    "executorch.backends.test.suite.models.test_torchaudio": "torchaudio",
+}
+FLOWS = (STOCK_FLOW_NAME, FLOW_NAME)
+TARGET_SHARE = 0.95
+
+
+def suites() -> tuple[list[str], list[str]]:
+    """(modules to run, model files left out with the package they lack)."""
+    run, missing = [OPERATORS], []
+    for module, package in MODELS.items():
+        if importlib.util.find_spec(package) is None:
+            missing.append(f"{module.rsplit('.', 1)[-1]} ({package} not installed)")
+        else:
+            run.append(module)
+    return run, missing
+
+
+def operator_files() -> list[str]:
+    """The suite's operator files (`test_abs`, ...), from the installed package."""
+    spec = importlib.util.find_spec(OPERATORS)
+    assert spec is not None and spec.submodule_search_locations
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return sorted(p.stem for p in folder.glob("test_*.py"))
+
+
+def run_suite(
+    results: Path,
+    workers: int = 1,
+    keyword: str | None = None,
+    modules: list[str] | None = None,
+    flows: tuple[str, ...] = FLOWS,
+    capture: bool = False,
+) -> subprocess.CompletedProcess:
+    """The suite's `modules` (default: all, `suites()`) under pytest for `flows`, in a
+        subprocess run from an empty directory so that no project's pytest configuration
+        applies; one JSON line per test goes to `results`. `capture` keeps pytest's output (in
+    the result) instead of showing its progress."""
+    modules = modules or suites()[0]
+    argv = [sys.executable, "-m", "pytest", "-p", "xnnc.benchmarks.peer_flow",
+            "-p", "no:cacheprovider", "--pyargs", *modules,
+            "-m", " or ".join(f"flow_{f}" for f in flows), "-q", "-W", "ignore",
+            "--peer-results", str(results.resolve())]  # fmt: skip
+    if workers > 1:
+        argv += ["-n", str(workers)]
+    if keyword:
+        argv += ["-k", keyword]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT.parent), env.get("PYTHONPATH")]))
+    with tempfile.TemporaryDirectory() as cwd:
+        return subprocess.run(argv, cwd=cwd, env=env, capture_output=capture, text=True)
+
+
+def test_key(test: str) -> str:
+    """`test_elu_dtype[xnnc-float32]` -> `test_elu_dtype[float32]`: a test across flows."""
+    name, _, params = test.partition("[")
+    rest = [p for p in params.rstrip("]").split("-") if p and p not in FLOWS]
+    return f"{name}[{'-'.join(rest)}]" if rest else name
+
+
+def fully_delegated(sub: dict[str, Any]) -> bool:
+    return sub["result"] == "SUCCESS" and sub["delegates"] == 1 and not sub["outside"]
+
+
+@dataclass
+class Test:
+    """One test (across both flows): its outcome and subtests per flow."""
+
+    file: str
+    key: str
+    outcome: dict[str, str] = field(default_factory=dict)
+    subtests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    reason: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def num_subtests(self) -> int:
+        return max((len(s) for s in self.subtests.values()), default=0)
+
+    def full(self, flow: str) -> int:
+        return sum(fully_delegated(s) for s in self.subtests.get(flow, []))
+
+    def has_xnnpack_op(self, index: int) -> bool:
+        """Either flow delegates some op of subtest `index` (XNNPACK has a node for it)."""
+        return any(
+            index < len(subs) and subs[index]["delegated_ops"] > 0
+            for subs in self.subtests.values()
+        )
+
+
+def load(results: Path) -> dict[str, dict[str, Test]]:
+    """file -> test key -> Test, from the plugin's JSON lines."""
+    files: dict[str, dict[str, Test]] = defaultdict(dict)
+    for line in results.read_text().splitlines():
+        rec = json.loads(line)
+        key = test_key(rec["test"])
+        test = files[rec["file"]].setdefault(key, Test(rec["file"], key))
+        flow = rec["flow"]
+        test.outcome[flow] = rec["outcome"]
+        test.subtests[flow] = rec["subtests"]
+        if rec["outcome"] != "passed":
+            failed = [s for s in rec["subtests"] if s["error"]]
+            test.reason[flow] = failed[-1]["error"] if failed else rec.get("longrepr", "")
+    return files
+
+
+def why_not_full(sub: dict[str, Any] | None) -> str:
+    """Why a subtest is not fully delegated: its result and error, the ops left outside."""
+    if sub is None:
+        return "not run (an earlier subtest of the test failed)"
+    parts = [] if sub["result"] == "SUCCESS" else [sub["result"]]
+    if sub["outside"]:
+        ops = ", ".join(f"{op} x{n}" if n > 1 else op for op, n in sorted(sub["outside"].items()))
+        parts.append(f"left outside: {ops}")
+    elif sub["result"] == "SUCCESS":
+        parts.append(f"{sub['delegates']} delegates")
+    if sub["error"]:
+        parts.append(sub["error"])
+    return "; ".join(parts)
+
+
+def _cell(tests: list[Test], flow: str) -> str:
+    counts = {o: sum(t.outcome.get(flow) == o for t in tests) for o in ("passed", "failed")}
+    skipped = sum(t.outcome.get(flow) not in ("passed", "failed") for t in tests)
+    return f"{counts['passed']} / {counts['failed']} / {skipped}"
+
+
+def render(
+    files: dict[str, dict[str, Test]], left_out: list[str], seconds: float | None, note: str = ""
+) -> str:
+    from xnnc.benchmarks.zoo import machine
+
+    rows, misses, regressions, fewer_files = [], [], [], []
+    gaps: dict[str, Counter[str]] = defaultdict(Counter)  # file -> reason -> subtests
+    total_subtests = total_with_op = 0
+    full = dict.fromkeys(FLOWS, 0)
+    full_with_op = dict.fromkeys(FLOWS, 0)
+    unpaired = 0
+    for name in sorted(files):
+        # A test compares only where both flows ran it (a run stopped early leaves halves).
+        tests = sorted((t for t in files[name].values() if set(FLOWS) <= set(t.outcome)),
+                       key=lambda t: t.key)  # fmt: skip
+        unpaired += len(files[name]) - len(tests)
+        if not tests:
+            continue
+        n = sum(t.num_subtests for t in tests)
+        per_flow = {f: sum(t.full(f) for t in tests) for f in FLOWS}
+        with_op = 0
+        for t in tests:
+            for i in range(t.num_subtests):
+                if not t.has_xnnpack_op(i):
+                    continue
+                with_op += 1
+                for f in FLOWS:
+                    subs = t.subtests.get(f, [])
+                    full_with_op[f] += i < len(subs) and fully_delegated(subs[i])
+                ours = t.subtests.get(FLOW_NAME, [])
+                if not (i < len(ours) and fully_delegated(ours[i])):
+                    gaps[name][why_not_full(ours[i] if i < len(ours) else None)[:200]] += 1
+            if t.outcome.get(STOCK_FLOW_NAME) == "passed" and t.outcome.get(FLOW_NAME) != "passed":
+                regressions.append(f"`{name}::{t.key}`: {t.reason.get(FLOW_NAME, '?')}")
+            stock = t.subtests.get(STOCK_FLOW_NAME, [])
+            ours = t.subtests.get(FLOW_NAME, [])
+            for i, sub in enumerate(stock):
+                if fully_delegated(sub) and not (i < len(ours) and fully_delegated(ours[i])):
+                    misses.append(
+                        f"`{name}::{t.key}` subtest {i}: "
+                        f"{why_not_full(ours[i] if i < len(ours) else None)}"
+                    )
+        total_subtests += n
+        total_with_op += with_op
+        for f in FLOWS:
+            full[f] += per_flow[f]
+        ok = per_flow[FLOW_NAME] >= per_flow[STOCK_FLOW_NAME]
+        if not ok:
+            fewer_files.append(name)
+        rows.append(
+            f"| {name.removeprefix('test_')} | {_cell(tests, STOCK_FLOW_NAME)} | "
+            f"{per_flow[STOCK_FLOW_NAME]} | {_cell(tests, FLOW_NAME)} | {per_flow[FLOW_NAME]} | "
+            f"{n} | {with_op} | {'' if ok else 'fewer than stock'} |"
+        )
+    all_tests = [t for tests in files.values() for t in tests.values()
+                 if set(FLOWS) <= set(t.outcome)]  # fmt: skip
+    ran = {t.file for t in all_tests}
+    not_run = [f for f in operator_files() if f not in ran]
+    share = full_with_op[FLOW_NAME] / total_with_op if total_with_op else 0.0
+
+    def holds(ok: bool) -> str:
+        return "**holds**" if ok else "**does not hold**"
+
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    took = f", {seconds / 60:.0f} min" if seconds else ""
+    out = [
+        "# ExecuTorch's backend operator suite: xnnc flow vs stock XNNPACK flow",
+        "",
+        "Written by `make peer-suite` (`python -m xnnc.benchmarks.peer_suite`): ExecuTorch "
+        "1.5.1's own suite (`executorch/backends/test/suite`) under its own pytest harness, "
+        "the stock `xnnpack` flow and the `xnnc` flow (the same flow with "
+        '`XnncPartitioner(CompileOptions(target="stock"))` in place of `XnnpackPartitioner`, '
+        "`benchmarks/peer_flow.py`) in one run, seed 0.",
+        "",
+        f"Run {date}{took}, on {machine()}.{' ' + note if note else ''}",
+        f"Files run: {len(ran)} of the suite's {len(operator_files())} operator files"
+        + (f"; operator files not run: {', '.join(not_run)}" if not_run else "")
+        + (f"; model files not run: {', '.join(left_out)}" if left_out else "")
+        + (f"; {unpaired} tests run by one flow only, left out." if unpaired else "."),
+        "",
+        "Tests: passed / failed / skipped (a test is one test function; the harness stops it "
+        "at its first failing subtest). Full: subtests that passed with one delegate and no "
+        "op left outside. Subtests: per test, those the flow that got further ran. With op: "
+        "subtests where either flow delegates some op (XNNPACK has a node for it).",
+        "",
+        "## Targets",
+        "",
+        f"- Every test that passes on stock passes on xnnc: {holds(not regressions)}"
+        + (f" ({len(regressions)} do not, below)." if regressions else "."),
+        f"- Fully delegated >= stock on every file: {holds(not fewer_files)}"
+        + (f" (not on {', '.join(fewer_files)})." if fewer_files else "."),
+        f"- Fully delegated >= {TARGET_SHARE:.0%} of the subtests where XNNPACK has the op: "
+        f"{holds(share >= TARGET_SHARE)} ({full_with_op[FLOW_NAME]}/{total_with_op}, "
+        f"{share:.1%}; stock {full_with_op[STOCK_FLOW_NAME]}/{total_with_op}).",
+        "",
+        "## Totals",
+        "",
+        "| flow | tests passed / failed / skipped | subtests fully delegated |",
+        "|---|---|---|",
+        *(f"| {f} | {_cell(all_tests, f)} | {full[f]} / {total_subtests} |" for f in FLOWS),
+        "",
+        "## Per file",
+        "",
+        "| file | stock: tests | stock: full | xnnc: tests | xnnc: full | subtests | with op | |",
+        "|---|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+        "## Tests that pass on stock and fail on xnnc",
+        "",
+        *([f"- {r}" for r in regressions] or ["None."]),
+        "",
+        "## Subtests fully delegated on stock, not on xnnc",
+        "",
+        *([f"- {m}" for m in misses] or ["None."]),
+        "",
+        "## Subtests where XNNPACK has the op that xnnc does not fully delegate, by reason",
+        "",
+        *(
+            [
+                f"- {name.removeprefix('test_')}: {n} x {reason}"
+                for name in sorted(gaps)
+                for reason, n in gaps[name].most_common()
+            ]
+            or ["None."]
+        ),  # fmt: skip
+        "",
+    ]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "PEER_SUITE.md"))
+    parser.add_argument("--results", help="the run's JSON lines (kept; default: a temp file)")
+    parser.add_argument(
+        "--render-only", action="store_true", help="the table from --results, without a run"
+    )
+    parser.add_argument("--note", default="", help="a sentence to add after the run's line")
+    parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers")
+    parser.add_argument("-k", dest="keyword", help="pytest -k: a part of the suite")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(args.results or Path(tmp) / "results.jsonl")
+        seconds = None
+        if not args.render_only:
+            start = datetime.datetime.now()
+            run_suite(results, args.workers, args.keyword)  # failing tests are the data
+            seconds = (datetime.datetime.now() - start).total_seconds()
+        files = load(results)
+        if not files:
+            print("peer-suite: error: no results", file=sys.stderr)
+            return 1
+        Path(args.out).write_text(render(files, suites()[1], seconds, args.note))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
