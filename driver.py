@@ -33,6 +33,7 @@ import mmap
 import os
 import struct
 import tempfile
+import time
 import warnings
 import zipfile
 import zlib
@@ -551,8 +552,11 @@ def compile(
             TrainingModeWarning,
             stacklevel=2,
         )
+    start = time.perf_counter()
     ep = export_program(model, example_inputs)
-    module = lower(import_model(ep), options)
+    module = import_model(ep)
+    # Tuning may take as long as the import did: a cold compile stays near 2x an untuned one.
+    module = lower(module, options, tune_budget_ms=(time.perf_counter() - start) * 1e3)
     if savable:
         return Program(module, options, profile=profile, exported=ep)
     del ep  # its weights are the model's: no reference of ours is needed

@@ -29,6 +29,8 @@ runs exactly what `xnnc.compile(..., target="stock,x86-64-avx2", fp16="fp32")` r
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,13 +116,19 @@ def lower(
     module: ModuleOp,
     options: CompileOptions | None = None,
     ctx: Context | None = None,
+    *,
+    tune_budget_ms: float = math.inf,
     **fields: Any,
 ) -> ModuleOp:
     """Set the module's target and run the default pipeline in place; returns the module.
-    `options`, or its fields as keywords."""
+    `options`, or its fields as keywords; `tune_budget_ms` bounds each `xnn-tune`'s timing."""
     options = CompileOptions.of(options, **fields)
     set_target(module, options.target)
-    PassPipeline(tuple(default_passes(options))).apply(ctx or xnnc.make_context(), module)
+    passes = [
+        dataclasses.replace(p, budget_ms=tune_budget_ms) if isinstance(p, TunePass) else p
+        for p in default_passes(options)
+    ]
+    PassPipeline(tuple(passes)).apply(ctx or xnnc.make_context(), module)
     return module
 
 

@@ -47,6 +47,12 @@ class ConvLayer:
             f" d{self.dilation[0]}x{self.dilation[1]} p{','.join(map(str, self.padding))}"
         )
 
+    @property
+    def macs(self) -> int:
+        """Multiply-accumulates of the direct convolution (stride 1, output ~ input size)."""
+        size = self.batch * self.height * self.width * self.in_channels * self.out_channels
+        return size * self.kernel[0] * self.kernel[1]
+
 
 @dataclass(frozen=True)
 class GemmLayer:
@@ -63,6 +69,10 @@ class GemmLayer:
 
     def key(self) -> str:
         return f"{self.kind} bf16 {self.batch}x{self.rows}x{self.k}->{self.n}"
+
+    @property
+    def macs(self) -> int:
+        return self.batch * self.rows * self.k * self.n
 
 
 Layer = ConvLayer | GemmLayer

@@ -277,3 +277,47 @@ def test_decision_attribute_round_trips_and_is_checked():
     bad = Decision("bf16-gemm", "native", "tuned", "fc", "", (("fp32", 2.0),)).to_attr()
     with pytest.raises(Exception, match=r"^here: xnn.decision: a tuned choice needs its time"):
         Decision.from_attr(bad, "here")
+
+
+class _ThreeConvs(nn.Module):
+    """Three distinct conv layers, the largest (64 -> 64) in the middle."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Conv1d(16, 64, 3, padding=1)
+        self.b = nn.Conv1d(64, 64, 3, padding=1)
+        self.c = nn.Conv1d(64, 32, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.c(self.b(self.a(x)))
+
+
+def test_the_budget_times_the_largest_layers_and_defers_the_rest(tmp_path, monkeypatch):
+    """Once the budget is spent the other layers keep the static rule and stay out of the
+    database: the next compile times them, largest first."""
+    import time
+
+    from xnnc.frontend.fx_importer import import_model
+    from xnnc.pipeline import lower
+
+    def slow(forms: dict, threads: int) -> dict[str, float]:
+        time.sleep(0.02)
+        return {"direct": 1.0, "gemm": 0.5}
+
+    monkeypatch.setattr(tuner, "time_on_xnnpack", slow)
+    torch.manual_seed(0)
+    model, x = _ThreeConvs().eval(), torch.randn(1, 16, 32)
+    db = tmp_path / "db.json"
+    sources = []
+    for _ in range(3):
+        module = lower(import_model(model, (x,)), CompileOptions(tuning_db=str(db)),
+                       tune_budget_ms=10.0)  # fmt: skip
+        program = xnnc.Program(module)
+        with torch.no_grad():
+            torch.testing.assert_close(program(x), model(x), **TOL)
+        sources.append(sorted(d.source for d in _conv_decisions(program)))
+        layers = list(json.loads(db.read_text())["entries"])
+        assert len(layers) == len(sources)  # one more layer timed per compile
+        if len(sources) == 1:  # the largest layer went first
+            assert layers[0].endswith("64->64 k1x3 d1x1 p0,1,0,1"), layers
+    assert sources == [["rule", "rule", "tuned"], ["rule", "tuned", "tuned"], ["tuned"] * 3]

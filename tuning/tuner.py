@@ -17,6 +17,12 @@ the serializer) is skipped; a layer with no form that ran keeps the static rule 
 record). Layers with the same signature are timed once per compile, and every result goes
 to the tuning database (`tuning.db`), so a later compile on this machine times nothing.
 
+`budget-ms` bounds the time spent timing layers (the largest layers go first); the layers
+left when it is spent keep the static rule and stay out of the database, so the next compile
+times them: tuning a large model completes over a few compiles, each at most the budget
+slower. `xnnc.compile` sets it to the time its import took (torch.export and the import into
+`aten`), which keeps a cold compile near 2x an untuned one.
+
 Tuning needs the host CPU: the pass refuses a module whose `#xnn.target` is another CPU or
 the stock runtime (cross-compiles use the static rules). `cached=true` reads the database
 and times nothing (layers it misses keep the static rule).
@@ -24,9 +30,11 @@ and times nothing (layers it misses keep the static rule).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import torch
 from xdsl.context import Context
@@ -176,7 +184,10 @@ class Tuner:
     timer: Timer | None = None  # None: time_on_xnnpack
     cached: bool = False
     margin: float = MARGIN
+    budget_ms: float = math.inf  # time for timing layers; then the static rules
     timed: int = 0  # layers timed (not found in the database)
+    deferred: int = 0  # layers left to the static rule: the budget was spent
+    spent_ms: float = 0.0
     _seen: dict[str, Decision | None] = field(default_factory=dict)
 
     def decide(self, op: Operation, form: str) -> Decision | None:
@@ -188,10 +199,15 @@ class Tuner:
 
     def _measure(self, op: Operation, form: str, layer: Layer, key: str) -> Decision | None:
         entry = self.db.get(key)
+        if entry is None and not self.cached and self.spent_ms >= self.budget_ms:
+            self.deferred += 1  # not in the database: a later compile times it
+            return None
         if entry is None and not self.cached:
             static = rules.decide(self.target, layer).choice
             timer = self.timer or time_on_xnnpack
+            start = time.perf_counter()
             times = timer(candidate_forms(op, form, self.target), self.target.threads)
+            self.spent_ms += (time.perf_counter() - start) * 1e3
             choice = choose(static, times, self.margin)
             self.timed += 1
             if choice is None:
@@ -216,12 +232,15 @@ def _ops(module: ModuleOp, form: str) -> Iterator[Operation]:
 class TunePass(ModulePass):
     """Time the forms of each layer of `form` ("conv-as-gemm", "bf16-gemm"; empty: both) on
     this machine and record the choices. db: the tuning database ("": `$XNNC_TUNING_DB` or
-    the user's cache); cached: only read the database."""
+    the user's cache); cached: only read the database; budget-ms: time for timing layers,
+    after which the rest keep the static rule (see the module docstring)."""
 
     name = "xnn-tune"
+    option_ranges: ClassVar = {"budget_ms": (0, math.inf)}
     form: str = ""
     db: str = ""
     cached: bool = False
+    budget_ms: float = math.inf
 
     def __post_init__(self) -> None:
         if self.form and self.form not in rules.FORMS:
@@ -236,7 +255,8 @@ class TunePass(ModulePass):
                 f"xnn-tune: the module's target '{target}' is not this machine's CPU on the "
                 "extended runtime; tuning times layers here (cross-compiles use the static rules)"
             )
-        tuner = Tuner(target, tuning_db.TuningDB.open(self.db or None), cached=self.cached)
+        db = tuning_db.TuningDB.open(self.db or None)
+        tuner = Tuner(target, db, cached=self.cached, budget_ms=self.budget_ms)
         tune_module(op, tuner, (self.form,) if self.form else tuple(rules.FORMS))
 
 
@@ -244,7 +264,8 @@ def tune_module(module: ModuleOp, tuner: Tuner, forms: tuple[str, ...]) -> None:
     """Record `tuner`'s decision on every undecided layer of `forms`; save the database."""
     try:
         for form in forms:
-            for op in list(_ops(module, form)):
+            # The largest layers first: they weigh most, if the budget ends the timing.
+            for op in sorted(_ops(module, form), key=lambda o: -_layer(form, o).macs):
                 decision = tuner.decide(op, form)
                 if decision is not None:
                     record(op, decision)

@@ -8,6 +8,10 @@
 // RUN: not xnn-opt %s -p 'xnn-set-target{target="stock,arm64"},xnn-tune' 2>&1 | filecheck %s --check-prefix=CROSS
 // RUN: not xnn-opt %s -p 'xnn-tune{form=winograd}' 2>&1 | filecheck %s --check-prefix=FORM
 // RUN: not xnn-opt %s -p 'xnnc-pipeline{tune=bogus}' 2>&1 | filecheck %s --check-prefix=MODE
+// RUN: rm -f %t.budget.json
+// RUN: xnn-opt %s -p 'xnn-set-target{target="extended,host"},xnn-tune{form=conv-as-gemm db="%t.budget.json" budget-ms=0},xnn-conv-as-gemm' | filecheck %s --check-prefix=BUDGET
+// RUN: not test -e %t.budget.json || %python -c "import json,sys; print(len(json.load(open(sys.argv[1]))['entries']))" %t.budget.json | filecheck %s --check-prefix=NOENTRY
+// RUN: not xnn-opt %s -p 'xnn-tune{budget-ms=-1}' 2>&1 | filecheck %s --check-prefix=NEGATIVE
 
 // TUNED:    xnn.convolution_2d {{.*}}xnn.decision = {form = "conv-as-gemm", choice = "{{direct|gemm}}", source = "tuned", layer = "conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1", times_ms = {direct = {{.*}} : f64, gemm = {{.*}} : f64}}
 // The pass owning the form follows the recorded choice; the decision sits on the result.
@@ -16,6 +20,10 @@
 // DB:       1 {{.*}}|threads=1|conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1
 // CROSS:    xnn-tune: the module's target 'stock,arm64' is not this machine's CPU on the extended runtime; tuning times layers here (cross-compiles use the static rules)
 // FORM:     xnn-tune: unknown form 'winograd'; valid: conv-as-gemm, bf16-gemm
+// With no budget nothing is timed: the static rule decides, and nothing enters the database.
+// BUDGET:   source = "rule"
+// NOENTRY:  0
+// NEGATIVE: xnn-tune: option budget-ms
 // MODE:     xnn-opt: error: xnnc-pipeline: tune: unknown mode 'bogus'; valid: true, false, auto, cached
 func.func @conv(%x: tensor<1x1x32x64xf32>) -> tensor<1x1x32x32xf32> {
   %r = xnn.subgraph(%x) : (tensor<1x1x32x64xf32>) -> tensor<1x1x32x32xf32> {
