@@ -217,7 +217,8 @@ class Policy:
     bf16_only: bool = False  # a choice only bf16 models have
 
     def target(self, host: Target) -> Target:
-        """The host with the features that make `bf16_gemm_pays` give this policy's answer
+        """The host with the features that make the static bf16-GEMM rule
+        (`cost.rules.bf16_gemm`) give this policy's answer
         (no other rule reads them: conv-as-gemm reads AVX2/AVX-512F, fp16 is arm64's)."""
         if self.bf16_gemm is None:
             return host

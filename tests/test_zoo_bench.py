@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xnnc.benchmarks import zoo
+from xnnc.cost import rules
 from xnnc.target import Target
 
 
@@ -64,10 +65,14 @@ def test_policies_beside_the_default(tmp_path):
 
 
 def test_policy_targets_decide_the_bf16_gemm():
-    """A bf16 policy sets the features `bf16_gemm_pays` reads, leaving the others."""
+    """A bf16 policy sets the features the static bf16-GEMM rule reads, leaving the others."""
     spr = Target.preset("x86-64-avx512fp16")
     native = next(p for p in zoo.POLICIES if p.bf16_gemm).target(spr)
     fp32 = next(p for p in zoo.POLICIES if p.bf16_gemm is False).target(spr)
-    assert native.bf16_gemm_pays(64) and not fp32.bf16_gemm_pays(1)
+
+    def choice(target: Target, rows: int) -> str:
+        return rules.bf16_gemm(target, rules.GemmLayer("fc", 1, rows, 2048, 2048)).choice
+
+    assert choice(native, 64) == "native" and choice(fp32, 1) == "fp32"
     assert {"avx2", "avx512f"} <= native.features and {"avx2", "avx512f"} <= fp32.features
     assert zoo.POLICIES[1].target(spr) == spr
