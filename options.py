@@ -54,6 +54,8 @@ REQUIRED = {
     "pooling, reductions or softmax",
     ("xnn-legalize-stock", "stock"): "stock ExecuTorch lacks xnnc's extension node kinds",
     ("xnn-legalize-stock", "extended"): "it only runs for the stock runtime",
+    ("xnn-legalize-outputs", "stock"): "XNNPACK needs each output written by a node",
+    ("xnn-legalize-outputs", "extended"): "XNNPACK needs each output written by a node",
 }
 
 

@@ -46,6 +46,7 @@ _PASSES = {
     "xnn-fp16-precision": "xnnc.legalize.fp16_precision:Fp16PrecisionPass",
     "xnn-legalize-casts": "xnnc.legalize.casts:LegalizeCastsPass",
     "xnn-legalize-stock": "xnnc.legalize.stock:LegalizeStockPass",
+    "xnn-legalize-outputs": "xnnc.legalize.outputs:LegalizeOutputsPass",
     # the whole default pipeline
     "xnnc-pipeline": "xnnc.pipeline:XnncPipelinePass",
     "xnn-set-target": "xnnc.pipeline:SetTargetPass",

@@ -11,7 +11,7 @@ target, in stages.
 | canonicalize     | canonicalize{disabled-patterns}: the seed rewrites                |
 | optimize         | xnn-hoist-input-projection, [xnn-tune{form=conv-as-gemm}],        |
 |                  | xnn-conv-as-gemm, then canonicalize                               |
-| runtime kinds    | xnn-legalize-stock (stock runtime only)                           |
+| runtime kinds    | xnn-legalize-stock (stock runtime only), xnn-legalize-outputs     |
 
 Types are legalized before the rewrites, so that a node computed in fp32 (fp16 in fp32 mode,
 bf16 kinds XNNPACK lacks) is rewritten like any fp32 node; stock node kinds come last, after
@@ -44,6 +44,7 @@ from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects.xnn import set_target, target_of
 from xnnc.legalize.casts import LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
+from xnnc.legalize.outputs import LegalizeOutputsPass
 from xnnc.legalize.stock import LegalizeStockPass
 from xnnc.options import OPTIONAL_PASSES, CompileOptions, tune_mode
 from xnnc.target import Target
@@ -92,7 +93,10 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
         ],
         "canonicalize": canonicalize,
         "optimize": optimize + (canonicalize if optimize else []),
-        "runtime kinds": [LegalizeStockPass()] if options.target.runtime == "stock" else [],
+        "runtime kinds": [
+            *([LegalizeStockPass()] if options.target.runtime == "stock" else []),
+            LegalizeOutputsPass(),
+        ],
     }
 
 

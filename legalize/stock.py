@@ -13,6 +13,8 @@ ExecuTorch 1.5.1 can run.
                                                       max_pooling_2d 1xK ; reshape (min: negated
                                                       before and after)
     xnn.unary approxgelu %x                     ==>  x * sigmoid(x * (a + b * x^2))
+    xnn.binary pow %x, n (a scalar constant)    ==>  multiplications (whole n), clamp to
+                                                      [1, 1] (n = 0), else exp(n * log x)
 
 Left alone: everything stock already has. The other xnnc-only unary and binary operators
 have no stock equivalent: serializing them for `stock` fails with a message.
@@ -21,6 +23,7 @@ have no stock equivalent: serializing them for `stock` fails with a message.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -36,6 +39,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.conversion.constants import constant_tensor
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, UnaryOperator
@@ -168,6 +172,55 @@ class ApproxGeluAsSigmoid(RewritePattern):
         rewriter.replace(op, [], [binary(x, gate, BinaryOperator.MULTIPLY)])
 
 
+class PowAsStockKinds(RewritePattern):
+    """`xnn.binary pow` by a scalar constant exponent n (stock has no XNNPACK binary pow):
+    n a whole number up to 64 in size -> multiplications by repeated squaring (a division
+    of 1 by it for n < 0), as torch's CPU kernel computes integer powers; n = 0 -> a clamp
+    to [1, 1] (1 everywhere, as torch gives); any other n -> exp(n * log(x)) (torch's powf
+    within a few ulp of n * log(x); NaN for x < 0, 0 or inf at x = 0, like powf). A tensor
+    exponent is left alone (serializing it for stock fails with a message)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.BinaryOp, rewriter: PatternRewriter) -> None:
+        if op.kind.data != BinaryOperator.POW:
+            return
+        exponent = constant_tensor(op.input2)
+        if exponent is None or exponent.numel() != 1:
+            return
+        n = float(exponent.reshape(()).float())
+        e = Emitter(rewriter, op)
+        x, shape = op.input1, shape_of(op.output)
+        if shape_of(x) != shape:
+            return  # a broadcasting pow: leave it
+
+        def binary(a: SSAValue, b: SSAValue, kind: BinaryOperator) -> SSAValue:
+            return e.node(xnn.BinaryOp, a, b, shape=shape, kind=kind)
+
+        if n == 0:
+            result = e.node(xnn.ClampOp, x, shape=shape, output_min=1.0, output_max=1.0)
+        elif n.is_integer() and abs(n) <= 64:
+            result = _power(x, int(abs(n)), lambda a, b: binary(a, b, BinaryOperator.MULTIPLY))
+            if n < 0:
+                result = binary(e.scalar(1.0, x), result, BinaryOperator.DIVIDE)
+        else:
+            log = e.node(xnn.UnaryOp, x, shape=shape, kind=UnaryOperator.LOG)
+            scaled = binary(log, e.scalar(n, x), BinaryOperator.MULTIPLY)
+            result = e.node(xnn.UnaryOp, scaled, shape=shape, kind=UnaryOperator.EXP)
+        rewriter.replace(op, [], [result])
+
+
+def _power(x: SSAValue, n: int, multiply: Callable[[SSAValue, SSAValue], SSAValue]) -> SSAValue:
+    """x ** n (n >= 1) by repeated squaring: about 2 log2(n) multiplications."""
+    result, square = None, x
+    while True:
+        if n & 1:
+            result = square if result is None else multiply(result, square)
+        n >>= 1
+        if not n:
+            return result
+        square = multiply(square, square)
+
+
 STOCK_PATTERNS = (
     DepthToSpaceAsTranspose(),
     SpaceToDepthAsTranspose(),
@@ -175,6 +228,7 @@ STOCK_PATTERNS = (
     ReduceMaxAsMaxPooling(),
     BroadcastAsAdd(),
     ApproxGeluAsSigmoid(),
+    PowAsStockKinds(),
 )
 
 

@@ -333,3 +333,55 @@ def test_piece_compiled_as_one_group() -> None:
     spec = options_spec(CompileOptions(target="stock"))
     with pytest.raises(ConversionError, match=r"aten.div at loc\("):
         XnncBackend.preprocess(ep, [spec])
+
+
+class _Identity(nn.Module):
+    """A no-op permute (the output is the input) and an output returned twice."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        y = x.relu()
+        return x.permute(0, 1, 2), y, y
+
+
+@pytest.mark.parametrize("target", ["extended", "stock"])
+def test_outputs_that_alias_inputs_or_each_other(target) -> None:
+    """ExecuTorch's suite's identity permute/squeeze models failed to serialize: each
+    output now gets a node of its own (xnn-legalize-outputs)."""
+    x = torch.randn(2, 3, 4)
+    model = _Identity().eval()
+    want = model(x)
+    program = xnnc.compile(model, (x,), target=target)
+    for got, ref in zip(program(x), want, strict=True):
+        torch.testing.assert_close(got, ref, rtol=0, atol=0)
+    if target == "stock":
+        edge = to_edge_transform_and_lower(
+            torch.export.export(model, (x,)), partitioner=[xnnc.XnncPartitioner()]
+        )
+        for got, ref in zip(StockRuntime(edge.to_executorch().buffer)(x), want, strict=True):
+            torch.testing.assert_close(got, ref, rtol=0, atol=0)
+
+
+class _Pow(nn.Module):
+    def __init__(self, exponent: float) -> None:
+        super().__init__()
+        self.exponent = exponent
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.pow(x, self.exponent)
+
+
+@pytest.mark.parametrize("exponent", [0, 1, 3, -1, 10, 2.5, -2.5])
+def test_pow_by_a_scalar_on_stock(exponent) -> None:
+    """Stock has no XNNPACK binary pow: whole exponents become multiplications, 0 a clamp to
+    1, others exp(n log x) (ExecuTorch's suite's scalar exponents failed to serialize).
+    fp32: 2e-6 relative, a few ulp of the multiplication chain or of n * log(x) through
+    exp; x = 0 gives torch's 0 or inf."""
+    x = torch.rand(10, 10) + 0.1
+    x[0, 0] = 0.0
+    model = _Pow(exponent).eval()
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, (x,)), partitioner=[xnnc.XnncPartitioner()]
+    )
+    assert len(_lowered(edge)) == 1 and _outside(edge) == []
+    (got,) = StockRuntime(edge.to_executorch().buffer)(x)
+    torch.testing.assert_close(got, model(x), rtol=2e-6, atol=0)

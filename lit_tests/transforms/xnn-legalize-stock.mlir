@@ -127,3 +127,32 @@ func.func @left_alone(%x: tensor<2x3x8xf32>) -> (tensor<2x3x8xf32>, tensor<2x3x8
   %d = xnn.static_transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<2x3x8xf32>) -> tensor<3x2x8xf32>
   func.return %b, %c, %d : tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<3x2x8xf32>
 }
+
+// -----
+
+// pow by a scalar constant: x^5 by repeated squaring (x^2, x^4, x * x^4), x^-2 as 1 / x^2,
+// x^0 as a clamp to [1, 1], x^2.5 as exp(2.5 * log x).
+// CHECK-LABEL: func.func @pow_by_scalars
+// CHECK-NEXT:    %[[S2:.*]] = xnn.binary multiply %x, %x
+// CHECK-NEXT:    %[[S4:.*]] = xnn.binary multiply %[[S2]], %[[S2]]
+// CHECK-NEXT:    %[[P5:.*]] = xnn.binary multiply %x, %[[S4]]
+// CHECK-NEXT:    %[[Q2:.*]] = xnn.binary multiply %x, %x
+// CHECK-NEXT:    %[[ONE:.*]] = xnn.constant dense<1.000000e+00> : tensor<1xf32>
+// CHECK-NEXT:    %[[PM2:.*]] = xnn.binary divide %[[ONE]], %[[Q2]]
+// CHECK-NEXT:    %[[P0:.*]] = xnn.clamp %x {output_min = 1.000000e+00 : f32, output_max = 1.000000e+00 : f32}
+// CHECK-NEXT:    %[[L:.*]] = xnn.unary log %x
+// CHECK-NEXT:    %[[N:.*]] = xnn.constant dense<2.500000e+00> : tensor<1xf32>
+// CHECK-NEXT:    %[[M:.*]] = xnn.binary multiply %[[L]], %[[N]]
+// CHECK-NEXT:    %[[PF:.*]] = xnn.unary exp %[[M]]
+// CHECK-NEXT:    func.return %[[P5]], %[[PM2]], %[[P0]], %[[PF]]
+func.func @pow_by_scalars(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %five = xnn.constant dense<5.0> : tensor<1xf32>
+  %mtwo = xnn.constant dense<-2.0> : tensor<1xf32>
+  %zero = xnn.constant dense<0.0> : tensor<1xf32>
+  %half = xnn.constant dense<2.5> : tensor<1xf32>
+  %a = xnn.binary pow %x, %five : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  %b = xnn.binary pow %x, %mtwo : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  %c = xnn.binary pow %x, %zero : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  %d = xnn.binary pow %x, %half : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+  func.return %a, %b, %c, %d : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
