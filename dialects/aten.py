@@ -584,14 +584,19 @@ class VarOp(_Reduce):
     correction = opt_prop_def(Scalar)
 
 
-class _Softmax(_Unary):
+class _AlongDim(_Unary):
+    """An op along one dim of its input, checked against its rank."""
+
     dim = prop_def(IntegerAttr)
-    half_to_float = prop_def(BoolAttr)
 
     def verify_(self) -> None:
         super().verify_()
         if normalize_dim(self.dim.value.data, len(shape_of(self.input))) is None:
             _fail(f"dim {self.dim.value.data} is out of range for rank {len(shape_of(self.input))}")
+
+
+class _Softmax(_AlongDim):
+    half_to_float = prop_def(BoolAttr)
 
 
 @aten_op("aten::_softmax")
@@ -605,18 +610,12 @@ class LogSoftmaxOp(_Softmax):
 
 
 @aten_op("aten::_safe_softmax")
-class SafeSoftmaxOp(_Unary):
+class SafeSoftmaxOp(_AlongDim):
     """Softmax over `dim` that gives 0, not NaN, on a slice that is all -inf (a fully masked
     attention row): what the SDPA decomposition computes with eq/any/where around _softmax."""
 
     name = "aten._safe_softmax"
-    dim = prop_def(IntegerAttr)
     dtype = opt_prop_def(Attribute)
-
-    def verify_(self) -> None:
-        super().verify_()
-        if normalize_dim(self.dim.value.data, len(shape_of(self.input))) is None:
-            _fail(f"dim {self.dim.value.data} is out of range for rank {len(shape_of(self.input))}")
 
 
 @aten_op("aten::_native_batch_norm_legit_no_training")
