@@ -48,6 +48,7 @@ from xnnc.cost import rules
 from xnnc.cost.decision import Decision, conv_layer, gemm_layer, record, recorded
 from xnnc.cost.rules import Layer
 from xnnc.dialects import xnn
+from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph_named, set_target, target_of
 from xnnc.errors import OptionError, XnncError
 from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
@@ -164,6 +165,19 @@ def time_on_xnnpack(
             rt.close()
 
 
+def _release_copies(forms: dict[str, xnn.SubgraphOp], op: Operation) -> None:
+    """Lets go of the weights the candidate rewrites made (per-tap filters): the throwaway
+    modules live on in reference cycles until the garbage collector runs, and would hold
+    them through the rest of the compile. The layer's own weights are the module's."""
+    own = {id(c.value.data) for v in op.operands if isinstance(c := constant_op(v), xnn.ConstantOp)
+           and isinstance(c.value, WeightAttr)}  # fmt: skip
+    for sub in forms.values():
+        for inner in sub.walk():
+            if isinstance(inner, xnn.ConstantOp) and isinstance(inner.value, WeightAttr):
+                if id(inner.value.data) not in own:
+                    inner.value.data.data = None
+
+
 def choose(static: str, times: dict[str, float], margin: float = MARGIN) -> str | None:
     """The static choice unless another form is faster by `margin`; the fastest form that
     ran when the static one did not; None when none ran."""
@@ -206,7 +220,9 @@ class Tuner:
             static = rules.decide(self.target, layer).choice
             timer = self.timer or time_on_xnnpack
             start = time.perf_counter()
-            times = timer(candidate_forms(op, form, self.target), self.target.threads)
+            forms = candidate_forms(op, form, self.target)
+            times = timer(forms, self.target.threads)
+            _release_copies(forms, op)
             self.spent_ms += (time.perf_counter() - start) * 1e3
             choice = choose(static, times, self.margin)
             self.timed += 1
