@@ -4,14 +4,14 @@
                                               [--threads 1,2] [--sweep]
 
 Each model is compiled once for x86-64-avx512bf16 (every bf16 GEMM in the bf16 x bf16 ->
-fp32 form, whatever the cost model (`cost.rules.bf16_gemm`) says for the host) and its blob loaded twice:
-on one `XnnRuntime`, where XNNPACK's subgraph rewrites every bf16 GEMM to fp32 (what xnnc
-did before), and on `open_runtime`, which runs them as XNNPACK's bf16 operators between
-subgraph pieces. The two alternate sample by sample (who goes first alternates too). Per
-side: the whole call (median of samples; thread CPU time with one thread, wall time with
+fp32 form, whatever the cost model (`cost.rules.bf16_gemm`) says for the host) and its blob
+loaded twice: on one `XnnRuntime`, where XNNPACK's subgraph rewrites every bf16 GEMM to fp32
+(what xnnc did before), and on `open_runtime`, which runs them as XNNPACK's bf16 operators
+between subgraph pieces. The two alternate sample by sample (who goes first alternates too).
+Per side: the whole call (median of samples; thread CPU time with one thread, wall time with
 more) and the GEMM rate, 2*M*K*N summed over the GEMM operators divided by the sum of their
-times in XNNPACK's profile (best sample).
-ratio = fp32 / native: above 1 the native kernel is faster.
+times in XNNPACK's profile (best sample). ratio = fp32 / native: above 1 the native kernel
+is faster.
 
 --sweep instead times one bf16 fully-connected (K = N = 2048 and 512, M rows from 1 to 256,
 1 thread) both ways, the best of alternating runs of XNNPACK's profile: where the native

@@ -262,6 +262,26 @@ def _unary(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=_UNARY[type(op)])]
 
 
+def _check_prelu(op: aten.PreluOp) -> str | None:
+    if len(shape_of(op.input)) not in (2, 3, 4):
+        return "PReLU on a rank other than 2, 3 or 4"
+    return _static_weights(op.weight)
+
+
+@lowering(aten.PreluOp, check=_check_prelu)
+def _prelu(op: aten.PreluOp, e: Emitter) -> Sequence[SSAValue]:
+    """XNNPACK's PReLU takes one slope per channel of the innermost dim: the input goes
+    channels-last (the layout pass cancels the transposes between NHWC neighbours), and a
+    single slope is repeated per channel."""
+    rank = len(shape_of(op.input))
+    x = op.input if rank == 2 else e.to_nhwc(op.input)
+    channels = shape_of(x)[-1]
+    slope = _data(op.weight).reshape(-1).expand(channels).contiguous()
+    slopes = e.const(slope, f"{weight_name(op.weight)}.slope")
+    y = e.node(xnn.BinaryOp, x, slopes, shape=shape_of(x), kind=B.PRELU)
+    return [y if rank == 2 else e.from_nhwc(y, rank)]
+
+
 def _check_elu(op: aten.EluOp) -> str | None:
     if _prop(op, "scale", 1) != 1 or _prop(op, "input_scale", 1) != 1:
         return "scaled ELU"

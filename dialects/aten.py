@@ -392,6 +392,27 @@ class MinimumOp(_Binary):
     name = "aten.minimum"
 
 
+@aten_op("aten::prelu", "aten::_prelu_kernel")
+class PreluOp(AtenOp):
+    """max(0, x) + weight * min(0, x), `weight` one slope or one per channel (dim 1), flat
+    (`prelu`) or viewed to broadcast (`_prelu_kernel`, which `prelu` calls)."""
+
+    name = "aten.prelu"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        shape, slopes = shape_of(self.input), numel(shape_of(self.weight))
+        if shape_of(self.result) != shape:
+            _fail(
+                f"result shape {list(shape_of(self.result))} differs from input shape {list(shape)}"
+            )
+        channels = shape[1] if len(shape) >= 2 else 1
+        if slopes not in (1, channels):
+            _fail(f"weight has {slopes} slopes; expected 1 or the {channels} channels of dim 1")
+
+
 class _Unary(AtenOp):
     input = operand_def(TensorType)
     result = result_def(TensorType)
@@ -1083,7 +1104,8 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     ConstantOp, GenericOp, ConvolutionOp, ConstantPadNdOp, ReflectionPad1dOp, ReflectionPad2dOp,
     PadCircularOp,
     ReplicationPad1dOp, ReplicationPad2dOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
-    MinimumOp, ReluOp, EluOp, GeluOp, SigmoidOp, TanhOp, HardtanhOp, LeakyReluOp, HardswishOp,
+    MinimumOp, PreluOp, ReluOp, EluOp, GeluOp, SigmoidOp, TanhOp, HardtanhOp, LeakyReluOp,
+    HardswishOp,
     HardsigmoidOp, SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
     FloorOp, CeilOp, SinOp, CosOp, SquareOp, WhereOp, LinearOp, AddmmOp, MmOp, BmmOp, MeanOp,
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,

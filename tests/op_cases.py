@@ -107,5 +107,7 @@ STRUCTURAL = [
     ("to_f16", lambda x: x.half(), (X4,), "aten._to_copy"),
     ("to_bf16_and_back", lambda x: x.bfloat16().float(), (X4,), "aten._to_copy"),
     ("layer_norm", nn.LayerNorm(20), (X3,), "aten.native_layer_norm"),
+    ("prelu", nn.PReLU(6, init=-0.3), (X3,), "aten.prelu"),
+    ("prelu_shared", nn.PReLU(init=0.2), (X4,), "aten.prelu"),
     ("embedding", nn.Embedding(10, 4), (torch.tensor([[1, 7, 3]]),), "aten.embedding"),
 ]  # fmt: skip

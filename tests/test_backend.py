@@ -75,7 +75,7 @@ def test_op_on_extended_runtime(name: str, dtype: torch.dtype) -> None:
 
 STOCK_CASES = ["add", "mul_scalar", "elu", "gelu", "clamp", "hardswish", "softmax", "mean",
                "permute", "cat", "constant_pad", "max_pool", "avg_pool", "upsample_bilinear",
-               "pixel_shuffle", "to_f16", "view", "expand"]  # fmt: skip
+               "pixel_shuffle", "to_f16", "view", "expand", "prelu"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", STOCK_CASES)

@@ -236,8 +236,9 @@ def test_bf16_models_run_xnnpack_bf16_gemm(zoo, name):
 
 @needs_bf16_gemm
 def test_sapphire_rapids_targets_go_native_for_one_row_only(zoo):
-    """The static bf16-GEMM rule (cost.rules.bf16_gemm): with AVX512-FP16 (or AMX) the bf16 GEMM wins only at M = 1, so
-    prefill keeps the fp32 form and decode runs XNNPACK's bf16 operator."""
+    """The static bf16-GEMM rule (cost.rules.bf16_gemm): with AVX512-FP16 (or AMX) the bf16
+    GEMM wins only at M = 1, so prefill keeps the fp32 form and decode runs XNNPACK's bf16
+    operator."""
     target = "extended,x86-64-avx512fp16"
     forms = {}
     for name in ("bf16_blocks", "bf16_blocks_decode"):

@@ -385,3 +385,17 @@ def test_pow_by_a_scalar_on_stock(exponent) -> None:
     assert len(_lowered(edge)) == 1 and _outside(edge) == []
     (got,) = StockRuntime(edge.to_executorch().buffer)(x)
     torch.testing.assert_close(got, model(x), rtol=2e-6, atol=0)
+
+
+def test_prelu_is_kept_whole_and_delegated() -> None:
+    """torch.export decomposes PReLU into gt/mul/where (no XNNPACK comparison or select):
+    kept whole it is one XNNPACK PReLU node, on stock too."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv1d(4, 8, 3), nn.PReLU(8, init=-0.2)).eval()
+    x = torch.randn(1, 4, 16)
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, (x,)), partitioner=[xnnc.XnncPartitioner()]
+    )
+    assert len(_lowered(edge)) == 1 and _outside(edge) == []
+    (got,) = StockRuntime(edge.to_executorch().buffer)(x)
+    torch.testing.assert_close(got, model(x), **FP32)

@@ -15,10 +15,11 @@ does have the kernel (`xnn_create_fully_connected_nc_bf16_f32`,
 So the blob's node list is cut at its native GEMM nodes (`native_gemms`): the runs of other
 nodes between them load as sub-blobs on `XnnRuntime`s sharing one thread pool, and each GEMM
 runs as an XNNPACK operator. xnnc's legalization emits the bf16 x bf16 -> fp32 form only
-where the cost model (`cost.rules.bf16_gemm`) (elsewhere the GEMM is fp32 between converts), so the blob
-carries the target's decision. Where the CPU has no bf16 GEMM kernel, creating the operator
-returns xnn_status_unsupported_hardware and `open_runtime` loads the whole blob on one
-`XnnRuntime` instead, where XNNPACK's fallback runs these nodes in fp32.
+where the cost model chooses it (`cost.rules.bf16_gemm`, or a tuned decision; elsewhere the
+GEMM is fp32 between converts), so the blob carries the target's decision. Where the CPU
+has no bf16 GEMM kernel, creating the operator returns xnn_status_unsupported_hardware and
+`open_runtime` loads the whole blob on one `XnnRuntime` instead, where XNNPACK's fallback
+runs these nodes in fp32.
 """
 
 from __future__ import annotations

@@ -632,3 +632,11 @@ func.func @to_copy_dtype(%x: tensor<2x3xf32>) {
   %0 = aten._to_copy %x {dtype = f16} : (tensor<2x3xf32>) -> tensor<2x3xbf16>
   func.return
 }
+
+// -----
+
+// CHECK: {{.*}}aten_verify.mlir:[[# @LINE + 2]]:3: error: 'aten.prelu' op weight has 2 slopes; expected 1 or the 3 channels of dim 1
+func.func @prelu_slopes(%x: tensor<1x3x5xf32>, %w: tensor<2xf32>) {
+  %0 = aten.prelu %x, %w : (tensor<1x3x5xf32>, tensor<2xf32>) -> tensor<1x3x5xf32>
+  func.return
+}

@@ -579,3 +579,20 @@ func.func @activations(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %y = aten.silu %t : (tensor<2x8xf32>) -> tensor<2x8xf32>
   func.return %y : tensor<2x8xf32>
 }
+
+// -----
+
+// PReLU: XNNPACK's slopes run along the innermost dim, so a 1-D (N, C, L) input goes
+// channels-last around it; a single slope is repeated per channel. A stock kind (XNNPReLU).
+// CHECK-LABEL: func.func @prelu
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 1>}
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_reshape %[[T]] {new_shape = array<i64: 1, 1, 5, 3>}
+// CHECK-NEXT:    %[[S:.*]] = xnn.constant {{.*}} : tensor<3xf32>
+// CHECK-NEXT:    %[[P:.*]] = xnn.binary prelu %[[R]], %[[S]] : (tensor<1x1x5x3xf32>, tensor<3xf32>) -> tensor<1x1x5x3xf32>
+// STOCK-LABEL: func.func @prelu
+// STOCK:         xnn.binary prelu
+func.func @prelu(%x: tensor<1x3x5xf32>) -> tensor<1x3x5xf32> {
+  %w = aten.constant dense<0.25> : tensor<1xf32>
+  %y = aten.prelu %x, %w : (tensor<1x3x5xf32>, tensor<1xf32>) -> tensor<1x3x5xf32>
+  func.return %y : tensor<1x3x5xf32>
+}
