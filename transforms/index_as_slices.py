@@ -30,7 +30,6 @@ import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
-    FusedLoc,
     IntegerAttr,
     ModuleOp,
     NoneAttr,
@@ -55,6 +54,7 @@ from xnnc.dialects import aten
 from xnnc.interpreter.aten import AtenFunctions
 from xnnc.ir.types import shape_of
 from xnnc.transforms.constant_fold import fold, is_deterministic
+from xnnc.transforms.raising import erase_unused, fused_location
 
 MAX_RUNS = 32
 
@@ -117,7 +117,7 @@ class IndexAsSlices(RewritePattern):
             return
         if pieces == [(0, length)]:  # the identity: every position once, in order
             rewriter.replace(op, [], [x])
-            self._erase_dead(chain, rewriter)
+            erase_unused(rewriter, reversed(chain))
             return
         elem, shape = x.type.element_type, list(shape_of(x))
         new, sliced = [], {}
@@ -139,19 +139,11 @@ class IndexAsSlices(RewritePattern):
             properties={"dim": IntegerAttr(dim, i64)},
             result_types=[op.outputs[0].type],
         )
-        location = op.location
-        if chain:
-            location = FusedLoc([op.location, *(c.location for c in chain)], NoneAttr())
+        location = fused_location((op, *chain))
         for o in (*new, cat):
             o.location = location
         rewriter.replace(op, [*new, cat])
-        self._erase_dead(chain, rewriter)
-
-    @staticmethod
-    def _erase_dead(chain: list[Operation], rewriter: PatternRewriter) -> None:
-        for c in reversed(chain):  # users first
-            if not any(r.uses for r in c.results):
-                rewriter.erase(c)
+        erase_unused(rewriter, reversed(chain))
 
 
 @dataclass(frozen=True)

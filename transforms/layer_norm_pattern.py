@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, FusedLoc, ModuleOp, NoneAttr, f64
+from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, ModuleOp, f64
 from xdsl.dialects.builtin import i64 as i64_type
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.dialects import aten
 from xnnc.ir.types import ints, shape_of, tensor_type
+from xnnc.transforms.raising import erase_unused, fused_location
 
 
 def _num(op: Operation, name: str, default: float | None = None) -> float | None:
@@ -136,11 +137,9 @@ class RecognizeLayerNorm(RewritePattern):
             },
             result_types=[op.result.type, stats, stats],
         )
-        new.location = FusedLoc([o.location for o in (op, *chain)], NoneAttr())
+        new.location = fused_location((op, *chain))
         rewriter.replace(op, new, [new.result])
-        for dead in dict.fromkeys(chain):  # users before their producers
-            if dead.parent is not None and not any(r.uses for r in dead.results):
-                rewriter.erase(dead)
+        erase_unused(rewriter, chain)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FloatAttr, FusedLoc, IntegerAttr, ModuleOp, NoneAttr
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, NoneAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -38,6 +38,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.dialects import aten
 from xnnc.ir.types import shape_of
+from xnnc.transforms.raising import erase_unused, fused_location
 
 
 def _generic(value: SSAValue, target: str) -> aten.GenericOp | None:
@@ -101,11 +102,9 @@ class RecognizeSafeSoftmax(RewritePattern):
             properties={"dim": IntegerAttr(dim, 64)},
             result_types=[op.result.type],
         )
-        new.location = FusedLoc([o.location for o in replaced], NoneAttr())
+        new.location = fused_location(replaced)
         rewriter.replace(op, new)
-        for dead in replaced[1:]:  # users before their producers
-            if not any(r.uses for r in dead.results):
-                rewriter.erase(dead)
+        erase_unused(rewriter, replaced[1:])
 
 
 @dataclass(frozen=True)
