@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 import numpy as np
@@ -40,6 +41,34 @@ _KIND_NUMBERS = {name: number for number, name in NODE_KIND_NAMES.items()}
 
 class SerializeError(XnncError):
     """A subgraph the runtime cannot express."""
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """A quantized value's parameters as the blob carries them: one scale and zero point
+    (per tensor), a scale per channel along `channel_dim`, or (`block_size` > 0) a scale
+    per block of `block_size` along dim 1 for each channel."""
+
+    scales: tuple[float, ...]
+    zero_point: int = 0
+    channel_dim: int | None = None
+    block_size: int = 0
+
+    def table(self) -> tuple[int, Any]:
+        """(QuantParams union type, its table)."""
+        if self.channel_dim is None:
+            params = fb.PerTensorQuantT()
+            params.scale, params.zeroPoint = self.scales[0], self.zero_point
+            return fb.QuantParams.PerTensorQuant, params
+        if self.block_size:
+            params = fb.PerChannelGroupQuantT()
+            params.scale, params.channelDim = list(self.scales), self.channel_dim
+            params.groupSize, params.numScales = self.block_size, len(self.scales)
+            return fb.QuantParams.PerChannelGroupQuant, params
+        params = fb.PerChannelQuantT()
+        params.scale, params.channelDim = list(self.scales), self.channel_dim
+        params.numScales = len(self.scales)
+        return fb.QuantParams.PerChannelQuant, params
 
 
 class GraphBuilder:
@@ -69,15 +98,16 @@ class GraphBuilder:
         *,
         data: memoryview | None = None,
         external: str | None = None,
+        quant: Quantization | None = None,
     ) -> int:
         """Define a value: `datatype` by schema name ("fp32", ...), constant `data`, or
         `external` "input" (numbered in the order inputs are defined) or "output" (numbered
-        as `finish` lists them)."""
+        as `finish` lists them); `quant` for a quantized datatype."""
         if datatype not in DATATYPE_NUMBERS:
             raise SerializeError(f"XNNPACK values cannot have datatype {datatype}")
         if data is not None:
             bytes_key = _constant_key(data)
-            same = (datatype, tuple(int(d) for d in dims), bytes_key)
+            same = (datatype, tuple(int(d) for d in dims), bytes_key, quant)
             if same in self._constant_ids:
                 self._ids[key] = self._constant_ids[same]
                 return self._ids[key]
@@ -101,6 +131,12 @@ class GraphBuilder:
         xvalue = fb.XValueT()
         xvalue.xvalueUnionType = fb.ValueUnion.XNNTensorValue
         xvalue.xvalueUnion = tensor
+        if quant is not None:
+            quantized = fb.XNNQuantizedTensorValueT()
+            quantized.tensorValue = tensor
+            quantized.quantParamsType, quantized.quantParams = quant.table()
+            xvalue.xvalueUnionType = fb.ValueUnion.XNNQuantizedTensorValue
+            xvalue.xvalueUnion = quantized
         self._values.append(xvalue)
         self._ids[key] = vid
         return vid
@@ -155,15 +191,21 @@ class GraphBuilder:
         self._outputs = [self._ids[key] for key in outputs]
         offset = len(self._inputs)
         for j, vid in enumerate(self._outputs):
-            self._values[vid].xvalueUnion.externalId = offset + j
+            _tensor(self._values[vid]).externalId = offset + j
         for i, vid in enumerate(self._inputs):
-            self._values[vid].xvalueUnion.externalId = i
+            _tensor(self._values[vid]).externalId = i
         graph = fb.XNNGraphT()
         graph.version = "xnnc"
         graph.xvalues, graph.xnodes = self._values, self._nodes
         graph.numExterns = len(self._inputs) + len(self._outputs)
         graph.inputIds, graph.outputIds = list(self._inputs), list(self._outputs)
         return graph
+
+
+def _tensor(xvalue: Any) -> Any:
+    """The XNNTensorValue of a plain or quantized value."""
+    union = xvalue.xvalueUnion
+    return getattr(union, "tensorValue", None) or union
 
 
 _SMALL_CONSTANT = 256  # bytes: literals this small are compared by value

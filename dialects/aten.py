@@ -53,6 +53,7 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from xnnc.dialects.quant import QuantizedShapesVerifier, quant_type
 from xnnc.dialects.weights import WeightAttr
 from xnnc.ir.constants import ConstantValueOp
 from xnnc.ir.shapes import (
@@ -111,7 +112,7 @@ def aten_op(*overloads: str, renames: dict[str, str] | None = None):
     return define
 
 
-class AtenOp(IRDLOperation):
+class AtenOp(QuantizedShapesVerifier, IRDLOperation):
     """Base of the `aten` ops: Pure, properties in the attribute dictionary."""
 
     OVERLOADS: ClassVar[tuple[str, ...]] = ()
@@ -1100,6 +1101,47 @@ class CloneOp(_Unary):
     dim_order = opt_prop_def(IntList)
 
 
+# --- quantization (MLIR's quant.qcast / quant.dcast) -----------------------------------------
+
+
+def _verify_quant_cast(op: IRDLOperation, real: TensorType, quantized: TensorType) -> None:
+    q = quant_type(quantized.element_type)
+    if q is None:
+        _fail(f"{op.name} needs a quantized tensor, got {quantized}")
+    if quant_type(real.element_type) is not None:
+        _fail(f"{op.name} converts between a float and a quantized tensor, got {real}")
+    if real.element_type != q.expressed_type:
+        _fail(f"{real} is not the type {quantized} expresses ({q.expressed_type})")
+    if real.get_shape() != quantized.get_shape():
+        _fail(f"shapes differ: {real} and {quantized}")
+
+
+@aten_op()
+class QuantizeOp(AtenOp):
+    """Float to quantized, as PT2E's quantize_per_tensor / _per_channel: the result type
+    holds the scales, zero points and storage range,
+    `clamp(round(x / scale) + zero_point, min, max)`."""
+
+    name = "aten.quantize"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        _verify_quant_cast(self, self.input.type, self.result.type)
+
+
+@aten_op()
+class DequantizeOp(AtenOp):
+    """Quantized to float, `(q - zero_point) * scale`."""
+
+    name = "aten.dequantize"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        _verify_quant_cast(self, self.result.type, self.input.type)
+
+
 ATEN_OPS: list[type[IRDLOperation]] = [
     ConstantOp, GenericOp, ConvolutionOp, ConstantPadNdOp, ReflectionPad1dOp, ReflectionPad2dOp,
     PadCircularOp,
@@ -1113,7 +1155,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, UpsampleNearest2dOp,
     UpsampleBilinear2dOp, PixelShuffleOp, PixelUnshuffleOp, ViewOp, PermuteOp, SqueezeOp,
     UnsqueezeOp, ExpandOp, SliceOp, SelectOp, CatOp, SplitWithSizesOp, ToCopyOp, ToDimOrderCopyOp,
-    CloneOp,
+    CloneOp, QuantizeOp, DequantizeOp,
 ]  # fmt: skip
 
 Aten = Dialect("aten", ATEN_OPS, [OperandRefAttr])

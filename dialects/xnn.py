@@ -105,7 +105,14 @@ from xnnc.backend_xnnpack.nodes import (  # noqa: F401 (re-exported: the dialect
     UnaryOperator,
     c_value,
 )
-from xnnc.backend_xnnpack.serialize import GraphBuilder, SerializeError
+from xnnc.backend_xnnpack.serialize import GraphBuilder, Quantization, SerializeError
+from xnnc.dialects.quant import (
+    QuantizedShapesVerifier,
+    ScalesAttr,
+    UniformQuantType,
+    ZeroPointsAttr,
+    quant_type,
+)
 from xnnc.dialects.weights import WeightAttr
 from xnnc.errors import OptionError
 from xnnc.ir.constants import ConstantValueOp
@@ -293,9 +300,16 @@ def _python_value(attr: Attribute | None) -> Any:
     return attr
 
 
+def _element_kind(elem: Attribute) -> Attribute:
+    """What must agree between operands and output: the type, or for a quantized type its
+    storage (each value may have its own scale, as in XNNPACK's qs8 nodes)."""
+    q = quant_type(elem)
+    return elem if q is None else q.storage_type
+
+
 def _same_element_type(**values: SSAValue) -> None:
     types = {name: element_type(v) for name, v in values.items()}
-    if len(set(types.values())) > 1:
+    if len({_element_kind(t) for t in types.values()}) > 1:
         _fail("element types differ: " + ", ".join(f"{k} {t}" for k, t in types.items()))
 
 
@@ -328,7 +342,7 @@ class XnnCanonicalization(HasCanonicalizationPatternsTrait):
         return ()
 
 
-class XnnNode(IRDLOperation):
+class XnnNode(QuantizedShapesVerifier, IRDLOperation):
     """An XNNPACK node: Pure, parameters in the attribute dictionary, one output.
 
     Its entry in the node table (`nodes.OPS[name]`) gives the `XNN_FLAG_*` bits it accepts,
@@ -532,7 +546,7 @@ class OutputOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ConstantOp(ConstantValueOp):
+class ConstantOp(QuantizedShapesVerifier, ConstantValueOp):
     """A static tensor: a weight by reference, or a small dense literal."""
 
     name = "xnn.constant"
@@ -677,8 +691,7 @@ class UnaryOp(XnnNode):
         super().verify_node()
 
 
-# Element types xnn.convert converts between (XNNPACK also converts to and from quantized
-# types, which the IR does not model yet).
+# Element types xnn.convert converts between; also f32 to and from per-tensor qs8/qu8.
 _CONVERT_TYPES = (f32, f16, bf16)
 
 
@@ -691,8 +704,21 @@ class ConvertOp(XnnNode):
 
     def verify_element_types(self) -> None:
         src, dst = element_type(self.input), element_type(self.output)
-        if src not in _CONVERT_TYPES or dst not in _CONVERT_TYPES:
-            _fail(f"converts between f32, f16 and bf16, not {src} -> {dst}")
+        if src in _CONVERT_TYPES and dst in _CONVERT_TYPES:
+            return
+        quantized = quant_type(dst) or quant_type(src)
+        real = src if quantized is dst else dst
+        if (
+            quantized is not None
+            and real == f32
+            and quantized.per_tensor
+            and _datatype_of(quantized) in ("qint8", "quint8")
+        ):
+            return
+        _fail(
+            f"converts between f32, f16 and bf16, or f32 and a per-tensor 8-bit quantized "
+            f"type, not {src} -> {dst}"
+        )
 
 
 # --- layout and shape ------------------------------------------------------------------------
@@ -782,11 +808,42 @@ globals().update({op.__name__: op for op in GENERATED_OPS.values()})
 _DATATYPES: dict[Attribute, str] = {f32: "fp32", f16: "fp16", bf16: "bf16", i32: "int32"}
 
 
+# (storage width, signed, per tensor / per channel / blockwise) -> the schema's datatype.
+_QUANT_DATATYPES: dict[tuple[int, bool, str], str] = {
+    (8, True, "tensor"): "qint8", (8, False, "tensor"): "quint8", (32, True, "tensor"): "qint32",
+    (8, True, "channel"): "qcint8", (32, True, "channel"): "qcint32",
+    (4, True, "channel"): "qcint4", (4, True, "block"): "qbint4",
+}  # fmt: skip
+
+
+def _datatype_of(q: UniformQuantType) -> str | None:
+    """The XNNPACK datatype of a quantized type, or None when XNNPACK has none."""
+    granularity = "tensor" if q.per_tensor else "block" if q.blockwise else "channel"
+    signed = q.storage_type.signedness.data.name != "UNSIGNED"
+    return _QUANT_DATATYPES.get((q.bitwidth, signed, granularity))
+
+
 def _datatype(value: SSAValue) -> str:
     elem = element_type(value)
+    if (q := quant_type(elem)) is not None:
+        name = _datatype_of(q)
+        if name is None:
+            raise SerializeError(f"XNNPACK has no datatype for {elem}")
+        return name
     if elem not in _DATATYPES:
         raise SerializeError(f"XNNPACK values cannot have element type {elem}")
     return _DATATYPES[elem]
+
+
+def _quantization(value: SSAValue) -> Quantization | None:
+    q = quant_type(element_type(value))
+    if q is None:
+        return None
+    if q.per_tensor:
+        return Quantization(q.scales.data, q.zero_point)
+    if not q.symmetric:
+        raise SerializeError(f"XNNPACK's per-channel values have zero points of 0, not {q}")
+    return Quantization(q.scales.data, 0, q.axis.data, q.block_size.data)
 
 
 def _constant_bytes(op: ConstantOp) -> memoryview:
@@ -839,19 +896,22 @@ def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValu
             )
     graph = GraphBuilder(runtime)
     for arg in block.args:
-        graph.value(arg, _datatype(arg), shape_of(arg), external="input")
+        graph.value(arg, _datatype(arg), shape_of(arg), external="input",
+                    quant=_quantization(arg))  # fmt: skip
     for op in block.ops:
         if op is terminator:
             continue
         if isinstance(op, ConstantOp):
             data = _constant_bytes(op)
-            graph.value(op.output, _datatype(op.output), shape_of(op.output), data=data)
+            graph.value(op.output, _datatype(op.output), shape_of(op.output), data=data,
+                        quant=_quantization(op.output))  # fmt: skip
             continue
         if not isinstance(op, XnnNode):
             raise SerializeError(f"{op.name} at {op.location} is not an XNNPACK node")
         for result in op.results:
             external = "output" if result in outputs else None
-            graph.value(result, _datatype(result), shape_of(result), external=external)
+            graph.value(result, _datatype(result), shape_of(result), external=external,
+                        quant=_quantization(result))  # fmt: skip
         clamp = op.output_range() if isinstance(op, ClampedNode) else (-math.inf, math.inf)
         graph.add_node(op.encode(graph), f"{op.name} at {op.location}", clamp)
     return graph, outputs
@@ -875,5 +935,13 @@ def node_ops(names: Iterable[str]) -> tuple[type[XnnNode], ...]:
 Xnn = Dialect(
     "xnn",
     [SubgraphOp, OutputOp, ConstantOp, *XNN_NODE_OPS],
-    [UnaryOperatorAttr, BinaryOperatorAttr, ReduceOperatorAttr, TargetAttr],
+    [
+        UnaryOperatorAttr,
+        BinaryOperatorAttr,
+        ReduceOperatorAttr,
+        TargetAttr,
+        UniformQuantType,
+        ScalesAttr,
+        ZeroPointsAttr,
+    ],  # fmt: skip
 )

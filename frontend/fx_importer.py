@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StringAttr,
     TensorType,
+    f32,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -42,6 +43,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
 from xnnc.dialects.weights import Blob, WeightAttr
+from xnnc.frontend.quantized import DEQUANTIZE, QUANTIZE, import_quant_node
 from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
 
 # Qualified overload name ("aten::add.Tensor") -> the op that models it.
@@ -183,6 +185,7 @@ class _Importer:
         self.func_name = func_name
         self.opaque = opaque
         self.values: dict[Node, SSAValue | tuple[SSAValue, ...]] = {}
+        self.retyped: list[Operation] = []  # integer weights given a quantized type
 
     def run(self) -> ModuleOp:
         sig = self.ep.graph_signature
@@ -231,6 +234,9 @@ class _Importer:
             else:
                 raise ModelImportError(f"node {node.name}: unsupported FX op kind '{node.op}'")
         builder.insert(ReturnOp(*returned))
+        for op in dict.fromkeys(self.retyped):  # now read through their quantized types
+            if not op.result.uses:
+                block.erase_op(op)
         func = FuncOp(
             self.func_name,
             ([a.type for a in block.args], [v.type for v in returned]),
@@ -305,7 +311,14 @@ class _Importer:
         result_types = [self._tensor_type(node, v) for v in vals]
         qualified = qualified_name(target)
         op = None
-        if (cls := OPS_BY_OVERLOAD.get(qualified)) is not None:
+        if qualified in QUANTIZE + DEQUANTIZE:
+            real = TensorType(f32, list(vals[0].shape))
+            if (ops := import_quant_node(qualified, node, self.values, real)) is not None:
+                *before, op = ops
+                for weight in before:
+                    builder.insert(weight)
+                    self.retyped.append(self.values[node.args[0]].owner)
+        elif (cls := OPS_BY_OVERLOAD.get(qualified)) is not None:
             op = self._named(cls, target._schema, node, result_types)
         if op is None:
             op = self._generic(qualified, node, result_types)

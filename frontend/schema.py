@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, TypeAttribute
 
 from xnnc.dialects.aten import OperandRefAttr
+from xnnc.dialects.quant import quant_type
 from xnnc.errors import XnncError
 
 ui8 = IntegerType(8, Signedness.UNSIGNED)
@@ -49,6 +50,12 @@ DTYPES: dict[torch.dtype, TypeAttribute] = {
     torch.bool: i1,
 }
 TORCH_DTYPES: dict[Attribute, torch.dtype] = {v: k for k, v in DTYPES.items()}
+
+
+def torch_dtype(elem: Attribute) -> torch.dtype:
+    """The torch dtype holding tensors of `elem`: its own, or a quantized type's storage."""
+    q = quant_type(elem)
+    return TORCH_DTYPES[elem if q is None else q.storage_type]
 
 
 class ModelImportError(XnncError):

@@ -19,9 +19,11 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
 from xnnc.dialects import aten
+from xnnc.dialects.quant import is_quantized, quant_type
 from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import torch_overload
-from xnnc.frontend.schema import TORCH_DTYPES, from_attr
+from xnnc.frontend.schema import TORCH_DTYPES, from_attr, torch_dtype
+from xnnc.interpreter.quant import dequantize, quantize
 
 
 class ReferenceRunError(XnncError):
@@ -30,7 +32,7 @@ class ReferenceRunError(XnncError):
 
 def tensor_of(value_attr: Any, type: TensorType) -> torch.Tensor:
     """The tensor an `aten.constant`/`xnn.constant` value holds."""
-    dtype = TORCH_DTYPES[type.element_type]
+    dtype = torch_dtype(type.element_type)
     shape = tuple(type.get_shape())
     if isinstance(value_attr, DenseIntOrFPElementsAttr):
         raw = memoryview(value_attr.data.data)
@@ -143,14 +145,45 @@ def _run_to_dim_order_copy(self: Any, interpreter: Interpreter, op: Operation, a
     return (args[0].to(dtype=TORCH_DTYPES[dtype] if dtype else None, copy=True),)
 
 
+def _run_quantize(self: Any, interpreter: Interpreter, op: aten.QuantizeOp, args: tuple):
+    return (quantize(args[0], quant_type(op.result.type.element_type)),)
+
+
+def _run_dequantize(self: Any, interpreter: Interpreter, op: aten.DequantizeOp, args: tuple):
+    return (dequantize(args[0], quant_type(op.input.type.element_type)),)
+
+
+def _on_real_numbers(run: Any) -> Any:
+    """An op on quantized tensors computed as PT2E's converted model computes it: its
+    quantized operands dequantized, the float op, its quantized results quantized."""
+
+    def run_quantized(self: Any, interpreter: Interpreter, op: Operation, args: tuple) -> tuple:
+        if not any(is_quantized(v.type) for v in (*op.operands, *op.results)):
+            return run(self, interpreter, op, args)
+        reals = tuple(
+            dequantize(a, quant_type(v.type.element_type)) if is_quantized(v.type) else a
+            for v, a in zip(op.operands, args)
+        )
+        outs = run(self, interpreter, op, reals)
+        return tuple(
+            quantize(o, quant_type(r.type.element_type)) if is_quantized(r.type) else o
+            for r, o in zip(op.results, outs)
+        )
+
+    return run_quantized
+
+
 def _make_functions() -> type[InterpreterFunctions]:
     special = {
         aten.ConstantOp: _run_constant,
-        aten.GenericOp: _run_generic,
+        aten.GenericOp: _on_real_numbers(_run_generic),
         aten.ToDimOrderCopyOp: _run_to_dim_order_copy,
+        aten.QuantizeOp: _run_quantize,
+        aten.DequantizeOp: _run_dequantize,
     }
     namespace = {
-        f"run_{cls.__name__}": impl(cls)(special.get(cls, _run_named)) for cls in aten.ATEN_OPS
+        f"run_{cls.__name__}": impl(cls)(special.get(cls, _on_real_numbers(_run_named)))
+        for cls in aten.ATEN_OPS
     }
     return register_impls(type("AtenFunctions", (InterpreterFunctions,), namespace))
 
@@ -162,7 +195,7 @@ def _as_tensor(value: Any, index: int, expected: TensorType) -> torch.Tensor:
     t = torch.from_numpy(value) if isinstance(value, np.ndarray) else value
     if not isinstance(t, torch.Tensor):
         raise ReferenceRunError(f"input {index}: expected a tensor, got {type(value).__name__}")
-    want_shape, want_dtype = tuple(expected.get_shape()), TORCH_DTYPES[expected.element_type]
+    want_shape, want_dtype = tuple(expected.get_shape()), torch_dtype(expected.element_type)
     if tuple(t.shape) != want_shape or t.dtype != want_dtype:
         raise ReferenceRunError(
             f"input {index}: expected {want_dtype} {list(want_shape)}, "

@@ -1,0 +1,47 @@
+// RUN: xnn-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: not xnn-opt %S/../tools/inputs/quant_zero_point_range.mlir 2>&1 | filecheck %s --check-prefix=ZP
+// RUN: not xnn-opt %S/../tools/inputs/quant_scale.mlir 2>&1 | filecheck %s --check-prefix=SCALE
+
+// One case per check of quantized types that needs the tensor's shape, and per verifier
+// message of aten.quantize / aten.dequantize. A type that is wrong on its own is a parse
+// error at the type (inputs/quant_*.mlir).
+// ZP: {{^}}{{.*}}quant_zero_point_range.mlir:2:{{[0-9]+}}: error: zero point 0 is -300, outside the storage range [-128, 127]{{$}}
+// SCALE: {{^}}{{.*}}quant_scale.mlir:2:{{[0-9]+}}: error: scale 1 is -0.5; scales must be finite and positive{{$}}
+
+func.func @scale_count(%w: tensor<3x4x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25}>>) -> tensor<3x4xf32> {
+  // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:3: error: 'aten.dequantize' op 2 scales for 3 channels along axis 0 of tensor<3x4x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %y = aten.dequantize %w : (tensor<3x4x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25}>>) -> tensor<3x4xf32>
+  func.return %y : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @axis_range(%w: tensor<2x!xnn.quant.uniform<i8:f32:1, {0.5, 0.25}>>) -> tensor<2xf32> {
+  // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:3: error: 'aten.dequantize' op quantized axis 1 is out of range for 1-D tensor<2x!xnn.quant.uniform<i8:f32:1, {0.5, 0.25}>>
+  %y = aten.dequantize %w : (tensor<2x!xnn.quant.uniform<i8:f32:1, {0.5, 0.25}>>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @block_count(%w: tensor<2x64x!xnn.quant.uniform<i4:f32:0, block 32, {0.5, 0.25}>>) -> tensor<2x64xf32> {
+  // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:3: error: 'aten.dequantize' op 2 scales for 4 blocks of tensor<2x64x!xnn.quant.uniform<i4:f32:0, block 32, {0.5, 0.25}>>
+  %y = aten.dequantize %w : (tensor<2x64x!xnn.quant.uniform<i4:f32:0, block 32, {0.5, 0.25}>>) -> tensor<2x64xf32>
+  func.return %y : tensor<2x64xf32>
+}
+
+// -----
+
+func.func @quantize_to_float(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:3: error: 'aten.quantize' op aten.quantize needs a quantized tensor, got tensor<4xf32>
+  %y = aten.quantize %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @expressed_type(%x: tensor<4xf16>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.5>> {
+  // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:3: error: 'aten.quantize' op tensor<4xf16> is not the type tensor<4x!xnn.quant.uniform<i8:f32, 0.5>> expresses (f32)
+  %y = aten.quantize %x : (tensor<4xf16>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.5>>
+  func.return %y : tensor<4x!xnn.quant.uniform<i8:f32, 0.5>>
+}
