@@ -25,6 +25,7 @@ _PASSES = {
     "fold-batch-norm": "xnnc.transforms.fold_batch_norm:FoldBatchNormPass",
     "fold-constants": "xnnc.transforms.constant_fold:FoldConstantsPass",
     "index-as-slices": "xnnc.transforms.index_as_slices:IndexAsSlicesPass",
+    "aten-fold-qdq": "xnnc.transforms.fold_qdq:FoldQdqPass",
     "aten-recognize-layer-norm": "xnnc.transforms.layer_norm_pattern:RecognizeLayerNormPass",
     "aten-recognize-safe-softmax": "xnnc.transforms.safe_softmax_guard:RecognizeSafeSoftmaxPass",
     # conversion

@@ -3,7 +3,8 @@ target, in stages.
 
 | stage            | passes                                                            |
 |------------------|-------------------------------------------------------------------|
-| aten             | aten-recognize-{safe-softmax,layer-norm}, fold-batch-norm,        |
+| aten             | aten-recognize-{safe-softmax,layer-norm}, aten-fold-qdq,          |
+|                  | fold-batch-norm,                                                  |
 |                  | fold-constants, index-as-slices                                   |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
 | type legalization| xnn-fp16-precision{mode}, [xnn-tune{form=bf16-gemm}],             |
@@ -52,6 +53,7 @@ from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
+from xnnc.transforms.fold_qdq import FoldQdqPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 from xnnc.transforms.index_as_slices import IndexAsSlicesPass
 from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
@@ -66,8 +68,9 @@ def _enabled(passes: list[ModulePass], options: CompileOptions) -> list[ModulePa
 def raising_passes() -> list[ModulePass]:
     """Decomposed ops raised back to the `aten` op that lowers as a whole. They run before
     partitioning, in `xnnc.compile` and in `XnncPartitioner` alike, so that both group the
-    same ops; they read no weights."""
-    return [RecognizeSafeSoftmaxPass(), RecognizeLayerNormPass()]
+    same ops; they read no weights. `aten-fold-qdq` puts PT2E's dq -> op -> q chains on
+    quantized types."""
+    return [RecognizeSafeSoftmaxPass(), RecognizeLayerNormPass(), FoldQdqPass()]
 
 
 def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:

@@ -1,0 +1,108 @@
+"""`aten-fold-qdq`: PT2E's dequantize -> float op -> quantize, as the op on quantized types
+(the way MLIR's quant dialect and TOSA carry quantized ops).
+
+    %a = aten.dequantize %xq              %c = aten.convolution %xq, %wq, %b
+    %w = aten.dequantize %wq        ==>          : (q8, q8w, f32) -> q8'
+    %c = aten.convolution %a, %w, %b      %r = aten.relu %c : (q8') -> q8'
+    %r = aten.relu %c
+    %y = aten.quantize %r : (f32) -> q8'
+
+An op on quantized tensors means exactly what the chain computed: its quantized operands
+dequantized, the float op, the result quantized to the result type (the reference
+interpreter computes it so). A relu, hardtanh or clamp between the op and the quantize comes
+along on the quantized type: quantization is monotonic, so clamping before or after it is
+the same, and conversion fuses it into the node's output range.
+
+Does nothing unless: the quantize's input is one op (or op + relu/hardtanh/clamp) whose
+result is used only there, and at least one of the op's operands is a dequantize. Operands
+that are not dequantized (a float bias) stay float. The new op's location fuses those it
+replaces, so `XnncPartitioner` tags all their FX nodes; dequantizes left unused are erased.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xnnc.dialects import aten
+from xnnc.transforms.raising import erase_unused, fused_location
+
+# Activations that commute with quantization (clamps), so they may follow the fused op.
+CLAMPS = (aten.ReluOp, aten.HardtanhOp, aten.ClampOp)
+_NOT_COMPUTE = (aten.QuantizeOp, aten.DequantizeOp, aten.ConstantOp)
+
+
+def _sole_use(value: SSAValue) -> Operation | None:
+    return value.get_user_of_unique_use() if value.has_one_use() else None
+
+
+def _compute_op(value: SSAValue) -> Operation | None:
+    """The op producing `value` if it may move onto quantized types: an aten op whose one
+    used result is `value`, used once."""
+    op = value.owner
+    if not isinstance(op, aten.AtenOp) or isinstance(op, _NOT_COMPUTE):
+        return None
+    if _sole_use(value) is None or any(r.uses for r in op.results if r is not value):
+        return None
+    return op
+
+
+def _retyped(op: Operation, operands: list[SSAValue], result: SSAValue, type_) -> Operation:
+    """`op` on new operands, with `result`'s type replaced by `type_`."""
+    new = type(op).create(
+        operands=operands,
+        result_types=[type_ if r is result else r.type for r in op.results],
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    new.location = op.location
+    return new
+
+
+class FoldQdq(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, q: aten.QuantizeOp, rewriter: PatternRewriter) -> None:
+        act = q.input.owner if isinstance(q.input.owner, CLAMPS) else None
+        core = _compute_op(act.input if act is not None else q.input)
+        if core is None or (act is not None and _sole_use(q.input) is None):
+            return
+        dqs = [v.owner for v in core.operands if isinstance(v.owner, aten.DequantizeOp)]
+        if not dqs:
+            return
+        quantized = q.result.type
+        operands = [v.owner.input if isinstance(v.owner, aten.DequantizeOp) else v
+                    for v in core.operands]  # fmt: skip
+        used = act.input if act is not None else q.input
+        new_core = _retyped(core, operands, used, quantized)
+        index = list(core.results).index(used)
+        new = [new_core]
+        if act is not None:
+            new.append(_retyped(act, [new_core.results[index]], act.result, quantized))
+        last = new[-1].results[index if act is None else 0]
+        new[-1].location = fused_location([core, *([act] if act else []), q, *dqs])
+        rewriter.insert(new)
+        rewriter.replace(q, [], [last])
+        erase_unused(rewriter, [*([act] if act else []), core, *dqs])
+
+
+@dataclass(frozen=True)
+class FoldQdqPass(ModulePass):
+    """Fold dequantize -> op -> quantize chains into ops on quantized types."""
+
+    name = "aten-fold-qdq"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([FoldQdq()]), apply_recursively=False
+        ).rewrite_module(op)
