@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     f16,
     f32,
 )
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -38,6 +38,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
 from xnnc.conversion.emitter import Emitter
+from xnnc.conversion.quantized import filter_type, qtype, quantized_bias, quantized_reason
 from xnnc.conversion.resample import (
     MAX_NEAREST_PIECES,
     Pieces,
@@ -46,6 +47,7 @@ from xnnc.conversion.resample import (
     torch_source_maps,
 )
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.quant import UniformQuantType, is_quantized
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
@@ -125,11 +127,13 @@ def convertible(op: Operation) -> str | None:
     allowed = CAST_TYPES
     # Unused results (max pooling's indices, batch norm's statistics) take no part.
     for v in (*op.operands, *(r for r in op.results if r.uses)):
-        if isinstance(v.type, TensorType) and v.type.element_type not in allowed:
+        if not isinstance(v.type, TensorType) or is_quantized(v.type):
+            continue  # quantized types: quantized_reason
+        if v.type.element_type not in allowed:
             return f"dtype {v.type.element_type} (XNNPACK runs {', '.join(map(str, allowed))})"
-        if isinstance(v.type, TensorType) and not v.type.has_static_shape():
+        if not v.type.has_static_shape():
             return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
-    return lowering_.check(op)
+    return quantized_reason(op) or lowering_.check(op)
 
 
 # --- convolutions ----------------------------------------------------------------------------
@@ -170,8 +174,9 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
     oh, ow = (1, out[2]) if rank == 3 else (out[2], out[3])
     bias = None
     name = weight_name(op.weight)
+    wq = qtype(op.weight)
     if op.bias is not None:
-        bias = e.const(_data(op.bias), weight_name(op.bias))
+        bias = _bias(op, e)
     window = dict(
         padding_top=pad[0], padding_bottom=pad[0], padding_left=pad[1], padding_right=pad[1],
         kernel_height=kh, kernel_width=kw, dilation_height=dil[0], dilation_width=dil[1],
@@ -197,20 +202,41 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
         # depthwise: torch [C*M, 1, KH, KW] -> XNNPACK [1, KH, KW, C*M]
         filt = w.permute(1, 2, 3, 0)
         y = e.node(
-            xnn.DepthwiseConvolution2dOp, x, e.const(filt, f"{name}.dw"), bias,
-            shape=(n, oh, ow, w.shape[0]), subsampling_height=stride[0],
+            xnn.DepthwiseConvolution2dOp, x, e.const(filt, f"{name}.dw", _filter(wq, filt, 3)),
+            bias, shape=(n, oh, ow, w.shape[0]), elem=element_type(op.result),
+            subsampling_height=stride[0],
             subsampling_width=stride[1], depth_multiplier=w.shape[0] // cin,
             input_channels=cin, **window,
         )  # fmt: skip
     else:
         filt = w.permute(0, 2, 3, 1)  # OIHW -> OHWI
         y = e.node(
-            xnn.Convolution2dOp, x, e.const(filt, f"{name}.ohwi"), bias,
-            shape=(n, oh, ow, w.shape[0]), subsampling_height=stride[0],
+            xnn.Convolution2dOp, x, e.const(filt, f"{name}.ohwi", _filter(wq, filt, 0)), bias,
+            shape=(n, oh, ow, w.shape[0]), elem=element_type(op.result),
+            subsampling_height=stride[0],
             subsampling_width=stride[1], groups=groups, group_input_channels=cin // groups,
             group_output_channels=w.shape[0] // groups, **window,
         )  # fmt: skip
     return [e.from_nhwc(y, rank)]
+
+
+def _filter(q: UniformQuantType | None, filt: torch.Tensor, axis: int) -> TensorType | None:
+    """A quantized filter's type in XNNPACK's layout (channels along `axis`); None: float."""
+    return None if q is None else filter_type(q, tuple(filt.shape), axis)
+
+
+def _bias(op: Operation, e: Emitter) -> SSAValue:
+    """The bias constant: as is, or for a quantized op XNNPACK's int32 bias."""
+    data, name = _data(op.bias), weight_name(op.bias)
+    if qtype(op.weight) is None:
+        return e.const(data, name)
+    values, type_ = quantized_bias(data, qtype(op.input), qtype(op.weight))
+    return e.const(values, f"{name}.qint32", type_)
+
+
+def _result_elem(op: Operation) -> Attribute | None:
+    """The result's element type when quantized (each qs8 value has its own scale)."""
+    return element_type(op.results[0]) if is_quantized(op.results[0].type) else None
 
 
 # --- elementwise -----------------------------------------------------------------------------
@@ -247,7 +273,7 @@ def _binary(op: Operation, e: Emitter) -> Sequence[SSAValue]:
         return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=U.SQUARE_ROOT)]
     other = _operand_or_scalar(op, e)
     return [e.node(xnn.BinaryOp, op.input, other, shape=shape_of(op.result),
-                   kind=_BINARY[type(op)])]  # fmt: skip
+                   elem=_result_elem(op), kind=_BINARY[type(op)])]  # fmt: skip
 
 
 _UNARY = {aten.SigmoidOp: U.SIGMOID, aten.TanhOp: U.TANH, aten.ExpOp: U.EXP, aten.LogOp: U.LOG,
@@ -352,6 +378,16 @@ def _cast(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.ConvertOp, op.input, shape=shape, elem=elem)]
 
 
+@lowering(aten.QuantizeOp, aten.DequantizeOp)
+def _quantize(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    """qcast/dcast at the edge of quantized ops: XNNPACK's convert f32 <-> qs8."""
+    return [e.node(xnn.ConvertOp, op.input, shape=shape_of(op.result), elem=_elem(op))]
+
+
+def _elem(op: Operation) -> Attribute:
+    return element_type(op.results[0])
+
+
 @lowering(aten.CloneOp, check=_check_cast)
 def _clone(op: aten.CloneOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.CopyOp, op.input, shape=shape_of(op.result))]
@@ -366,9 +402,10 @@ def _check_linear(op: aten.LinearOp) -> str | None:
 
 @lowering(aten.LinearOp, check=_check_linear)
 def _linear(op: aten.LinearOp, e: Emitter) -> Sequence[SSAValue]:
-    bias = None if op.bias is None else e.const(_data(op.bias), weight_name(op.bias))
-    w = e.const(_data(op.weight), weight_name(op.weight))
-    return [e.node(xnn.FullyConnectedOp, op.input, w, bias, shape=shape_of(op.result))]
+    bias = None if op.bias is None else _bias(op, e)
+    w = e.const(_data(op.weight), weight_name(op.weight), op.weight.type)
+    return [e.node(xnn.FullyConnectedOp, op.input, w, bias, shape=shape_of(op.result),
+                   elem=_result_elem(op))]  # fmt: skip
 
 
 def _check_addmm(op: aten.AddmmOp) -> str | None:
@@ -480,10 +517,10 @@ def _reduce(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     kept float64 and integer dtypes, which XNNPACK lacks, outside)."""
     keep = bool(_prop(op, "keepdim", False))
     x, elem = op.input, element_type(op.result)
-    if element_type(x) != elem:
+    if element_type(x) != elem and not is_quantized(x.type):
         x = e.node(xnn.ConvertOp, x, shape=shape_of(x), elem=elem)
     return [e.node(xnn.StaticReduceOp, x, shape=shape_of(op.result), kind=_REDUCE[type(op)],
-                   axes=_axes(op), flags=xnn.FLAG_KEEP_DIMS if keep else 0)]  # fmt: skip
+                   elem=elem, axes=_axes(op), flags=xnn.FLAG_KEEP_DIMS if keep else 0)]  # fmt: skip
 
 
 def _check_softmax(op: aten.SoftmaxOp) -> str | None:

@@ -81,17 +81,21 @@ def mapped_empty(shape: Sequence[int], dtype: torch.dtype) -> torch.Tensor:
     return torch.from_numpy(pages).view(dtype).view(tuple(shape))
 
 
-def _weight(tensor: torch.Tensor, name: str) -> tuple[WeightAttr, TensorType]:
+def _weight(
+    tensor: torch.Tensor, name: str, type: TensorType | None = None
+) -> tuple[WeightAttr, TensorType]:
     # A contiguous tensor is taken in place (a model's parameter stays the model's).
     t = tensor.detach()
     t = t if t.is_contiguous() else mapped_copy(t)
     bits = t.view(torch.int16) if t.dtype == torch.bfloat16 else t
-    return WeightAttr(Blob(name, bits.numpy())), TensorType(element_type(t.dtype, name), t.shape)
+    type = type or TensorType(element_type(t.dtype, name), t.shape)
+    return WeightAttr(Blob(name, bits.numpy())), type
 
 
-def xnn_constant(tensor: torch.Tensor, name: str) -> xnn.ConstantOp:
-    """An `xnn.constant` holding `tensor` (made contiguous; bf16 kept as its bits)."""
-    return xnn.ConstantOp(*_weight(tensor, name))
+def xnn_constant(tensor: torch.Tensor, name: str, type: TensorType | None = None) -> xnn.ConstantOp:
+    """An `xnn.constant` holding `tensor` (made contiguous; bf16 kept as its bits), typed
+    as its dtype or as `type` (a quantized tensor of its storage dtype)."""
+    return xnn.ConstantOp(*_weight(tensor, name, type))
 
 
 def aten_constant(tensor: torch.Tensor, name: str) -> aten.ConstantOp:

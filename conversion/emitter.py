@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -40,8 +40,9 @@ class Emitter:
         self.rewriter.insert(new)
         return new.results[0]
 
-    def const(self, tensor: torch.Tensor, name: str) -> SSAValue:
-        new = xnn_constant(tensor, name)
+    def const(self, tensor: torch.Tensor, name: str, type: TensorType | None = None) -> SSAValue:
+        """A constant of `tensor`, typed as its dtype or as `type` (a quantized tensor)."""
+        new = xnn_constant(tensor, name, type)
         self.rewriter.insert(new)
         return new.results[0]
 
