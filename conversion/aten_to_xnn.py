@@ -38,7 +38,13 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
 from xnnc.conversion.emitter import Emitter
-from xnnc.conversion.quantized import filter_type, qtype, quantized_bias, quantized_reason
+from xnnc.conversion.quantized import (
+    filter_reason,
+    filter_type,
+    qtype,
+    quantized_bias,
+    quantized_reason,
+)
 from xnnc.conversion.resample import (
     MAX_NEAREST_PIECES,
     Pieces,
@@ -148,6 +154,10 @@ def _check_conv(op: aten.ConvolutionOp) -> str | None:
 def _static_weights(*values: SSAValue | None) -> str | None:
     """XNNPACK packs filters and biases at load: they must be constants."""
     for v in values:
+        if v is not None and isinstance(v.owner, aten.DequantizeOp):
+            # aten-fold-qdq left the op float: say why the quantized form does not lower.
+            reason = filter_reason(v.owner.input, 0) or "the op's activations are not qs8"
+            return f"a dequantized weight the qs8 lowering cannot take: {reason}"
         if v is not None and constant_op(v) is None:
             return "weights are not constants"
     return None

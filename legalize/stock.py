@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import torch
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerType, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -42,6 +42,7 @@ from xdsl.pattern_rewriter import (
 from xnnc.conversion.constants import constant_tensor
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
+from xnnc.dialects.quant import UniformQuantType, is_quantized
 from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, UnaryOperator
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.types import element_type, ints, shape_of
@@ -92,10 +93,16 @@ class ReduceAsFullyConnected(RewritePattern):
             value = e.transpose(value, kept + axes)
         value = e.reshape(value, (m, k))
         scale = 1.0 / k if kind == ReduceOperator.MEAN else 1.0
-        filt = torch.full((1, k), scale, dtype=TORCH_DTYPES[element_type(op.input)])
-        value = e.node(
-            xnn.FullyConnectedOp, value, e.const(filt, "reduce.filter"), None, shape=(m, 1)
-        )
+        if is_quantized(op.input.type):
+            # qs8: a filter of ones whose (per-tensor, symmetric) scale is the 1/K.
+            filt = torch.ones((1, k), dtype=torch.int8)
+            filt_type = TensorType(UniformQuantType(IntegerType(8), [scale]), [1, k])
+            filt_value = e.const(filt, "reduce.filter", filt_type)
+        else:
+            filt = torch.full((1, k), scale, dtype=TORCH_DTYPES[element_type(op.input)])
+            filt_value = e.const(filt, "reduce.filter")
+        value = e.node(xnn.FullyConnectedOp, value, filt_value, None, shape=(m, 1),
+                       elem=element_type(op.output))  # fmt: skip
         rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
 
 

@@ -14,7 +14,11 @@ along on the quantized type: quantization is monotonic, so clamping before or af
 the same, and conversion fuses it into the node's output range.
 
 Does nothing unless: the quantize's input is one op (or op + relu/hardtanh/clamp) whose
-result is used only there, and at least one of the op's operands is a dequantize. Operands
+result is used only there, at least one of the op's operands is a dequantize, and the op
+on quantized types lowers to XNNPACK (`convertible`). A chain left alone stays float between
+its quantize and dequantize, which lower to converts, so the float op may still run in
+XNNPACK, and an op that stays outside keeps float inputs and outputs, which a partition
+boundary (a `.pte` delegate's arguments) can carry. Operands
 that are not dequantized (a float bias) stay float. The new op's location fuses those it
 replaces, so `XnncPartitioner` tags all their FX nodes; dequantizes left unused are erased.
 """
@@ -35,6 +39,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.conversion.aten_to_xnn import convertible
 from xnnc.dialects import aten
 from xnnc.transforms.raising import erase_unused, fused_location
 
@@ -89,6 +94,10 @@ class FoldQdq(RewritePattern):
         new = [new_core]
         if act is not None:
             new.append(_retyped(act, [new_core.results[index]], act.result, quantized))
+        if any(convertible(o) is not None for o in new):
+            for o in reversed(new):
+                o.erase(safe_erase=False)
+            return
         last = new[-1].results[index if act is None else 0]
         new[-1].location = fused_location([core, *([act] if act else []), q, *dqs])
         rewriter.insert(new)
