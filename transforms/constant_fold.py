@@ -56,7 +56,11 @@ from xnnc.ir.shapes import numel
 from xnnc.ir.types import element_nbytes
 
 MAX_BYTES = 64 * 2**20
-_FOLDABLE = tuple(cls for cls in aten.ATEN_OPS if cls is not aten.ConstantOp)
+# A dequantized weight stays quantized: int8 by reference, its scheme visible to the ops
+# (and the reasons) that read it, not a float copy 4x its size.
+_FOLDABLE = tuple(
+    cls for cls in aten.ATEN_OPS if cls not in (aten.ConstantOp, aten.DequantizeOp)
+)
 
 
 def result_nbytes(op: Operation) -> int | None:

@@ -1,0 +1,92 @@
+"""Small models quantized with PT2E the way ExecuTorch's XNNPACK flow does it: the float
+model exported, annotated by `XNNPACKQuantizer`, calibrated, converted (torchao's
+`prepare_pt2e`/`convert_pt2e`), exported again.
+
+    program, inputs = quantized_program("conv_net")      # an ExportedProgram of the int8 model
+
+`small_conv_net` is the net of issue 14 (conv 3->32, strided conv 32->64, depthwise, 1x1,
+linear); `conv1d_residual` adds a conv1d, a residual add, max pooling and a concatenate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+from torch.export import ExportedProgram
+
+
+class SmallConvNet(nn.Module):
+    """conv 3->32, strided conv 32->64, depthwise 3x3, 1x1 conv, mean, linear 64->10."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 32, 3, padding=1)
+        self.c2 = nn.Conv2d(32, 64, 3, stride=2, padding=1)
+        self.dw = nn.Conv2d(64, 64, 3, padding=1, groups=64)
+        self.pw = nn.Conv2d(64, 64, 1)
+        self.fc = nn.Linear(64, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = torch.relu(self.c1(x))
+        x = torch.relu(self.c2(x))
+        x = torch.relu(self.dw(x))
+        x = self.pw(x)
+        return self.fc(x.mean((2, 3)))
+
+
+class Conv1dResidual(nn.Module):
+    """conv1d + hardtanh, a residual add, max pooling, a concatenate with a 1x1 branch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Conv1d(8, 16, 3, padding=1)
+        self.b = nn.Conv1d(16, 16, 3, padding=1)
+        self.c = nn.Conv1d(16, 16, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = nn.functional.hardtanh(self.a(x))
+        y = y + self.b(y)
+        y = nn.functional.max_pool1d(y, 2)
+        return torch.cat([y, torch.relu(self.c(y))], dim=1)
+
+
+MODELS: dict[str, tuple[Callable[[], nn.Module], tuple[int, ...]]] = {
+    "conv_net": (SmallConvNet, (1, 3, 16, 16)),
+    "conv_net_224": (SmallConvNet, (1, 3, 224, 224)),
+    "conv1d_residual": (Conv1dResidual, (1, 8, 64)),
+}
+
+
+def float_model(name: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    """(seeded eval-mode float model, example inputs)."""
+    make, shape = MODELS[name]
+    torch.manual_seed(0)
+    return make().eval(), (torch.randn(shape),)
+
+
+def quantize(
+    model: nn.Module, inputs: tuple[torch.Tensor, ...], calibration: int = 8
+) -> ExportedProgram:
+    """`model` quantized with XNNPACKQuantizer's symmetric per-channel config, calibrated on
+    `inputs` and `calibration` random inputs like them, as an ExportedProgram."""
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    quantizer = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(True))
+    prepared = prepare_pt2e(torch.export.export(model, inputs).module(), quantizer)
+    generator = torch.Generator().manual_seed(1)
+    for _ in range(calibration):
+        prepared(*(torch.randn(x.shape, generator=generator) for x in inputs))
+    prepared(*inputs)
+    return torch.export.export(convert_pt2e(prepared), inputs)
+
+
+def quantized_program(name: str) -> tuple[ExportedProgram, tuple[torch.Tensor, ...]]:
+    """(the PT2E int8 program of model `name`, example inputs)."""
+    model, inputs = float_model(name)
+    return quantize(model, inputs), inputs

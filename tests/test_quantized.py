@@ -1,0 +1,139 @@
+"""Static int8 (PT2E, XNNPACKQuantizer, per-channel weights) end to end: import as quantized
+types, the reference bit-exact with the PT2E model, lowering to XNNPACK's qs8 nodes, both
+runtimes.
+
+Tolerance. XNNPACK accumulates each conv in int32 with the bias rounded to the accumulator's
+grid (input scale x filter scale) and requantizes in fp32; the PT2E model convolves the
+dequantized values in fp32 with the float bias. Both round to the output grid, so an output
+differs by at most one step where the two land on either side of a rounding boundary:
+atol = output scale x 1.01 (the 1% absorbs the fp32 rounding of the step itself). Through a
+residual add a one-step difference of a branch can add to one of the sum's own (two steps).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import xnnc
+from xnnc.examples.quantized import float_model, quantize, quantized_program
+from xnnc.frontend.fx_importer import import_model
+from xnnc.interpreter.aten import run_reference
+
+
+def _output_scale(ep: torch.export.ExportedProgram) -> float:
+    (out,) = ep.graph.output_node().args[0]
+    assert "dequantize_per_tensor" in str(out.target)
+    return float(out.args[1])
+
+
+def _inputs(shape: tuple[int, ...], count: int = 6) -> list[torch.Tensor]:
+    """Random inputs at several ranges, some saturating the input's quantization."""
+    g = torch.Generator().manual_seed(7)
+    return [torch.randn(shape, generator=g) * (0.5 + i / 2) for i in range(count)]
+
+
+@pytest.fixture(scope="module")
+def conv_net():
+    ep, inputs = quantized_program("conv_net")
+    return ep, inputs, ep.module()
+
+
+@pytest.fixture(scope="module")
+def conv1d_residual():
+    ep, inputs = quantized_program("conv1d_residual")
+    return ep, inputs, ep.module()
+
+
+def test_reference_is_bit_exact_with_the_pt2e_model(conv_net):
+    ep, inputs, pt2e = conv_net
+    module = import_model(ep)
+    for x in _inputs(inputs[0].shape, 3):
+        (y,) = run_reference(module, (x,))
+        torch.testing.assert_close(y, pt2e(x), rtol=0, atol=0)
+
+
+def test_import_carries_quantized_types(conv_net):
+    text = str(import_model(conv_net[0]))
+    assert "quantized_decomposed" not in text  # no q/dq left as aten.generic
+    assert "aten.quantize %x" in text
+    assert "!xnn.quant.uniform<i8<-127:127>:f32:0, {32 x f32" in text  # c1's int8 weight
+
+
+@pytest.mark.parametrize("name", ["conv_net", "conv1d_residual"])
+def test_one_subgraph_nothing_outside(name, request):
+    ep, inputs, _ = request.getfixturevalue(name)
+    prog = xnnc.compile(ep, inputs)
+    assert prog.num_partitions == 1
+    assert prog.outside() == []
+
+
+def test_qs8_nodes_in_the_blob(conv_net):
+    from xnnc.backend_xnnpack import blob as B
+
+    ep, inputs, _ = conv_net
+    (blob,) = xnnc.compile(ep, inputs, savable=True).blobs
+    decoded = B.read_blob(blob)
+    kinds = [type(n.xnodeUnion).__name__ for n in decoded.graph.xnodes]
+    assert kinds.count("XNNNodeConvT") == 4  # c1, c2, dw, pw: no float conv, no fallback
+    params = {type(p).__name__ for p in decoded.quant_params.values()}
+    assert params == {"PerTensorQuantT", "PerChannelQuantT"}
+    # relu fused into the output range of c1, c2 and dw; pw has none
+    fused = [
+        n.outputMinMax is not None
+        for n in decoded.graph.xnodes
+        if "Conv" in type(n.xnodeUnion).__name__
+    ]
+    assert fused == [True, True, True, False]
+
+
+def test_extended_runtime_within_one_step(conv_net):
+    ep, inputs, pt2e = conv_net
+    prog = xnnc.compile(ep, inputs)
+    atol = _output_scale(ep) * 1.01
+    for x in _inputs(inputs[0].shape):
+        torch.testing.assert_close(prog(x), pt2e(x), rtol=0, atol=atol)
+
+
+def test_stock_executorch_within_one_step(conv_net):
+    from xnnc.pte.export import StockRuntime, to_pte
+
+    ep, inputs, pt2e = conv_net
+    runtime = StockRuntime(to_pte(ep))
+    atol = _output_scale(ep) * 1.01
+    for x in _inputs(inputs[0].shape, 3):
+        (y,) = runtime(x)
+        torch.testing.assert_close(y, pt2e(x), rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("runtime", ["extended", "stock"])
+def test_conv1d_residual_pool_cat(conv1d_residual, runtime):
+    ep, inputs, pt2e = conv1d_residual
+    if runtime == "stock":
+        from xnnc.pte.export import StockRuntime, to_pte
+
+        run = StockRuntime(to_pte(ep))
+    else:
+        run = xnnc.compile(ep, inputs)
+    atol = _output_scale(ep) * 2.01  # see the module docstring: the residual add
+    for x in _inputs(inputs[0].shape, 4):
+        y = run(x)
+        torch.testing.assert_close(y[0] if isinstance(y, tuple) else y, pt2e(x), rtol=0, atol=atol)
+
+
+def test_asymmetric_per_channel_weight_stays_outside_with_its_reason():
+    model, inputs = float_model("conv_net")
+    ep = quantize(model, inputs)
+    gm = ep.module()
+    gm._zero_point_1.fill_(3)  # c2's weight: per-channel zero points no longer 0
+    ep = torch.export.export(gm, inputs)
+    prog = xnnc.compile(ep, inputs)
+    reasons = {o.op: o.reason for o in prog.outside()}
+    assert "aten.convolution" in reasons, reasons
+    assert reasons["aten.convolution"] == (
+        "a dequantized weight the qs8 lowering cannot take: asymmetric per-channel weight "
+        "(zero points not all 0): XNNPACK's int8 filters are symmetric"
+    )
+    atol = _output_scale(ep) * 1.01
+    (x,) = inputs
+    torch.testing.assert_close(prog(x), gm(x), rtol=0, atol=atol)  # still runs, in part on torch
