@@ -342,7 +342,7 @@ func.func @softmax_scalar(%x: tensor<f32>) -> tensor<f32> {
 // -----
 
 func.func @convert_types(%x: tensor<2x8xf32>) -> tensor<2x8xi8> {
-  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.convert' op converts between f32, f16 and bf16, not f32 -> i8
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.convert' op converts between f32, f16 and bf16, or f32 and a per-tensor 8-bit quantized type, not f32 -> i8
   %y = xnn.convert %x : (tensor<2x8xf32>) -> tensor<2x8xi8>
   func.return %y : tensor<2x8xi8>
 }

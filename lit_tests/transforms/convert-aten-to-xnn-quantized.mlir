@@ -1,0 +1,72 @@
+// Ops on quantized types to XNNPACK's qs8 nodes (conversion/quantized.py): int8 filters in
+// XNNPACK's layout with their per-channel axis moved along, float biases as int32 at scale
+// input x filter, each node's output type its own; qcast/dcast as xnn.convert.
+// RUN: xnn-opt %s --split-input-file -p 'xnn-partition,convert-aten-to-xnn' --print-weights | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p 'xnn-partition,convert-aten-to-xnn,canonicalize' | filecheck %s --check-prefix=CANON
+// What XNNPACK cannot run stays outside, with its reason (one line under strict).
+// RUN: not xnn-opt %s --split-input-file -p 'xnn-partition{strict=true}' 2>&1 | filecheck %s --check-prefix=STRICT
+
+// CHECK-LABEL: func.func @conv_relu(
+// CHECK:         %xq = xnn.convert %x_1 : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2x!xnn.quant.uniform<i8:f32, 0.1:-3>>
+// CHECK-NEXT:    %[[T:.*]] = xnn.static_transpose %xq {perm = array<i64: 0, 2, 3, 1>}
+// CHECK-NEXT:    %[[B:.*]] = xnn.constant #xnnc.weight<"const.qint32", "0x1400000050000000"> : tensor<2x!xnn.quant.uniform<i32:f32:0, {0.05, 0.025}>>
+// CHECK-NEXT:    %[[W:.*]] = xnn.constant #xnnc.weight<"w.ohwi", "0x01FE"> : tensor<2x1x1x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>
+// CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %[[T]], %[[W]], %[[B]] {{.*}} -> tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2:-128>>
+// CHECK-NEXT:    %[[N:.*]] = xnn.static_transpose %[[C]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NEXT:    %[[R:.*]] = xnn.clamp %[[N]] {output_min = 0.000000e+00 : f32} : (tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2:-128>>)
+// CHECK-NEXT:    xnn.convert %[[R]] : (tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2:-128>>) -> tensor<1x2x2x2xf32>
+// The relu fuses into the conv's output range; the layout change moves past the convert.
+// CANON-LABEL: func.func @conv_relu(
+// CANON:         xnn.convolution_2d {{.*}}output_min = 0.000000e+00 : f32}
+// CANON-NEXT:    xnn.convert
+// CANON-NEXT:    xnn.static_transpose
+// CANON-NEXT:    xnn.output
+func.func @conv_relu(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %w = aten.constant #xnnc.weight<"w", "0x01FE"> : tensor<2x1x1x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>
+  %b = aten.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %xq = aten.quantize %x : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2x!xnn.quant.uniform<i8:f32, 0.1:-3>>
+  %c = aten.convolution %xq, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x1x2x2x!xnn.quant.uniform<i8:f32, 0.1:-3>>, tensor<2x1x1x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>, tensor<2xf32>) -> tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2:-128>>
+  %r = aten.relu %c : (tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2:-128>>) -> tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2:-128>>
+  %y = aten.dequantize %r : (tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2:-128>>) -> tensor<1x2x2x2xf32>
+  func.return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Depthwise: the filter is [1, KH, KW, C] in XNNPACK, so its quantized axis becomes 3.
+// CHECK-LABEL: func.func @depthwise(
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"w.dw", "0x01FE"> : tensor<1x1x1x2x!xnn.quant.uniform<i8<-127:127>:f32:3, {0.5, 0.25}>>
+// CHECK-NEXT:    xnn.depthwise_convolution_2d %{{.*}}, %[[W]] {{.*}} -> tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2>>
+func.func @depthwise(%x: tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2>> {
+  %w = aten.constant #xnnc.weight<"w", "0x01FE"> : tensor<2x1x1x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>
+  %c = aten.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>, groups = 2 : i64} : (tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x1x1x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>) -> tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2>>
+  func.return %c : tensor<1x2x2x2x!xnn.quant.uniform<i8:f32, 0.2>>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @linear_add(
+// CHECK:         %[[B:.*]] = xnn.constant #xnnc.weight<"const.qint32", "0x1400000050000000"> : tensor<2x!xnn.quant.uniform<i32:f32:0, {0.05, 0.025}>>
+// CHECK-NEXT:    %[[W:.*]] = xnn.constant #xnnc.weight<"w2", "0x01FE0304"> : tensor<2x2x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.fully_connected %[[X:.*]], %[[W]], %[[B]] : {{.*}} -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3:5>>
+// CHECK-NEXT:    xnn.binary add %[[X]], %[[Y]] : (tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3:5>>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.4:-2>>
+func.func @linear_add(%x: tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.4:-2>> {
+  %w = aten.constant #xnnc.weight<"w2", "0x01FE0304"> : tensor<2x2x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>
+  %b = aten.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %y = aten.linear %x, %w, %b : (tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x2x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>, tensor<2xf32>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3:5>>
+  %s = aten.add %x, %y : (tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3:5>>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.4:-2>>
+  func.return %s : tensor<1x2x!xnn.quant.uniform<i8:f32, 0.4:-2>>
+}
+
+// -----
+
+// Left outside: XNNPACK's int8 filters are symmetric.
+// CHECK-LABEL: func.func @asymmetric(
+// CHECK-NEXT:    aten.constant
+// CHECK-NEXT:    aten.linear
+// STRICT: xnn-opt: error: 1 ops stayed outside XNNPACK: aten.linear (asymmetric per-channel weight (zero points not all 0): XNNPACK's int8 filters are symmetric)
+func.func @asymmetric(%x: tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3>> {
+  %w = aten.constant #xnnc.weight<"w3", "0x01FE0304"> : tensor<2x2x!xnn.quant.uniform<i8:f32:0, {0.5:1, 0.25}>>
+  %y = aten.linear %x, %w : (tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x2x!xnn.quant.uniform<i8:f32:0, {0.5:1, 0.25}>>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3>>
+  func.return %y : tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3>>
+}
