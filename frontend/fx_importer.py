@@ -43,7 +43,12 @@ from xdsl.utils.exceptions import VerifyException
 
 from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
 from xnnc.dialects.weights import Blob, WeightAttr
-from xnnc.frontend.quantized import DEQUANTIZE, QUANTIZE, import_quant_node
+from xnnc.frontend.quantized import (
+    DEQUANTIZE,
+    QUANTIZE,
+    import_quant_node,
+    register_quantized_ops,
+)
 from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
 
 # Qualified overload name ("aten::add.Tensor") -> the op that models it.
@@ -76,6 +81,7 @@ def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> E
             raise ModelImportError(f"{path}: no such file")
         if not zipfile.is_zipfile(path):
             raise ModelImportError(f"{path}: not a torch.export archive (not a zip file)")
+        register_quantized_ops()  # a PT2E program's q/dq ops, before its graph loads
         try:
             with _quiet_torch_logs():
                 return torch.export.load(path)

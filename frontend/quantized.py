@@ -44,6 +44,12 @@ DEQUANTIZE = (
 )
 
 
+def register_quantized_ops() -> None:
+    """Define torch's `quantized_decomposed` ops (PT2E's q/dq), which a saved program names
+    and torch registers only on import."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401
+
+
 def _constant_array(value: SSAValue) -> np.ndarray | None:
     """The data of an `aten.constant` with data, or None."""
     op = value.owner
