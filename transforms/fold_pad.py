@@ -25,6 +25,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.dialects import xnn
+from xnnc.dialects.quant import quant_type
 from xnnc.ir.types import ints, shape_of
 
 Pads = list[tuple[int, int]]  # (before, after) per dim
@@ -87,10 +88,16 @@ def unpadded(value: SSAValue, pads: Pads) -> TensorType:
     return TensorType(value.type.element_type, shape)
 
 
-def is_zero_float_pad(pad: xnn.StaticConstantPadOp) -> bool:
-    """Zero padding of a float tensor (a quantized pad's zero is its zero point)."""
+def is_zero_pad(pad: xnn.StaticConstantPadOp) -> bool:
+    """Padding the conv's own reproduces: zero for a float tensor; for a quantized one, a
+    value that quantizes to its zero point (XNNPACK's qs8 convs pad with the input's zero
+    point, and its pad rounds the value to nearest even, as Python's `round`)."""
     elem = pad.input.type.element_type
-    return elem in FLOAT_TYPES and pad.padding_value.value.data == 0.0
+    value = pad.padding_value.value.data
+    if elem in FLOAT_TYPES:
+        return value == 0.0
+    q = quant_type(elem)
+    return q is not None and q.per_tensor and round(value / q.scale) == 0
 
 
 class FoldPadIntoConv(RewritePattern):
@@ -102,8 +109,8 @@ class FoldPadIntoConv(RewritePattern):
         %t = xnn.static_transpose %x {perm = [0,2,3,1]}
         %y = xnn.convolution_2d %t, %w {padding_top = 1, padding_right = 1, padding_left = 2}
 
-    Does nothing when the pad value is not zero or the tensor is not float (quantized), when
-    the pad or an op of the chain has another user, when the chain moves the padded dims
+    Does nothing when the pad value is not zero (for a quantized tensor: does not quantize to
+    its zero point, which is what the conv pads with), when the pad or an op of the chain has another user, when the chain moves the padded dims
     anywhere but the conv's H and W (or merges them), when the conv uses TensorFlow SAME
     padding, or for a depthwise conv if `depthwise` is off. Transposed convs
     (deconvolution_2d) are not matched: their padding crops the output.
@@ -122,7 +129,7 @@ class FoldPadIntoConv(RewritePattern):
         pad = source.owner
         if not isinstance(pad, xnn.StaticConstantPadOp) or not source.has_one_use():
             return
-        if not is_zero_float_pad(pad):
+        if not is_zero_pad(pad):
             return
         chain = chain[::-1]  # from the pad to the conv
         pads = list(zip(ints(pad.pre_paddings), ints(pad.post_paddings), strict=True))

@@ -148,7 +148,7 @@ func.func @pad_on_batch(%x: tensor<1x6x6x4xf32>) -> tensor<2x4x4x8xf32> {
 
 // -----
 
-// Left alone: a quantized (integer) pad, whose zero is a zero point.
+// Left alone: a plain integer pad (no quantized type says what its zero stands for).
 // CHECK-LABEL: func.func @quantized
 // CHECK:         xnn.static_constant_pad
 // CHECK:         xnn.convolution_2d %{{.*}}, %w {kernel_height
@@ -184,4 +184,35 @@ func.func @replicate_then_conv(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %p = aten.replication_pad2d %x {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x6x6xf32>
   %y = aten.convolution %p, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x2x6x6xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
   func.return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A quantized pad folds when its value quantizes to the zero point, which is what a qs8
+// conv pads with: 0.0, or 0.04 at scale 0.1 (round(0.4) = 0).
+// CHECK-LABEL: func.func @qs8_zero_point_pad
+// CHECK-NOT:     xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %x, %w {{{.*}}padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64}
+// CHECK-NOT:     xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %x, %w {{{.*}}padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64}
+func.func @qs8_zero_point_pad(%x: tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>) -> (tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.2>>, tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.2>>) {
+  %w = xnn.constant #xnnc.weight<"w"> : tensor<2x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>} : (tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>) -> tensor<1x6x6x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>
+  %y = xnn.convolution_2d %p, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 2 : i64} : (tensor<1x6x6x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>, tensor<2x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25}>>) -> tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.2>>
+  %p2 = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>, padding_value = 4.0e-02 : f32} : (tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>) -> tensor<1x6x6x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>
+  %y2 = xnn.convolution_2d %p2, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 2 : i64} : (tensor<1x6x6x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>, tensor<2x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25}>>) -> tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.2>>
+  func.return %y, %y2 : tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.2>>, tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.2>>
+}
+
+// -----
+
+// Left alone: 0.5 at scale 0.1 is 5 steps above the zero point, not the conv's padding.
+// CHECK-LABEL: func.func @qs8_nonzero_pad
+// CHECK:         xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d
+func.func @qs8_nonzero_pad(%x: tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>) -> tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.2>> {
+  %w = xnn.constant #xnnc.weight<"w"> : tensor<2x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>, padding_value = 5.0e-01 : f32} : (tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>) -> tensor<1x6x6x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>
+  %y = xnn.convolution_2d %p, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 2 : i64} : (tensor<1x6x6x2x!xnn.quant.uniform<i8:f32, 0.1:-5>>, tensor<2x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25}>>) -> tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.2>>
+  func.return %y : tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.2>>
 }
