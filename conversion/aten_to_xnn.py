@@ -295,7 +295,8 @@ _UNARY = {aten.SigmoidOp: U.SIGMOID, aten.TanhOp: U.TANH, aten.ExpOp: U.EXP, ate
 
 @lowering(*_UNARY)
 def _unary(op: Operation, e: Emitter) -> Sequence[SSAValue]:
-    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=_UNARY[type(op)])]
+    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), elem=_result_elem(op),
+                   kind=_UNARY[type(op)])]  # fmt: skip
 
 
 def _check_prelu(op: aten.PreluOp) -> str | None:
@@ -326,19 +327,21 @@ def _check_elu(op: aten.EluOp) -> str | None:
 
 @lowering(aten.EluOp, check=_check_elu)
 def _elu(op: aten.EluOp, e: Emitter) -> Sequence[SSAValue]:
-    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=U.ELU,
-                   alpha=float(_prop(op, "alpha", 1.0)))]  # fmt: skip
+    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), elem=_result_elem(op),
+                   kind=U.ELU, alpha=float(_prop(op, "alpha", 1.0)))]  # fmt: skip
 
 
 @lowering(aten.GeluOp)
 def _gelu(op: aten.GeluOp, e: Emitter) -> Sequence[SSAValue]:
     kind = U.APPROXGELU if _prop(op, "approximate", "none") == "tanh" else U.GELU
-    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=kind)]
+    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), elem=_result_elem(op),
+                   kind=kind)]  # fmt: skip
 
 
 @lowering(aten.LeakyReluOp)
 def _leaky_relu(op: aten.LeakyReluOp, e: Emitter) -> Sequence[SSAValue]:
-    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=U.LEAKY_RELU,
+    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), elem=_result_elem(op),
+                   kind=U.LEAKY_RELU,
                    negative_slope=float(_prop(op, "negative_slope", 0.01)))]  # fmt: skip
 
 

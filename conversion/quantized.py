@@ -164,6 +164,10 @@ def _dequantize_reason(op: aten.DequantizeOp) -> str | None:
     return activation_reason(op.input, "the input")
 
 
+QS8_UNARY = (
+    aten.SigmoidOp, aten.TanhOp, aten.HardswishOp, aten.LeakyReluOp, aten.EluOp, aten.GeluOp,
+)  # fmt: skip
+
 QUANTIZED_CHECKS = {
     aten.ConvolutionOp: _conv_reason,
     aten.LinearOp: _gemm_reason,
@@ -172,6 +176,8 @@ QUANTIZED_CHECKS = {
     aten.HardtanhOp: _same_reason,
     aten.ClampOp: _same_reason,
     aten.MeanOp: _elementwise_reason,
+    # XNNPACK computes its unary ops on qs8 through a lookup table of the 256 inputs.
+    **dict.fromkeys(QS8_UNARY, _elementwise_reason),
     aten.MaxPool2dWithIndicesOp: _same_reason,
     aten.CatOp: _same_reason,
     aten.ConstantPadNdOp: _same_reason,

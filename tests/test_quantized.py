@@ -16,6 +16,7 @@ import pytest
 import torch
 
 import xnnc
+from xnnc.dialects.quant import is_quantized
 from xnnc.examples.quantized import float_model, quantize, quantized_program
 from xnnc.frontend.fx_importer import import_model
 from xnnc.interpreter.aten import run_reference
@@ -137,3 +138,46 @@ def test_asymmetric_per_channel_weight_stays_outside_with_its_reason():
     atol = _output_scale(ep) * 1.01
     (x,) = inputs
     torch.testing.assert_close(prog(x), gm(x), rtol=0, atol=atol)  # still runs, in part on torch
+
+
+class _QuantizedActivation(torch.nn.Module):
+    """quantize -> dequantize -> f -> quantize -> dequantize, as PT2E writes an activation
+    it quantizes (XNNPACKQuantizer annotates none of these, so the q/dq are explicit)."""
+
+    def __init__(self, f, out: tuple[float, int]):
+        super().__init__()
+        self.f, self.out = f, out
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        qd = torch.ops.quantized_decomposed
+        q = qd.quantize_per_tensor(x, 0.05, 3, -128, 127, torch.int8)
+        y = self.f(qd.dequantize_per_tensor(q, 0.05, 3, -128, 127, torch.int8))
+        scale, zp = self.out
+        q = qd.quantize_per_tensor(y, scale, zp, -128, 127, torch.int8)
+        return qd.dequantize_per_tensor(q, scale, zp, -128, 127, torch.int8)
+
+
+F = torch.nn.functional
+ACTIVATIONS = {
+    "sigmoid": (torch.sigmoid, (1 / 256, -128)),
+    "tanh": (torch.tanh, (1 / 128, 0)),
+    "hardswish": (F.hardswish, (0.03, -100)),
+    "leaky_relu": (lambda t: F.leaky_relu(t, 0.1), (0.04, 0)),
+    "elu": (F.elu, (0.04, -50)),
+    "gelu": (F.gelu, (0.04, -100)),
+}
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_qs8_activation(name):
+    """XNNPACK's qs8 unary ops (a lookup table of the 256 inputs) against the q/dq model:
+    within one output step (the table rounds the exact function, PT2E the fp32 one)."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401 (defines quantized_decomposed)
+
+    f, (scale, zp) = ACTIVATIONS[name]
+    model, x = _QuantizedActivation(f, (scale, zp)), torch.randn(2, 64) * 3
+    prog = xnnc.compile(model, (x,))
+    assert prog.num_partitions == 1 and prog.outside() == []
+    (unary,) = [op for op in prog.module.walk() if op.name == "xnn.unary"]
+    assert is_quantized(unary.input.type) and is_quantized(unary.output.type)  # qs8 -> qs8
+    torch.testing.assert_close(prog(x), model(x), rtol=0, atol=scale * 1.01)
