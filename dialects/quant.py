@@ -44,32 +44,29 @@ INLINE_SCALES = 8
 PER_TENSOR = -1
 
 
+class _QuantParameters(Data[tuple]):
+    """A tuple parameter of `!xnn.quant.uniform`, written only inside it."""
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple:
+        parser.raise_error(f"#{cls.name} is written inside !xnn.quant.uniform<...>")
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(repr(self.data))
+
+
 @irdl_attr_definition
-class ScalesAttr(Data[tuple[float, ...]]):
+class ScalesAttr(_QuantParameters):
     """The scales of a quantized type (one per tensor, channel or block)."""
 
     name = "xnn.quant.scales"
 
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> tuple[float, ...]:
-        raise NotImplementedError("scales parse as part of !xnn.quant.uniform")
-
-    def print_parameter(self, printer: Printer) -> None:
-        printer.print_string(repr(self.data))
-
 
 @irdl_attr_definition
-class ZeroPointsAttr(Data[tuple[int, ...]]):
+class ZeroPointsAttr(_QuantParameters):
     """The zero points of a quantized type, one per scale."""
 
     name = "xnn.quant.zero_points"
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> tuple[int, ...]:
-        raise NotImplementedError("zero points parse as part of !xnn.quant.uniform")
-
-    def print_parameter(self, printer: Printer) -> None:
-        printer.print_string(repr(self.data))
 
 
 def _storage_limits(storage: IntegerType) -> tuple[int, int]:
