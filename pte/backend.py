@@ -14,6 +14,7 @@ one place and last in another.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import tempfile
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from xnnc.dialects.xnn import set_target, write_subgraph
 from xnnc.frontend.fx_importer import import_model
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
+from xnnc.transforms.constant_fold import FoldConstantsPass
 
 OPTIONS_KEY = "xnnc_options"
 STOCK_BACKEND_ID = "XnnpackBackend"  # the delegate id stock ExecuTorch registers
@@ -71,6 +73,18 @@ class OutlinePiecePass(ModulePass):
                 schedule(block)
 
 
+def _for_piece(p: ModulePass) -> ModulePass:
+    """The pass as a tagged piece needs it: the piece is one group already, and every op in
+    it must lower. The partitioner saw the weights only as fake tensors, so it could not
+    tell a weight the qs8 form cannot take (asymmetric per-channel): such a weight is
+    dequantized at compile time and its op runs in fp32 inside the delegate."""
+    if isinstance(p, PartitionPass):
+        return OutlinePiecePass()
+    if isinstance(p, FoldConstantsPass):
+        return dataclasses.replace(p, dequantize=True)
+    return p
+
+
 class XnncBackend(BackendDetails):
     """Compiles one tagged piece of an edge program into an xnnc XNNPACK blob."""
 
@@ -79,8 +93,7 @@ class XnncBackend(BackendDetails):
         options = options_of(compile_specs)
         module = import_model(edge_program)
         set_target(module, options.target)
-        passes = [OutlinePiecePass() if isinstance(p, PartitionPass) else p
-                  for p in default_passes(options)]  # fmt: skip
+        passes = [_for_piece(p) for p in default_passes(options)]
         PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]

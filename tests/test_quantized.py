@@ -140,6 +140,19 @@ def test_asymmetric_per_channel_weight_stays_outside_with_its_reason():
     torch.testing.assert_close(prog(x), gm(x), rtol=0, atol=atol)  # still runs, in part on torch
 
 
+def test_asymmetric_per_channel_weight_in_a_pte_runs_in_fp32_in_the_delegate():
+    """XnncPartitioner sees weights as fake tensors, so it cannot tell the zero points and
+    delegates the conv; the delegate dequantizes that weight at compile time instead."""
+    from xnnc.pte.export import StockRuntime, to_pte
+
+    model, inputs = float_model("conv_net")
+    gm = quantize(model, inputs).module()
+    gm._zero_point_1.fill_(3)
+    ep = torch.export.export(gm, inputs)
+    (y,) = StockRuntime(to_pte(ep))(*inputs)
+    torch.testing.assert_close(y, gm(*inputs), rtol=0, atol=_output_scale(ep) * 1.01)
+
+
 class _QuantizedActivation(torch.nn.Module):
     """quantize -> dequantize -> f -> quantize -> dequantize, as PT2E writes an activation
     it quantizes (XNNPACKQuantizer annotates none of these, so the q/dq are explicit)."""

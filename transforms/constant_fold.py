@@ -56,11 +56,7 @@ from xnnc.ir.shapes import numel
 from xnnc.ir.types import element_nbytes
 
 MAX_BYTES = 64 * 2**20
-# A dequantized weight stays quantized: int8 by reference, its scheme visible to the ops
-# (and the reasons) that read it, not a float copy 4x its size.
-_FOLDABLE = tuple(
-    cls for cls in aten.ATEN_OPS if cls not in (aten.ConstantOp, aten.DequantizeOp)
-)
+_FOLDABLE = tuple(cls for cls in aten.ATEN_OPS if cls is not aten.ConstantOp)
 
 
 def result_nbytes(op: Operation) -> int | None:
@@ -143,15 +139,19 @@ class FoldConstantOp(RewritePattern):
     """Replace an op whose operands are all constants by constants holding its results."""
 
     def __init__(
-        self, interpreter: Interpreter, max_bytes: int, names: set[str], shapes_only: bool
-    ):
+        self, interpreter: Interpreter, max_bytes: int, names: set[str], shapes_only: bool,
+        dequantize: bool = False,
+    ):  # fmt: skip
         self.interpreter = interpreter
         self.max_bytes = max_bytes
         self.names = names  # weight names in use, so new ones stay unique (`Program.save`)
         self.shapes_only = shapes_only
+        self.dequantize = dequantize
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, _FOLDABLE) or not op.results:
+            return
+        if isinstance(op, aten.DequantizeOp) and not self.dequantize:
             return
         size = result_nbytes(op)
         if size is None or size > self.max_bytes or not is_deterministic(op):
@@ -207,12 +207,15 @@ class FoldConstantsPass(ModulePass):
     """Compute aten ops whose operands are all constants; `max-bytes` bounds the bytes of
     one op's results. shapes-only: also fold ops on weights without data (a partitioner's
     fake-tensor program) into constants known by shape only, where the op folds on meta
-    tensors: what folding will make of them once the data is there."""
+    tensors: what folding will make of them once the data is there. dequantize: also fold
+    a dequantized weight into a float one (by default it stays int8, by reference, its
+    scheme visible to the ops and the reasons that read it)."""
 
     name = "fold-constants"
     option_ranges: ClassVar = {"max_bytes": (0, math.inf)}
     max_bytes: int = MAX_BYTES
     shapes_only: bool = False
+    dequantize: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         interpreter = Interpreter(op)
@@ -222,5 +225,7 @@ class FoldConstantsPass(ModulePass):
             for inner in op.walk()
             if isinstance(value := inner.properties.get("value"), WeightAttr)
         }
-        pattern = FoldConstantOp(interpreter, self.max_bytes, names, self.shapes_only)
+        pattern = FoldConstantOp(
+            interpreter, self.max_bytes, names, self.shapes_only, self.dequantize
+        )
         PatternRewriteWalker(GreedyRewritePatternApplier([pattern])).rewrite_module(op)
