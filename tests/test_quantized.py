@@ -96,6 +96,15 @@ def test_extended_runtime_within_one_step(conv_net):
         torch.testing.assert_close(prog(x), pt2e(x), rtol=0, atol=atol)
 
 
+def test_saved_program_reloads_with_its_quantized_types(conv_net, tmp_path):
+    ep, inputs, _ = conv_net
+    prog = xnnc.compile(ep, inputs, savable=True)
+    prog.save(str(tmp_path / "q.xnnc"))
+    torch.testing.assert_close(
+        xnnc.load(str(tmp_path / "q.xnnc"))(*inputs), prog(*inputs), rtol=0, atol=0
+    )
+
+
 def test_stock_executorch_within_one_step(conv_net):
     from xnnc.pte.export import StockRuntime, to_pte
 
