@@ -135,10 +135,10 @@ def convertible(op: Operation) -> str | None:
     for v in (*op.operands, *(r for r in op.results if r.uses)):
         if not isinstance(v.type, TensorType):
             continue
-        if not v.type.has_static_shape():
-            return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
         if v.type.element_type not in allowed and not is_quantized(v.type):
             return f"dtype {v.type.element_type} (XNNPACK runs {', '.join(map(str, allowed))})"
+        if not v.type.has_static_shape():
+            return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
     return quantized_reason(op) or lowering_.check(op)
 
 
