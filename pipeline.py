@@ -22,8 +22,8 @@ layer, bf16 GEMM form, upsample form, polyphase, fc-or-bmm, conv-as-gemm) follow
 recorded on each layer; `xnn-tune` records measured ones just before them when the options
 tune (`CompileOptions.tuning()`), on the layers as they are then, and the static rules
 decide the rest. The tuning passes of one compile share one budget (`lower`). Each rewrite
-runs once: the seed sets only inside canonicalize, the optimizations only as their passes. The module carries the target
-(`#xnn.target`), so the passes need no other input:
+runs once: the seed sets only inside canonicalize, the optimizations only as their passes.
+The module carries the target (`#xnn.target`), so the passes need no other input:
 
     xnn-opt m.mlir -p 'xnnc-pipeline{target="stock,x86-64-avx2" fp16=fp32}'
 

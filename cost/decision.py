@@ -202,11 +202,20 @@ def linear_layer(op: xnn.FullyConnectedOp) -> LinearLayer:
     return LinearLayer(str(element_type(op.output)), math.prod(x[:-1]), x[-1], y[-1])
 
 
+# Integer parameters whose default is 1 (the others default to 0): left out of signatures.
+_ONE_BY_DEFAULT = {"dilation_height", "dilation_width", "subsampling_height", "subsampling_width",
+                   "depth_multiplier", "groups"}  # fmt: skip
+
+
 def fp16_layer(op: Operation) -> Fp16Layer:
-    """An fp16 layer: its kind, operand and result shapes and integer parameters."""
+    """An fp16 layer: its kind, operand and result shapes and the integer parameters that are
+    not at their defaults."""
     shapes = ",".join("x".join(map(str, shape_of(v))) for v in op.operands)
-    params = " ".join(f"{k}={v.value.data}" for k, v in sorted(op.properties.items())
-                      if isinstance(v, IntegerAttr))  # fmt: skip
+    params = " ".join(
+        f"{k}={v.value.data}"
+        for k, v in sorted(op.properties.items())
+        if isinstance(v, IntegerAttr) and v.value.data != (k in _ONE_BY_DEFAULT)
+    )
     out = shape_of(op.results[0])
     signature = f"{op.name.removeprefix('xnn.')} {shapes}->{'x'.join(map(str, out))} {params}"
     macs = math.prod(out) * math.prod(shape_of(op.operands[1])[1:])

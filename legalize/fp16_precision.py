@@ -19,8 +19,8 @@ so does the model. What disappears with the round trips is the rounding to fp16 
 including that of casts the user wrote (`x.half().float()` inside a subgraph is x): values
 that were fp16 inside the subgraph hold fp32 results.
 
-`mode=auto` decides per layer: each fp16 layer with weights (convolution, deconvolution,
-fully-connected, batch matmul) follows the cost model's decision ("native" or "fp32";
+`mode=auto` decides per layer: each fp16 convolution, fully-connected or batch matmul
+follows the cost model's decision ("native" or "fp32";
 `xnn.decision` on the op, by `xnn-tune{form=fp16-compute}`), else the target's static rule
 (`cost.rules.fp16_native`: native on arm64 with FP16 arithmetic), and the pass records it on
 the layer. Other fp16 nodes follow the static rule. A native layer among fp32 ones keeps
@@ -82,10 +82,13 @@ def _convert(value: SSAValue, element_type: Attribute, like: Operation) -> xnn.C
     return op
 
 
-# The layers decided one by one in `auto` mode: the nodes with weights, where the kernels
-# differ most between fp16 and fp32.
-FP16_LAYERS = (xnn.Convolution2dOp, xnn.DepthwiseConvolution2dOp, xnn.Deconvolution2dOp,
-               xnn.FullyConnectedOp, xnn.BatchMatrixMultiplyOp)  # fmt: skip
+# The layers decided one by one in `auto` mode: the GEMM-like nodes, where the kernels differ
+# most between fp16 and fp32 (on a Sapphire Rapids Xeon, XNNPACK's fp16 1x1 convolutions run
+# up to 4x faster than fp32 ones, its fp16 depthwise ones 3-12x slower). Deconvolutions follow
+# the module's rule: most become polyphase convolutions later (canonicalize), so their time
+# as a deconvolution says nothing about the form that runs.
+FP16_LAYERS = (xnn.Convolution2dOp, xnn.DepthwiseConvolution2dOp, xnn.FullyConnectedOp,
+               xnn.BatchMatrixMultiplyOp)  # fmt: skip
 
 
 def is_fp16_layer(op: Operation) -> bool:
