@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,21 +136,19 @@ def lower(
 ) -> ModuleOp:
     """Set the module's target and run the default pipeline in place; returns the module.
     `options`, or its fields as keywords; `tune_budget_ms` bounds the time all `xnn-tune`
-    passes spend timing layers (a pass's reading of the database included)."""
+    passes together spend timing layers."""
     options = CompileOptions.of(options, **fields)
     set_target(module, options.target)
     ctx = ctx or xnnc.make_context()
     passes = default_passes(options)
     # Each run of passes up to a tuning pass applies as one pipeline; a tuning pass gets
-    # what the ones before it left of the budget, largest layers first within each.
+    # what the ones before it left of the budget (largest layers first within each).
     left, start = tune_budget_ms, 0
     for i, p in enumerate(passes):
         if not isinstance(p, TunePass):
             continue
         PassPipeline(tuple(passes[start:i])).apply(ctx, module)
-        began = time.perf_counter()
-        dataclasses.replace(p, budget_ms=max(left, 0.0)).apply(ctx, module)
-        left -= (time.perf_counter() - began) * 1e3
+        left -= dataclasses.replace(p, budget_ms=max(left, 0.0)).run(module).spent_ms
         start = i + 1
     PassPipeline(tuple(passes[start:])).apply(ctx, module)
     return module

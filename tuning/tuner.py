@@ -356,6 +356,10 @@ class TunePass(ModulePass):
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op)
+
+    def run(self, op: ModuleOp) -> Tuner:
+        """Apply the pass; returns its tuner (what it timed and spent)."""
         target = target_of(op)
         if not target.is_host():
             raise OptionError(
@@ -365,6 +369,7 @@ class TunePass(ModulePass):
         db = tuning_db.TuningDB.open(self.db or None)
         tuner = Tuner(target, db, cached=self.cached, budget_ms=self.budget_ms)
         tune_module(op, tuner, (self.form,) if self.form else tuple(rules.FORMS))
+        return tuner
 
 
 def tune_module(module: ModuleOp, tuner: Tuner, forms: tuple[str, ...]) -> None:
