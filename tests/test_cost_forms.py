@@ -129,6 +129,8 @@ def test_a_native_fp16_layer_among_fp32_ones(tmp_path, monkeypatch):
     """Only the 1x1 convolution wins natively: it keeps fp16 between converts, the rest fp32."""
 
     def timer(forms: dict, threads: int) -> dict[str, float]:
+        if "native" not in forms:  # another form: no time, the static rule
+            return {}
         [layer] = [op for op in forms["native"].walk() if isinstance(op, xnn.XnnNode)
                    and not isinstance(op, xnn.ConvertOp)]  # fmt: skip
         pointwise = isinstance(layer, xnn.Convolution2dOp) and layer.kernel_height.value.data == 1
