@@ -33,13 +33,13 @@ before and one after the models. The limit is FLOPs / peak.
 The per-node profile (xnnc, 1 thread) lists each model's top XNNPACK operator kinds.
 The header names the CPU model and the ISA features xnnc's target reads on it.
 
---policies adds, per model, xnnc under each fixed policy (`POLICIES`, static rules, no
-tuning: every rewrite on, conv-as-gemm forced past its target rule; each cost-guided rewrite
-off; bf16 GEMMs in fp32; every fp16 layer native or in fp32) to the same interleaved
-rounds, and a table of the default beside them with the ratio of the default to the best
-fixed policy (issue 10 wants <= 1.03). Every program is compiled for the thread count it runs
-at (the choices depend on it). A policy that leaves the model's program unchanged (the same
-nodes) is listed as "= default" and not run again.
+--policies adds, per model, xnnc under each fixed policy (`POLICIES`: every rewrite on,
+conv-as-gemm forced past its target rule; each cost-guided rewrite off; bf16 GEMMs in fp32;
+every fp16 layer native or in fp32; the other layers decided as by default, from the same
+tuning database) to the same interleaved rounds, and a table of the default beside them with
+the ratio of the default to the best fixed policy (issue 10 wants <= 1.03). Every program is
+compiled for the thread count it runs at (the choices depend on it). A policy that leaves
+the model's program unchanged (the same nodes) is listed as "= default" and not run again.
 """
 
 from __future__ import annotations
@@ -288,7 +288,7 @@ def policy_systems(model: torch.nn.Module, inputs: tuple, default: System) -> li
         if policy.bf16_gemm and not host.has("avx512bf16"):
             policy = Policy(policy.name, policy.disable, policy.force_conv_as_gemm)
         options = CompileOptions(target=policy.target(host), disable=policy.disable,
-                                 fp16=policy.fp16, tune=False)  # fmt: skip
+                                 fp16=policy.fp16)  # fmt: skip
         try:
             module, seconds = _timed(partial(_policy_module, aten_module, policy, options))
         except Exception as e:
