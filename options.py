@@ -45,6 +45,7 @@ OPTIONAL_PASSES = (
     "fold-constants",
     "canonicalize",
     "xnn-hoist-input-projection",
+    "xnn-fc-as-bmm",
     "xnn-conv-as-gemm",
     "xnn-legalize-casts",
 )

@@ -41,6 +41,7 @@ _PASSES = {
     "xnn-hoist-input-projection": (
         "xnnc.transforms.hoist_input_projection:HoistInputProjectionPass"
     ),
+    "xnn-fc-as-bmm": "xnnc.transforms.fc_as_bmm:FcAsBmmPass",
     "xnn-conv-as-gemm": "xnnc.transforms.conv_as_gemm:ConvAsGemmPass",
     "xnn-tune": "xnnc.tuning.tuner:TunePass",
     # legalization

@@ -7,21 +7,24 @@ target, in stages.
 |                  | fold-batch-norm,                                                  |
 |                  | fold-constants, index-as-slices                                   |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
-| type legalization| xnn-fp16-precision{mode}, [xnn-tune{form=bf16-gemm}],             |
-|                  | xnn-legalize-casts                                                |
-| canonicalize     | canonicalize{disabled-patterns}: the seed rewrites                |
-| optimize         | xnn-hoist-input-projection, [xnn-tune{form=conv-as-gemm}],        |
-|                  | xnn-conv-as-gemm, then canonicalize                               |
+| type legalization| [xnn-tune{form=fp16-compute}], xnn-fp16-precision{mode},          |
+|                  | [xnn-tune{form=bf16-gemm}], xnn-legalize-casts                    |
+| canonicalize     | [xnn-tune{form=upsample-nearest}], [xnn-tune{form=polyphase}],    |
+|                  | canonicalize{disabled-patterns}: the seed rewrites                |
+| optimize         | xnn-hoist-input-projection, [xnn-tune{form=fc-or-bmm}],           |
+|                  | xnn-fc-as-bmm, [xnn-tune{form=conv-as-gemm}], xnn-conv-as-gemm,   |
+|                  | then canonicalize                                                 |
 | runtime kinds    | xnn-legalize-stock (stock runtime only), xnn-legalize-outputs     |
 
 Types are legalized before the rewrites, so that a node computed in fp32 (fp16 in fp32 mode,
 bf16 kinds XNNPACK lacks) is rewritten like any fp32 node; stock node kinds come last, after
-every rewrite that may create an extension kind. The cost-guided rewrites (bf16 GEMM form,
-conv-as-gemm) follow the decision recorded on each layer; `xnn-tune` records measured ones
-just before them when the options tune (`CompileOptions.tuning()`), on the layers as they
-are then, and the static rules decide the rest. Each rewrite runs once: the seed sets only
-inside canonicalize, the optimizations only as their passes. The module carries the target
-(`#xnn.target`), so the passes need no other input:
+every rewrite that may create an extension kind. The cost-guided rewrites (fp16 compute per
+layer, bf16 GEMM form, upsample form, polyphase, fc-or-bmm, conv-as-gemm) follow the decision
+recorded on each layer; `xnn-tune` records measured ones just before them when the options
+tune (`CompileOptions.tuning()`), on the layers as they are then, and the static rules
+decide the rest. The tuning passes of one compile share one budget (`lower`). Each rewrite
+runs once: the seed sets only inside canonicalize, the optimizations only as their passes.
+The module carries the target (`#xnn.target`), so the passes need no other input:
 
     xnn-opt m.mlir -p 'xnnc-pipeline{target="stock,x86-64-avx2" fp16=fp32}'
 
@@ -52,6 +55,7 @@ from xnnc.target import Target
 from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
+from xnnc.transforms.fc_as_bmm import FcAsBmmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.fold_qdq import FoldQdqPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
@@ -77,24 +81,30 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
     """The passes of each stage, in order, for `options`."""
     pattern_names = tuple(n for n in options.disable if n not in OPTIONAL_PASSES)
     canonicalize = _enabled([CanonicalizePass(disabled_patterns=pattern_names)], options)
-    optimize = _enabled([HoistInputProjectionPass(), ConvAsGemmPass()], options)
+    optimize = _enabled([HoistInputProjectionPass(), FcAsBmmPass(), ConvAsGemmPass()], options)
     casts = _enabled([LegalizeCastsPass()], options)
+    fp16: list[ModulePass] = [Fp16PrecisionPass(mode=options.fp16)]
+    seeds = [n for n in ("xnn-upsample-nearest", "xnn-polyphase") if n not in options.disable]
+    tuned_seeds: list[ModulePass] = []
     tuning = options.tuning()
     if tuning != "static":
         tune = {"db": options.tuning_db or "", "cached": tuning == "cached"}
+        if options.fp16 == "auto":
+            fp16.insert(0, TunePass(form="fp16-compute", **tune))
         if casts:
             casts.insert(0, TunePass(form="bf16-gemm", **tune))
-        if any(isinstance(p, ConvAsGemmPass) for p in optimize):
-            optimize.insert(len(optimize) - 1, TunePass(form="conv-as-gemm", **tune))
+        if canonicalize:
+            tuned_seeds = [TunePass(form=n.removeprefix("xnn-"), **tune) for n in seeds]
+        for owner, form in ((FcAsBmmPass, "fc-or-bmm"), (ConvAsGemmPass, "conv-as-gemm")):
+            at = next((i for i, p in enumerate(optimize) if isinstance(p, owner)), None)
+            if at is not None:
+                optimize.insert(at, TunePass(form=form, **tune))
     return {
         "aten": raising_passes()
         + _enabled([FoldBatchNormPass(), FoldConstantsPass(), IndexAsSlicesPass()], options),
         "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
-        "type legalization": [
-            Fp16PrecisionPass(mode=options.fp16),
-            *casts,
-        ],
-        "canonicalize": canonicalize,
+        "type legalization": fp16 + casts,
+        "canonicalize": tuned_seeds + canonicalize,
         "optimize": optimize + (canonicalize if optimize else []),
         "runtime kinds": [
             *([LegalizeStockPass()] if options.target.runtime == "stock" else []),
@@ -128,14 +138,22 @@ def lower(
     **fields: Any,
 ) -> ModuleOp:
     """Set the module's target and run the default pipeline in place; returns the module.
-    `options`, or its fields as keywords; `tune_budget_ms` bounds each `xnn-tune`'s timing."""
+    `options`, or its fields as keywords; `tune_budget_ms` bounds the time all `xnn-tune`
+    passes together spend timing layers."""
     options = CompileOptions.of(options, **fields)
     set_target(module, options.target)
-    passes = [
-        dataclasses.replace(p, budget_ms=tune_budget_ms) if isinstance(p, TunePass) else p
-        for p in default_passes(options)
-    ]
-    PassPipeline(tuple(passes)).apply(ctx or xnnc.make_context(), module)
+    ctx = ctx or xnnc.make_context()
+    passes = default_passes(options)
+    # Each run of passes up to a tuning pass applies as one pipeline; a tuning pass gets
+    # what the ones before it left of the budget (largest layers first within each).
+    left, start = tune_budget_ms, 0
+    for i, p in enumerate(passes):
+        if not isinstance(p, TunePass):
+            continue
+        PassPipeline(tuple(passes[start:i])).apply(ctx, module)
+        left -= dataclasses.replace(p, budget_ms=max(left, 0.0)).run(module).spent_ms
+        start = i + 1
+    PassPipeline(tuple(passes[start:])).apply(ctx, module)
     return module
 
 

@@ -34,10 +34,12 @@ The per-node profile (xnnc, 1 thread) lists each model's top XNNPACK operator ki
 The header names the CPU model and the ISA features xnnc's target reads on it.
 
 --policies adds, per model, xnnc under each fixed policy (`POLICIES`: every rewrite on,
-conv-as-gemm forced past its target rule; each cost-guided rewrite off; bf16 GEMMs in fp32)
-to the same interleaved rounds, and a table of the default beside them with the ratio of the
-default to the best fixed policy (issue 10 wants <= 1.03). A policy that leaves the model's
-program unchanged (the same nodes) is listed as "= default" and not run again.
+conv-as-gemm forced past its target rule; each cost-guided rewrite off; bf16 GEMMs in fp32;
+every fp16 layer native or in fp32; the other layers decided as by default, from the same
+tuning database) to the same interleaved rounds, and a table of the default beside them with
+the ratio of the default to the best fixed policy (issue 10 wants <= 1.03). Every program is
+compiled for the thread count it runs at (the choices depend on it). A policy that leaves
+the model's program unchanged (the same nodes) is listed as "= default" and not run again.
 """
 
 from __future__ import annotations
@@ -194,7 +196,9 @@ def _xnnc(model: torch.nn.Module, inputs: tuple) -> System:
     system = System("xnnc", seconds, program.num_partitions, len(program.ops_outside()))
 
     def make(threads: int) -> Callable[[], Any]:
-        p = Program(program.module, program.options, threads=threads)
+        # Compiled for the thread count: the cost model's choices depend on it.
+        p = program if threads == program.threads else xnnc.compile(
+            model, inputs, target="extended", threads=threads)  # fmt: skip
         return lambda: p(*inputs)
 
     system.make = make
@@ -215,6 +219,7 @@ class Policy:
     force_conv_as_gemm: bool = False  # xnn-conv-as-gemm{ignore-target=true}
     bf16_gemm: bool | None = None  # None: the target's rule; True / False: always / never
     bf16_only: bool = False  # a choice only bf16 models have
+    fp16: str = "auto"  # "native" / "fp32": every fp16 layer so
 
     def target(self, host: Target) -> Target:
         """The host with the features that make the static bf16-GEMM rule
@@ -234,6 +239,8 @@ POLICIES = (
     Policy("no upsample-nearest", disable=("xnn-upsample-nearest",)),
     Policy("no hoist-input-projection", disable=("xnn-hoist-input-projection",)),
     Policy("bf16 GEMM in fp32", bf16_gemm=False, bf16_only=True),
+    Policy("fp16 native", fp16="native"),
+    Policy("fp16 in fp32", fp16="fp32"),
 )
 
 
@@ -267,6 +274,7 @@ def policy_systems(model: torch.nn.Module, inputs: tuple, default: System) -> li
     from xnnc.frontend.fx_importer import import_model
 
     bf16 = any(p.dtype == torch.bfloat16 for p in model.parameters())
+    fp16 = any(p.dtype == torch.float16 for p in model.parameters())
     host = Target.host()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -275,11 +283,12 @@ def policy_systems(model: torch.nn.Module, inputs: tuple, default: System) -> li
     systems = []
     for policy in POLICIES:
         name = f"xnnc[{policy.name}]"
-        if policy.bf16_only and not bf16:
+        if (policy.bf16_only and not bf16) or (policy.fp16 != "auto" and not fp16):
             continue
         if policy.bf16_gemm and not host.has("avx512bf16"):
             policy = Policy(policy.name, policy.disable, policy.force_conv_as_gemm)
-        options = CompileOptions(target=policy.target(host), disable=policy.disable)
+        options = CompileOptions(target=policy.target(host), disable=policy.disable,
+                                 fp16=policy.fp16)  # fmt: skip
         try:
             module, seconds = _timed(partial(_policy_module, aten_module, policy, options))
         except Exception as e:
@@ -289,14 +298,17 @@ def policy_systems(model: torch.nn.Module, inputs: tuple, default: System) -> li
             systems.append(System(name, error="= default"))
             continue
         subgraphs = sum(op.name == "xnn.subgraph" for op in module.walk())
-        systems.append(System(name, import_s + seconds, subgraphs,
-                              make=_program_maker(module, options, inputs)))  # fmt: skip
+        make = _program_maker(aten_module, policy, options, inputs)
+        systems.append(System(name, import_s + seconds, subgraphs, make=make))
     return systems
 
 
-def _program_maker(module: Any, options: CompileOptions, inputs: tuple) -> Callable:
+def _program_maker(aten_module: Any, policy: Policy, options: CompileOptions,
+                   inputs: tuple) -> Callable:  # fmt: skip
     def make(threads: int) -> Callable[[], Any]:
-        program = Program(module, options, threads=threads)
+        # Lowered for the thread count: the static rules read it.
+        at = options.replace(target=options.target.replace(threads=threads))
+        program = Program(_policy_module(aten_module, policy, at), at, threads=threads)
         return lambda: program(*inputs)
 
     return make

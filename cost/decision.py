@@ -17,15 +17,23 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, StringAttr, f64
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerAttr, StringAttr, f64
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from xnnc.cost import rules
-from xnnc.cost.rules import ConvLayer, GemmLayer, Layer
+from xnnc.cost.rules import (
+    ConvLayer,
+    DeconvLayer,
+    Fp16Layer,
+    GemmLayer,
+    Layer,
+    LinearLayer,
+    UpsampleLayer,
+)
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import target_of
-from xnnc.ir.types import shape_of
+from xnnc.ir.types import element_nbytes, element_type, shape_of
 
 DECISION_ATTR = "xnn.decision"
 SOURCES = ("rule", "tuned", "option")
@@ -106,27 +114,35 @@ def _where(op: Operation) -> str:
     return f"{op.name} at {op.location}"
 
 
-def recorded(op: Operation, form: str) -> Decision | None:
-    """The decision on `op` about `form`, if one is recorded."""
+def _all(op: Operation) -> list[Decision]:
+    """The decisions on `op`: one dictionary, or an array of them when an op is a layer of
+    several forms (an fp16 convolution: fp16-compute and conv-as-gemm)."""
     attr = op.attributes.get(DECISION_ATTR)
     if attr is None:
-        return None
-    decision = Decision.from_attr(attr, _where(op))
-    return decision if decision.form == form else None
+        return []
+    items = attr.data if isinstance(attr, ArrayAttr) else (attr,)
+    found = [Decision.from_attr(item, _where(op)) for item in items]
+    forms = [d.form for d in found]
+    if len(set(forms)) != len(forms):
+        raise VerifyException(f"{_where(op)}: {DECISION_ATTR}: two decisions about one form")
+    return found
+
+
+def recorded(op: Operation, form: str) -> Decision | None:
+    """The decision on `op` about `form`, if one is recorded."""
+    return next((d for d in _all(op) if d.form == form), None)
 
 
 def record(op: Operation, decision: Decision) -> None:
-    op.attributes[DECISION_ATTR] = decision.to_attr()
+    """Record `decision` on `op`, replacing one about the same form."""
+    kept = [d for d in _all(op) if d.form != decision.form] + [decision]
+    attrs = [d.to_attr() for d in kept]
+    op.attributes[DECISION_ATTR] = attrs[0] if len(attrs) == 1 else ArrayAttr(attrs)
 
 
 def decisions(root: Operation) -> list[tuple[Operation, Decision]]:
     """Every recorded decision under `root`, in IR order."""
-    found = []
-    for op in root.walk():
-        attr = op.attributes.get(DECISION_ATTR)
-        if attr is not None:
-            found.append((op, Decision.from_attr(attr, _where(op))))
-    return found
+    return [(op, d) for op in root.walk() for d in _all(op)]
 
 
 def static(op: Operation, layer: Layer) -> Decision:
@@ -161,3 +177,46 @@ def gemm_layer(op: Operation) -> GemmLayer:
     if isinstance(op, xnn.FullyConnectedOp):
         return GemmLayer("fc", 1, math.prod(x[:-1]), x[-1], y[-1])
     return GemmLayer("bmm", math.prod(y[:-2]), x[-2], x[-1], y[-1])
+
+
+def upsample_layer(x: SSAValue) -> UpsampleLayer:
+    """The nearest x2 upsample of `x` (NHWC)."""
+    n, h, w, c = shape_of(x)
+    elem = x.type.element_type  # type: ignore[attr-defined]
+    return UpsampleLayer(str(elem), (n, h, w, c), element_nbytes(elem))
+
+
+def deconv_layer(op: xnn.Deconvolution2dOp) -> DeconvLayer:
+    n, h, w, cin = shape_of(op.input)
+    return DeconvLayer(
+        str(op.input.type.element_type),  # type: ignore[attr-defined]
+        (n, h, w, cin), shape_of(op.output)[3], _int(op.groups),
+        (_int(op.kernel_height), _int(op.kernel_width)),
+        (_int(op.upsampling_height), _int(op.upsampling_width)),
+        op.padding(),
+    )  # fmt: skip
+
+
+def linear_layer(op: xnn.FullyConnectedOp) -> LinearLayer:
+    x, y = shape_of(op.input), shape_of(op.output)
+    return LinearLayer(str(element_type(op.output)), math.prod(x[:-1]), x[-1], y[-1])
+
+
+# Integer parameters whose default is 1 (the others default to 0): left out of signatures.
+_ONE_BY_DEFAULT = {"dilation_height", "dilation_width", "subsampling_height", "subsampling_width",
+                   "depth_multiplier", "groups"}  # fmt: skip
+
+
+def fp16_layer(op: Operation) -> Fp16Layer:
+    """An fp16 layer: its kind, operand and result shapes and the integer parameters that are
+    not at their defaults."""
+    shapes = ",".join("x".join(map(str, shape_of(v))) for v in op.operands)
+    params = " ".join(
+        f"{k}={v.value.data}"
+        for k, v in sorted(op.properties.items())
+        if isinstance(v, IntegerAttr) and v.value.data != (k in _ONE_BY_DEFAULT)
+    )
+    out = shape_of(op.results[0])
+    signature = f"{op.name.removeprefix('xnn.')} {shapes}->{'x'.join(map(str, out))} {params}"
+    macs = math.prod(out) * math.prod(shape_of(op.operands[1])[1:])
+    return Fp16Layer(signature.strip(), macs)

@@ -9,6 +9,7 @@ This module imports nothing from xDSL or the dialects (the layers are plain valu
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xnnc.target import Target
@@ -17,6 +18,10 @@ from xnnc.target import Target
 FORMS: dict[str, tuple[str, ...]] = {
     "conv-as-gemm": ("direct", "gemm"),
     "bf16-gemm": ("fp32", "native"),
+    "upsample-nearest": ("broadcast", "depth-to-space"),
+    "polyphase": ("deconvolution", "polyphase"),
+    "fc-or-bmm": ("fc", "bmm"),
+    "fp16-compute": ("native", "fp32"),
 }
 
 # With AVX-512, the fewest input channels at which the taps' GEMMs beat XNNPACK's IGEMM.
@@ -75,7 +80,106 @@ class GemmLayer:
         return self.batch * self.rows * self.k * self.n
 
 
-Layer = ConvLayer | GemmLayer
+@dataclass(frozen=True)
+class UpsampleLayer:
+    """A nearest x2 upsample of an NHWC tensor (`transforms/upsample_nearest.py`)."""
+
+    dtype: str
+    shape: tuple[int, int, int, int]
+    elem_bytes: int
+
+    form = "upsample-nearest"
+
+    def key(self) -> str:
+        return f"upsample2x {self.dtype} {'x'.join(map(str, self.shape))}"
+
+    @property
+    def macs(self) -> int:  # elements written: what both forms cost
+        return 4 * math.prod(self.shape)
+
+
+@dataclass(frozen=True)
+class DeconvLayer:
+    """A strided `xnn.deconvolution_2d` that `xnn-polyphase` can rewrite (NHWC)."""
+
+    dtype: str
+    shape: tuple[int, int, int, int]  # input
+    out_channels: int
+    groups: int
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    padding: tuple[int, int, int, int]
+
+    form = "polyphase"
+
+    def key(self) -> str:
+        return (
+            f"deconv {self.dtype} {'x'.join(map(str, self.shape))}->{self.out_channels}"
+            f" g{self.groups} k{self.kernel[0]}x{self.kernel[1]}"
+            f" s{self.stride[0]}x{self.stride[1]} p{','.join(map(str, self.padding))}"
+        )
+
+    @property
+    def depthwise(self) -> bool:
+        return self.groups > 1
+
+    @property
+    def kernel_growth(self) -> float:
+        return kernel_growth(self.kernel, self.stride)
+
+    @property
+    def macs(self) -> int:
+        n, h, w, cin = self.shape
+        per_group = (cin // self.groups) * (self.out_channels // self.groups)
+        return n * h * w * self.groups * per_group * self.kernel[0] * self.kernel[1]
+
+
+def kernel_growth(kernel: tuple[int, ...], stride: tuple[int, ...]) -> float:
+    """Taps of the kernel zero-padded to a multiple of the stride, per tap of the kernel."""
+    padded = math.prod(-(-k // s) * s for k, s in zip(kernel, stride, strict=True))
+    return padded / math.prod(kernel)
+
+
+@dataclass(frozen=True)
+class LinearLayer:
+    """An fp32/fp16 `xnn.fully_connected` with a constant filter: rows x k @ k x n."""
+
+    dtype: str
+    rows: int
+    k: int
+    n: int
+
+    form = "fc-or-bmm"
+
+    def key(self) -> str:
+        return f"linear {self.dtype} {self.rows}x{self.k}->{self.n}"
+
+    @property
+    def macs(self) -> int:
+        return self.rows * self.k * self.n
+
+
+@dataclass(frozen=True)
+class Fp16Layer:
+    """An fp16 layer with weights (convolution, deconvolution, fully-connected, batch matmul)
+    that `xnn-fp16-precision` can compute in fp32: `signature` names its kind and shapes."""
+
+    signature: str
+    macs: int
+
+    form = "fp16-compute"
+    dtype = "f16"
+
+    def key(self) -> str:
+        return f"fp16 {self.signature}"
+
+
+Layer = ConvLayer | GemmLayer | UpsampleLayer | DeconvLayer | LinearLayer | Fp16Layer
+
+# The first word of each form's layer keys (the tuning database checks its entries by it).
+KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
+             "upsample2x": "upsample-nearest", "deconv": "polyphase", "linear": "fc-or-bmm",
+             "fp16": "fp16-compute"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -88,9 +192,7 @@ class Choice:
 
 def decide(target: Target, layer: Layer) -> Choice:
     """The static choice for `layer` on `target`."""
-    if isinstance(layer, ConvLayer):
-        return conv_as_gemm(target, layer)
-    return bf16_gemm(target, layer)
+    return RULES[layer.form](target, layer)
 
 
 def conv_as_gemm(target: Target, layer: ConvLayer) -> Choice:
@@ -156,3 +258,95 @@ def fp16_native(target: Target) -> Choice:
     if target.arch == "arm64" and target.has("fp16"):
         return Choice("native", "arm64 FP16 arithmetic")
     return Choice("fp32", "no XNNPACK fp16 arithmetic path for this CPU")
+
+
+def fp16_compute(target: Target, layer: Fp16Layer) -> Choice:
+    """Per layer, the module-wide fp16 rule (`fp16_native`): measured for whole models only;
+    the tuner finds the layers where the other form wins (XNNPACK's fp16 GEMM on AVX512-FP16)."""
+    return fp16_native(target)
+
+
+# nearest x2 upsample: the copies (concatenate + depth-to-space) from this many channels and
+# up to this input size.
+UPSAMPLE_MIN_CHANNELS = 2
+UPSAMPLE_MAX_INPUT_BYTES = 512 * 1024
+
+
+def copies_are_faster(
+    shape: tuple[int, ...],
+    elem_bytes: int,
+    min_channels: int = UPSAMPLE_MIN_CHANNELS,
+    max_input_bytes: int = UPSAMPLE_MAX_INPUT_BYTES,
+) -> bool:
+    """Whether concatenate + depth_to_space beats the broadcast for an NHWC input, one
+    thread (`upsample_nearest`)."""
+    return shape[3] >= min_channels and math.prod(shape) * elem_bytes <= max_input_bytes
+
+
+def upsample_nearest(target: Target, layer: UpsampleLayer) -> Choice:
+    """Concatenate + depth-to-space ("depth-to-space") or the broadcast conversion emits.
+
+    `rewrites_bench --sweep` (C = 1..64, H = W = 16..128, f32 and f16, one thread, on the
+    Sapphire Rapids-class Xeon): the copies win up to 512 KiB of input (1.0-1.9x); the
+    broadcast wins for one channel (depth-to-space then moves single elements: 0.65-0.98x)
+    and often from 1-2 MiB on (the copies write the output's size twice: down to 0.5x).
+    Not thread-aware: `xnn-tune` on the same Xeon at 2 threads still found the copies faster
+    on 3 of MI-GAN's 4 upsamples (1.25-1.27x; 0.79x on the 64x64x3 one, 0.1 ms).
+    """
+    c = layer.shape[3]
+    size = math.prod(layer.shape) * layer.elem_bytes
+    if copies_are_faster(layer.shape, layer.elem_bytes):
+        return Choice("depth-to-space", f"{c} channels, {size} <= {UPSAMPLE_MAX_INPUT_BYTES} "
+                      "input bytes (1.0-1.9x, Sapphire Rapids)")  # fmt: skip
+    if c < UPSAMPLE_MIN_CHANNELS:
+        return Choice("broadcast", f"{c} channel: depth-to-space moves single elements")
+    return Choice("broadcast", f"{size} > {UPSAMPLE_MAX_INPUT_BYTES} input bytes: the copies "
+                  "write the output twice")  # fmt: skip
+
+
+# Dense kernels padded to a multiple of the stride, measured (polyphase_bench `pad` rows,
+# deconvolution / polyphase time, fp32 and fp16): 1-D k7 s4 (8/7 of the taps) 1.19, 1.48;
+# 1-D k3 s2 (4/3) 1.06, 1.26; 2-D k5 s2 (36/25) 0.94, 1.21; 2-D k3 s2 (16/9) 0.73, 0.96.
+# Depthwise, 2-D k3 s2: 16.8, 13.5.
+MAX_KERNEL_GROWTH = 1.4
+
+
+def polyphase(target: Target, layer: DeconvLayer) -> Choice:
+    """Stride-1 convolutions over the output phases ("polyphase") or XNNPACK's deconvolution.
+
+    `polyphase_bench` (1 thread, fp32 / fp16, this project's x86-64 machines; README's
+    per-layer table): 1.15-1.95x on dense upsamplers whose kernel is a multiple of the
+    stride, 3.4-16x on depthwise ones (XNNPACK's depthwise deconvolution is a grouped GEMM
+    with one channel per group); a dense kernel zero-padded to a multiple of the stride
+    pays while it grows by at most `MAX_KERNEL_GROWTH` (above). XNNPACK's deconvolution
+    kernels are the same IGEMM family on every ISA, so the rule is not per ISA.
+    """
+    if layer.depthwise:
+        return Choice("polyphase", "depthwise: XNNPACK's depthwise deconvolution is slow (3-16x)")
+    growth = layer.kernel_growth
+    if growth > MAX_KERNEL_GROWTH:
+        return Choice("deconvolution", f"padding the kernel to the stride grows it "
+                      f"{growth:.2f}x > {MAX_KERNEL_GROWTH}")  # fmt: skip
+    return Choice("polyphase", f"dense, kernel growth {growth:.2f}x <= {MAX_KERNEL_GROWTH} "
+                  "(1.15-1.95x)")  # fmt: skip
+
+
+def fc_or_bmm(target: Target, layer: LinearLayer) -> Choice:
+    """A fully-connected node or a batch matmul with a constant (packed) right-hand side.
+
+    Both run XNNPACK's GEMM microkernels on weights packed once; the fully-connected node
+    also fuses the bias and clamp. Timed on the Sapphire Rapids-class Xeon (1 thread, f32,
+    `xnn-tune{form=fc-or-bmm}`'s timer): M x K x N = 1x2048x2048 1.00x, 8x512x512 0.91x,
+    64x512x256 1.00x, 256x1024x1024 1.05x (fc / bmm time): bmm at best 5% ahead.
+    """
+    return Choice("fc", "same GEMM kernels; the fully-connected node fuses bias and clamp")
+
+
+RULES = {
+    "conv-as-gemm": conv_as_gemm,
+    "bf16-gemm": bf16_gemm,
+    "upsample-nearest": upsample_nearest,
+    "polyphase": polyphase,
+    "fc-or-bmm": fc_or_bmm,
+    "fp16-compute": fp16_compute,
+}

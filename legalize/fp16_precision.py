@@ -19,9 +19,15 @@ so does the model. What disappears with the round trips is the rounding to fp16 
 including that of casts the user wrote (`x.half().float()` inside a subgraph is x): values
 that were fp16 inside the subgraph hold fp32 results.
 
+`mode=auto` decides per layer: each fp16 convolution, fully-connected or batch matmul
+follows the cost model's decision ("native" or "fp32";
+`xnn.decision` on the op, by `xnn-tune{form=fp16-compute}`), else the target's static rule
+(`cost.rules.fp16_native`: native on arm64 with FP16 arithmetic), and the pass records it on
+the layer. Other fp16 nodes follow the static rule. A native layer among fp32 ones keeps
+converts around it.
+
 Left alone: `mode=native` (the pass does nothing), fp32 and bf16 nodes, and everything
-outside `xnn.subgraph`s. `auto` is not a mode of this pass: it depends on the machine the
-program runs on, which the backend resolves (`xnnc.compile(..., fp16="auto")`).
+outside `xnn.subgraph`s.
 """
 
 from __future__ import annotations
@@ -51,6 +57,7 @@ from xdsl.rewriter import InsertPoint
 
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.cost import rules
+from xnnc.cost.decision import Decision, decide, fp16_layer, record
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import target_of
 from xnnc.errors import OptionError
@@ -75,15 +82,52 @@ def _convert(value: SSAValue, element_type: Attribute, like: Operation) -> xnn.C
     return op
 
 
+# The layers decided one by one in `auto` mode: the GEMM-like nodes, where the kernels differ
+# most between fp16 and fp32 (on a Sapphire Rapids Xeon, XNNPACK's fp16 1x1 convolutions run
+# up to 4x faster than fp32 ones, its fp16 depthwise ones 3-12x slower). Deconvolutions follow
+# the module's rule: most become polyphase convolutions later (canonicalize), so their time
+# as a deconvolution says nothing about the form that runs.
+FP16_LAYERS = (xnn.Convolution2dOp, xnn.DepthwiseConvolution2dOp, xnn.FullyConnectedOp,
+               xnn.BatchMatrixMultiplyOp)  # fmt: skip
+
+
+def is_fp16_layer(op: Operation) -> bool:
+    """Whether `op` is an fp16 layer `auto` mode decides on its own."""
+    return isinstance(op, FP16_LAYERS) and has_element_type(op.results[0], f16)
+
+
+@dataclass(frozen=True)
 class ComputeF16InF32(RewritePattern):
     """An fp16 node: convert its fp16 operands to fp32, run it in fp32, convert its fp16
     results back. Converts themselves are not nodes to widen (`FoldConvertRoundTrip`
-    removes them)."""
+    removes them). With `per_layer` (`auto` mode), an fp16 layer follows its decision and
+    other nodes `others` ("native" leaves them alone)."""
+
+    per_layer: bool = False
+    others: str = "fp32"
+
+    def decision(self, op: Operation) -> Decision | None:
+        """The decision about `op`'s fp16 computation, when it is a layer decided alone."""
+        return decide(op, fp16_layer(op)) if self.per_layer and is_fp16_layer(op) else None
+
+    def widens(self, op: Operation) -> bool:
+        """Whether the node `op` computes in fp32."""
+        decision = self.decision(op)
+        if decision is not None:
+            return decision.choice == "fp32"
+        return not self.per_layer or self.others == "fp32"
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, xnn.XnnNode) or isinstance(op, xnn.ConvertOp):
             return
         if not any(has_element_type(v, f16) for v in (*op.operands, *op.results)):
+            return
+        decision = self.decision(op)
+        if decision is not None:
+            if decision.choice == "native":
+                record(op, decision)
+                return
+        elif self.per_layer and self.others == "native":
             return
         new_ops: list[Operation] = []
         operands = []
@@ -99,6 +143,8 @@ class ComputeF16InF32(RewritePattern):
             attributes=dict(op.attributes),
             location=op.location,
         )
+        if decision is not None:
+            record(inner, decision)
         new_ops.append(inner)
         results = []
         for old, value in zip(op.results, inner.results, strict=True):
@@ -149,10 +195,14 @@ class WidenF16Constant(RewritePattern):
         rewriter.replace(op, [new], [new.output])
 
 
+@dataclass(frozen=True)
 class WidenF16Arguments(RewritePattern):
     """An fp16 external input is converted to fp32 once, at entry: its converts to fp32 become
-    that one, and the nodes reading it take `convert(convert(arg : f16 -> f32) : f32 -> f16)`,
-    a round trip that folds into each node's own widening."""
+    that one, and the nodes reading it that compute in fp32 (`compute`) take
+    `convert(convert(arg : f16 -> f32) : f32 -> f16)`, a round trip that folds into each
+    node's own widening."""
+
+    compute: ComputeF16InF32 = ComputeF16InF32()
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.SubgraphOp, rewriter: PatternRewriter) -> None:
@@ -161,7 +211,7 @@ class WidenF16Arguments(RewritePattern):
             if not has_element_type(arg, f16):
                 continue
             widening = [u.operation for u in arg.uses if _widening(u.operation)]
-            nodes = any(_widens(u) for u in arg.uses)
+            nodes = any(self._widens(u) for u in arg.uses)
             if not nodes and len(widening) <= 1:
                 continue
             wide = _convert(arg, f32, op)
@@ -171,23 +221,24 @@ class WidenF16Arguments(RewritePattern):
             if nodes:
                 narrow = _convert(wide.output, f16, op)
                 rewriter.insert(narrow, InsertPoint.after(wide))
-                rewriter.replace_uses_with_if(arg, narrow.output, _widens)
+                rewriter.replace_uses_with_if(arg, narrow.output, self._widens)
+
+    def _widens(self, use: Use) -> bool:
+        """A use `ComputeF16InF32` will widen (not a convert, not the subgraph's output, not
+        a node computing in fp16)."""
+        op = use.operation
+        return not isinstance(op, (xnn.ConvertOp, xnn.OutputOp)) and self.compute.widens(op)
 
 
 def _widening(op: Operation) -> bool:
     return isinstance(op, xnn.ConvertOp) and element_type(op.output) == f32
 
 
-def _widens(use: Use) -> bool:
-    """A use `ComputeF16InF32` will widen (not a convert, not the subgraph's output)."""
-    return not isinstance(use.operation, (xnn.ConvertOp, xnn.OutputOp))
-
-
 @dataclass(frozen=True)
 class Fp16PrecisionPass(ModulePass):
     """fp16 computation in `xnn.subgraph`s: `native` (XNNPACK's fp16 kernels, the pass does
     nothing), `fp32` (computed in fp32, converts only at the subgraph boundary) or `auto`
-    (`native` where the module's `#xnn.target` has fp16 arithmetic, else `fp32`)."""
+    (per layer, the cost model's decision; module docstring)."""
 
     name = "xnn-fp16-precision"
 
@@ -201,9 +252,10 @@ class Fp16PrecisionPass(ModulePass):
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if resolve_mode(self.mode, target_of(op)) == "native":
+        if self.mode == "native":
             return
-        patterns = [WidenF16Arguments(), ComputeF16InF32(), FoldConvertRoundTrip(),
+        compute = ComputeF16InF32(self.mode == "auto", resolve_mode(self.mode, target_of(op)))
+        patterns = [WidenF16Arguments(compute), compute, FoldConvertRoundTrip(),
                     WidenF16Constant()]  # fmt: skip
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
 

@@ -23,15 +23,18 @@ phase-major (nested beyond 5 phases) and interleaved. When every output phase ha
 length, each convolution computes exactly the outputs of its phase (its own padding), so no
 slice is left.
 
-Kernels that are not a multiple of the stride are zero-padded to the next multiple where that
-pays (`benchmarks/polyphase_bench.py`, the `pad` rows): always for depthwise kernels, whose
-deconvolution XNNPACK runs slowly, and for dense ones while the padded kernel has at most
-`max-kernel-growth` times the taps.
+Kernels that are not a multiple of the stride are zero-padded to the next multiple. Whether
+the rewrite pays is the cost model's decision per layer ("polyphase" or "deconvolution";
+`xnn.decision` on the op, by `xnn-tune`), else the static rule `cost.rules.polyphase`
+(always for depthwise kernels, whose deconvolution XNNPACK runs slowly, and for dense ones
+while the padded kernel has at most 1.4 times the taps). The pattern records the decision it
+followed on the op computing the result. Pass options other than the defaults replace the
+rule (source "option"): `max-kernel-growth`, `pad-kernels=false` (growth 1).
 
-Does nothing when: the dilation is not 1; both strides are 1; the filter or bias is not a
-constant with data; the filter or input is not a float type (quantized weights); the groups
-are neither 1 nor depthwise (1 input and 1 output channel per group), or depthwise with
-`depthwise=false`; a kernel is not a multiple of its stride and is not padded (above).
+Does nothing when: the decision is "deconvolution"; the dilation is not 1; both strides are
+1; the filter or bias is not a constant with data; the filter or input is not a float type
+(quantized weights); the groups are neither 1 nor depthwise (1 input and 1 output channel
+per group), or depthwise with `depthwise=false`.
 """
 
 from __future__ import annotations
@@ -60,15 +63,11 @@ from xnnc.conversion.constants import (
     weight_name,
 )
 from xnnc.conversion.emitter import Emitter
+from xnnc.cost.decision import Decision, decide, deconv_layer, record
+from xnnc.cost.rules import MAX_KERNEL_GROWTH
 from xnnc.dialects import xnn
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.types import element_type, shape_of
-
-# Dense kernels padded to a multiple of the stride, measured (polyphase_bench `pad` rows,
-# deconvolution / polyphase time, fp32 and fp16): 1-D k7 s4 (8/7 of the taps) 1.19, 1.48;
-# 1-D k3 s2 (4/3) 1.06, 1.26; 2-D k5 s2 (36/25) 0.94, 1.21; 2-D k3 s2 (16/9) 0.73, 0.96.
-# Depthwise, 2-D k3 s2: 16.8, 13.5.
-MAX_KERNEL_GROWTH = 1.4
 
 FLOAT_TYPES = (f32, f16, bf16)
 
@@ -161,22 +160,11 @@ def _axes(op: xnn.Deconvolution2dOp) -> tuple[tuple[int, int, int, int, int], ..
     return (h, kernel[0], stride[0], top, oh), (w, kernel[1], stride[1], left, ow)
 
 
-def kernel_growth(kernel: Sequence[int], stride: Sequence[int]) -> float:
-    """Taps of the kernel zero-padded to a multiple of the stride, per tap of the kernel."""
-    padded = math.prod(-(-k // s) * s for k, s in zip(kernel, stride, strict=True))
-    return padded / math.prod(kernel)
-
-
-def _matched_weights(
-    op: xnn.Deconvolution2dOp, max_growth: float
-) -> tuple[torch.Tensor, torch.Tensor | None] | None:
-    """The filter and bias data when `op` can be rewritten (at most `max_growth` kernel
-    growth), else None."""
+def _matched_weights(op: xnn.Deconvolution2dOp) -> tuple[torch.Tensor, torch.Tensor | None] | None:
+    """The filter and bias data when `op` can be rewritten, else None."""
     if (_int(op, "dilation_height"), _int(op, "dilation_width")) != (1, 1):
         return None
-    stride = _stride(op)
-    kernel = (_int(op, "kernel_height"), _int(op, "kernel_width"))
-    if max(stride) == 1 or kernel_growth(kernel, stride) > max_growth:
+    if max(_stride(op)) == 1:
         return None
     if element_type(op.filter) not in FLOAT_TYPES or element_type(op.input) not in FLOAT_TYPES:
         return None
@@ -185,6 +173,46 @@ def _matched_weights(
     if w is None or (op.bias is not None and b is None):
         return None
     return w, b
+
+
+def _depthwise(op: xnn.Deconvolution2dOp) -> bool:
+    per_group = (_int(op, "group_input_channels"), _int(op, "group_output_channels"))
+    return _int(op, "groups") > 1 and per_group == (1, 1)
+
+
+def rewritable(op: xnn.Deconvolution2dOp) -> bool:
+    """Whether a polyphase pattern has a decision to make about `op` (the weights' data is
+    only looked at by the rewrite itself)."""
+    if not (_int(op, "groups") == 1 or _depthwise(op)):
+        return False
+    if (_int(op, "dilation_height"), _int(op, "dilation_width")) != (1, 1):
+        return False
+    if max(_stride(op)) == 1 or element_type(op.filter) not in FLOAT_TYPES:
+        return False
+    return element_type(op.input) in FLOAT_TYPES
+
+
+def _decision(op: xnn.Deconvolution2dOp, max_growth: float | None) -> Decision:
+    """The cost model's decision, or with `max_growth` (pass options) the options'."""
+    layer = deconv_layer(op)
+    if max_growth is None:
+        return decide(op, layer)
+    choice = "polyphase" if layer.kernel_growth <= max_growth else "deconvolution"
+    return Decision(layer.form, choice, "option", layer.key(), "xnn-polyphase options")
+
+
+def _decided_weights(
+    op: xnn.Deconvolution2dOp, max_growth: float | None
+) -> tuple[Decision, torch.Tensor, torch.Tensor | None] | None:
+    """The decision and the weights when `op` is rewritten; None otherwise (a "deconvolution"
+    decision recorded on `op`)."""
+    if (weights := _matched_weights(op)) is None:
+        return None
+    decision = _decision(op, max_growth)
+    if decision.choice == "deconvolution":
+        record(op, decision)
+        return None
+    return decision, *weights
 
 
 def _as_input(tensor: torch.Tensor, op: xnn.Deconvolution2dOp) -> torch.Tensor:
@@ -236,15 +264,15 @@ class DeconvolutionToPolyphase(RewritePattern):
     """A dense (groups = 1) strided deconvolution as one stride-1 convolution over all its
     output phases, an interleave and a slice."""
 
-    max_kernel_growth: float = MAX_KERNEL_GROWTH
+    max_kernel_growth: float | None = None  # None: the cost model decides
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.Deconvolution2dOp, rewriter: PatternRewriter) -> None:
         if _int(op, "groups") != 1:
             return
-        if (weights := _matched_weights(op, self.max_kernel_growth)) is None:
+        if (decided := _decided_weights(op, self.max_kernel_growth)) is None:
             return
-        w, b = weights
+        decision, w, b = decided
         (rows, top), (cols, left) = (plan_axis(*axis) for axis in _axes(op))
         sh, sw = _stride(op)
         cin, cout = _int(op, "group_input_channels"), _int(op, "group_output_channels")
@@ -262,6 +290,7 @@ class DeconvolutionToPolyphase(RewritePattern):
             **_window(rows, cols, op),
         )  # fmt: skip
         y = _slice(e, _interleave(e, phases, sh, sw), (top, left), shape_of(op.output))
+        record(y.owner, decision)  # type: ignore[arg-type]
         replace_dropping_weights(rewriter, op, y)
 
 
@@ -271,17 +300,16 @@ class DepthwiseDeconvolutionToPolyphase(RewritePattern):
     depthwise convolution per output phase, a concatenate, an interleave and, unless each
     convolution computes exactly its phase, a slice."""
 
-    max_kernel_growth: float = math.inf
+    max_kernel_growth: float | None = None  # None: the cost model decides
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.Deconvolution2dOp, rewriter: PatternRewriter) -> None:
+        if not _depthwise(op):
+            return
         channels = _int(op, "groups")
-        per_group = (_int(op, "group_input_channels"), _int(op, "group_output_channels"))
-        if channels == 1 or per_group != (1, 1):
+        if (decided := _decided_weights(op, self.max_kernel_growth)) is None:
             return
-        if (weights := _matched_weights(op, self.max_kernel_growth)) is None:
-            return
-        w, b = weights
+        decision, w, b = decided
         sh, sw = _stride(op)
         axes = _axes(op)
         exact = [plan_output_phases(*axis) for axis in axes]
@@ -308,8 +336,9 @@ class DepthwiseDeconvolutionToPolyphase(RewritePattern):
             )
             for p, rows, cols in plan
         ]  # fmt: skip
-        y = _interleave(e, _concatenate(e, phases), sh, sw)
-        replace_dropping_weights(rewriter, op, _slice(e, y, offsets, shape_of(op.output)))
+        y = _slice(e, _interleave(e, _concatenate(e, phases), sh, sw), offsets, shape_of(op.output))
+        record(y.owner, decision)  # type: ignore[arg-type]
+        replace_dropping_weights(rewriter, op, y)
 
 
 CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
@@ -321,9 +350,10 @@ CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
 class PolyphasePass(ModulePass):
     """Strided transposed convolutions as stride-1 convolutions over their output phases.
 
-    pad-kernels: zero-pad kernels that are not a multiple of the stride (depthwise always,
-    dense while the padded kernel has at most max-kernel-growth times the taps, 1.4 by
-    default, measured); depthwise: rewrite depthwise deconvolutions too."""
+    pad-kernels: zero-pad kernels that are not a multiple of the stride; max-kernel-growth:
+    the most a dense kernel may grow by padding (with the defaults, true and 1.4, the cost
+    model decides per layer: module docstring); depthwise: rewrite depthwise
+    deconvolutions too."""
 
     name = "xnn-polyphase"
     option_ranges: ClassVar = {"max_kernel_growth": (1.0, math.inf)}
@@ -332,7 +362,12 @@ class PolyphasePass(ModulePass):
     depthwise: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        dense, depthwise = (self.max_kernel_growth, math.inf) if self.pad_kernels else (1.0, 1.0)
+        dense: float | None = None
+        depthwise: float | None = None
+        if not self.pad_kernels:
+            dense, depthwise = 1.0, 1.0
+        elif self.max_kernel_growth != MAX_KERNEL_GROWTH:
+            dense, depthwise = self.max_kernel_growth, math.inf
         patterns: list[RewritePattern] = [DeconvolutionToPolyphase(dense)]
         if self.depthwise:
             patterns.append(DepthwiseDeconvolutionToPolyphase(depthwise))

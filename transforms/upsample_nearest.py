@@ -4,11 +4,11 @@ rearranged by `xnn.depth_to_space_2d(2)`. Depth-to-space is block-major: output 
 block (i, j) is input channel (i * 2 + j) * C + c, which is channel c of every copy.
 Other integer scales keep the broadcast (a concatenate takes at most 5 inputs).
 
-Which form is faster depends on the tensor (`python -m xnnc.benchmarks.rewrites_bench
---sweep`: C = 1..64, H = W = 16..128, f32 and f16, on this machine): the copies win up to
-512 KiB of input (1.0-1.9x per call, 1.1-2.4x in XNNPACK's own time); the broadcast wins for
-one channel (depth-to-space then moves single elements: 0.65-0.98x) and, from 1-2 MiB on,
-often for larger inputs (the copies write the output's size twice: down to 0.5x).
+Which form is faster depends on the tensor and the CPU: the cost model's decision per
+layer (`xnn.decision` on the upsample's last reshape, by `xnn-tune`), else the static rule
+`cost.rules.upsample_nearest` for the module's `#xnn.target`; the pattern records the
+decision it followed on the op computing the result. Pass options other than the defaults
+replace the rule (source "option").
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -30,12 +30,12 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.cost.decision import Decision, decide, record, upsample_layer
+from xnnc.cost.rules import UPSAMPLE_MAX_INPUT_BYTES as MAX_INPUT_BYTES
+from xnnc.cost.rules import UPSAMPLE_MIN_CHANNELS as MIN_CHANNELS
+from xnnc.cost.rules import copies_are_faster
 from xnnc.dialects import xnn
-from xnnc.ir.shapes import numel
-from xnnc.ir.types import element_nbytes, shape_of
-
-MIN_CHANNELS = 2
-MAX_INPUT_BYTES = 512 * 1024
+from xnnc.ir.types import shape_of
 
 
 def block_scales(
@@ -54,14 +54,21 @@ def block_scales(
     return sh, sw
 
 
-def copies_are_faster(
-    shape: Sequence[int],
-    elem_bytes: int,
-    min_channels: int = MIN_CHANNELS,
-    max_input_bytes: int = MAX_INPUT_BYTES,
-) -> bool:
-    """Whether concatenate + depth_to_space beats the broadcast for an NHWC input (above)."""
-    return shape[3] >= min_channels and numel(shape) * elem_bytes <= max_input_bytes
+def upsample_chain(
+    op: xnn.StaticReshapeOp,
+) -> tuple[xnn.StaticReshapeOp, xnn.StaticBroadcastOp] | None:
+    """(the inner reshape, the broadcast) when `op` ends an exact nearest x2 upsample whose
+    reshape and broadcast have no other user; else None."""
+    broadcast = op.input.owner
+    if not isinstance(broadcast, xnn.StaticBroadcastOp) or not broadcast.output.has_one_use():
+        return None
+    unit = broadcast.input.owner
+    if not isinstance(unit, xnn.StaticReshapeOp) or not unit.output.has_one_use():
+        return None
+    shapes = (shape_of(unit.output), shape_of(broadcast.output), shape_of(op.output))
+    if block_scales(shape_of(unit.input), *shapes) != (2, 2):
+        return None
+    return unit, broadcast
 
 
 class NearestX2AsDepthToSpace(RewritePattern):
@@ -74,7 +81,7 @@ class NearestX2AsDepthToSpace(RewritePattern):
         %y = xnn.depth_to_space_2d %c {block_size = 2}
 
     Does nothing for scales other than 2 x 2, when the inner reshape or the broadcast has
-    another user, or when the broadcast is the faster form (`copies_are_faster`). Anchored
+    another user, or when the layer's decision is "broadcast" (recorded on %y). Anchored
     on the first reshape, so that in `canonicalize` it sees the chain before xnn-layout sinks
     a transpose into it (the walk reaches ops in order).
     """
@@ -90,21 +97,31 @@ class NearestX2AsDepthToSpace(RewritePattern):
         if not isinstance(broadcast, xnn.StaticBroadcastOp) or not broadcast.output.has_one_use():
             return
         op = next(iter(broadcast.output.uses)).operation
-        if not isinstance(op, xnn.StaticReshapeOp):
+        if not isinstance(op, xnn.StaticReshapeOp) or upsample_chain(op) is None:
             return
         x, elem = unit.input, unit.input.type.element_type
-        shapes = (shape_of(unit.output), shape_of(broadcast.output), shape_of(op.output))
-        if block_scales(shape_of(x), *shapes) != (2, 2):
-            return
-        if not copies_are_faster(shape_of(x), element_nbytes(elem), *self.limits):
+        decision = self._decision(op, x)
+        if decision.choice == "broadcast":
+            record(op, decision)
             return
         n, h, w, c = shape_of(x)
         copies = TensorType(elem, [n, h, w, 4 * c])
         concat = xnn.ConcatenateOp.make([x] * 4, result_type=copies, axis=3)
         d2s = xnn.DepthToSpace2dOp.make(concat.output, result_type=op.output.type, block_size=2)
+        for new in (concat, d2s):
+            new.location = op.location
+        record(d2s, decision)
         rewriter.replace(op, [concat, d2s])
         rewriter.erase(broadcast)
         rewriter.erase(unit)
+
+    def _decision(self, op: xnn.StaticReshapeOp, x: SSAValue) -> Decision:
+        layer = upsample_layer(x)
+        if self.limits == (MIN_CHANNELS, MAX_INPUT_BYTES):
+            return decide(op, layer)
+        faster = copies_are_faster(layer.shape, layer.elem_bytes, *self.limits)
+        choice = "depth-to-space" if faster else "broadcast"
+        return Decision(layer.form, choice, "option", layer.key(), "xnn-upsample-nearest options")
 
 
 CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {

@@ -31,7 +31,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from xnnc.cost.rules import FORMS
+from xnnc.cost.rules import FORMS, KEY_FORMS
 from xnnc.errors import TuningDatabaseWarning
 from xnnc.target import Target
 
@@ -96,9 +96,7 @@ def _valid_key(key: Any, entry: Any) -> bool:
 
 def _valid_entry(layer_key: str, entry: Any) -> bool:
     """An entry of a known form: a choice among its forms, finite positive times."""
-    form = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm"}.get(
-        layer_key.split(" ", 1)[0]
-    )
+    form = KEY_FORMS.get(layer_key.split(" ", 1)[0])
     if form is None or not isinstance(entry, dict):
         return False
     choices, times = FORMS[form], entry.get("times_ms")

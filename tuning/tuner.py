@@ -38,22 +38,39 @@ from typing import ClassVar
 
 import torch
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f32
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xnnc.conversion.constants import constant_op
 from xnnc.cost import rules
-from xnnc.cost.decision import Decision, conv_layer, gemm_layer, record, recorded
+from xnnc.cost.decision import (
+    Decision,
+    conv_layer,
+    deconv_layer,
+    fp16_layer,
+    gemm_layer,
+    linear_layer,
+    record,
+    recorded,
+    upsample_layer,
+)
 from xnnc.cost.rules import Layer
 from xnnc.dialects import xnn
 from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph_named, set_target, target_of
 from xnnc.errors import OptionError, XnncError
+from xnnc.ir.types import has_element_type
 from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
+from xnnc.legalize.fp16_precision import Fp16PrecisionPass, is_fp16_layer
 from xnnc.target import Target
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass, rewritable
+from xnnc.transforms.fc_as_bmm import FcAsBmmPass
+from xnnc.transforms.fc_as_bmm import rewritable as fc_rewritable
+from xnnc.transforms.polyphase import PolyphasePass
+from xnnc.transforms.polyphase import rewritable as polyphase_rewritable
+from xnnc.transforms.upsample_nearest import UpsampleNearestPass, upsample_chain
 from xnnc.tuning import db as tuning_db
 
 MARGIN = 0.05
@@ -67,52 +84,125 @@ LAYER_BUDGET_MS = 100.0  # timed per layer before stopping at MIN_ROUNDS: large 
 Timer = Callable[[dict[str, xnn.SubgraphOp], int], dict[str, float]]
 
 
-def _is_candidate(form: str, op: Operation) -> bool:
-    if form == "conv-as-gemm":
-        return isinstance(op, xnn.Convolution2dOp) and rewritable(op)
-    return isinstance(op, BF16_GEMMS) and str(op.results[0].type.element_type) == "bf16"  # type: ignore[attr-defined]
+@dataclass(frozen=True)
+class FormSpec:
+    """How the tuner finds and builds one form's layers. A layer's decision sits on its
+    `anchor` op: the op itself, or the last op of a chain (the upsample's reshape)."""
+
+    candidate: Callable[[Operation], bool]  # is this op the anchor of an undecided layer?
+    layer: Callable[[Operation], Layer]
+    rewrite: Callable[[], ModulePass]  # the pass owning the form, with its default options
+    ops: Callable[[Operation], list[Operation]] = lambda op: [op]  # the layer's ops, in order
+    # The element type the layer's neighbours give it when timed alone (None: its own).
+    boundary: Callable[[Target], Attribute | None] = lambda target: None
+
+
+def _upsample_ops(op: Operation) -> list[Operation]:
+    unit, broadcast = upsample_chain(op)  # type: ignore[arg-type,misc]
+    return [unit, broadcast, op]
+
+
+def _fp16_boundary(target: Target) -> Attribute | None:
+    """An fp16 layer is timed among neighbours of the static rule's form: fp32 ones (so its
+    fp32 form has no converts, its native form converts in and out), or fp16 ones."""
+    return f32 if rules.fp16_native(target).choice == "fp32" else None
+
+
+def _bf16_gemm(op: Operation) -> bool:
+    return isinstance(op, BF16_GEMMS) and has_element_type(op.results[0], bf16)
+
+
+SPECS: dict[str, FormSpec] = {
+    "conv-as-gemm": FormSpec(
+        lambda op: isinstance(op, xnn.Convolution2dOp) and rewritable(op),
+        conv_layer,
+        ConvAsGemmPass,  # type: ignore[arg-type]
+    ),
+    "bf16-gemm": FormSpec(_bf16_gemm, gemm_layer, LegalizeCastsPass),
+    "upsample-nearest": FormSpec(
+        lambda op: isinstance(op, xnn.StaticReshapeOp) and upsample_chain(op) is not None,
+        lambda op: upsample_layer(_upsample_ops(op)[0].operands[0]),
+        UpsampleNearestPass,
+        _upsample_ops,
+    ),
+    "polyphase": FormSpec(
+        lambda op: isinstance(op, xnn.Deconvolution2dOp) and polyphase_rewritable(op),
+        deconv_layer,  # type: ignore[arg-type]
+        PolyphasePass,
+    ),
+    "fc-or-bmm": FormSpec(
+        lambda op: isinstance(op, xnn.FullyConnectedOp) and fc_rewritable(op),
+        linear_layer,  # type: ignore[arg-type]
+        FcAsBmmPass,
+    ),
+    "fp16-compute": FormSpec(
+        is_fp16_layer, fp16_layer, lambda: Fp16PrecisionPass("auto"), boundary=_fp16_boundary
+    ),
+}
 
 
 def _layer(form: str, op: Operation) -> Layer:
-    return conv_layer(op) if form == "conv-as-gemm" else gemm_layer(op)  # type: ignore[arg-type]
+    return SPECS[form].layer(op)
 
 
-def _rewrite(form: str) -> ModulePass:
-    return ConvAsGemmPass() if form == "conv-as-gemm" else LegalizeCastsPass()
+def _retyped(t: Attribute, elem: Attribute | None) -> Attribute:
+    if elem is None or not isinstance(t, TensorType):
+        return t
+    return TensorType(elem, t.get_shape())
 
 
-def layer_module(op: Operation, target: Target) -> ModuleOp:
-    """`op` alone in a subgraph of a module for `target`: its constant operands cloned (the
-    weights shared by reference), the others the subgraph's inputs."""
-    dynamic = [v for v in op.operands if constant_op(v) is None]
-    body = Block(arg_types=[v.type for v in dynamic])
-    mapping: dict[SSAValue, SSAValue] = dict(zip(dynamic, body.args))
-    for v in op.operands:
-        if v not in mapping:
-            const = constant_op(v).clone()  # type: ignore[union-attr]
-            body.add_op(const)
-            mapping[v] = const.results[0]
-    layer = op.clone(value_mapper=mapping)
-    body.add_ops([layer, xnn.OutputOp(*layer.results)])
-    func_body = Block(arg_types=[v.type for v in dynamic])
-    sub = xnn.SubgraphOp(list(func_body.args), [r.type for r in op.results], Region(body))
+def layer_module(
+    ops: list[Operation], target: Target, boundary: Attribute | None = None
+) -> tuple[ModuleOp, list[Operation]]:
+    """The layer `ops` alone in a subgraph of a module for `target`, and their clones: their
+    constant operands cloned (the weights shared by reference), their other operands the
+    subgraph's inputs, the last op's results its outputs. With `boundary`, the inputs and
+    outputs are of that element type, converted to and from the layer's."""
+    inside = {r for o in ops for r in o.results}
+    dynamic = list(dict.fromkeys(v for o in ops for v in o.operands
+                                 if v not in inside and constant_op(v) is None))  # fmt: skip
+    outer = [_retyped(v.type, boundary) for v in dynamic]
+    body = Block(arg_types=outer)
+    mapping: dict[SSAValue, SSAValue] = {}
+    for v, arg in zip(dynamic, body.args):
+        mapping[v] = arg
+        if arg.type != v.type:
+            body.add_op(convert := xnn.ConvertOp.make(arg, result_type=v.type))
+            mapping[v] = convert.output
+    for o in ops:
+        for v in o.operands:
+            if v not in mapping and v not in inside:
+                const = constant_op(v).clone()  # type: ignore[union-attr]
+                body.add_op(const)
+                mapping[v] = const.results[0]
+    clones = [o.clone(value_mapper=mapping) for o in ops]
+    body.add_ops(clones)
+    results = list(clones[-1].results)
+    for i, r in enumerate(results):
+        if (wide := _retyped(r.type, boundary)) != r.type:
+            body.add_op(convert := xnn.ConvertOp.make(r, result_type=wide))
+            results[i] = convert.output
+    body.add_op(xnn.OutputOp(*results))
+    result_types = [r.type for r in results]
+    func_body = Block(arg_types=outer)
+    sub = xnn.SubgraphOp(list(func_body.args), result_types, Region(body))
     func_body.add_ops([sub, ReturnOp(*sub.results)])
-    results = [r.type for r in op.results]
-    func = FuncOp("layer", ([v.type for v in dynamic], results), Region(func_body))
+    func = FuncOp("layer", (outer, result_types), Region(func_body))
     module = ModuleOp([func])
     set_target(module, target)
-    return module
+    return module, clones
 
 
 def candidate_forms(op: Operation, form: str, target: Target) -> dict[str, xnn.SubgraphOp]:
-    """Each form of `op`'s layer, built by the rewrite owning `form`, as a subgraph."""
-    layer = _layer(form, op)
+    """Each form of the layer anchored at `op`, built by the pass owning `form`, as a
+    subgraph."""
+    spec = SPECS[form]
+    layer, ops = spec.layer(op), spec.ops(op)
     forms = {}
     for choice in rules.FORMS[form]:
-        module = layer_module(op, target)
-        single = next(o for o in module.walk() if o.name == op.name)
-        record(single, Decision(form, choice, "option", layer.key(), "tuning candidate"))
-        _rewrite(form).apply(Context(), module)
+        module, clones = layer_module(ops, target, spec.boundary(target))
+        record(clones[-1], Decision(form, choice, "option", layer.key(), "tuning candidate"))
+        spec.rewrite().apply(Context(), module)
         forms[choice] = next(o for o in module.walk() if isinstance(o, xnn.SubgraphOp))
     return forms
 
@@ -165,11 +255,12 @@ def time_on_xnnpack(
             rt.close()
 
 
-def _release_copies(forms: dict[str, xnn.SubgraphOp], op: Operation) -> None:
+def _release_copies(forms: dict[str, xnn.SubgraphOp], ops: list[Operation]) -> None:
     """Lets go of the weights the candidate rewrites made (per-tap filters): the throwaway
     modules live on in reference cycles until the garbage collector runs, and would hold
     them through the rest of the compile. The layer's own weights are the module's."""
-    own = {id(c.value.data) for v in op.operands if isinstance(c := constant_op(v), xnn.ConstantOp)
+    own = {id(c.value.data) for op in ops for v in op.operands
+           if isinstance(c := constant_op(v), xnn.ConstantOp)
            and isinstance(c.value, WeightAttr)}  # fmt: skip
     for sub in forms.values():
         for inner in sub.walk():
@@ -222,7 +313,7 @@ class Tuner:
             start = time.perf_counter()
             forms = candidate_forms(op, form, self.target)
             times = timer(forms, self.target.threads)
-            _release_copies(forms, op)
+            _release_copies(forms, SPECS[form].ops(op))
             self.spent_ms += (time.perf_counter() - start) * 1e3
             choice = choose(static, times, self.margin)
             self.timed += 1
@@ -240,13 +331,13 @@ def _ops(module: ModuleOp, form: str) -> Iterator[Operation]:
     for sub in module.walk():
         if isinstance(sub, xnn.SubgraphOp):
             for op in sub.body.block.ops:
-                if _is_candidate(form, op) and recorded(op, form) is None:
+                if SPECS[form].candidate(op) and recorded(op, form) is None:
                     yield op
 
 
 @dataclass(frozen=True)
 class TunePass(ModulePass):
-    """Time the forms of each layer of `form` ("conv-as-gemm", "bf16-gemm"; empty: both) on
+    """Time the forms of each layer of `form` (`cost.rules.FORMS`; empty: every form) on
     this machine and record the choices. db: the tuning database ("": `$XNNC_TUNING_DB` or
     the user's cache); cached: only read the database; budget-ms: time for timing layers,
     after which the rest keep the static rule (see the module docstring)."""
@@ -265,6 +356,10 @@ class TunePass(ModulePass):
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op)
+
+    def run(self, op: ModuleOp) -> Tuner:
+        """Apply the pass; returns its tuner (what it timed and spent)."""
         target = target_of(op)
         if not target.is_host():
             raise OptionError(
@@ -274,6 +369,7 @@ class TunePass(ModulePass):
         db = tuning_db.TuningDB.open(self.db or None)
         tuner = Tuner(target, db, cached=self.cached, budget_ms=self.budget_ms)
         tune_module(op, tuner, (self.form,) if self.form else tuple(rules.FORMS))
+        return tuner
 
 
 def tune_module(module: ModuleOp, tuner: Tuner, forms: tuple[str, ...]) -> None:

@@ -7,8 +7,8 @@
 // CHECK-LABEL: func.func @dense_1d
 // CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<6x1x2x2xf32>
 // CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]] {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 6 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x5x2xf32>, tensor<6x1x2x2xf32>) -> tensor<1x1x6x6xf32>
-// CHECK-NEXT:    %[[I:.*]] = xnn.static_reshape %[[C]] {new_shape = array<i64: 1, 1, 12, 3>}
-// CHECK-NEXT:    %[[Y:.*]] = xnn.static_slice %[[I]] {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 10, 3>}
+// CHECK-NEXT:    %[[I:.*]] = xnn.static_reshape %[[C]] {{.*}}new_shape = array<i64: 1, 1, 12, 3>}
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_slice %[[I]] {{.*}}offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 10, 3>}
 // CHECK-NEXT:    func.return %[[Y]]
 // CHECK-NOT:     xnn.deconvolution_2d
 func.func @dense_1d(%x: tensor<1x1x5x2xf32>) -> tensor<1x1x10x3xf32> {
@@ -24,7 +24,7 @@ func.func @dense_1d(%x: tensor<1x1x5x2xf32>) -> tensor<1x1x10x3xf32> {
 // CHECK-LABEL: func.func @dense_2d
 // CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<12x2x2x2xf32>
 // CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]] {kernel_height = 2 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 12 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64, output_min = 0.000000e+00 : f32} : (tensor<1x3x3x2xf32>, tensor<12x2x2x2xf32>) -> tensor<1x4x4x12xf32>
-// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 2 : i64} : (tensor<1x4x4x12xf32>) -> tensor<1x8x8x3xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[C]] {{.*}}block_size = 2 : i64} : (tensor<1x4x4x12xf32>) -> tensor<1x8x8x3xf32>
 // CHECK-NEXT:    func.return %[[Y]]
 func.func @dense_2d(%x: tensor<1x3x3x2xf32>) -> tensor<1x8x8x3xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<3x4x4x2xf32>
@@ -39,7 +39,7 @@ func.func @dense_2d(%x: tensor<1x3x3x2xf32>) -> tensor<1x8x8x3xf32> {
 // CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<27x1x1x2xf32>
 // CHECK-NEXT:    %[[B:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<27xf32>
 // CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]], %[[B]] {kernel_height = 1 : i64, kernel_width = 1 : i64, group_input_channels = 2 : i64, group_output_channels = 27 : i64}
-// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 3 : i64} : (tensor<1x3x3x27xf32>) -> tensor<1x9x9x3xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[C]] {{.*}}block_size = 3 : i64} : (tensor<1x3x3x27xf32>) -> tensor<1x9x9x3xf32>
 // CHECK-NEXT:    func.return %[[Y]]
 func.func @bias(%x: tensor<1x3x3x2xf32>) -> tensor<1x9x9x3xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<3x3x3x2xf32>
@@ -55,8 +55,8 @@ func.func @bias(%x: tensor<1x3x3x2xf32>) -> tensor<1x9x9x3xf32> {
 // position past the input (padding_bottom 1).
 // CHECK-LABEL: func.func @padding_and_adjustment
 // CHECK:         %[[C:.*]] = xnn.convolution_2d %x, %{{.*}} {kernel_height = 2 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 12 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<12x2x2x2xf32>) -> tensor<1x4x5x12xf32>
-// CHECK-NEXT:    %[[I:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 2 : i64} : (tensor<1x4x5x12xf32>) -> tensor<1x8x10x3xf32>
-// CHECK-NEXT:    %[[Y:.*]] = xnn.static_slice %[[I]] {offsets = array<i64: 0, 1, 1, 0>, sizes = array<i64: 1, 7, 8, 3>}
+// CHECK-NEXT:    %[[I:.*]] = xnn.depth_to_space_2d %[[C]] {{.*}}block_size = 2 : i64} : (tensor<1x4x5x12xf32>) -> tensor<1x8x10x3xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_slice %[[I]] {{.*}}offsets = array<i64: 0, 1, 1, 0>, sizes = array<i64: 1, 7, 8, 3>}
 // CHECK-NEXT:    func.return %[[Y]]
 func.func @padding_and_adjustment(%x: tensor<1x4x4x2xf32>) -> tensor<1x7x8x3xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<3x4x4x2xf32>
@@ -70,9 +70,9 @@ func.func @padding_and_adjustment(%x: tensor<1x4x4x2xf32>) -> tensor<1x7x8x3xf32
 // by reshape, transpose (the row phase in front of W) and reshape.
 // CHECK-LABEL: func.func @unequal_strides
 // CHECK:         %[[C:.*]] = xnn.convolution_2d %x, %{{.*}} {kernel_height = 1 : i64, kernel_width = 1 : i64, group_input_channels = 2 : i64, group_output_channels = 18 : i64} : (tensor<1x3x3x2xf32>, tensor<18x1x1x2xf32>) -> tensor<1x3x3x18xf32>
-// CHECK-NEXT:    %[[S:.*]] = xnn.static_reshape %[[C]] {new_shape = array<i64: 1, 3, 3, 2, 3, 3>}
+// CHECK-NEXT:    %[[S:.*]] = xnn.static_reshape %[[C]] {{.*}}new_shape = array<i64: 1, 3, 3, 2, 3, 3>}
 // CHECK-NEXT:    %[[T:.*]] = xnn.static_transpose %[[S]] {perm = array<i64: 0, 1, 3, 2, 4, 5>}
-// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[T]] {new_shape = array<i64: 1, 6, 9, 3>}
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[T]] {{.*}}new_shape = array<i64: 1, 6, 9, 3>}
 // CHECK-NEXT:    func.return %[[Y]]
 func.func @unequal_strides(%x: tensor<1x3x3x2xf32>) -> tensor<1x6x9x3xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<3x2x3x2xf32>
@@ -110,7 +110,7 @@ func.func @fp16(%x: tensor<1x1x5x2xf16>) -> tensor<1x1x10x3xf16> {
 // CHECK-NEXT:    %[[W3:.*]] = xnn.constant #xnnc.weight<"const.polyphase0">
 // CHECK-NEXT:    %[[P3:.*]] = xnn.depthwise_convolution_2d %x, %[[W3]], %[[B]] {{{.*}}padding_right = 1 : i64, padding_bottom = 1 : i64}
 // CHECK-NEXT:    %[[J:.*]] = xnn.concatenate %[[P0]], %[[P1]], %[[P2]], %[[P3]] {axis = 3 : i64} : {{.*}} -> tensor<1x4x4x16xf32>
-// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[J]] {block_size = 2 : i64} : (tensor<1x4x4x16xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[J]] {{.*}}block_size = 2 : i64} : (tensor<1x4x4x16xf32>) -> tensor<1x8x8x4xf32>
 // CHECK-NEXT:    func.return %[[Y]]
 // OFF-LABEL:   func.func @depthwise_2d
 // OFF:           xnn.deconvolution_2d
@@ -128,7 +128,7 @@ func.func @depthwise_2d(%x: tensor<1x4x4x4xf32>) -> tensor<1x8x8x4xf32> {
 // CHECK:         %[[P0:.*]] = xnn.depthwise_convolution_2d %x, %{{.*}} {kernel_height = 1 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x5x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x6x4xf32>
 // CHECK:         %[[P1:.*]] = xnn.depthwise_convolution_2d %x
 // CHECK-NEXT:    %[[J:.*]] = xnn.concatenate %[[P0]], %[[P1]] {axis = 3 : i64} : {{.*}} -> tensor<1x1x6x8xf32>
-// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[J]] {new_shape = array<i64: 1, 1, 12, 4>}
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[J]] {{.*}}new_shape = array<i64: 1, 1, 12, 4>}
 // CHECK-NEXT:    func.return %[[Y]]
 func.func @depthwise_1d(%x: tensor<1x1x5x4xf32>) -> tensor<1x1x12x4xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<4x1x4x1xf32>
@@ -143,7 +143,7 @@ func.func @depthwise_1d(%x: tensor<1x1x5x4xf32>) -> tensor<1x1x12x4xf32> {
 // CHECK-COUNT-9: xnn.depthwise_convolution_2d
 // CHECK:         %[[J:.*]] = xnn.concatenate {{.*}} -> tensor<1x2x2x20xf32>
 // CHECK-NEXT:    %[[K:.*]] = xnn.concatenate %[[J]], {{.*}} -> tensor<1x2x2x36xf32>
-// CHECK-NEXT:    xnn.depth_to_space_2d %[[K]] {block_size = 3 : i64} : (tensor<1x2x2x36xf32>) -> tensor<1x6x6x4xf32>
+// CHECK-NEXT:    xnn.depth_to_space_2d %[[K]] {{.*}}block_size = 3 : i64} : (tensor<1x2x2x36xf32>) -> tensor<1x6x6x4xf32>
 func.func @depthwise_nine_phases(%x: tensor<1x2x2x4xf32>) -> tensor<1x6x6x4xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<4x3x3x1xf32>
   %y = xnn.deconvolution_2d %x, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, upsampling_height = 3 : i64, upsampling_width = 3 : i64, groups = 4 : i64, group_input_channels = 1 : i64, group_output_channels = 1 : i64} : (tensor<1x2x2x4xf32>, tensor<4x3x3x1xf32>) -> tensor<1x6x6x4xf32>
@@ -157,8 +157,8 @@ func.func @depthwise_nine_phases(%x: tensor<1x2x2x4xf32>) -> tensor<1x6x6x4xf32>
 // CHECK-LABEL: func.func @depthwise_padded_kernel
 // CHECK-COUNT-4: xnn.depthwise_convolution_2d %x, %{{.*}} {kernel_height = 2 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_top = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x2x2x4xf32>) -> tensor<1x4x4x4xf32>
 // CHECK:         %[[J:.*]] = xnn.concatenate
-// CHECK-NEXT:    %[[I:.*]] = xnn.depth_to_space_2d %[[J]] {block_size = 2 : i64} : (tensor<1x4x4x16xf32>) -> tensor<1x8x8x4xf32>
-// CHECK-NEXT:    %[[Y:.*]] = xnn.static_slice %[[I]] {offsets = array<i64: 0, 1, 1, 0>, sizes = array<i64: 1, 7, 7, 4>}
+// CHECK-NEXT:    %[[I:.*]] = xnn.depth_to_space_2d %[[J]] {{.*}}block_size = 2 : i64} : (tensor<1x4x4x16xf32>) -> tensor<1x8x8x4xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_slice %[[I]] {{.*}}offsets = array<i64: 0, 1, 1, 0>, sizes = array<i64: 1, 7, 7, 4>}
 // CHECK-NEXT:    func.return %[[Y]]
 func.func @depthwise_padded_kernel(%x: tensor<1x4x4x4xf32>) -> tensor<1x7x7x4xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<4x3x3x1xf32>
@@ -173,8 +173,8 @@ func.func @depthwise_padded_kernel(%x: tensor<1x4x4x4xf32>) -> tensor<1x7x7x4xf3
 // CHECK-LABEL: func.func @padded_kernel
 // CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<6x1x2x2xf32>
 // CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]] {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 6 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x5x2xf32>, tensor<6x1x2x2xf32>) -> tensor<1x1x6x6xf32>
-// CHECK-NEXT:    %[[I:.*]] = xnn.static_reshape %[[C]] {new_shape = array<i64: 1, 1, 12, 3>}
-// CHECK-NEXT:    xnn.static_slice %[[I]] {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 10, 3>}
+// CHECK-NEXT:    %[[I:.*]] = xnn.static_reshape %[[C]] {{.*}}new_shape = array<i64: 1, 1, 12, 3>}
+// CHECK-NEXT:    xnn.static_slice %[[I]] {{.*}}offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 10, 3>}
 // OFF-LABEL:   func.func @padded_kernel
 // OFF:           xnn.deconvolution_2d
 func.func @padded_kernel(%x: tensor<1x1x5x2xf32>) -> tensor<1x1x10x3xf32> {

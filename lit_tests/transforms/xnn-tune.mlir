@@ -19,7 +19,7 @@
 // FOLLOWED: func.return
 // DB:       1 {{.*}}|threads=1|conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1
 // CROSS:    xnn-tune: the module's target 'stock,arm64' is not this machine's CPU on the extended runtime; tuning times layers here (cross-compiles use the static rules)
-// FORM:     xnn-tune: unknown form 'winograd'; valid: conv-as-gemm, bf16-gemm
+// FORM:     xnn-tune: unknown form 'winograd'; valid: conv-as-gemm, bf16-gemm, upsample-nearest, polyphase, fc-or-bmm, fp16-compute
 // With no budget nothing is timed: the static rule decides, and nothing enters the database.
 // BUDGET:   source = "rule"
 // NOENTRY:  0

@@ -6,7 +6,7 @@
 // of the input on the channels + depth_to_space_2d(2).
 // CHECK-LABEL: func.func @x2
 // CHECK-NEXT:    %[[C:.*]] = xnn.concatenate %x, %x, %x, %x {axis = 3 : i64} : (tensor<1x4x5x3xf16>, tensor<1x4x5x3xf16>, tensor<1x4x5x3xf16>, tensor<1x4x5x3xf16>) -> tensor<1x4x5x12xf16>
-// CHECK-NEXT:    %[[D:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 2 : i64} : (tensor<1x4x5x12xf16>) -> tensor<1x8x10x3xf16>
+// CHECK-NEXT:    %[[D:.*]] = xnn.depth_to_space_2d %[[C]] {xnn.decision = {form = "upsample-nearest", choice = "depth-to-space", source = "rule", layer = "upsample2x f16 1x4x5x3", why = "3 channels, 120 <= 524288 input bytes (1.0-1.9x, Sapphire Rapids)"}, block_size = 2 : i64} : (tensor<1x4x5x12xf16>) -> tensor<1x8x10x3xf16>
 // CHECK-NEXT:    func.return %[[D]]
 func.func @x2(%x: tensor<1x4x5x3xf16>) -> tensor<1x8x10x3xf16> {
   %u = xnn.static_reshape %x {new_shape = array<i64: 1, 4, 1, 5, 1, 3>} : (tensor<1x4x5x3xf16>) -> tensor<1x4x1x5x1x3xf16>
@@ -74,11 +74,11 @@ func.func @broadcast_has_other_user(%x: tensor<1x4x5x3xf32>) -> (tensor<1x8x10x3
 // -----
 
 // Left alone: one channel (depth_to_space would gather single elements: the broadcast is
-// faster).
+// faster). The static rule's decision is recorded on the op computing the upsample.
 // CHECK-LABEL: func.func @one_channel
 // CHECK-NEXT:    xnn.static_reshape
 // CHECK-NEXT:    xnn.static_broadcast
-// CHECK-NEXT:    xnn.static_reshape
+// CHECK-NEXT:    xnn.static_reshape {{.*}}xnn.decision = {form = "upsample-nearest", choice = "broadcast", source = "rule", layer = "upsample2x f32 1x4x5x1", why = "1 channel: depth-to-space moves single elements"}
 func.func @one_channel(%x: tensor<1x4x5x1xf32>) -> tensor<1x8x10x1xf32> {
   %u = xnn.static_reshape %x {new_shape = array<i64: 1, 4, 1, 5, 1, 1>} : (tensor<1x4x5x1xf32>) -> tensor<1x4x1x5x1x1xf32>
   %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 4, 2, 5, 2, 1>} : (tensor<1x4x1x5x1x1xf32>) -> tensor<1x4x2x5x2x1xf32>
@@ -93,10 +93,10 @@ func.func @one_channel(%x: tensor<1x4x5x1xf32>) -> tensor<1x8x10x1xf32> {
 // CHECK-LABEL: func.func @large_input
 // CHECK-NEXT:    xnn.static_reshape
 // CHECK-NEXT:    xnn.static_broadcast
-// CHECK-NEXT:    xnn.static_reshape
+// CHECK-NEXT:    xnn.static_reshape {{.*}}choice = "broadcast", source = "rule", layer = "upsample2x f32 1x128x128x32", why = "2097152 > 524288 input bytes: the copies write the output twice"
 // LARGE-LABEL: func.func @large_input
 // LARGE-NEXT:    xnn.concatenate
-// LARGE-NEXT:    xnn.depth_to_space_2d
+// LARGE-NEXT:    xnn.depth_to_space_2d {{.*}}choice = "depth-to-space", source = "option"
 func.func @large_input(%x: tensor<1x128x128x32xf32>) -> tensor<1x256x256x32xf32> {
   %u = xnn.static_reshape %x {new_shape = array<i64: 1, 128, 1, 128, 1, 32>} : (tensor<1x128x128x32xf32>) -> tensor<1x128x1x128x1x32xf32>
   %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 128, 2, 128, 2, 32>} : (tensor<1x128x1x128x1x32xf32>) -> tensor<1x128x2x128x2x32xf32>
@@ -111,7 +111,7 @@ func.func @large_input(%x: tensor<1x128x128x32xf32>) -> tensor<1x256x256x32xf32>
 // LOWER-LABEL: func.func @aten_x2
 // LOWER:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x3x4x5xf32>) -> tensor<1x4x5x3xf32>
 // LOWER-NEXT:    %[[C:.*]] = xnn.concatenate %[[T]], %[[T]], %[[T]], %[[T]] {axis = 3 : i64}
-// LOWER-NEXT:    %[[D:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 2 : i64} : (tensor<1x4x5x12xf32>) -> tensor<1x8x10x3xf32>
+// LOWER-NEXT:    %[[D:.*]] = xnn.depth_to_space_2d %[[C]] {{.*}}block_size = 2 : i64} : (tensor<1x4x5x12xf32>) -> tensor<1x8x10x3xf32>
 // LOWER-NEXT:    xnn.static_transpose %[[D]] {perm = array<i64: 0, 3, 1, 2>} : (tensor<1x8x10x3xf32>) -> tensor<1x3x8x10xf32>
 func.func @aten_x2(%x: tensor<1x3x4x5xf32>) -> tensor<1x3x8x10xf32> {
   %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 2.0, 2.0>} : (tensor<1x3x4x5xf32>) -> tensor<1x3x8x10xf32>
@@ -173,7 +173,7 @@ func.func @aten_mixed(%x: tensor<1x3x5x4xf32>) -> tensor<1x3x10x6xf32> {
 // out == 2 * in shortcut, not floor(j / 2.1)), so it is the x2 upsample.
 // LOWER-LABEL: func.func @aten_scale_not_the_size_ratio
 // LOWER:         xnn.concatenate %[[T:.*]], %[[T]], %[[T]], %[[T]] {axis = 3 : i64}
-// LOWER-NEXT:    xnn.depth_to_space_2d %{{.*}} {block_size = 2 : i64} : (tensor<1x5x5x12xf32>) -> tensor<1x10x10x3xf32>
+// LOWER-NEXT:    xnn.depth_to_space_2d %{{.*}} {{.*}}block_size = 2 : i64} : (tensor<1x5x5x12xf32>) -> tensor<1x10x10x3xf32>
 func.func @aten_scale_not_the_size_ratio(%x: tensor<1x3x5x5xf32>) -> tensor<1x3x10x10xf32> {
   %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 2.1, 2.1>} : (tensor<1x3x5x5xf32>) -> tensor<1x3x10x10xf32>
   func.return %y : tensor<1x3x10x10xf32>
