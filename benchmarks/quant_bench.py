@@ -57,8 +57,8 @@ def _pte_system(ep: Any, partitioner: Any, inputs: tuple) -> tuple[Callable, str
     from xnnc.pte.export import StockRuntime
 
     edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
+    delegates, outside = _stock_counts(edge)  # before to_executorch adds its own nodes
     runtime = StockRuntime(edge.to_executorch().buffer)
-    delegates, outside = _stock_counts(edge)
     return (lambda: runtime(*inputs)[0]), f"{delegates} delegates, {outside} ops outside"
 
 

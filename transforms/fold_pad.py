@@ -110,9 +110,10 @@ class FoldPadIntoConv(RewritePattern):
         %y = xnn.convolution_2d %t, %w {padding_top = 1, padding_right = 1, padding_left = 2}
 
     Does nothing when the pad value is not zero (for a quantized tensor: does not quantize to
-    its zero point, which is what the conv pads with), when the pad or an op of the chain has another user, when the chain moves the padded dims
-    anywhere but the conv's H and W (or merges them), when the conv uses TensorFlow SAME
-    padding, or for a depthwise conv if `depthwise` is off. Transposed convs
+    its zero point, which is what the conv pads with), when the pad or an op of the chain
+    has another user, when the chain moves the padded dims anywhere but the conv's H and W
+    (or merges them), when the conv uses TensorFlow SAME padding, or for a depthwise conv
+    if `depthwise` is off. Transposed convs
     (deconvolution_2d) are not matched: their padding crops the output.
     """
 
