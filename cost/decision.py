@@ -140,6 +140,16 @@ def record(op: Operation, decision: Decision) -> None:
     op.attributes[DECISION_ATTR] = attrs[0] if len(attrs) == 1 else ArrayAttr(attrs)
 
 
+def record_moved(layer: Operation, result: Operation, decision: Decision) -> None:
+    """Record `decision` on `result`, the op now computing what `layer` did, with the
+    decisions `layer` held about other forms (an fp16 convolution rewritten as GEMMs keeps
+    its fp16 decision)."""
+    for other in _all(layer):
+        if other.form != decision.form:
+            record(result, other)
+    record(result, decision)
+
+
 def decisions(root: Operation) -> list[tuple[Operation, Decision]]:
     """Every recorded decision under `root`, in IR order."""
     return [(op, d) for op in root.walk() for d in _all(op)]

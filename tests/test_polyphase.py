@@ -17,8 +17,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import xnnc
-from xnnc.frontend.fx_importer import export_program
 from xnnc.cost.rules import MAX_KERNEL_GROWTH, kernel_growth
+from xnnc.frontend.fx_importer import export_program
 from xnnc.transforms.polyphase import plan_axis, plan_output_phases, polyphase_filter
 
 TOL = {torch.float32: dict(atol=1e-4, rtol=1e-4), torch.float16: dict(atol=1e-2, rtol=1e-2)}

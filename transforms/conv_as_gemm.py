@@ -57,7 +57,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import Decision, conv_layer, decide, record
+from xnnc.cost.decision import Decision, conv_layer, decide, record, record_moved
 from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import BinaryOperator
@@ -170,7 +170,7 @@ class ConvAsGemm(RewritePattern):
                            kind=BinaryOperator.ADD, output_min=_finite(lo),
                            output_max=_finite(hi))  # fmt: skip
         assert total is not None
-        record(total.owner, decision)
+        record_moved(op, total.owner, decision)
         replace_dropping_weights(rewriter, op, total)
 
 
@@ -219,7 +219,7 @@ class SingleOutputConvAsDepthwise(RewritePattern):
         lo, hi = op.output_range()
         y = e.node(xnn.FullyConnectedOp, taps, ones, op.bias, shape=(n, out_h, out_w, 1),
                    output_min=_finite(lo), output_max=_finite(hi))  # fmt: skip
-        record(y.owner, decision)
+        record_moved(op, y.owner, decision)
         replace_dropping_weights(rewriter, op, y)
 
 

@@ -36,7 +36,7 @@ from xdsl.pattern_rewriter import (
 from xnnc.backend_xnnpack.nodes import FLAG_TRANSPOSE_B, FLAG_TRANSPOSE_WEIGHTS
 from xnnc.conversion.constants import constant_op
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import decide, linear_layer, record, recorded
+from xnnc.cost.decision import decide, linear_layer, record, record_moved, recorded
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import BinaryOperator
 from xnnc.ir.types import element_type, shape_of
@@ -80,7 +80,7 @@ class FullyConnectedAsBatchMatmul(RewritePattern):
             lo, hi = op.output_range()
             y = e.node(xnn.BinaryOp, y, op.bias, shape=shape, kind=BinaryOperator.ADD,
                        output_min=_finite(lo), output_max=_finite(hi))  # fmt: skip
-        record(y.owner, decision)  # type: ignore[arg-type]
+        record_moved(op, y.owner, decision)  # type: ignore[arg-type]
         rewriter.replace(op, [], [y])
 
 

@@ -63,7 +63,7 @@ from xnnc.conversion.constants import (
     weight_name,
 )
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import Decision, decide, deconv_layer, record
+from xnnc.cost.decision import Decision, decide, deconv_layer, record, record_moved
 from xnnc.cost.rules import MAX_KERNEL_GROWTH
 from xnnc.dialects import xnn
 from xnnc.frontend.schema import TORCH_DTYPES
@@ -290,7 +290,7 @@ class DeconvolutionToPolyphase(RewritePattern):
             **_window(rows, cols, op),
         )  # fmt: skip
         y = _slice(e, _interleave(e, phases, sh, sw), (top, left), shape_of(op.output))
-        record(y.owner, decision)  # type: ignore[arg-type]
+        record_moved(op, y.owner, decision)  # type: ignore[arg-type]
         replace_dropping_weights(rewriter, op, y)
 
 
@@ -337,7 +337,7 @@ class DepthwiseDeconvolutionToPolyphase(RewritePattern):
             for p, rows, cols in plan
         ]  # fmt: skip
         y = _slice(e, _interleave(e, _concatenate(e, phases), sh, sw), offsets, shape_of(op.output))
-        record(y.owner, decision)  # type: ignore[arg-type]
+        record_moved(op, y.owner, decision)  # type: ignore[arg-type]
         replace_dropping_weights(rewriter, op, y)
 
 

@@ -30,7 +30,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.cost.decision import Decision, decide, record, upsample_layer
+from xnnc.cost.decision import Decision, decide, record, record_moved, upsample_layer
 from xnnc.cost.rules import UPSAMPLE_MAX_INPUT_BYTES as MAX_INPUT_BYTES
 from xnnc.cost.rules import UPSAMPLE_MIN_CHANNELS as MIN_CHANNELS
 from xnnc.cost.rules import copies_are_faster
@@ -110,7 +110,7 @@ class NearestX2AsDepthToSpace(RewritePattern):
         d2s = xnn.DepthToSpace2dOp.make(concat.output, result_type=op.output.type, block_size=2)
         for new in (concat, d2s):
             new.location = op.location
-        record(d2s, decision)
+        record_moved(op, d2s, decision)
         rewriter.replace(op, [concat, d2s])
         rewriter.erase(broadcast)
         rewriter.erase(unit)

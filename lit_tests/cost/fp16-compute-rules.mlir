@@ -4,6 +4,7 @@
 // RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512fp16"},xnn-fp16-precision' | filecheck %s --check-prefixes=CHECK,X86
 // RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx2,threads=2"},xnn-fp16-precision' | filecheck %s --check-prefixes=CHECK,X86
 // RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,arm64-fp16-dotprod"},xnn-fp16-precision' | filecheck %s --check-prefixes=CHECK,ARM
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx2"},xnn-fp16-precision,xnn-fc-as-bmm' | filecheck %s --check-prefix=MOVED
 
 // x86 (even with AVX512-FP16): fp32; arm64 with FP16 arithmetic: native.
 // CHECK-LABEL: func.func @conv
@@ -44,6 +45,22 @@ func.func @tuned_native(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
     %y = xnn.fully_connected %a, %w {xnn.decision = {form = "fp16-compute", choice = "native", source = "tuned", layer = "fp16 fully_connected 4x8,8x8->4x8", times_ms = {native = 1.0 : f64, fp32 = 2.0 : f64}}} : (tensor<4x8xf16>, tensor<8x8xf16>) -> tensor<4x8xf16>
     %z = xnn.unary sigmoid %y : (tensor<4x8xf16>) -> tensor<4x8xf16>
     xnn.output %z : tensor<4x8xf16>
+  }
+  func.return %r : tensor<4x8xf16>
+}
+
+// -----
+
+// A native fp16 linear layer that xnn-fc-as-bmm then rewrites (both decisions tuned, an
+// array): the op computing the layer keeps both.
+// MOVED-LABEL: func.func @moved
+// MOVED:       xnn.batch_matrix_multiply {{.*}}xnn.decision = [{form = "fp16-compute", choice = "native", source = "tuned"{{.*}}}, {form = "fc-or-bmm", choice = "bmm", source = "tuned"{{.*}}}]{{.*}} -> tensor<4x8xf16>
+func.func @moved(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %r = xnn.subgraph(%x) : (tensor<4x8xf16>) -> tensor<4x8xf16> {
+  ^bb0(%a: tensor<4x8xf16>):
+    %w = xnn.constant dense<5.000000e-01> : tensor<8x8xf16>
+    %y = xnn.fully_connected %a, %w {xnn.decision = [{form = "fp16-compute", choice = "native", source = "tuned", layer = "fp16 fc", times_ms = {native = 1.0 : f64, fp32 = 2.0 : f64}}, {form = "fc-or-bmm", choice = "bmm", source = "tuned", layer = "linear f16 4x8->8", times_ms = {fc = 2.0 : f64, bmm = 1.0 : f64}}]} : (tensor<4x8xf16>, tensor<8x8xf16>) -> tensor<4x8xf16>
+    xnn.output %y : tensor<4x8xf16>
   }
   func.return %r : tensor<4x8xf16>
 }
