@@ -516,9 +516,14 @@ def compile(
     tune: bool | str | None = None,
     tuning_db: str | None = None,
     savable: bool = False,
+    dynamic_shapes: Any = None,
 ) -> Program:
     """nn.Module + inputs, ExportedProgram or .pt2 (inputs may be left out: then
     `compile(ep, options)`) -> a runnable Program.
+
+    `dynamic_shapes` is torch.export's argument (`torch.export.Dim` with min and max, e.g.
+    `{"x": {2: Dim("T", min=1, max=64)}}`): the program then runs at any size in range
+    (docs/dynamic-shapes.md). A program or `.pt2` with symbolic sizes carries its own.
 
     `options` (a CompileOptions), or its fields as keywords, which override it: target
     (a Target or a string such as "stock", "extended,x86-64-avx2,threads=2"), threads,
@@ -553,7 +558,7 @@ def compile(
             stacklevel=2,
         )
     start = time.perf_counter()
-    ep = export_program(model, example_inputs)
+    ep = export_program(model, example_inputs, dynamic_shapes)
     module = import_model(ep)
     # Tuning may take as long as the import did: a cold compile stays near 2x an untuned one.
     module = lower(module, options, tune_budget_ms=(time.perf_counter() - start) * 1e3)

@@ -43,6 +43,8 @@ from xdsl.utils.exceptions import VerifyException
 from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
 from xnnc.dialects.weights import Blob, WeightAttr
 from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
+from xnnc.frontend.symbols import SymbolTable
+from xnnc.ir.types import SYMBOLS_ATTR_NAME, SymbolsAttr, tensor_type
 
 # Qualified overload name ("aten::add.Tensor") -> the op that models it.
 OPS_BY_OVERLOAD: dict[str, type[IRDLOperation]] = {
@@ -64,8 +66,12 @@ def torch_overload(qualified: str) -> Any:
     return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
 
 
-def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> ExportedProgram:
-    """An ExportedProgram from a module with inputs, a program, or a `.pt2` path."""
+def export_program(
+    model: Any, example_inputs: Sequence[Any] | None = None, dynamic_shapes: Any = None
+) -> ExportedProgram:
+    """An ExportedProgram from a module with inputs, a program, or a `.pt2` path.
+    `dynamic_shapes` is torch.export's argument (`torch.export.Dim`s with min/max); a
+    program or `.pt2` carries its own."""
     if isinstance(model, ExportedProgram):
         return model
     if isinstance(model, (str, os.PathLike)):
@@ -88,7 +94,7 @@ def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> E
             else (example_inputs,)
         )
         try:
-            return torch.export.export(model, args, strict=False)
+            return torch.export.export(model, args, dynamic_shapes=dynamic_shapes, strict=False)
         except Exception as e:
             raise ModelImportError(
                 f"model {type(model).__name__}: torch.export failed: {_first_line(e)}"
@@ -183,6 +189,7 @@ class _Importer:
         self.func_name = func_name
         self.opaque = opaque
         self.values: dict[Node, SSAValue | tuple[SSAValue, ...]] = {}
+        self.symbols = SymbolTable(ep)
 
     def run(self) -> ModuleOp:
         sig = self.ep.graph_signature
@@ -236,7 +243,10 @@ class _Importer:
             ([a.type for a in block.args], [v.type for v in returned]),
             Region(block),
         )
-        return ModuleOp([func])
+        module = ModuleOp([func])
+        if self.symbols.ranges:
+            module.attributes[SYMBOLS_ATTR_NAME] = SymbolsAttr.of(self.symbols.ranges)
+        return module
 
     def _as_arguments(self, node: Node) -> None:
         """The node's static tensor results as new function arguments (opaque import)."""
@@ -255,14 +265,8 @@ class _Importer:
     def _tensor_type(self, node: Node, val: Any) -> TensorType:
         if not isinstance(val, torch.Tensor):
             raise ModelImportError(f"node {node.name}: produces {type(val).__name__}, not a tensor")
-        shape = []
-        for d in val.shape:
-            if not isinstance(d, int):
-                raise ModelImportError(
-                    f"node {node.name}: dynamic dim {d}; xnnc needs static shapes"
-                )
-            shape.append(d)
-        return TensorType(element_type(val.dtype, f"node {node.name}"), shape)
+        shape = [d if isinstance(d, int) else self.symbols.dim(d, node.name) for d in val.shape]
+        return tensor_type(element_type(val.dtype, f"node {node.name}"), shape)
 
     def _constant(self, node: Node, spec: Any) -> Operation:
         target = spec.target
@@ -301,6 +305,8 @@ class _Importer:
         val = node.meta.get("val")
         if val is None and not node.users:
             return  # a runtime assertion such as _assert_tensor_metadata: nothing to compute
+        if isinstance(val, torch.SymInt):
+            return  # size arithmetic: consumers take their sizes from their own types
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         result_types = [self._tensor_type(node, v) for v in vals]
         qualified = qualified_name(target)
@@ -318,6 +324,11 @@ class _Importer:
 
     def _value(self, node: Node, arg: Node) -> SSAValue:
         v = self.values.get(arg)
+        if isinstance(arg.meta.get("val"), torch.SymInt):
+            raise ModelImportError(
+                f"node {node.name}: takes the size {arg.name} ({arg.meta['val']}) as an argument;"
+                " xnnc does not import size arithmetic yet"
+            )
         if not isinstance(v, SSAValue):
             raise ModelImportError(f"node {node.name}: argument {arg.name} is not a tensor value")
         return v

@@ -22,6 +22,8 @@ from xnnc.dialects import aten
 from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import torch_overload
 from xnnc.frontend.schema import TORCH_DTYPES, from_attr
+from xnnc.ir.dims import DimError, bind_dims, is_symbolic
+from xnnc.ir.types import dims_of_type, symbol_ranges
 
 
 class ReferenceRunError(XnncError):
@@ -163,9 +165,10 @@ def _as_tensor(value: Any, index: int, expected: TensorType) -> torch.Tensor:
     if not isinstance(t, torch.Tensor):
         raise ReferenceRunError(f"input {index}: expected a tensor, got {type(value).__name__}")
     want_shape, want_dtype = tuple(expected.get_shape()), TORCH_DTYPES[expected.element_type]
-    if tuple(t.shape) != want_shape or t.dtype != want_dtype:
+    symbolic = is_symbolic(dims_of_type(expected))  # sizes checked by `check_inputs`
+    if (not symbolic and tuple(t.shape) != want_shape) or t.dtype != want_dtype:
         raise ReferenceRunError(
-            f"input {index}: expected {want_dtype} {list(want_shape)}, "
+            f"input {index}: expected {want_dtype} {list(dims_of_type(expected))}, "
             f"got {t.dtype} {list(t.shape)}"
         )
     return t
@@ -177,7 +180,16 @@ def check_inputs(func: Any, inputs: Sequence[Any]) -> tuple[torch.Tensor, ...]:
     name = func.sym_name.data
     if len(inputs) != len(arg_types):
         raise ReferenceRunError(f"@{name} takes {len(arg_types)} inputs, got {len(inputs)}")
-    return tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
+    tensors = tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
+    specs = [dims_of_type(t) for t in arg_types]
+    if any(is_symbolic(s) for s in specs):
+        args = func.body.block.args
+        names = [f"'{a.name_hint}'" if a.name_hint else str(i) for i, a in enumerate(args)]
+        try:
+            bind_dims(specs, symbol_ranges(func), [t.shape for t in tensors], names)
+        except DimError as e:
+            raise ReferenceRunError(str(e)) from None
+    return tensors
 
 
 def run_reference(
