@@ -56,6 +56,8 @@ from xnnc.dialects.weights import BlobStore, WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
 from xnnc.errors import OptionError, PackedWeightsWarning, TrainingModeWarning, XnncError
 from xnnc.interpreter.aten import AtenFunctions, check_inputs
+from xnnc.ir.dims import is_symbolic
+from xnnc.ir.types import shape_of, symbol_ranges
 from xnnc.options import CompileOptions
 from xnnc.target import Target
 
@@ -170,15 +172,16 @@ class Program:
             else:  # the runtime's reference is then the last one
                 (blob, named), serialized[i] = serialized[i], None
             weights = None if packed is None else packed[i]
+            dynamic = _symbolic_inputs(sub)
             try:
                 runtimes[sub] = open_runtime(blob, named, threads=self.threads, profile=profile,
-                                             consume=consume, packed=weights)  # fmt: skip
+                                             consume=consume, packed=weights, **dynamic)  # fmt: skip
             except PackedWeightsError as e:
                 if weights is None:  # not about saved packed weights
                     raise
                 _warn_repacking(f"subgraph {i}: {e}")
                 runtimes[sub] = open_runtime(blobs[i], None, threads=self.threads,
-                                             profile=profile, consume=consume)  # fmt: skip
+                                             profile=profile, consume=consume, **dynamic)  # fmt: skip
             del blob, named
         return runtimes
 
@@ -342,6 +345,14 @@ class Program:
             z.writestr(f"subgraph_{i}.xnn", blob)
         for i, sub in enumerate(self.subgraphs):
             _save_packed(z, i, self.runtimes[sub])
+
+
+def _symbolic_inputs(sub: xnn.SubgraphOp) -> dict[str, Any]:
+    """The runtime arguments of a subgraph with symbolic input dims (none when static)."""
+    dims = [shape_of(arg) for arg in sub.body.block.args]
+    if not any(is_symbolic(d) for d in dims):
+        return {}
+    return {"input_dims": dims, "symbols": symbol_ranges(sub)}
 
 
 def _save_packed(z: zipfile.ZipFile, i: int, runtime: Any) -> None:
