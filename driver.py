@@ -174,14 +174,18 @@ class Program:
             weights = None if packed is None else packed[i]
             dynamic = _symbolic_inputs(sub)
             try:
-                runtimes[sub] = open_runtime(blob, named, threads=self.threads, profile=profile,
-                                             consume=consume, packed=weights, **dynamic)  # fmt: skip
+                runtimes[sub] = open_runtime(
+                    blob, named, threads=self.threads, profile=profile, consume=consume,
+                    packed=weights, **dynamic,
+                )  # fmt: skip
             except PackedWeightsError as e:
                 if weights is None:  # not about saved packed weights
                     raise
                 _warn_repacking(f"subgraph {i}: {e}")
-                runtimes[sub] = open_runtime(blobs[i], None, threads=self.threads,
-                                             profile=profile, consume=consume, **dynamic)  # fmt: skip
+                runtimes[sub] = open_runtime(
+                    blobs[i], None, threads=self.threads, profile=profile, consume=consume,
+                    **dynamic,
+                )  # fmt: skip
             del blob, named
         return runtimes
 

@@ -109,8 +109,8 @@ from xnnc.backend_xnnpack.serialize import GraphBuilder, SerializeError
 from xnnc.dialects.weights import WeightAttr
 from xnnc.errors import OptionError
 from xnnc.ir.constants import ConstantValueOp
-from xnnc.ir.shapes import numel
 from xnnc.ir.dims import DimExpr, upper_bound
+from xnnc.ir.shapes import numel
 from xnnc.ir.types import (
     SYMBOLS_ATTR_NAME,
     element_nbytes,
@@ -856,7 +856,8 @@ def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValu
         )
         if missing:
             raise SerializeError(
-                f"size symbol {missing[0]} of {v.type} has no range in the module's {SYMBOLS_ATTR_NAME}"
+                f"size symbol {missing[0]} of {v.type} has no range in the module's "
+                f"{SYMBOLS_ATTR_NAME}"
             )
         return upper_bound(shape, ranges)
 
