@@ -151,6 +151,15 @@ def is_symbolic_value(value: SSAValue) -> bool:
     return isinstance(t, TensorType) and DYNAMIC_INDEX in t.get_shape()
 
 
+def size_symbols(op: Operation) -> list[str]:
+    """The size symbols in `op`'s operand and result types, sorted (empty when static)."""
+    found: set[str] = set()
+    for v in (*op.operands, *op.results):
+        if is_symbolic_value(v):
+            found.update(s for d in shape_of(v) if isinstance(d, DimExpr) for s in d.symbols)
+    return sorted(found)
+
+
 def symbol_ranges(op: Operation) -> dict[str, tuple[int, int]]:
     """The ranges of `xnnc.symbols` on the nearest builtin.module around `op` (or `op`)."""
     current: Operation | None = op

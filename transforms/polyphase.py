@@ -60,6 +60,7 @@ from xnnc.conversion.constants import (
     weight_name,
 )
 from xnnc.conversion.emitter import Emitter
+from xnnc.cost.decision import declined
 from xnnc.dialects import xnn
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.types import element_type, shape_of
@@ -231,6 +232,13 @@ def _slice(e: Emitter, y: SSAValue, offsets: tuple[int, int], out: Sequence[int]
     return e.node(xnn.StaticSliceOp, y, shape=out, offsets=(0, *offsets, 0), sizes=out)
 
 
+# Why a symbolic size keeps the deconvolution (which XNNPACK reshapes at run time).
+_SIZED = (
+    "the phases' crop is an absolute static_slice, which XNNPACK clamps instead of "
+    "moving when the input shrinks"
+)
+
+
 @dataclass(frozen=True)
 class DeconvolutionToPolyphase(RewritePattern):
     """A dense (groups = 1) strided deconvolution as one stride-1 convolution over all its
@@ -243,6 +251,8 @@ class DeconvolutionToPolyphase(RewritePattern):
         if _int(op, "groups") != 1:
             return
         if (weights := _matched_weights(op, self.max_kernel_growth)) is None:
+            return
+        if declined(op, "xnn-polyphase", _SIZED):
             return
         w, b = weights
         (rows, top), (cols, left) = (plan_axis(*axis) for axis in _axes(op))
@@ -280,6 +290,8 @@ class DepthwiseDeconvolutionToPolyphase(RewritePattern):
         if channels == 1 or per_group != (1, 1):
             return
         if (weights := _matched_weights(op, self.max_kernel_growth)) is None:
+            return
+        if declined(op, "xnn-polyphase", _SIZED):
             return
         w, b = weights
         sh, sw = _stride(op)

@@ -30,6 +30,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.cost.decision import declined
 from xnnc.dialects import xnn
 from xnnc.ir.shapes import numel
 from xnnc.ir.types import element_nbytes, shape_of
@@ -95,6 +96,8 @@ class NearestX2AsDepthToSpace(RewritePattern):
         x, elem = unit.input, unit.input.type.element_type
         shapes = (shape_of(unit.output), shape_of(broadcast.output), shape_of(op.output))
         if block_scales(shape_of(x), *shapes) != (2, 2):
+            return
+        if declined(unit, "xnn-upsample-nearest", "its profitability is decided at one size"):
             return
         if not copies_are_faster(shape_of(x), element_nbytes(elem), *self.limits):
             return

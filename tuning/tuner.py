@@ -51,6 +51,7 @@ from xnnc.dialects import xnn
 from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph_named, set_target, target_of
 from xnnc.errors import OptionError, XnncError
+from xnnc.ir.types import size_symbols
 from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
 from xnnc.target import Target
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass, rewritable
@@ -68,6 +69,8 @@ Timer = Callable[[dict[str, xnn.SubgraphOp], int], dict[str, float]]
 
 
 def _is_candidate(form: str, op: Operation) -> bool:
+    if size_symbols(op):
+        return False  # timed at one size only: `decide` keeps the form as converted
     if form == "conv-as-gemm":
         return isinstance(op, xnn.Convolution2dOp) and rewritable(op)
     return isinstance(op, BF16_GEMMS) and str(op.results[0].type.element_type) == "bf16"  # type: ignore[attr-defined]
