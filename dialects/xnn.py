@@ -109,7 +109,7 @@ from xnnc.backend_xnnpack.serialize import GraphBuilder, SerializeError
 from xnnc.dialects.weights import WeightAttr
 from xnnc.errors import OptionError
 from xnnc.ir.constants import ConstantValueOp
-from xnnc.ir.dims import DimExpr, upper_bound
+from xnnc.ir.dims import DimExpr, NotAffine, upper_bound
 from xnnc.ir.shapes import numel
 from xnnc.ir.types import (
     SYMBOLS_ATTR_NAME,
@@ -413,6 +413,8 @@ class XnnNode(IRDLOperation):
             nodes.check_output(self.spec.shape(self.shapes(), self.params()), shape_of(self.output))
         except nodes.ShapeError as e:
             _fail(str(e))
+        except NotAffine as e:
+            _fail(f"shape rule on symbolic sizes: {e}")
         self.verify_element_types()
 
     def verify_element_types(self) -> None:

@@ -60,7 +60,7 @@ class SymbolTable:
         if sym in self.names:
             return self.names[sym]
         bounds = self.ep.range_constraints.get(sym)
-        if bounds is None or not bounds.upper.is_finite:
+        if bounds is None or not isinstance(bounds.upper, (int, sympy.Integer)):
             raise ModelImportError(
                 f"node {where}: size {sym} has no upper bound; give it one with "
                 "torch.export.Dim(..., max=N): the compiled program is planned for the largest"

@@ -10,6 +10,7 @@ Python: the runtime checks inputs with `bind_dims` without xDSL.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -77,6 +78,33 @@ class DimExpr:
             raise NotAffine(f"({self}) // {k} is not affine in the symbols")
         return DimExpr._make(self.const // k, {s: c // k for s, c in self.terms})
 
+    # Comparisons hold for every value of the symbols (each at least 1); one that depends on
+    # the values raises NotAffine, so that a shape rule cannot silently pick a branch.
+    def _compare(self, other: int | DimExpr, op: str) -> bool:
+        diff = self - other
+        if isinstance(diff, int):
+            return _OPS[op](diff, 0)
+        positive = [c for _, c in diff.terms if c > 0]
+        lo = diff.const + sum(positive) if len(positive) == len(diff.terms) else None
+        hi = diff.const + sum(c for _, c in diff.terms) if not positive else None
+        if lo is not None and _OPS[op](lo, 0) == _OPS[op](lo + 10**18, 0):
+            return _OPS[op](lo, 0)
+        if hi is not None and _OPS[op](hi, 0) == _OPS[op](hi - 10**18, 0):
+            return _OPS[op](hi, 0)
+        raise NotAffine(f"whether {self} {op} {other} depends on the size")
+
+    def __lt__(self, other: int | DimExpr) -> bool:
+        return self._compare(other, "<")
+
+    def __le__(self, other: int | DimExpr) -> bool:
+        return self._compare(other, "<=")
+
+    def __gt__(self, other: int | DimExpr) -> bool:
+        return self._compare(other, ">")
+
+    def __ge__(self, other: int | DimExpr) -> bool:
+        return self._compare(other, ">=")
+
     @property
     def symbols(self) -> tuple[str, ...]:
         return tuple(s for s, _ in self.terms)
@@ -127,6 +155,9 @@ _SYM = r"[A-Za-z_][A-Za-z0-9_]*"
 _ONE = rf"(?:\d+\*{_SYM}|\d+|{_SYM})"
 _EXPR = re.compile(rf"[-+]?{_ONE}(?:[-+]{_ONE})*")
 _TERM = re.compile(rf"([-+]?)(?:(\d+)\*?)?({_SYM})?")
+
+
+_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
 def is_symbolic(shape: Sequence[int | DimExpr]) -> bool:

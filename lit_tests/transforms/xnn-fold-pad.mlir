@@ -185,3 +185,17 @@ func.func @replicate_then_conv(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %y = aten.convolution %p, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x2x6x6xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x4x4xf32>
   func.return %y : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// Left alone: a symbolic width (the layout chain the fold rebuilds has fixed-size reshapes).
+// The pad stays a static_constant_pad, which XNNPACK reshapes at run time.
+// CHECK-LABEL: func.func @symbolic_width
+// CHECK:         xnn.static_constant_pad %x
+// CHECK:         xnn.convolution_2d %p, %w {xnn.declined = {"xnn-fold-pad" = "symbolic size T: the layout chain it rebuilds has fixed-size reshapes"}
+func.func @symbolic_width(%x: tensor<1x6x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 3, 0>, post_paddings = array<i64: 0, 2, 1, 0>} : (tensor<1x6x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x9x?x4xf32, #xnnc.dims<"T + 4">>
+  %y = xnn.convolution_2d %p, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x9x?x4xf32, #xnnc.dims<"T + 4">>, tensor<8x3x3x4xf32>) -> tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">>
+  func.return %y : tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">>
+}
