@@ -254,11 +254,12 @@ class _Importer:
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         args = []
         for v in vals:
-            if not isinstance(v, torch.Tensor) or not all(isinstance(d, int) for d in v.shape):
+            if not isinstance(v, torch.Tensor) or v.dtype not in DTYPES:
                 return
-            if v.dtype not in DTYPES:
-                return
-            arg_type = TensorType(DTYPES[v.dtype], list(v.shape))
+            try:
+                arg_type = self._tensor_type(node, v)
+            except ModelImportError:
+                return  # a size xnnc cannot express
             args.append(self.block.insert_arg(arg_type, len(self.block.args)))
         self.values[node] = tuple(args) if isinstance(val, (list, tuple)) else args[0]
 
@@ -291,7 +292,7 @@ class _Importer:
         target = node.target
         if target is operator.getitem:
             source, index = node.args
-            results = self.values[source]
+            results = self.values.get(source)
             if not isinstance(results, tuple):
                 raise ModelImportError(f"node {node.name}: getitem of a single tensor")
             self.values[node] = results[index]

@@ -240,3 +240,25 @@ def test_import_errors_are_one_line() -> None:
     strided, frames = torch.nn.Conv1d(4, 4, 3, stride=2).eval(), Dim("T", min=8, max=64)
     with pytest.raises(ModelImportError, match=r"^node convolution: size .* is not affine"):
         xnnc.compile(strided, (torch.randn(1, 4, 13),), dynamic_shapes={"input": {2: frames}})
+
+
+def test_stock_pte_runs_on_stock_executorch_at_three_sizes(audio) -> None:
+    """The blob declares upper-bound dims and reshapes with an inferred 0, as stock
+    ExecuTorch's own delegate does; its runtime reshapes from the input's shape."""
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.options import CompileOptions
+    from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
+
+    model, _ = audio
+    ep = torch.export.export(model, (torch.randn(1, 4, 13),),
+                             dynamic_shapes={"x": {2: _frames()}}, strict=False)  # fmt: skip
+    stock = CompileOptions.of(None, target="stock")
+    edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(stock)])
+    calls = [n for n in edge.exported_program().graph.nodes if n.op == "call_function"]
+    assert ["executorch_call_delegate" in str(n.target) for n in calls] == [True, False]  # getitem
+    run = StockRuntime(to_pte(ep))
+    for size in (1, 13, 64):
+        x = torch.randn(1, 4, size)
+        (y,) = run(x)
+        torch.testing.assert_close(y, model(x), atol=ATOL, rtol=0)
