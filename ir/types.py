@@ -10,6 +10,7 @@ symbol's range in the module attribute `xnnc.symbols` (docs/dynamic-shapes.md):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -135,7 +136,7 @@ def dims_of_type(t: TensorType) -> tuple[int | DimExpr, ...]:
     shape = t.get_shape()
     if t.encoding == _NONE or not isinstance(t.encoding, DimsAttr):
         return shape
-    exprs = iter(t.encoding.dims())
+    exprs = iter(_parsed(t.encoding))
     dims = tuple(next(exprs) if d == DYNAMIC_INDEX else d for d in shape)
     if next(exprs, None) is not None or len(t.encoding.exprs) != shape.count(DYNAMIC_INDEX):
         raise VerifyException(
@@ -143,6 +144,11 @@ def dims_of_type(t: TensorType) -> tuple[int | DimExpr, ...]:
             "'?' dims"
         )
     return dims
+
+
+@lru_cache(maxsize=1024)
+def _parsed(encoding: DimsAttr) -> tuple[DimExpr, ...]:
+    return tuple(encoding.dims())
 
 
 def is_symbolic_value(value: SSAValue) -> bool:

@@ -334,6 +334,7 @@ class RuntimeHandle:
     # Symbolic input dims and their symbols' ranges; None: every input shape is static.
     _input_dims: list[tuple[int | DimExpr, ...]] | None = None
     _ranges: Ranges = {}
+    _accepted: list[torch.Size] | None = None  # the input shapes of the last checked call
 
     def close(self) -> None:
         raise NotImplementedError
@@ -368,9 +369,13 @@ class RuntimeHandle:
             ):
                 raise ValueError(self._mismatch(i, t))
             tensors.append(t if t.is_contiguous() else t.contiguous())
-        if self._input_dims is not None:  # DimError, a ValueError, names the input and dim
-            bind_dims(self._input_dims, self._ranges, [t.shape for t in tensors],
-                      [str(i) for i in range(len(tensors))])  # fmt: skip
+        if self._input_dims is not None:
+            shapes = [t.shape for t in tensors]
+            if shapes != self._accepted:  # a repeat of accepted sizes needs no new check
+                # DimError, a ValueError, names the input and dim
+                bind_dims(self._input_dims, self._ranges, shapes,
+                          [str(i) for i in range(len(tensors))])  # fmt: skip
+                self._accepted = shapes
         return tensors
 
     def _as_tensor(self, i: int, value: Any) -> torch.Tensor:
