@@ -262,3 +262,24 @@ def test_stock_pte_runs_on_stock_executorch_at_three_sizes(audio) -> None:
         x = torch.randn(1, 4, size)
         (y,) = run(x)
         torch.testing.assert_close(y, model(x), atol=ATOL, rtol=0)
+
+
+def test_xnn_run_takes_any_size_in_range(audio, tmp_path, capsys) -> None:
+    import numpy as np
+
+    from xnnc.tools import xnn_run
+
+    model, _ = audio
+    program = xnnc.compile(model, (torch.randn(1, 4, 13),), savable=True,
+                           dynamic_shapes={"x": {2: _frames()}})  # fmt: skip
+    program.save(str(tmp_path / "audio.xnnc"))
+    for size, code in ((7, 0), (65, 1)):
+        np.savez(tmp_path / "in.npz", x=np.random.randn(1, 4, size).astype(np.float32))
+        assert (
+            xnn_run.main([str(tmp_path / "audio.xnnc"), "--inputs", str(tmp_path / "in.npz")])
+            == code
+        )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"xnn-run: error: {tmp_path / 'audio.xnnc'}: input 'x' dim 2 is 65; allowed: T in [1, 64]"
+    ]
