@@ -283,3 +283,23 @@ def test_xnn_run_takes_any_size_in_range(audio, tmp_path, capsys) -> None:
     assert err == [
         f"xnn-run: error: {tmp_path / 'audio.xnnc'}: input 'x' dim 2 is 65; allowed: T in [1, 64]"
     ]
+
+
+def test_xnnpack_facts_the_runtime_relies_on(mlp) -> None:
+    """XNNPACK 92a7ad50 (the wheel's): after `xnn_reshape_runtime` an invoke without a new
+    `xnn_setup_runtime_v2` fails (so `_reshape` forgets the pointers), and nothing bounds a
+    reshape by the declared dims (so the runtime checks the ranges itself)."""
+    from xnnc.backend_xnnpack.runtime import capi
+
+    _, program = mlp
+    runtime = program.runtimes[program.subgraphs[0]]
+    runtime(torch.randn(1, 5, 16))
+    lib, handle = runtime._lib, runtime._runtime
+    assert lib.reshape_external_value(handle, 0, 3, capi.sizes([1, 9, 16])) == 0
+    assert lib.reshape_runtime(handle) == 0
+    assert capi.STATUS_NAMES[lib.invoke_runtime(handle)] == "xnn_status_invalid_state"
+    assert lib.reshape_external_value(handle, 0, 3, capi.sizes([1, 200, 16])) == 0
+    assert lib.reshape_runtime(handle) == 0  # 200 > the declared 64: accepted
+    runtime._shapes = None  # the runtime's shapes no longer describe XNNPACK's
+    x = torch.randn(1, 9, 16)
+    torch.testing.assert_close(runtime(x)[0], program(x), atol=ATOL, rtol=0)
