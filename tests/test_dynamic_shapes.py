@@ -303,3 +303,28 @@ def test_xnnpack_facts_the_runtime_relies_on(mlp) -> None:
     runtime._shapes = None  # the runtime's shapes no longer describe XNNPACK's
     x = torch.randn(1, 9, 16)
     torch.testing.assert_close(runtime(x)[0], program(x), atol=ATOL, rtol=0)
+
+
+class Pooled(torch.nn.Module):
+    """A linear layer, then a mean over the sequence (not lowered size-generic yet)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(16, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.proj(x)).mean(dim=1)
+
+
+def test_ops_not_size_generic_stay_outside_and_say_why() -> None:
+    torch.manual_seed(5)
+    model = Pooled().eval()
+    program = xnnc.compile(model, (torch.randn(1, 5, 16),), dynamic_shapes={"x": {1: _frames()}})
+    (outside,) = program.outside()
+    assert outside.op == "aten.mean" and outside.reason == (
+        'symbolic shape tensor<1x?x8xf32, #xnnc.dims<"T">>: aten.mean is not lowered '
+        "size-generic yet"
+    )
+    for size in (1, 40):
+        x = torch.randn(1, size, 16)
+        torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
