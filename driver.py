@@ -56,6 +56,8 @@ from xnnc.dialects.weights import BlobStore, WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
 from xnnc.errors import OptionError, PackedWeightsWarning, TrainingModeWarning, XnncError
 from xnnc.interpreter.aten import AtenFunctions, check_inputs
+from xnnc.ir.dims import is_symbolic
+from xnnc.ir.types import shape_of, symbol_ranges
 from xnnc.options import CompileOptions
 from xnnc.target import Target
 
@@ -170,15 +172,20 @@ class Program:
             else:  # the runtime's reference is then the last one
                 (blob, named), serialized[i] = serialized[i], None
             weights = None if packed is None else packed[i]
+            dynamic = _symbolic_inputs(sub)
             try:
-                runtimes[sub] = open_runtime(blob, named, threads=self.threads, profile=profile,
-                                             consume=consume, packed=weights)  # fmt: skip
+                runtimes[sub] = open_runtime(
+                    blob, named, threads=self.threads, profile=profile, consume=consume,
+                    packed=weights, **dynamic,
+                )  # fmt: skip
             except PackedWeightsError as e:
                 if weights is None:  # not about saved packed weights
                     raise
                 _warn_repacking(f"subgraph {i}: {e}")
-                runtimes[sub] = open_runtime(blobs[i], None, threads=self.threads,
-                                             profile=profile, consume=consume)  # fmt: skip
+                runtimes[sub] = open_runtime(
+                    blobs[i], None, threads=self.threads, profile=profile, consume=consume,
+                    **dynamic,
+                )  # fmt: skip
             del blob, named
         return runtimes
 
@@ -342,6 +349,14 @@ class Program:
             z.writestr(f"subgraph_{i}.xnn", blob)
         for i, sub in enumerate(self.subgraphs):
             _save_packed(z, i, self.runtimes[sub])
+
+
+def _symbolic_inputs(sub: xnn.SubgraphOp) -> dict[str, Any]:
+    """The runtime arguments of a subgraph with symbolic input dims (none when static)."""
+    dims = [shape_of(arg) for arg in sub.body.block.args]
+    if not any(is_symbolic(d) for d in dims):
+        return {}
+    return {"input_dims": dims, "symbols": symbol_ranges(sub)}
 
 
 def _save_packed(z: zipfile.ZipFile, i: int, runtime: Any) -> None:
@@ -516,9 +531,14 @@ def compile(
     tune: bool | str | None = None,
     tuning_db: str | None = None,
     savable: bool = False,
+    dynamic_shapes: Any = None,
 ) -> Program:
     """nn.Module + inputs, ExportedProgram or .pt2 (inputs may be left out: then
     `compile(ep, options)`) -> a runnable Program.
+
+    `dynamic_shapes` is torch.export's argument (`torch.export.Dim` with min and max, e.g.
+    `{"x": {2: Dim("T", min=1, max=64)}}`): the program then runs at any size in range
+    (docs/dynamic-shapes.md). A program or `.pt2` with symbolic sizes carries its own.
 
     `options` (a CompileOptions), or its fields as keywords, which override it: target
     (a Target or a string such as "stock", "extended,x86-64-avx2,threads=2"), threads,
@@ -553,7 +573,7 @@ def compile(
             stacklevel=2,
         )
     start = time.perf_counter()
-    ep = export_program(model, example_inputs)
+    ep = export_program(model, example_inputs, dynamic_shapes)
     module = import_model(ep)
     # Tuning may take as long as the import did: a cold compile stays near 2x an untuned one.
     module = lower(module, options, tune_budget_ms=(time.perf_counter() - start) * 1e3)

@@ -252,7 +252,8 @@ def _window(x: tuple[int, ...], kernel, stride, dilation, channels: int, p: Para
         spatial = [
             conv_output_size(x[1 + i], kernel[i], stride[i], pads[i], dilation[i]) for i in range(2)
         ]
-        if min(spatial) < 1:
+        # A symbolic size is positive over its range: torch.export checked it at import.
+        if any(isinstance(d, int) and d < 1 for d in spatial):
             _fail(
                 f"the {kernel[0]}x{kernel[1]} window (dilation {dilation[0]}x{dilation[1]}) "
                 f"does not fit the padded {x[1] + pads[0]}x{x[2] + pads[1]} input"

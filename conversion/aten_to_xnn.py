@@ -59,7 +59,7 @@ from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
 from xnnc.errors import XnncError
 from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.ir.types import element_type, ints, shape_of
+from xnnc.ir.types import DimsAttr, element_type, ints, shape_of
 
 FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)
@@ -137,9 +137,23 @@ def convertible(op: Operation) -> str | None:
             continue
         if v.type.element_type not in allowed and not is_quantized(v.type):
             return f"dtype {v.type.element_type} (XNNPACK runs {', '.join(map(str, allowed))})"
-        if not v.type.has_static_shape():
-            return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
+        if isinstance(v.type, TensorType) and not v.type.has_static_shape():
+            if not isinstance(v.type.encoding, DimsAttr):  # no expressions, so no bounds
+                return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
+            if type(op) not in SIZE_GENERIC:
+                return f"symbolic shape {v.type}: {op.name} is not lowered size-generic yet"
     return quantized_reason(op) or lowering_.check(op)
+
+
+# The ops whose lowering stays correct when XNNPACK reshapes it at run time: every shape it
+# emits follows the input's, and each reshape it emits has at most one symbolic dim.
+SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
+    aten.ConvolutionOp, aten.LinearOp, aten.CatOp, aten.CloneOp, aten.ReluOp, aten.HardtanhOp,
+    aten.ClampOp, aten.GeluOp, aten.SiluOp, aten.EluOp, aten.LeakyReluOp, aten.AddOp,
+    aten.SubOp, aten.MulOp, aten.DivOp, aten.MaximumOp, aten.MinimumOp, aten.SigmoidOp,
+    aten.TanhOp, aten.ExpOp, aten.LogOp, aten.SqrtOp, aten.RsqrtOp, aten.AbsOp, aten.NegOp,
+    aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp,
+})  # fmt: skip
 
 
 # --- convolutions ----------------------------------------------------------------------------

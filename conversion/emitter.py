@@ -17,6 +17,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xnnc.conversion.constants import xnn_constant
 from xnnc.dialects import xnn
 from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.ir.dims import DimExpr
 from xnnc.ir.types import element_type, shape_of, tensor_type
 
 NCHW_TO_NHWC = (0, 2, 3, 1)
@@ -63,7 +64,9 @@ class Emitter:
     def reshape(self, x: SSAValue, shape: Sequence[int]) -> SSAValue:
         if tuple(shape) == shape_of(x):
             return x
-        return self.node(xnn.StaticReshapeOp, x, shape=shape, new_shape=shape)
+        # XNNPACK infers a 0 in new_shape at run time: the one symbolic dim a reshape may have.
+        new_shape = [0 if isinstance(d, DimExpr) else d for d in shape]
+        return self.node(xnn.StaticReshapeOp, x, shape=shape, new_shape=new_shape)
 
     def slice(self, x: SSAValue, axis: int, start: int, size: int) -> SSAValue:
         """x[start : start + size] along `axis`."""

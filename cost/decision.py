@@ -33,9 +33,11 @@ from xnnc.cost.rules import (
 )
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import target_of
-from xnnc.ir.types import element_nbytes, element_type, shape_of
+from xnnc.ir.dims import DimExpr
+from xnnc.ir.types import element_nbytes, element_type, shape_of, size_symbols
 
 DECISION_ATTR = "xnn.decision"
+DECLINED_ATTR = "xnn.declined"
 SOURCES = ("rule", "tuned", "option")
 
 
@@ -162,8 +164,36 @@ def static(op: Operation, layer: Layer) -> Decision:
 
 
 def decide(op: Operation, layer: Layer) -> Decision:
-    """The recorded decision about `layer`'s form on `op`, else the static rule's."""
+    """The recorded decision about `layer`'s form on `op`, else the static rule's; the form
+    as converted when a size is symbolic (the other forms are built for one size)."""
+    fields = [d for v in vars(layer).values() for d in (v if isinstance(v, tuple) else (v,))]
+    symbols = sorted({s for d in fields if isinstance(d, DimExpr) for s in d.symbols})
+    if symbols:
+        why = f"symbolic size {', '.join(symbols)}: {_STATIC_ONLY[layer.form]}"
+        return Decision(layer.form, rules.FORMS[layer.form][0], "rule", layer.key(), why)
     return recorded(op, layer.form) or static(op, layer)
+
+
+_STATIC_ONLY = {
+    "conv-as-gemm": "the taps' slices have fixed sizes",
+    "bf16-gemm": "the native bf16 GEMM runs as a static operator",
+    "upsample-nearest": "its profitability is decided at one size",
+    "polyphase": "its phases' slices have fixed sizes",
+    "fc-or-bmm": "the forms are timed at one size",
+    "fp16-compute": "the forms are timed at one size",
+}
+
+
+def declined(op: Operation, rewrite: str, why: str) -> bool:
+    """Whether `op` has a symbolic size; if so, records on `op` (`xnn.declined`) that
+    `rewrite` leaves it alone and `why` (what in the rewrite is built for one size)."""
+    symbols = size_symbols(op)
+    if not symbols:
+        return False
+    entries = dict(op.attributes[DECLINED_ATTR].data) if DECLINED_ATTR in op.attributes else {}
+    entries[rewrite] = StringAttr(f"symbolic size {', '.join(symbols)}: {why}")
+    op.attributes[DECLINED_ATTR] = DictionaryAttr(entries)
+    return True
 
 
 def _int(attr: Attribute) -> int:

@@ -26,6 +26,8 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
+from xnnc.ir.types import DimsAttr, SymbolsAttr
+
 
 class Blob:
     """A named buffer. Equality is identity, so an attribute never compares its bytes."""
@@ -134,4 +136,4 @@ class WeightAttr(Data[Blob]):
                 printer.print_string(', "0x' + self.data.raw().hex().upper() + '"')
 
 
-Xnnc = Dialect("xnnc", [], [WeightAttr])
+Xnnc = Dialect("xnnc", [], [WeightAttr, DimsAttr, SymbolsAttr])

@@ -116,8 +116,16 @@ from xnnc.dialects.quant import (
 from xnnc.dialects.weights import WeightAttr
 from xnnc.errors import OptionError
 from xnnc.ir.constants import ConstantValueOp
+from xnnc.ir.dims import DimExpr, NotAffine, upper_bound
 from xnnc.ir.shapes import numel
-from xnnc.ir.types import element_nbytes, element_type, ints, shape_of
+from xnnc.ir.types import (
+    SYMBOLS_ATTR_NAME,
+    element_nbytes,
+    element_type,
+    ints,
+    shape_of,
+    symbol_ranges,
+)
 from xnnc.target import Target
 
 # --- enum attributes (the enums, flags and limits are the node table's, nodes.py) -------------
@@ -419,6 +427,8 @@ class XnnNode(QuantizedShapesVerifier, IRDLOperation):
             nodes.check_output(self.spec.shape(self.shapes(), self.params()), shape_of(self.output))
         except nodes.ShapeError as e:
             _fail(str(e))
+        except NotAffine as e:
+            _fail(f"shape rule on symbolic sizes: {e}")
         self.verify_element_types()
 
     def verify_element_types(self) -> None:
@@ -895,22 +905,37 @@ def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValu
                 "external output produced by its own node (insert an xnn.copy)"
             )
     graph = GraphBuilder(runtime)
+    ranges = symbol_ranges(sub)
+
+    def dims(v: SSAValue) -> tuple[int, ...]:
+        """Symbolic dims at their upper bound, as stock ExecuTorch declares them."""
+        shape = shape_of(v)
+        missing = sorted(
+            {s for d in shape if isinstance(d, DimExpr) for s in d.symbols} - set(ranges)
+        )
+        if missing:
+            raise SerializeError(
+                f"size symbol {missing[0]} of {v.type} has no range in the module's "
+                f"{SYMBOLS_ATTR_NAME}"
+            )
+        return upper_bound(shape, ranges)
+
     for arg in block.args:
-        graph.value(arg, _datatype(arg), shape_of(arg), external="input",
+        graph.value(arg, _datatype(arg), dims(arg), external="input",
                     quant=_quantization(arg))  # fmt: skip
     for op in block.ops:
         if op is terminator:
             continue
         if isinstance(op, ConstantOp):
             data = _constant_bytes(op)
-            graph.value(op.output, _datatype(op.output), shape_of(op.output), data=data,
+            graph.value(op.output, _datatype(op.output), dims(op.output), data=data,
                         quant=_quantization(op.output))  # fmt: skip
             continue
         if not isinstance(op, XnnNode):
             raise SerializeError(f"{op.name} at {op.location} is not an XNNPACK node")
         for result in op.results:
             external = "output" if result in outputs else None
-            graph.value(result, _datatype(result), shape_of(result), external=external,
+            graph.value(result, _datatype(result), dims(result), external=external,
                         quant=_quantization(result))  # fmt: skip
         clamp = op.output_range() if isinstance(op, ClampedNode) else (-math.inf, math.inf)
         graph.add_node(op.encode(graph), f"{op.name} at {op.location}", clamp)

@@ -50,6 +50,8 @@ from xnnc.frontend.quantized import (
     register_quantized_ops,
 )
 from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
+from xnnc.frontend.symbols import SymbolTable
+from xnnc.ir.types import SYMBOLS_ATTR_NAME, SymbolsAttr, tensor_type
 
 # Qualified overload name ("aten::add.Tensor") -> the op that models it.
 OPS_BY_OVERLOAD: dict[str, type[IRDLOperation]] = {
@@ -71,8 +73,12 @@ def torch_overload(qualified: str) -> Any:
     return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
 
 
-def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> ExportedProgram:
-    """An ExportedProgram from a module with inputs, a program, or a `.pt2` path."""
+def export_program(
+    model: Any, example_inputs: Sequence[Any] | None = None, dynamic_shapes: Any = None
+) -> ExportedProgram:
+    """An ExportedProgram from a module with inputs, a program, or a `.pt2` path.
+    `dynamic_shapes` is torch.export's argument (`torch.export.Dim`s with min/max); a
+    program or `.pt2` carries its own."""
     if isinstance(model, ExportedProgram):
         return model
     if isinstance(model, (str, os.PathLike)):
@@ -96,7 +102,7 @@ def export_program(model: Any, example_inputs: Sequence[Any] | None = None) -> E
             else (example_inputs,)
         )
         try:
-            return torch.export.export(model, args, strict=False)
+            return torch.export.export(model, args, dynamic_shapes=dynamic_shapes, strict=False)
         except Exception as e:
             raise ModelImportError(
                 f"model {type(model).__name__}: torch.export failed: {_first_line(e)}"
@@ -192,6 +198,7 @@ class _Importer:
         self.opaque = opaque
         self.values: dict[Node, SSAValue | tuple[SSAValue, ...]] = {}
         self.retyped: list[Operation] = []  # integer weights given a quantized type
+        self.symbols = SymbolTable(ep)
 
     def run(self) -> ModuleOp:
         sig = self.ep.graph_signature
@@ -248,7 +255,10 @@ class _Importer:
             ([a.type for a in block.args], [v.type for v in returned]),
             Region(block),
         )
-        return ModuleOp([func])
+        module = ModuleOp([func])
+        if self.symbols.ranges:
+            module.attributes[SYMBOLS_ATTR_NAME] = SymbolsAttr.of(self.symbols.ranges)
+        return module
 
     def _as_arguments(self, node: Node) -> None:
         """The node's static tensor results as new function arguments (opaque import)."""
@@ -256,25 +266,20 @@ class _Importer:
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         args = []
         for v in vals:
-            if not isinstance(v, torch.Tensor) or not all(isinstance(d, int) for d in v.shape):
+            if not isinstance(v, torch.Tensor) or v.dtype not in DTYPES:
                 return
-            if v.dtype not in DTYPES:
-                return
-            arg_type = TensorType(DTYPES[v.dtype], list(v.shape))
+            try:
+                arg_type = self._tensor_type(node, v)
+            except ModelImportError:
+                return  # a size xnnc cannot express
             args.append(self.block.insert_arg(arg_type, len(self.block.args)))
         self.values[node] = tuple(args) if isinstance(val, (list, tuple)) else args[0]
 
     def _tensor_type(self, node: Node, val: Any) -> TensorType:
         if not isinstance(val, torch.Tensor):
             raise ModelImportError(f"node {node.name}: produces {type(val).__name__}, not a tensor")
-        shape = []
-        for d in val.shape:
-            if not isinstance(d, int):
-                raise ModelImportError(
-                    f"node {node.name}: dynamic dim {d}; xnnc needs static shapes"
-                )
-            shape.append(d)
-        return TensorType(element_type(val.dtype, f"node {node.name}"), shape)
+        shape = [d if isinstance(d, int) else self.symbols.dim(d, node.name) for d in val.shape]
+        return tensor_type(element_type(val.dtype, f"node {node.name}"), shape)
 
     def _constant(self, node: Node, spec: Any) -> Operation:
         target = spec.target
@@ -299,7 +304,7 @@ class _Importer:
         target = node.target
         if target is operator.getitem:
             source, index = node.args
-            results = self.values[source]
+            results = self.values.get(source)
             if not isinstance(results, tuple):
                 raise ModelImportError(f"node {node.name}: getitem of a single tensor")
             self.values[node] = results[index]
@@ -313,6 +318,8 @@ class _Importer:
         val = node.meta.get("val")
         if val is None and not node.users:
             return  # a runtime assertion such as _assert_tensor_metadata: nothing to compute
+        if isinstance(val, torch.SymInt):
+            return  # size arithmetic: consumers take their sizes from their own types
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         result_types = [self._tensor_type(node, v) for v in vals]
         qualified = qualified_name(target)
@@ -337,6 +344,11 @@ class _Importer:
 
     def _value(self, node: Node, arg: Node) -> SSAValue:
         v = self.values.get(arg)
+        if isinstance(arg.meta.get("val"), torch.SymInt):
+            raise ModelImportError(
+                f"node {node.name}: takes the size {arg.name} ({arg.meta['val']}) as an argument;"
+                " xnnc does not import size arithmetic yet"
+            )
         if not isinstance(v, SSAValue):
             raise ModelImportError(f"node {node.name}: argument {arg.name} is not a tensor value")
         return v

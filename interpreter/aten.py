@@ -9,10 +9,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 import torch
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, SSAValue
@@ -24,6 +25,8 @@ from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import torch_overload
 from xnnc.frontend.schema import TORCH_DTYPES, from_attr, torch_dtype
 from xnnc.interpreter.quant import dequantize, quantize
+from xnnc.ir.dims import DimError, bind_dims
+from xnnc.ir.types import dims_of_type, symbol_ranges
 
 
 class ReferenceRunError(XnncError):
@@ -195,22 +198,40 @@ def _as_tensor(value: Any, index: int, expected: TensorType) -> torch.Tensor:
     t = torch.from_numpy(value) if isinstance(value, np.ndarray) else value
     if not isinstance(t, torch.Tensor):
         raise ReferenceRunError(f"input {index}: expected a tensor, got {type(value).__name__}")
-    want_shape, want_dtype = tuple(expected.get_shape()), torch_dtype(expected.element_type)
-    if tuple(t.shape) != want_shape or t.dtype != want_dtype:
+    want_shape, want_dtype = expected.get_shape(), torch_dtype(expected.element_type)
+    symbolic = DYNAMIC_INDEX in want_shape  # its sizes are checked by `check_inputs`
+    if (not symbolic and tuple(t.shape) != want_shape) or t.dtype != want_dtype:
         raise ReferenceRunError(
-            f"input {index}: expected {want_dtype} {list(want_shape)}, "
+            f"input {index}: expected {want_dtype} {list(dims_of_type(expected))}, "
             f"got {t.dtype} {list(t.shape)}"
         )
     return t
 
 
+# The input shapes each function last accepted: a call at the same sizes skips the check.
+_ACCEPTED: WeakKeyDictionary[Any, tuple] = WeakKeyDictionary()
+
+
 def check_inputs(func: Any, inputs: Sequence[Any]) -> tuple[torch.Tensor, ...]:
-    """`inputs` as torch tensors, checked against `func`'s signature (count, dtype, shape)."""
+    """`inputs` as torch tensors, checked against `func`'s signature (count, dtype, shape;
+    symbolic sizes against their ranges and expressions)."""
     arg_types = func.function_type.inputs.data
     name = func.sym_name.data
     if len(inputs) != len(arg_types):
         raise ReferenceRunError(f"@{name} takes {len(arg_types)} inputs, got {len(inputs)}")
-    return tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
+    tensors = tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
+    if any(DYNAMIC_INDEX in t.get_shape() for t in arg_types):
+        shapes = tuple(t.shape for t in tensors)
+        if _ACCEPTED.get(func) != shapes:
+            args = func.body.block.args
+            names = [f"'{a.name_hint}'" if a.name_hint else str(i) for i, a in enumerate(args)]
+            specs = [dims_of_type(t) for t in arg_types]
+            try:
+                bind_dims(specs, symbol_ranges(func), shapes, names)
+            except DimError as e:
+                raise ReferenceRunError(str(e)) from None
+            _ACCEPTED[func] = shapes
+    return tensors
 
 
 def run_reference(

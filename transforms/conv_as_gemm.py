@@ -61,7 +61,7 @@ from xnnc.cost.decision import Decision, conv_layer, decide, record, record_move
 from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import BinaryOperator
-from xnnc.ir.types import shape_of
+from xnnc.ir.types import shape_of, size_symbols
 
 MIN_OUTPUT_CHANNELS = 16
 FORM = ConvLayer.form
@@ -74,7 +74,7 @@ def _v(attr) -> int:
 def _decision(op: xnn.Convolution2dOp, ignore_target: bool) -> Decision | None:
     """The layer's decision when it is "gemm", else None (the "direct" one recorded on `op`)."""
     layer = conv_layer(op)
-    if ignore_target:
+    if ignore_target and not size_symbols(op):
         return Decision(FORM, "gemm", "option", layer.key(), "ignore-target=true")
     decision = decide(op, layer)
     if decision.choice == "gemm":

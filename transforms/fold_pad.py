@@ -24,6 +24,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.cost.decision import declined
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import quant_type
 from xnnc.ir.types import ints, shape_of
@@ -131,6 +132,8 @@ class FoldPadIntoConv(RewritePattern):
         if not isinstance(pad, xnn.StaticConstantPadOp) or not source.has_one_use():
             return
         if not is_zero_pad(pad):
+            return
+        if declined(op, "xnn-fold-pad", "the layout chain it rebuilds has fixed-size reshapes"):
             return
         chain = chain[::-1]  # from the pad to the conv
         pads = list(zip(ints(pad.pre_paddings), ints(pad.post_paddings), strict=True))

@@ -48,6 +48,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from xnnc.conversion.constants import constant_op, constant_tensor
+from xnnc.cost.decision import declined
 from xnnc.dialects import xnn
 from xnnc.dialects.weights import WeightAttr
 from xnnc.ir.types import ints, shape_of
@@ -154,6 +155,8 @@ class HoistSlicedFullyConnected(RewritePattern):
         rows = sliced_rows(op.input)
         block = op.parent_block()
         if rows is None or block is None:
+            return
+        if declined(op, "xnn-hoist-input-projection", "its slices sit at fixed rows"):
             return
         group = [
             fc

@@ -63,7 +63,7 @@ from xnnc.conversion.constants import (
     weight_name,
 )
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import Decision, decide, deconv_layer, record, record_moved
+from xnnc.cost.decision import Decision, decide, declined, deconv_layer, record, record_moved
 from xnnc.cost.rules import MAX_KERNEL_GROWTH
 from xnnc.dialects import xnn
 from xnnc.frontend.schema import TORCH_DTYPES
@@ -206,7 +206,7 @@ def _decided_weights(
 ) -> tuple[Decision, torch.Tensor, torch.Tensor | None] | None:
     """The decision and the weights when `op` is rewritten; None otherwise (a "deconvolution"
     decision recorded on `op`)."""
-    if (weights := _matched_weights(op)) is None:
+    if (weights := _matched_weights(op)) is None or declined(op, "xnn-polyphase", _SIZED):
         return None
     decision = _decision(op, max_growth)
     if decision.choice == "deconvolution":
@@ -257,6 +257,13 @@ def _slice(e: Emitter, y: SSAValue, offsets: tuple[int, int], out: Sequence[int]
     if shape_of(y) == tuple(out):
         return y
     return e.node(xnn.StaticSliceOp, y, shape=out, offsets=(0, *offsets, 0), sizes=out)
+
+
+# Why a symbolic size keeps the deconvolution (which XNNPACK reshapes at run time).
+_SIZED = (
+    "the phases' crop is an absolute static_slice, which XNNPACK clamps instead of "
+    "moving when the input shrinks"
+)
 
 
 @dataclass(frozen=True)

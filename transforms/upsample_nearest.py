@@ -30,7 +30,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.cost.decision import Decision, decide, record, record_moved, upsample_layer
+from xnnc.cost.decision import Decision, decide, declined, record, record_moved, upsample_layer
 from xnnc.cost.rules import UPSAMPLE_MAX_INPUT_BYTES as MAX_INPUT_BYTES
 from xnnc.cost.rules import UPSAMPLE_MIN_CHANNELS as MIN_CHANNELS
 from xnnc.cost.rules import copies_are_faster
@@ -100,6 +100,8 @@ class NearestX2AsDepthToSpace(RewritePattern):
         if not isinstance(op, xnn.StaticReshapeOp) or upsample_chain(op) is None:
             return
         x, elem = unit.input, unit.input.type.element_type
+        if declined(unit, "xnn-upsample-nearest", "its profitability is decided at one size"):
+            return
         decision = self._decision(op, x)
         if decision.choice == "broadcast":
             record(op, decision)

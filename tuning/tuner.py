@@ -61,7 +61,7 @@ from xnnc.dialects import xnn
 from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph_named, set_target, target_of
 from xnnc.errors import OptionError, XnncError
-from xnnc.ir.types import has_element_type
+from xnnc.ir.types import has_element_type, size_symbols
 from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass, is_fp16_layer
 from xnnc.target import Target
@@ -331,7 +331,11 @@ def _ops(module: ModuleOp, form: str) -> Iterator[Operation]:
     for sub in module.walk():
         if isinstance(sub, xnn.SubgraphOp):
             for op in sub.body.block.ops:
-                if SPECS[form].candidate(op) and recorded(op, form) is None:
+                # A symbolic size is timed at one size only: `decide` keeps the form as
+                # converted there.
+                if size_symbols(op) or recorded(op, form) is not None:
+                    continue
+                if SPECS[form].candidate(op):
                     yield op
 
 

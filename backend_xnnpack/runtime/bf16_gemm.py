@@ -68,12 +68,15 @@ def open_runtime(
     *,
     consume: bool = False,
     packed: Any = None,
+    input_dims: Any = None,
+    symbols: Any = None,
 ) -> Runtime:
     """`blob` on XNNPACK: a `SplitRuntime` when it has native bf16 GEMM nodes and the CPU
-    runs XNNPACK's bf16 GEMM, else an `XnnRuntime`. Arguments as for `XnnRuntime` (`consume`
-    and `packed` apply to the latter only)."""
+    runs XNNPACK's bf16 GEMM, else an `XnnRuntime`. Arguments as for `XnnRuntime` (`consume`,
+    `packed` and the symbolic `input_dims` apply to the latter only: a split runtime's
+    operators are static)."""
     read = read_blob(blob, named_data)
-    if native_gemms(read):
+    if native_gemms(read) and symbols is None:
         try:
             return SplitRuntime(read, threads, profile, source=(blob, named_data))
         except XnnpackError as e:
@@ -82,8 +85,9 @@ def open_runtime(
     # `read` is the runtime's blob: with `consume` it releases each constant from it as
     # packed, and empties `named_data`, so no other reference to the weights is left.
     return XnnRuntime(
-        read, named_data, threads=threads, profile=profile, consume=consume, packed=packed
-    )
+        read, named_data, threads=threads, profile=profile, consume=consume, packed=packed,
+        input_dims=input_dims, symbols=symbols,
+    )  # fmt: skip
 
 
 # --- which nodes ------------------------------------------------------------------------------

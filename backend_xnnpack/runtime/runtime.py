@@ -57,6 +57,7 @@ from xnnc.backend_xnnpack.nodes import KINDS, KINDS_LIST, Bf16, NodeView, camel
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
+from xnnc.ir.dims import DimExpr, Ranges, bind_dims
 
 _DT = fb.XNNDatatype
 _INVALID = nodes.INVALID_VALUE_ID
@@ -330,6 +331,10 @@ class RuntimeHandle:
 
     _specs: list[tuple[torch.dtype, torch.Size]]
     _out_specs: list[tuple[torch.dtype, torch.Size]]
+    # Symbolic input dims and their symbols' ranges; None: every input shape is static.
+    _input_dims: list[tuple[int | DimExpr, ...]] | None = None
+    _ranges: Ranges = {}
+    _accepted: list[torch.Size] | None = None  # the input shapes of the last checked call
 
     def close(self) -> None:
         raise NotImplementedError
@@ -357,9 +362,20 @@ class RuntimeHandle:
             dtype, shape = specs[i]
             if type(t) is not torch.Tensor:
                 t = self._as_tensor(i, t)
-            if t.dtype is not dtype or t.shape != shape or not t.is_cpu:
+            if (
+                t.dtype is not dtype
+                or not t.is_cpu
+                or (t.shape != shape and self._input_dims is None)
+            ):
                 raise ValueError(self._mismatch(i, t))
             tensors.append(t if t.is_contiguous() else t.contiguous())
+        if self._input_dims is not None:
+            shapes = [t.shape for t in tensors]
+            if shapes != self._accepted:  # a repeat of accepted sizes needs no new check
+                # DimError, a ValueError, names the input and dim
+                bind_dims(self._input_dims, self._ranges, shapes,
+                          [str(i) for i in range(len(tensors))])  # fmt: skip
+                self._accepted = shapes
         return tensors
 
     def _as_tensor(self, i: int, value: Any) -> torch.Tensor:
@@ -407,6 +423,8 @@ class XnnRuntime(RuntimeHandle):
         threadpool: int | None = None,
         consume: bool = False,
         packed: PackedWeights | None = None,
+        input_dims: Sequence[Sequence[int | DimExpr]] | None = None,
+        symbols: Ranges | None = None,
     ):
         """`blob` may be an already read `Blob`; `threadpool` is a pthreadpool_t the caller
         owns and keeps alive (it replaces `threads`). `consume`: the caller hands the weights
@@ -415,8 +433,15 @@ class XnnRuntime(RuntimeHandle):
         unpacked and packed weights never all coexist (`_stage`). `packed`: this blob's
         packed weights saved by another runtime (`packed_weights()`); the weights found there
         are not read from the blob, and PackedWeightsError says if XNNPACK did not find one
-        of them (a runtime built without `packed` then packs from the blob)."""
+        of them (a runtime built without `packed` then packs from the blob). `input_dims`:
+        each input's dims, symbolic ones as `DimExpr`s over `symbols` (their ranges); the
+        blob declares them at their upper bound, and each call at a new shape reshapes the
+        runtime once (`reshapes` counts it)."""
         self._runtime: int | None = None
+        if input_dims is not None and any(isinstance(d, DimExpr) for s in input_dims for d in s):
+            self._input_dims = [tuple(s) for s in input_dims]
+            self._ranges = dict(symbols or {})
+        self.reshapes = 0
         self._subgraph: int | None = None
         self._weights: PackedWeights | None = None
         self._pool: int | None = None
@@ -685,6 +710,7 @@ class XnnRuntime(RuntimeHandle):
                 )
         self._specs = [self._spec(vid) for vid in blob.inputs]
         self._out_specs = [self._spec(vid) for vid in blob.outputs]
+        self._shapes = [shape for _, shape in self._specs]  # of the last reshape
         count = len(blob.inputs) + len(blob.outputs)
         self._externals = (capi.ExternalValue * count)()
         for ext_id in range(count):
@@ -701,11 +727,40 @@ class XnnRuntime(RuntimeHandle):
         """Runs the blob on `inputs` (in external-id order); returns fresh output tensors.
         Safe to call from several threads: their runs take turns on this runtime."""
         tensors = self._checked_inputs(inputs)  # copies stay alive until the invoke
-        outputs = [torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs]
-        tensors += outputs
+        if self._input_dims is None:
+            outputs = [torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs]
+            with self._lock:
+                self._invoke(tensors + outputs)
+            return tuple(outputs)
         with self._lock:
-            self._invoke(tensors)
+            shapes = [t.shape for t in tensors]
+            if shapes != self._shapes:
+                self._reshape(shapes)
+            outputs = [torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs]
+            self._invoke(tensors + outputs)
         return tuple(outputs)
+
+    def _reshape(self, shapes: list[torch.Size]) -> None:
+        """XNNPACK reshaped for checked input `shapes`: the outputs take the shapes it
+        computes, and every pointer is set up again (XNNPACK refuses to invoke a reshaped
+        runtime that was not set up since). Called with the lock held."""
+        lib, rt = self._lib, self._runtime
+        if rt is None:
+            raise RuntimeError("the runtime is closed")
+        self._shapes = None  # a failure below leaves the runtime to reshape next call
+        for ext_id, dims in enumerate(shapes):
+            _check(lib.reshape_external_value(rt, ext_id, len(dims), capi.sizes(dims)),
+                   "xnn_reshape_external_value", f"input {ext_id}: ")  # fmt: skip
+        _check(lib.reshape_runtime(rt), "xnn_reshape_runtime")
+        n = len(shapes)
+        for j, (dtype, _) in enumerate(self._out_specs):
+            num_dims, dims = ctypes.c_size_t(), (ctypes.c_size_t * nodes.MAX_TENSOR_DIMS)()
+            _check(lib.get_external_value_shape(rt, n + j, ctypes.byref(num_dims), dims),
+                   "xnn_get_external_value_shape", f"output {j}: ")  # fmt: skip
+            self._out_specs[j] = (dtype, torch.Size(dims[: num_dims.value]))
+        self._pointers[:] = [0] * len(self._pointers)
+        self._shapes = shapes
+        self.reshapes += 1
 
     def _invoke(self, tensors: list[torch.Tensor]) -> None:
         """Points XNNPACK at `tensors` (inputs then outputs), when they moved, and runs it.

@@ -232,3 +232,23 @@ builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch =
     func.return %y, %u : tensor<1x1x4x16xf32>, tensor<1x1x4x16xf32>
   }
 }
+
+// -----
+
+// Left alone, even with ignore-target: a symbolic width. The taps' slices would have fixed
+// sizes; the decision keeps the direct form and says why.
+// CHECK-LABEL: func.func @symbolic_width
+// CHECK-NEXT:    %w = xnn.constant
+// CHECK-NEXT:    %b = xnn.constant
+// CHECK-NEXT:    %y = xnn.convolution_2d %x, %w, %b {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1xTx2->16 k1x3 d1x1 p0,1,0,1", why = "symbolic size T: the taps' slices have fixed sizes"}
+// CHECK-NEXT:    func.return %y
+// IGNORE-LABEL: func.func @symbolic_width
+// IGNORE:         xnn.convolution_2d {{.*}}why = "symbolic size T: the taps' slices have fixed sizes"
+builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
+func.func @symbolic_width(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x2xf32>
+  %b = xnn.constant dense<1.000000e+00> : tensor<16xf32>
+  %y = xnn.convolution_2d %x, %w, %b {padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 2, group_output_channels = 16} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<16x1x3x2xf32>, tensor<16xf32>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T">>
+  func.return %y : tensor<1x1x?x16xf32, #xnnc.dims<"T">>
+}
+}

@@ -294,3 +294,18 @@ func.func @filter_not_constant(%x: tensor<1x1x5x2xf32>, %w: tensor<3x1x4x2xf32>)
   %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x5x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x12x3xf32>
   func.return %y : tensor<1x1x12x3xf32>
 }
+
+// -----
+
+// Left alone: a symbolic width. The phases' crop would be an absolute static_slice, which
+// XNNPACK clamps instead of moving when the input shrinks; the deconvolution itself
+// reshapes at run time. The reason is recorded on the op.
+// CHECK-LABEL: func.func @symbolic_width
+// CHECK-NEXT:    %w = xnn.constant
+// CHECK-NEXT:    %y = xnn.deconvolution_2d %x, %w {{.*}}xnn.declined = {"xnn-polyphase" = "symbolic size T: the phases' crop is an absolute static_slice, which XNNPACK clamps instead of moving when the input shrinks"}{{.*}} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+// CHECK-NEXT:    func.return %y
+func.func @symbolic_width(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+  func.return %y : tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+}

@@ -190,3 +190,17 @@ func.func @aten_too_many_slices(%x: tensor<1x3x33x33xf32>) -> tensor<1x3x56x56xf
   %y = aten.upsample_nearest2d %x {scale_factors = array<f64: 1.7, 1.7>} : (tensor<1x3x33x33xf32>) -> tensor<1x3x56x56xf32>
   func.return %y : tensor<1x3x56x56xf32>
 }
+
+// -----
+
+// Left alone: a symbolic width (whether the copies are faster is decided at one size).
+// CHECK-LABEL: func.func @symbolic_width
+// CHECK-NEXT:    xnn.static_reshape %x {xnn.declined = {"xnn-upsample-nearest" = "symbolic size T: its profitability is decided at one size"}
+// CHECK-NEXT:    xnn.static_broadcast
+// CHECK-NEXT:    xnn.static_reshape
+func.func @symbolic_width(%x: tensor<1x4x?x3xf16, #xnnc.dims<"T">>) -> tensor<1x8x?x3xf16, #xnnc.dims<"2*T">> {
+  %u = xnn.static_reshape %x {new_shape = array<i64: 1, 4, 1, 0, 1, 3>} : (tensor<1x4x?x3xf16, #xnnc.dims<"T">>) -> tensor<1x4x1x?x1x3xf16, #xnnc.dims<"T">>
+  %b = xnn.static_broadcast %u {new_shape = array<i64: 1, 4, 2, 0, 2, 3>} : (tensor<1x4x1x?x1x3xf16, #xnnc.dims<"T">>) -> tensor<1x4x2x?x2x3xf16, #xnnc.dims<"T">>
+  %y = xnn.static_reshape %b {new_shape = array<i64: 1, 8, 0, 3>} : (tensor<1x4x2x?x2x3xf16, #xnnc.dims<"T">>) -> tensor<1x8x?x3xf16, #xnnc.dims<"2*T">>
+  func.return %y : tensor<1x8x?x3xf16, #xnnc.dims<"2*T">>
+}

@@ -1,0 +1,104 @@
+"""A program compiled once with a dynamic size against a static compile at each size.
+
+    python -m xnnc.benchmarks.dynamic_bench [--quick]
+
+Two models with a dynamic time axis (1..64): a conv1d audio stack (3 convs, 64 channels,
+kernel 7, a skip and a concatenate) and a 2-layer MLP over a sequence (256 -> 1024 -> 256).
+For each size, the dynamic program (compiled once, at 13 frames) and a static compile at
+that size alternate calls, and each reports its fastest repeat (the estimate least
+disturbed by other processes). `ratio` is dynamic / static: the issue's target is <= 1.05.
+`reshape` is what a call that changes the size costs on top of one that does not: the
+dynamic program alternates between the size and 1 frame (each call reshapes XNNPACK once),
+less the two sizes' fixed-size times, per call.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+import torch
+from torch.export import Dim
+
+import xnnc
+
+SIZES = (1, 7, 13, 40, 64)
+
+
+class AudioStack(torch.nn.Module):
+    def __init__(self, channels: int = 64) -> None:
+        super().__init__()
+        self.inp = torch.nn.Conv1d(8, channels, 7, padding=3)
+        self.mid = torch.nn.Conv1d(channels, channels, 7, padding=3)
+        self.out = torch.nn.Conv1d(channels, channels, 7, padding=3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.nn.functional.elu(self.inp(x))
+        h = torch.nn.functional.elu(self.mid(h)) + h
+        return torch.cat([torch.tanh(self.out(h)), x], dim=1)
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.up, self.down = torch.nn.Linear(256, 1024), torch.nn.Linear(1024, 256)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(torch.nn.functional.gelu(self.up(x))) + x
+
+
+def _input(name: str, size: int) -> torch.Tensor:
+    return torch.randn(1, 8, size) if name == "audio" else torch.randn(1, size, 256)
+
+
+def _best_us(calls: list[Callable[[], object]], repeats: int, n: int) -> list[float]:
+    """Per-call microseconds of each callable: interleaved repeats, fastest of each."""
+    best = [float("inf")] * len(calls)
+    for _ in range(repeats):
+        for i, call in enumerate(calls):
+            start = time.perf_counter()
+            for _ in range(n):
+                call()
+            best[i] = min(best[i], (time.perf_counter() - start) / n * 1e6)
+    return best
+
+
+def _times(static, dynamic, x, one, repeats: int, n: int) -> list[float]:
+    """static(x), dynamic(x), dynamic(one) and dynamic(x) + dynamic(one) (two reshapes)."""
+
+    def changing() -> None:
+        dynamic(x)
+        dynamic(one)
+
+    calls = [lambda: static(x), lambda: dynamic(x), lambda: dynamic(one), changing]
+    return _best_us(calls, repeats, n)
+
+
+def bench(name: str, model: torch.nn.Module, axis: int, repeats: int, n: int) -> None:
+    dims = {"x": {axis: Dim("T", min=1, max=64)}}
+    dynamic = xnnc.compile(model, (_input(name, 13),), dynamic_shapes=dims)
+    print(f"\n{name}: dynamic compile (1..64) vs static compile at each size, fp32, 1 thread")
+    print(f"{'size':>5} {'static us':>10} {'dynamic us':>11} {'ratio':>6} {'reshape us':>10}")
+    for size in SIZES:
+        x, one = _input(name, size), _input(name, 1)
+        static = xnnc.compile(model, (x,))
+        with torch.no_grad():
+            err = (dynamic(x) - model(x)).abs().max().item()
+        assert err < 1e-4, f"{name} at {size}: max error {err}"
+
+        s, d, d1, c = _times(static, dynamic, x, one, repeats, n)
+        print(f"{size:>5} {s:>10.1f} {d:>11.1f} {d / s:>6.3f} {(c - d - d1) / 2:>10.1f}")
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    repeats, n = (3, 20) if quick else (7, 100)
+    torch.manual_seed(0)
+    print("CPU: Intel Xeon Sapphire Rapids-class (AVX2/FMA3/AVX-512/AMX), 2 shared cores")
+    bench("audio", AudioStack().eval(), 2, repeats, n)
+    bench("mlp", Mlp().eval(), 1, repeats, n)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+"""Dynamic shapes (docs/dynamic-shapes.md): symbolic sizes in the IR, their import, and
+programs compiled once that run at any size in range on the extended runtime.
+
+Tolerance: fp32 throughout, atol 1e-5 against eager. The models sum at most 40 products of
+O(1) values per output; XNNPACK and ATen differ only in summation order and FMA use
+(observed max error 3.6e-7), so 1e-5 is ~30x the observed error and still fails on any
+wrong tap, offset or shape."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.export import Dim
+
+import xnnc
+from xnnc.errors import XnncError
+from xnnc.frontend.schema import ModelImportError
+from xnnc.ir.dims import DimError, DimExpr, NotAffine, bind_dims
+
+ATOL = 1e-5
+SIZES = (1, 7, 13, 40, 64)
+T = DimExpr.symbol("T")
+
+
+# --- DimExpr -------------------------------------------------------------------------------
+
+
+def test_dim_expr_arithmetic_prints_and_parses_back() -> None:
+    cases = {2 * T + 1: "2*T + 1", T - 1: "T - 1", 3 - T: "-T + 3", (4 * T + 6) // 2: "2*T + 3"}
+    for expr, text in cases.items():
+        assert str(expr) == text
+        assert DimExpr.parse(text) == expr
+    assert T - T == 0 and isinstance(T - T, int)
+    assert DimExpr.parse("T + U - 4") == T + DimExpr.symbol("U") - 4
+
+
+def test_dim_expr_rejects_what_is_not_affine() -> None:
+    with pytest.raises(NotAffine, match=r"\(T\) \* \(T\) is not affine"):
+        T * T
+    with pytest.raises(NotAffine, match=r"\(T - 1\) // 2 is not affine"):
+        (T - 1) // 2
+    with pytest.raises(ValueError, match="'2T' is not an affine dim expression"):
+        DimExpr.parse("2T")
+
+
+def test_dim_expr_bounds_and_comparisons() -> None:
+    assert (2 * T + 1).bounds({"T": (1, 32)}) == (3, 65)
+    assert (10 - T).bounds({"T": (1, 8)}) == (2, 9)
+    assert not T < 1 and T + 2 > 2 and min(1, T) == 1  # true for every size >= 1
+    with pytest.raises(NotAffine, match="whether T < 3 depends on the size"):
+        _ = T < 3
+
+
+def test_bind_dims_names_input_dim_value_and_range() -> None:
+    specs, ranges, names = [[1, 4, T], [1, 4, 2 * T + 1]], {"T": (1, 32)}, ["'x'", "'y'"]
+    assert bind_dims(specs, ranges, [(1, 4, 13), (1, 4, 27)], names) == {"T": 13}
+    bad = {
+        ((1, 4, 33), (1, 4, 67)): "input 'x' dim 2 is 33; allowed: T in [1, 32]",
+        ((1, 4, 13), (1, 4, 28)): "input 'y' dim 2 is 28; allowed: 2*T + 1 = 27 with T = 13 "
+        "(from 'x' dim 2)",
+        ((1, 5, 13), (1, 4, 27)): "input 'x' dim 1 is 5; allowed: 4",
+        ((1, 4, 13), (1, 4)): "input 'y' has 2 dims; expected 3",
+    }
+    for shapes, message in bad.items():
+        with pytest.raises(DimError) as e:
+            bind_dims(specs, ranges, shapes, names)
+        assert str(e.value) == message
+
+
+# --- models --------------------------------------------------------------------------------
+
+
+class AudioConv(torch.nn.Module):
+    """Conv1d layers that keep the frame count, a skip, and a concatenate on channels."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.c1 = torch.nn.Conv1d(4, 16, 3, padding=1)
+        self.c2 = torch.nn.Conv1d(16, 16, 5, padding=2)
+        self.skip = torch.nn.Conv1d(4, 16, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.c1(x))
+        y = torch.tanh(self.c2(y)) + self.skip(x)
+        return torch.cat([y, x], dim=1)
+
+
+class Mlp(torch.nn.Module):
+    """Linear layers over a sequence, with a residual."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.l1, self.l2 = torch.nn.Linear(16, 32), torch.nn.Linear(32, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.l2(torch.nn.functional.gelu(self.l1(x))) + x
+
+
+class Upsampler(torch.nn.Module):
+    """A strided transposed conv (frames -> 2 * frames + 2): polyphase must leave it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.up = torch.nn.ConvTranspose1d(8, 4, 4, stride=2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.up(x))
+
+
+class TwoRates(torch.nn.Module):
+    """Inputs of T and 2*T + 1 frames (a derived dim)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = torch.nn.Conv1d(4, 4, 2)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.cat([x, x], dim=2) + self.down(y)
+
+
+def _frames() -> Dim:
+    return Dim("T", min=1, max=64)
+
+
+@pytest.fixture(scope="module")
+def audio() -> tuple[torch.nn.Module, xnnc.Program]:
+    torch.manual_seed(0)
+    model = AudioConv().eval()
+    dims = {"x": {2: _frames()}}
+    return model, xnnc.compile(model, (torch.randn(1, 4, 13),), dynamic_shapes=dims)
+
+
+@pytest.fixture(scope="module")
+def mlp() -> tuple[torch.nn.Module, xnnc.Program]:
+    torch.manual_seed(1)
+    model = Mlp().eval()
+    dims = {"x": {1: _frames()}}
+    return model, xnnc.compile(model, (torch.randn(1, 13, 16),), dynamic_shapes=dims)
+
+
+def test_audio_imports_with_symbolic_frames(audio) -> None:
+    _, program = audio
+    text = xnnc.print_module(program.module)
+    assert "xnnc.symbols = #xnnc.symbols<T = [1, 64]>" in text
+    assert '%x: tensor<1x4x?xf32, #xnnc.dims<"T">>' in text
+    assert program.num_partitions == 1 and program.ops_outside() == []
+
+
+@pytest.mark.parametrize("which", ["audio", "mlp"])
+def test_numerics_at_every_size_compiled_once(which, audio, mlp) -> None:
+    model, program = {"audio": audio, "mlp": mlp}[which]
+    axis = 2 if which == "audio" else 1
+    for size in SIZES:
+        shape = [1, 4, size] if which == "audio" else [1, size, 16]
+        x = torch.randn(*shape)
+        y = program(x)
+        assert y.shape[axis] == size
+        torch.testing.assert_close(y, model(x), atol=ATOL, rtol=0)
+
+
+def test_a_new_size_reshapes_once(mlp) -> None:
+    model, program = mlp
+    runtime = program.runtimes[program.subgraphs[0]]
+    sizes = [5, 5, 9, 9, 9, 5, 64, 64]
+    counts = []
+    for size in sizes:
+        program(torch.randn(1, size, 16))
+        counts.append(runtime.reshapes)
+    steps = [b - a for a, b in zip(counts, counts[1:])]
+    assert steps == [0, 1, 0, 0, 1, 1, 0]
+
+
+def test_out_of_range_input_is_one_line(audio) -> None:
+    _, program = audio
+    for size, message in ((65, "input 'x' dim 2 is 65; allowed: T in [1, 64]"),
+                          (0, "input 'x' dim 2 is 0; allowed: T in [1, 64]")):  # fmt: skip
+        with pytest.raises(XnncError) as e:
+            program(torch.randn(1, 4, size))
+        assert str(e.value) == message
+    with pytest.raises(XnncError, match=r"^input 'x' dim 1 is 5; allowed: 4$"):
+        program(torch.randn(1, 5, 8))
+
+
+def test_the_runtime_checks_its_inputs_itself(audio) -> None:
+    _, program = audio
+    runtime = program.runtimes[program.subgraphs[0]]
+    with pytest.raises(DimError, match=r"^input 0 dim 2 is 70; allowed: T in \[1, 64\]$"):
+        runtime(torch.randn(1, 4, 70))
+    assert runtime(torch.randn(1, 4, 3))[0].shape == (1, 20, 3)
+
+
+def test_derived_dims_run_and_are_checked() -> None:
+    torch.manual_seed(2)
+    model = TwoRates().eval()
+    t = Dim("T", min=1, max=32)
+    program = xnnc.compile(model, (torch.randn(1, 4, 13), torch.randn(1, 4, 27)),
+                           dynamic_shapes={"x": {2: t}, "y": {2: 2 * t + 1}})  # fmt: skip
+    assert 'tensor<1x4x?xf32, #xnnc.dims<"2*T + 1">>' in xnnc.print_module(program.module)
+    for size in (1, 7, 32):
+        x, y = torch.randn(1, 4, size), torch.randn(1, 4, 2 * size + 1)
+        torch.testing.assert_close(program(x, y), model(x, y), atol=ATOL, rtol=0)
+    with pytest.raises(XnncError) as e:
+        program(torch.randn(1, 4, 13), torch.randn(1, 4, 28))
+    assert str(e.value) == (
+        "input 'y' dim 2 is 28; allowed: 2*T + 1 = 27 with T = 13 (from 'x' dim 2)"
+    )
+
+
+def test_transposed_conv_stays_a_deconvolution_and_is_right() -> None:
+    torch.manual_seed(3)
+    model = Upsampler().eval()
+    program = xnnc.compile(model, (torch.randn(1, 8, 13),),
+                           dynamic_shapes={"x": {2: _frames()}})  # fmt: skip
+    text = xnnc.print_module(program.module)
+    assert "xnn.deconvolution_2d" in text and '"xnn-polyphase" = "symbolic size T' in text
+    for size in SIZES:
+        x = torch.randn(1, 8, size)
+        y = program(x)
+        assert y.shape == (1, 4, 2 * size + 2)
+        torch.testing.assert_close(y, model(x), atol=ATOL, rtol=0)
+
+
+def test_a_pt2_with_symbolic_sizes_compiles(tmp_path) -> None:
+    torch.manual_seed(4)
+    model = Mlp().eval()
+    ep = torch.export.export(model, (torch.randn(1, 5, 16),),
+                             dynamic_shapes={"x": {1: _frames()}}, strict=False)  # fmt: skip
+    path = tmp_path / "mlp.pt2"
+    torch.export.save(ep, path)
+    program = xnnc.compile(str(path))
+    for size in (2, 50):
+        x = torch.randn(1, size, 16)
+        torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+
+
+def test_import_errors_are_one_line() -> None:
+    unbounded = {"x": {1: Dim("S", min=2)}}
+    with pytest.raises(ModelImportError, match=r"^node x: size s\d+ has no upper bound; give it"):
+        xnnc.compile(Mlp().eval(), (torch.randn(1, 5, 16),), dynamic_shapes=unbounded)
+    strided, frames = torch.nn.Conv1d(4, 4, 3, stride=2).eval(), Dim("T", min=8, max=64)
+    with pytest.raises(ModelImportError, match=r"^node convolution: size .* is not affine"):
+        xnnc.compile(strided, (torch.randn(1, 4, 13),), dynamic_shapes={"input": {2: frames}})
+
+
+def test_stock_pte_runs_on_stock_executorch_at_three_sizes(audio) -> None:
+    """The blob declares upper-bound dims and reshapes with an inferred 0, as stock
+    ExecuTorch's own delegate does; its runtime reshapes from the input's shape."""
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.options import CompileOptions
+    from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
+
+    model, _ = audio
+    ep = torch.export.export(model, (torch.randn(1, 4, 13),),
+                             dynamic_shapes={"x": {2: _frames()}}, strict=False)  # fmt: skip
+    stock = CompileOptions.of(None, target="stock")
+    edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(stock)])
+    calls = [n for n in edge.exported_program().graph.nodes if n.op == "call_function"]
+    assert ["executorch_call_delegate" in str(n.target) for n in calls] == [True, False]  # getitem
+    run = StockRuntime(to_pte(ep))
+    for size in (1, 13, 64):
+        x = torch.randn(1, 4, size)
+        (y,) = run(x)
+        torch.testing.assert_close(y, model(x), atol=ATOL, rtol=0)
+
+
+def test_xnn_run_takes_any_size_in_range(audio, tmp_path, capsys) -> None:
+    import numpy as np
+
+    from xnnc.tools import xnn_run
+
+    model, _ = audio
+    program = xnnc.compile(model, (torch.randn(1, 4, 13),), savable=True,
+                           dynamic_shapes={"x": {2: _frames()}})  # fmt: skip
+    program.save(str(tmp_path / "audio.xnnc"))
+    for size, code in ((7, 0), (65, 1)):
+        np.savez(tmp_path / "in.npz", x=np.random.randn(1, 4, size).astype(np.float32))
+        assert (
+            xnn_run.main([str(tmp_path / "audio.xnnc"), "--inputs", str(tmp_path / "in.npz")])
+            == code
+        )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"xnn-run: error: {tmp_path / 'audio.xnnc'}: input 'x' dim 2 is 65; allowed: T in [1, 64]"
+    ]
+
+
+def test_xnnpack_facts_the_runtime_relies_on(mlp) -> None:
+    """XNNPACK 92a7ad50 (the wheel's): after `xnn_reshape_runtime` an invoke without a new
+    `xnn_setup_runtime_v2` fails (so `_reshape` forgets the pointers), and nothing bounds a
+    reshape by the declared dims (so the runtime checks the ranges itself)."""
+    from xnnc.backend_xnnpack.runtime import capi
+
+    _, program = mlp
+    runtime = program.runtimes[program.subgraphs[0]]
+    runtime(torch.randn(1, 5, 16))
+    lib, handle = runtime._lib, runtime._runtime
+    assert lib.reshape_external_value(handle, 0, 3, capi.sizes([1, 9, 16])) == 0
+    assert lib.reshape_runtime(handle) == 0
+    assert capi.STATUS_NAMES[lib.invoke_runtime(handle)] == "xnn_status_invalid_state"
+    assert lib.reshape_external_value(handle, 0, 3, capi.sizes([1, 200, 16])) == 0
+    assert lib.reshape_runtime(handle) == 0  # 200 > the declared 64: accepted
+    runtime._shapes = None  # the runtime's shapes no longer describe XNNPACK's
+    x = torch.randn(1, 9, 16)
+    torch.testing.assert_close(runtime(x)[0], program(x), atol=ATOL, rtol=0)
+
+
+class Pooled(torch.nn.Module):
+    """A linear layer, then a mean over the sequence (not lowered size-generic yet)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(16, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.proj(x)).mean(dim=1)
+
+
+def test_ops_not_size_generic_stay_outside_and_say_why() -> None:
+    torch.manual_seed(5)
+    model = Pooled().eval()
+    program = xnnc.compile(model, (torch.randn(1, 5, 16),), dynamic_shapes={"x": {1: _frames()}})
+    (outside,) = program.outside()
+    assert outside.op == "aten.mean" and outside.reason == (
+        'symbolic shape tensor<1x?x8xf32, #xnnc.dims<"T">>: aten.mean is not lowered '
+        "size-generic yet"
+    )
+    for size in (1, 40):
+        x = torch.randn(1, size, 16)
+        torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
