@@ -27,6 +27,7 @@ _PASSES = {
     "index-as-slices": "xnnc.transforms.index_as_slices:IndexAsSlicesPass",
     "aten-recognize-layer-norm": "xnnc.transforms.layer_norm_pattern:RecognizeLayerNormPass",
     "aten-recognize-safe-softmax": "xnnc.transforms.safe_softmax_guard:RecognizeSafeSoftmaxPass",
+    "aten-recognize-prelu": "xnnc.transforms.prelu_pattern:RecognizePreluPass",
     # conversion
     "xnn-partition": "xnnc.conversion.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.conversion.aten_to_xnn:ConvertAtenToXnnPass",

@@ -55,6 +55,7 @@ from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 from xnnc.transforms.index_as_slices import IndexAsSlicesPass
 from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
+from xnnc.transforms.prelu_pattern import RecognizePreluPass
 from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
 from xnnc.tuning.tuner import TunePass
 
@@ -67,7 +68,7 @@ def raising_passes() -> list[ModulePass]:
     """Decomposed ops raised back to the `aten` op that lowers as a whole. They run before
     partitioning, in `xnnc.compile` and in `XnncPartitioner` alike, so that both group the
     same ops; they read no weights."""
-    return [RecognizeSafeSoftmaxPass(), RecognizeLayerNormPass()]
+    return [RecognizeSafeSoftmaxPass(), RecognizeLayerNormPass(), RecognizePreluPass()]
 
 
 def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:

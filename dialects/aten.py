@@ -455,6 +455,7 @@ ClampOp = _unary("clamp", "clamp(x, min, max); either bound may be absent",
                  min=opt_prop_def(Scalar), max=opt_prop_def(Scalar))  # fmt: skip
 ExpOp = _unary("exp", "exp(x)")
 LogOp = _unary("log", "log(x)")
+Log1pOp = _unary("log1p", "log(1 + x), to full relative precision for small x")
 SqrtOp = _unary("sqrt", "sqrt(x)")
 RsqrtOp = _unary("rsqrt", "1 / sqrt(x)")
 ReciprocalOp = _unary("reciprocal", "1 / x")
@@ -827,6 +828,20 @@ class AdaptiveAvgPool2dOp(AtenOp):
             _fail(f"result {list(shape_of(self.result))} is not input {list(x)} pooled to {out}")
 
 
+@aten_op("aten::adaptive_max_pool2d")
+class AdaptiveMaxPool2dOp(AtenOp):
+    name = "aten.adaptive_max_pool2d"
+    input = operand_def(TensorType)
+    output_size = prop_def(IntList)
+    result = result_def(TensorType)
+    indices = result_def(TensorType)
+
+    def verify_(self) -> None:
+        x, out = shape_of(self.input), ints(self.output_size)
+        if len(x) not in (3, 4) or len(out) != 2 or shape_of(self.result) != (*x[:-2], *out):
+            _fail(f"result {list(shape_of(self.result))} is not input {list(x)} pooled to {out}")
+
+
 class _Upsample(AtenOp):
     input = operand_def(TensorType)
     output_size = opt_prop_def(IntList)
@@ -1107,13 +1122,14 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     MinimumOp, PreluOp, ReluOp, EluOp, GeluOp, SigmoidOp, TanhOp, HardtanhOp, LeakyReluOp,
     HardswishOp,
     HardsigmoidOp, SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
-    FloorOp, CeilOp, SinOp, CosOp, SquareOp, WhereOp, LinearOp, AddmmOp, MmOp, BmmOp, MeanOp,
+    FloorOp, CeilOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
+    LinearOp, AddmmOp, MmOp, BmmOp, MeanOp,
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,
     GroupNormOp, EmbeddingOp,
-    MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, UpsampleNearest2dOp,
-    UpsampleBilinear2dOp, PixelShuffleOp, PixelUnshuffleOp, ViewOp, PermuteOp, SqueezeOp,
-    UnsqueezeOp, ExpandOp, SliceOp, SelectOp, CatOp, SplitWithSizesOp, ToCopyOp, ToDimOrderCopyOp,
-    CloneOp,
+    MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, AdaptiveMaxPool2dOp,
+    UpsampleNearest2dOp, UpsampleBilinear2dOp, PixelShuffleOp, PixelUnshuffleOp, ViewOp, PermuteOp,
+    SqueezeOp, UnsqueezeOp, ExpandOp, SliceOp, SelectOp, CatOp, SplitWithSizesOp, ToCopyOp,
+    ToDimOrderCopyOp, CloneOp,
 ]  # fmt: skip
 
 Aten = Dialect("aten", ATEN_OPS, [OperandRefAttr])

@@ -399,3 +399,18 @@ def test_prelu_is_kept_whole_and_delegated() -> None:
     assert len(_lowered(edge)) == 1 and _outside(edge) == []
     (got,) = StockRuntime(edge.to_executorch().buffer)(x)
     torch.testing.assert_close(got, model(x), **FP32)
+
+
+def test_getitem_of_an_op_left_outside_stays_with_it() -> None:
+    """Max pooling kept outside (exclude) between delegated ops: its values' getitem, not in
+    the module xnnc partitions, once took its users' tag and lost its producer."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv1d(4, 8, 3), nn.MaxPool1d(3, 2), nn.ReLU()).eval()
+    x = torch.randn(1, 4, 20)
+    partitioner = xnnc.XnncPartitioner(exclude=("aten.max_pool2d_with_indices",))
+    edge = to_edge_transform_and_lower(torch.export.export(model, (x,)), partitioner=[partitioner])
+    assert [op for op in _outside(edge) if "max_pool" in op] == [
+        "aten.max_pool2d_with_indices.default"
+    ]
+    (got,) = StockRuntime(edge.to_executorch().buffer)(x)
+    torch.testing.assert_close(got, model(x), **FP32)
