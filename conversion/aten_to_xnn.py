@@ -782,6 +782,39 @@ def _cat(op: aten.CatOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.concatenate(values, _prop(op, "dim", 0) % len(shape_of(op.result)))]
 
 
+# XNNPACK 92a7ad50 has no reverse node: a flip is one slice per element of each flipped dim,
+# concatenated backwards; exact, and worth it only for short dims (a bidirectional RNN's time
+# axis, a flipped kernel).
+MAX_FLIP_PIECES = 64
+
+
+def _flipped_dims(op: aten.FlipOp) -> list[int]:
+    x = shape_of(op.input)
+    return sorted({d % len(x) for d in ints(op.dims)} - {d for d in range(len(x)) if x[d] == 1})
+
+
+def _check_flip(op: aten.FlipOp) -> str | None:
+    x = shape_of(op.input)
+    long = [x[d] for d in _flipped_dims(op) if x[d] > MAX_FLIP_PIECES]
+    if long:
+        return (
+            f"flip along a dim of {long[0]} elements: XNNPACK 92a7ad50 has no reverse node, "
+            f"and a flip is one slice per element (at most {MAX_FLIP_PIECES} here)"
+        )
+    return None
+
+
+@lowering(aten.FlipOp, check=_check_flip)
+def _flip(op: aten.FlipOp, e: Emitter) -> Sequence[SSAValue]:
+    value = op.input
+    for d in _flipped_dims(op):
+        n = shape_of(value)[d]
+        value = e.concatenate([e.slice(value, d, i, 1) for i in reversed(range(n))], d)
+    if value is op.input:  # only dims of size 1: a copy, the result is a value of its own
+        value = e.node(xnn.CopyOp, value, shape=shape_of(op.result))
+    return [value]
+
+
 def _check_pad(op: aten.ConstantPadNdOp) -> str | None:
     if any(p < 0 for p in ints(op.pad)):
         return "negative padding (a crop)"

@@ -1036,6 +1036,23 @@ class SelectOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 
 
+@aten_op("aten::flip")
+class FlipOp(AtenOp):
+    """x reversed along each of `dims`."""
+
+    name = "aten.flip"
+    input = operand_def(TensorType)
+    dims = prop_def(IntList)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        if any(normalize_dim(d, len(x)) is None for d in ints(self.dims)):
+            _fail(f"dims {list(ints(self.dims))} are out of range for rank {len(x)}")
+        if shape_of(self.result) != x:
+            _fail(f"result shape {list(shape_of(self.result))} differs from input shape {list(x)}")
+
+
 @aten_op("aten::cat")
 class CatOp(AtenOp):
     name = "aten.cat"
@@ -1128,8 +1145,8 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     GroupNormOp, EmbeddingOp,
     MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, AdaptiveMaxPool2dOp,
     UpsampleNearest2dOp, UpsampleBilinear2dOp, PixelShuffleOp, PixelUnshuffleOp, ViewOp, PermuteOp,
-    SqueezeOp, UnsqueezeOp, ExpandOp, SliceOp, SelectOp, CatOp, SplitWithSizesOp, ToCopyOp,
-    ToDimOrderCopyOp, CloneOp,
+    SqueezeOp, UnsqueezeOp, ExpandOp, SliceOp, SelectOp, FlipOp, CatOp, SplitWithSizesOp,
+    ToCopyOp, ToDimOrderCopyOp, CloneOp,
 ]  # fmt: skip
 
 Aten = Dialect("aten", ATEN_OPS, [OperandRefAttr])

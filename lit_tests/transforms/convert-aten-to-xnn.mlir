@@ -667,3 +667,17 @@ func.func @adaptive_pools(%x: tensor<1x8x20x20xf32>) -> (tensor<1x8x5x10xf32>, t
   %a = aten._adaptive_avg_pool2d %x {output_size = array<i64: 5, 10>} : (tensor<1x8x20x20xf32>) -> tensor<1x8x5x10xf32>
   func.return %m, %a : tensor<1x8x5x10xf32>, tensor<1x8x5x10xf32>
 }
+
+// -----
+
+// A flip as one slice per element, concatenated backwards (XNNPACK has no reverse node); a
+// dim of size 1 needs none.
+// CHECK-LABEL: func.func @flip
+// CHECK:         %[[A:.*]] = xnn.static_slice %{{.*}} {offsets = array<i64: 0, 0, 2>, sizes = array<i64: 2, 1, 1>}
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_slice %{{.*}} {offsets = array<i64: 0, 0, 1>, sizes = array<i64: 2, 1, 1>}
+// CHECK-NEXT:    %[[C:.*]] = xnn.static_slice %{{.*}} {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 2, 1, 1>}
+// CHECK-NEXT:    xnn.concatenate %[[A]], %[[B]], %[[C]] {axis = 2 : i64}
+func.func @flip(%x: tensor<2x1x3xf32>) -> tensor<2x1x3xf32> {
+  %y = aten.flip %x {dims = array<i64: 1, -1>} : (tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  func.return %y : tensor<2x1x3xf32>
+}
