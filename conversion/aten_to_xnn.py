@@ -499,6 +499,7 @@ OUTSIDE_REASONS = {
     ),
     "aten::embedding": _NO_GATHER,
     "aten::index_select": _NO_GATHER,
+    "aten::index_put": "XNNPACK 92a7ad50 has no scatter node and no int64 tensors",
 }
 
 

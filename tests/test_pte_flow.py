@@ -440,3 +440,12 @@ def test_long_flip_stays_outside_with_its_reason() -> None:
     (outside,) = program.outside()
     assert outside.op == "aten.flip" and "no reverse node" in outside.reason
     assert torch.equal(program(x), model(x))
+
+
+def test_index_put_stays_outside_with_its_reason() -> None:
+    model = Fn(lambda x, i, v: torch.index_put(x * 2, (i,), v))
+    inputs = (torch.randn(5, 3), torch.tensor([0, 2]), torch.randn(2, 3))
+    program = xnnc.compile(model, inputs)
+    (outside,) = program.outside()
+    assert outside.op == "aten::index_put" and "no scatter node" in outside.reason
+    assert torch.equal(program(*inputs), model(*inputs))
