@@ -28,6 +28,7 @@ _PASSES = {
     "aten-fold-qdq": "xnnc.transforms.fold_qdq:FoldQdqPass",
     "aten-recognize-layer-norm": "xnnc.transforms.layer_norm_pattern:RecognizeLayerNormPass",
     "aten-recognize-safe-softmax": "xnnc.transforms.safe_softmax_guard:RecognizeSafeSoftmaxPass",
+    "aten-recognize-prelu": "xnnc.transforms.prelu_pattern:RecognizePreluPass",
     # conversion
     "xnn-partition": "xnnc.conversion.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.conversion.aten_to_xnn:ConvertAtenToXnnPass",

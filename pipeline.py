@@ -61,6 +61,7 @@ from xnnc.transforms.fold_qdq import FoldQdqPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 from xnnc.transforms.index_as_slices import IndexAsSlicesPass
 from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
+from xnnc.transforms.prelu_pattern import RecognizePreluPass
 from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
 from xnnc.tuning.tuner import TunePass
 
@@ -74,7 +75,9 @@ def raising_passes() -> list[ModulePass]:
     partitioning, in `xnnc.compile` and in `XnncPartitioner` alike, so that both group the
     same ops; they read no weights. `aten-fold-qdq` puts PT2E's dq -> op -> q chains on
     quantized types."""
-    return [RecognizeSafeSoftmaxPass(), RecognizeLayerNormPass(), FoldQdqPass()]
+    return [
+        RecognizeSafeSoftmaxPass(), RecognizeLayerNormPass(), RecognizePreluPass(), FoldQdqPass()
+    ]  # fmt: skip
 
 
 def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:

@@ -59,6 +59,7 @@ from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
 from xnnc.errors import XnncError
 from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.ir.shapes import numel
 from xnnc.ir.types import DimsAttr, element_type, ints, shape_of
 
 FLOATS = (f32, f16)
@@ -313,24 +314,72 @@ def _unary(op: Operation, e: Emitter) -> Sequence[SSAValue]:
                    kind=_UNARY[type(op)])]  # fmt: skip
 
 
+_MINUS_ABS_EXP = ((aten.ExpOp, U.EXP), (aten.NegOp, U.NEGATE), (aten.AbsOp, U.ABS))
+
+
+def _exp_of_minus_abs(value: SSAValue) -> bool:
+    """value = exp(-|x|), so 0 <= value <= 1 (log_sigmoid's decomposition), in `aten` or
+    already lowered to `xnn` (conversion goes producers first)."""
+    for aten_op, kind in _MINUS_ABS_EXP:
+        op = value.owner
+        if not isinstance(op, aten_op) and not (
+            isinstance(op, xnn.UnaryOp) and op.kind.data == kind
+        ):
+            return False
+        value = op.input
+    return True
+
+
+def _check_log1p(op: aten.Log1pOp) -> str | None:
+    if not _exp_of_minus_abs(op.input):
+        return (
+            "XNNPACK 92a7ad50 has no log1p; its composition log(w) + (u - (w - 1)) / w, "
+            "w = 1 + u, is NaN at u = inf, so it is used only on u = exp(-|x|) (log_sigmoid)"
+        )
+    return None
+
+
+@lowering(aten.Log1pOp, check=_check_log1p)
+def _log1p(op: aten.Log1pOp, e: Emitter) -> Sequence[SSAValue]:
+    """log1p(u) = log(w) + (u - (w - 1)) / w with w = 1 + u rounded: w - 1 is exact, so the
+    second term restores, to first order, the part of u the rounding lost; where w = 1 the
+    result is u itself, to full relative precision. Between, XNNPACK's log near 1 is
+    accurate to ~1e-7 absolute, not relative: measured over u = exp(-x), x in [0, 30],
+    2e-7 absolute in fp32 (torch's default fp32 atol is 1e-5), half an ulp in fp16."""
+    u, shape = op.input, shape_of(op.result)
+
+    def binary(a: SSAValue, b: SSAValue, kind: B) -> SSAValue:
+        return e.node(xnn.BinaryOp, a, b, shape=shape, kind=kind)
+
+    w = binary(u, e.scalar(1.0, u), B.ADD)
+    lost = binary(u, binary(w, e.scalar(1.0, u), B.SUBTRACT), B.SUBTRACT)
+    log = e.node(xnn.UnaryOp, w, shape=shape, kind=U.LOG)
+    return [binary(log, binary(lost, w, B.DIVIDE), B.ADD)]
+
+
 def _check_prelu(op: aten.PreluOp) -> str | None:
-    if len(shape_of(op.input)) not in (2, 3, 4):
-        return "PReLU on a rank other than 2, 3 or 4"
+    rank = len(shape_of(op.input))
+    if rank == 0:
+        return "PReLU of a 0-D tensor"
+    # One slope needs no layout; a slope per channel needs the channels innermost.
+    if numel(shape_of(op.weight)) != 1 and rank not in (2, 3, 4):
+        return "PReLU with a slope per channel on a rank other than 2, 3 or 4"
     return _static_weights(op.weight)
 
 
 @lowering(aten.PreluOp, check=_check_prelu)
 def _prelu(op: aten.PreluOp, e: Emitter) -> Sequence[SSAValue]:
-    """XNNPACK's PReLU takes one slope per channel of the innermost dim: the input goes
-    channels-last (the layout pass cancels the transposes between NHWC neighbours), and a
-    single slope is repeated per channel."""
+    """XNNPACK's PReLU takes one slope per channel of the innermost dim: per-channel
+    slopes need the input channels-last (the layout pass cancels the transposes between
+    NHWC neighbours); a single slope is repeated along whatever dim is innermost."""
     rank = len(shape_of(op.input))
-    x = op.input if rank == 2 else e.to_nhwc(op.input)
+    shared = numel(shape_of(op.weight)) == 1
+    x = op.input if rank == 2 or shared else e.to_nhwc(op.input)
     channels = shape_of(x)[-1]
     slope = _data(op.weight).reshape(-1).expand(channels).contiguous()
     slopes = e.const(slope, f"{weight_name(op.weight)}.slope")
     y = e.node(xnn.BinaryOp, x, slopes, shape=shape_of(x), kind=B.PRELU)
-    return [y if rank == 2 else e.from_nhwc(y, rank)]
+    return [y if rank == 2 or shared else e.from_nhwc(y, rank)]
 
 
 def _check_elu(op: aten.EluOp) -> str | None:
@@ -514,6 +563,7 @@ OUTSIDE_REASONS = {
     ),
     "aten::embedding": _NO_GATHER,
     "aten::index_select": _NO_GATHER,
+    "aten::index_put": "XNNPACK 92a7ad50 has no scatter node and no int64 tensors",
 }
 
 
@@ -599,74 +649,6 @@ def batch_norm_affine(op: aten.BatchNormOp) -> tuple[torch.Tensor, torch.Tensor]
     scale = gamma / torch.sqrt(var + op.eps.value.data)
     dtype = TORCH_DTYPES[element_type(op.input)]
     return scale.to(dtype), (beta - mean * scale).to(dtype)
-
-
-# --- pooling and resampling ------------------------------------------------------------------
-
-
-def _check_max_pool(op: aten.MaxPool2dWithIndicesOp) -> str | None:
-    if op.indices.uses:
-        return "pooling indices are used"
-    if _prop(op, "ceil_mode", False):
-        return "ceil_mode"
-    if len(shape_of(op.input)) != 4:
-        return "3-D input"
-    return None
-
-
-def _two(v: list[int] | None, default: Sequence[int]) -> tuple[int, int]:
-    v = list(v) if v else list(default)
-    return (v[0], v[0]) if len(v) == 1 else (v[0], v[1])
-
-
-@lowering(aten.MaxPool2dWithIndicesOp, check=_check_max_pool)
-def _max_pool(op: aten.MaxPool2dWithIndicesOp, e: Emitter) -> Sequence[SSAValue]:
-    k = _two(_prop(op, "kernel_size"), ())
-    s = _two(_prop(op, "stride"), k)
-    p = _two(_prop(op, "padding"), (0,))
-    d = _two(_prop(op, "dilation"), (1,))
-    x = e.to_nhwc(op.input)
-    n, c, oh, ow = shape_of(op.result)
-    y = e.node(xnn.MaxPooling2dOp, x, shape=(n, oh, ow, c), pooling_height=k[0],
-               pooling_width=k[1], stride_height=s[0], stride_width=s[1], dilation_height=d[0],
-               dilation_width=d[1], padding_top=p[0], padding_bottom=p[0], padding_left=p[1],
-               padding_right=p[1])  # fmt: skip
-    return [e.from_nhwc(y, 4), None]  # the indices are unused (checked)
-
-
-def _check_avg_pool(op: aten.AvgPool2dOp) -> str | None:
-    if _prop(op, "ceil_mode", False) or _prop(op, "divisor_override") is not None:
-        return "ceil_mode or divisor_override"
-    if any(_two(_prop(op, "padding"), (0,))):
-        return "padded average pooling"
-    if len(shape_of(op.input)) != 4:
-        return "3-D input"
-    return None
-
-
-@lowering(aten.AvgPool2dOp, check=_check_avg_pool)
-def _avg_pool(op: aten.AvgPool2dOp, e: Emitter) -> Sequence[SSAValue]:
-    k = _two(_prop(op, "kernel_size"), ())
-    s = _two(_prop(op, "stride"), k)
-    x = e.to_nhwc(op.input)
-    n, c, oh, ow = shape_of(op.result)
-    y = e.node(xnn.AveragePooling2dOp, x, shape=(n, oh, ow, c), pooling_height=k[0],
-               pooling_width=k[1], stride_height=s[0], stride_width=s[1])  # fmt: skip
-    return [e.from_nhwc(y, 4)]
-
-
-def _check_adaptive(op: aten.AdaptiveAvgPool2dOp) -> str | None:
-    if ints(op.output_size) != (1, 1) or len(shape_of(op.input)) != 4:
-        return "adaptive pooling to other than 1x1"
-    return None
-
-
-@lowering(aten.AdaptiveAvgPool2dOp, check=_check_adaptive)
-def _adaptive_avg_pool(op: aten.AdaptiveAvgPool2dOp, e: Emitter) -> Sequence[SSAValue]:
-    n, c, _, _ = shape_of(op.input)
-    y = e.node(xnn.GlobalAveragePooling2dOp, e.to_nhwc(op.input), shape=(n, 1, 1, c),
-               flags=xnn.FLAG_KEEP_DIMS)  # fmt: skip
-    return [e.reshape(y, (n, c, 1, 1))]
 
 
 # --- upsampling by output size or scale factors ----------------------------------------------
@@ -863,6 +845,39 @@ def _cat(op: aten.CatOp, e: Emitter) -> Sequence[SSAValue]:
     if len(values) == 1:
         return [e.node(xnn.CopyOp, values[0], shape=shape_of(op.result))]
     return [e.concatenate(values, _prop(op, "dim", 0) % len(shape_of(op.result)))]
+
+
+# XNNPACK 92a7ad50 has no reverse node: a flip is one slice per element of each flipped dim,
+# concatenated backwards; exact, and worth it only for short dims (a bidirectional RNN's time
+# axis, a flipped kernel).
+MAX_FLIP_PIECES = 64
+
+
+def _flipped_dims(op: aten.FlipOp) -> list[int]:
+    x = shape_of(op.input)
+    return sorted({d % len(x) for d in ints(op.dims)} - {d for d in range(len(x)) if x[d] == 1})
+
+
+def _check_flip(op: aten.FlipOp) -> str | None:
+    x = shape_of(op.input)
+    long = [x[d] for d in _flipped_dims(op) if x[d] > MAX_FLIP_PIECES]
+    if long:
+        return (
+            f"flip along a dim of {long[0]} elements: XNNPACK 92a7ad50 has no reverse node, "
+            f"and a flip is one slice per element (at most {MAX_FLIP_PIECES} here)"
+        )
+    return None
+
+
+@lowering(aten.FlipOp, check=_check_flip)
+def _flip(op: aten.FlipOp, e: Emitter) -> Sequence[SSAValue]:
+    value = op.input
+    for d in _flipped_dims(op):
+        n = shape_of(value)[d]
+        value = e.concatenate([e.slice(value, d, i, 1) for i in reversed(range(n))], d)
+    if value is op.input:  # only dims of size 1: a copy, the result is a value of its own
+        value = e.node(xnn.CopyOp, value, shape=shape_of(op.result))
+    return [value]
 
 
 def _check_pad(op: aten.ConstantPadNdOp) -> str | None:

@@ -456,6 +456,7 @@ ClampOp = _unary("clamp", "clamp(x, min, max); either bound may be absent",
                  min=opt_prop_def(Scalar), max=opt_prop_def(Scalar))  # fmt: skip
 ExpOp = _unary("exp", "exp(x)")
 LogOp = _unary("log", "log(x)")
+Log1pOp = _unary("log1p", "log(1 + x), to full relative precision for small x")
 SqrtOp = _unary("sqrt", "sqrt(x)")
 RsqrtOp = _unary("rsqrt", "1 / sqrt(x)")
 ReciprocalOp = _unary("reciprocal", "1 / x")
@@ -828,6 +829,20 @@ class AdaptiveAvgPool2dOp(AtenOp):
             _fail(f"result {list(shape_of(self.result))} is not input {list(x)} pooled to {out}")
 
 
+@aten_op("aten::adaptive_max_pool2d")
+class AdaptiveMaxPool2dOp(AtenOp):
+    name = "aten.adaptive_max_pool2d"
+    input = operand_def(TensorType)
+    output_size = prop_def(IntList)
+    result = result_def(TensorType)
+    indices = result_def(TensorType)
+
+    def verify_(self) -> None:
+        x, out = shape_of(self.input), ints(self.output_size)
+        if len(x) not in (3, 4) or len(out) != 2 or shape_of(self.result) != (*x[:-2], *out):
+            _fail(f"result {list(shape_of(self.result))} is not input {list(x)} pooled to {out}")
+
+
 class _Upsample(AtenOp):
     input = operand_def(TensorType)
     output_size = opt_prop_def(IntList)
@@ -1022,6 +1037,23 @@ class SelectOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 
 
+@aten_op("aten::flip")
+class FlipOp(AtenOp):
+    """x reversed along each of `dims`."""
+
+    name = "aten.flip"
+    input = operand_def(TensorType)
+    dims = prop_def(IntList)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        x = shape_of(self.input)
+        if any(normalize_dim(d, len(x)) is None for d in ints(self.dims)):
+            _fail(f"dims {list(ints(self.dims))} are out of range for rank {len(x)}")
+        if shape_of(self.result) != x:
+            _fail(f"result shape {list(shape_of(self.result))} differs from input shape {list(x)}")
+
+
 @aten_op("aten::cat")
 class CatOp(AtenOp):
     name = "aten.cat"
@@ -1149,13 +1181,14 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     MinimumOp, PreluOp, ReluOp, EluOp, GeluOp, SigmoidOp, TanhOp, HardtanhOp, LeakyReluOp,
     HardswishOp,
     HardsigmoidOp, SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
-    FloorOp, CeilOp, SinOp, CosOp, SquareOp, WhereOp, LinearOp, AddmmOp, MmOp, BmmOp, MeanOp,
+    FloorOp, CeilOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
+    LinearOp, AddmmOp, MmOp, BmmOp, MeanOp,
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,
     GroupNormOp, EmbeddingOp,
-    MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, UpsampleNearest2dOp,
-    UpsampleBilinear2dOp, PixelShuffleOp, PixelUnshuffleOp, ViewOp, PermuteOp, SqueezeOp,
-    UnsqueezeOp, ExpandOp, SliceOp, SelectOp, CatOp, SplitWithSizesOp, ToCopyOp, ToDimOrderCopyOp,
-    CloneOp, QuantizeOp, DequantizeOp,
+    MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, AdaptiveMaxPool2dOp,
+    UpsampleNearest2dOp, UpsampleBilinear2dOp, PixelShuffleOp, PixelUnshuffleOp, ViewOp, PermuteOp,
+    SqueezeOp, UnsqueezeOp, ExpandOp, SliceOp, SelectOp, FlipOp, CatOp, SplitWithSizesOp,
+    ToCopyOp, ToDimOrderCopyOp, CloneOp, QuantizeOp, DequantizeOp,
 ]  # fmt: skip
 
 Aten = Dialect("aten", ATEN_OPS, [OperandRefAttr])

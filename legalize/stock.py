@@ -5,6 +5,9 @@ ExecuTorch 1.5.1 can run.
                                                       [0,1,3,2,4,5] ; reshape [N,H*b,W*b,C]
     xnn.space_to_depth_2d %x {block_size = b}   ==>  reshape [N,H/b,b,W/b,b,C] ; transpose
                                                       [0,1,3,2,4,5] ; reshape [N,H/b,W/b,b*b*C]
+    xnn.static_reduce mean %x {axes}, kept dims ==>  reshape [A, K, 1, C] ;
+      after the first reduced ones                    global_average_pooling_2d ; reshape
+                                                      (a mean over what remains)
     xnn.static_reduce mean/sum %x {axes}        ==>  (transpose axes last) ; reshape [M, K] ;
                                                       fully_connected with a [1, K] filter of
                                                       1/K (mean) or 1 (sum) ; reshape
@@ -23,7 +26,7 @@ have no stock equivalent: serializing them for `stock` fails with a message.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -80,6 +83,55 @@ def _reduction(op: xnn.StaticReduceOp) -> tuple[list[int], list[int], int, int]:
     return axes, kept, math.prod(x[a] for a in axes), math.prod(x[d] for d in kept)
 
 
+def pooled_block(dims: Sequence[tuple[int, bool]]) -> tuple[int, int] | None:
+    """Of `dims` ((size, reduced) each, sizes > 1), the block [i, j) of reduced dims global
+    average pooling takes, with the dims after it as channels: the first reduced run when
+    kept dims follow it; else, of a trailing run of 2+ dims, all but its last (left for a
+    short mean). None when only one trailing dim is reduced."""
+    i = next((k for k, (_, r) in enumerate(dims) if r), None)
+    if i is None:
+        return None
+    j = next((k for k in range(i, len(dims)) if not dims[k][1]), len(dims))
+    if j < len(dims):
+        return i, j
+    return (i, j - 1) if j - i >= 2 else None
+
+
+class MeanAsGlobalAveragePooling(RewritePattern):
+    """A mean as stock's global average pooling, without a transpose: NHWC
+    [before, K, 1, after] with the `after` values as channels. Reduced dims that remain
+    stay a mean over the much smaller result, for the patterns here (the mean of
+    equal-sized means is the mean).
+
+        static_reduce mean [A, K, C] {axes [1]}  ==>  reshape [A, K, 1, C] ;
+                                                       global_average_pooling_2d ; reshape
+    Does nothing for a mean over one trailing dim (a [M, K] x [1, K] fully_connected)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.StaticReduceOp, rewriter: PatternRewriter) -> None:
+        if op.kind.data != ReduceOperator.MEAN:
+            return
+        axes = _reduction(op)[0]
+        dims = [(d, i in axes) for i, d in enumerate(shape_of(op.input)) if d != 1]
+        block = pooled_block(dims)
+        if block is None:
+            return
+        i, j = block
+        before, k = math.prod(d for d, _ in dims[:i]), math.prod(d for d, _ in dims[i:j])
+        after = math.prod(d for d, _ in dims[j:])
+        e = Emitter(rewriter, op)
+        value = e.reshape(op.input, (before, k, 1, after))
+        value = e.node(xnn.GlobalAveragePooling2dOp, value, shape=(before, 1, 1, after),
+                       flags=xnn.FLAG_KEEP_DIMS)  # fmt: skip
+        rest = dims[:i] + dims[j:]
+        value = e.reshape(value, [d for d, _ in rest] or [1])
+        left = [n for n, (_, r) in enumerate(rest) if r]
+        if left:
+            value = e.node(xnn.StaticReduceOp, value, shape=[d for d, r in rest if not r] or [1],
+                           kind=ReduceOperator.MEAN, axes=left, flags=0)  # fmt: skip
+        rewriter.replace(op, [], [e.reshape(value, shape_of(op.output))])
+
+
 class ReduceAsFullyConnected(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.StaticReduceOp, rewriter: PatternRewriter) -> None:
@@ -89,7 +141,8 @@ class ReduceAsFullyConnected(RewritePattern):
         axes, kept, k, m = _reduction(op)
         e = Emitter(rewriter, op)
         value = op.input
-        if kept + axes != sorted(kept + axes):
+        x = shape_of(value)
+        if [d for d in kept + axes if x[d] != 1] != [d for d in range(len(x)) if x[d] != 1]:
             value = e.transpose(value, kept + axes)
         value = e.reshape(value, (m, k))
         scale = 1.0 / k if kind == ReduceOperator.MEAN else 1.0
@@ -231,6 +284,7 @@ def _power(x: SSAValue, n: int, multiply: Callable[[SSAValue, SSAValue], SSAValu
 STOCK_PATTERNS = (
     DepthToSpaceAsTranspose(),
     SpaceToDepthAsTranspose(),
+    MeanAsGlobalAveragePooling(),
     ReduceAsFullyConnected(),
     ReduceMaxAsMaxPooling(),
     BroadcastAsAdd(),

@@ -165,6 +165,10 @@ def _tag_folded(ep: ExportedProgram, remaining: set[str | None]) -> None:
     for node in reversed(ep.graph.nodes):
         if node.op != "call_function" or node.name in remaining:
             continue
+        # A getitem goes where its producer goes: a getitem of an op left outside (max
+        # pooling's values) taken into its users' delegate would lose its producer.
+        if node.target is operator.getitem and node.args[0].name in remaining:
+            continue
         if "delegation_tag" in node.meta:
             continue
         user_tags = {user.meta.get("delegation_tag") for user in node.users}

@@ -82,6 +82,7 @@ STRUCTURAL = [
     ("expand", lambda x: x[:, :1].expand(2, 5, 8, 8), (X4,), "aten.expand"),
     ("slice", lambda x: x[:, :, 1:7:2], (X4,), "aten.slice"),
     ("cat", lambda x, y: torch.cat([x, y, x], 1), (X4, X4), "aten.cat"),
+    ("flip", lambda x: torch.flip(x, (1, -1)), (X4,), "aten.flip"),
     ("split", lambda x: torch.split(x, [2, 4], 1)[1], (X3,), "aten.split_with_sizes"),
     ("constant_pad", lambda x: F.pad(x, (1, 2, 0, 3), value=0.5), (X4,), "aten.constant_pad_nd"),
     ("reflect_pad1d", lambda x: F.pad(x, (3, 2), mode="reflect"), (X3,), "aten.reflection_pad1d"),

@@ -27,8 +27,7 @@ TOL = {torch.float32: dict(atol=1e-4, rtol=1e-4), torch.float16: dict(atol=2e-2,
 
 # Cases whose op XNNPACK runs (the rest stay outside, and must still run end to end).
 NOT_DELEGATED = {
-    "div_floor", "where", "addmm", "slice", "max_pool_ceil", "adaptive_avg_pool",
-    "embedding", "pow_tensor", "to_bf16_and_back",
+    "div_floor", "where", "addmm", "slice", "embedding", "pow_tensor", "to_bf16_and_back",
 }  # fmt: skip
 CASES = {c[0]: c[1:] for c in ELEMENTWISE + STRUCTURAL}
 
@@ -75,7 +74,8 @@ def test_op_on_extended_runtime(name: str, dtype: torch.dtype) -> None:
 
 STOCK_CASES = ["add", "mul_scalar", "elu", "gelu", "clamp", "hardswish", "softmax", "mean",
                "permute", "cat", "constant_pad", "max_pool", "avg_pool", "upsample_bilinear",
-               "pixel_shuffle", "to_f16", "view", "expand", "prelu"]  # fmt: skip
+               "pixel_shuffle", "to_f16", "view", "expand", "prelu", "max_pool_ceil",
+               "adaptive_avg_pool"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", STOCK_CASES)

@@ -13,16 +13,13 @@ in another order: 1e-5 on inputs of order 1 (fp32).
 
 from __future__ import annotations
 
-import functools
-import importlib
-import inspect
-
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from executorch.exir import to_edge_transform_and_lower
 from executorch.exir.lowered_backend_module import LoweredBackendModule
+from suite_harness import run_suite_test
 from xdsl.dialects.builtin import FusedLoc
 
 import xnnc
@@ -32,7 +29,7 @@ from xnnc.conversion.resample import (
     torch_source_maps,
     xnnpack_bilinear_coords,
 )
-from xnnc.pte import StockRuntime
+from xnnc.pte import StockRuntime, to_pte
 from xnnc.transforms.index_as_slices import IndexAsSlicesPass
 
 FP32 = dict(atol=1e-5, rtol=1e-5)
@@ -151,6 +148,30 @@ REDUCE = [
      dict(atol=1e-3, rtol=2**-10)),
     ("sum_f32_same", lambda t: torch.sum(t, -1, dtype=torch.float32), torch.float32, FP32),
 ]  # fmt: skip
+
+
+STOCK_MEANS = {
+    "middle_dim": (lambda t: t.mean(1), (2, 50, 7)),
+    "group_norm_dims": (lambda t: t.mean((1, 3), keepdim=True), (1, 300, 4, 8)),
+    "all_dims": (lambda t: t.mean((1, 2, 3)), (1, 300, 1, 64)),
+    "channels_first": (lambda t: t.mean(1, keepdim=True), (2, 16, 9, 9)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STOCK_MEANS))
+def test_stock_mean_as_global_average_pooling(name: str) -> None:
+    """On stock, a mean whose reduced dims have kept dims after them (or span 2+ dims) is
+    global average pooling, with no transpose of the input. fp32: sums of up to 19200
+    terms in another order than torch, 1e-6 on means of order 0.1 (the former 1/K filter
+    over all K terms drifted by 1e-4 on audio_norms)."""
+    fn, shape = STOCK_MEANS[name]
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
+    model = Fn(fn)
+    program = xnnc.compile(model, (x,), target="stock")
+    ir = xnnc.print_module(program.module)
+    assert "xnn.global_average_pooling_2d" in ir and "xnn.static_transpose" not in ir
+    (got,) = StockRuntime(to_pte(model, (x,), target="stock"))(x)
+    torch.testing.assert_close(got, model(x), atol=1e-6, rtol=1e-5)
 
 
 @pytest.mark.parametrize("fn, dtype, tol", [c[1:] for c in REDUCE], ids=[c[0] for c in REDUCE])
@@ -298,9 +319,8 @@ def test_standard_flow_fully_delegated_on_stock(name: str) -> None:
         torch.testing.assert_close(got, model(x), **FP32)
 
 
-# ExecuTorch's backend operator suite, run by its own harness (`runner.run_test`: export,
-# to_edge_transform_and_lower with XnncPartitioner, to_executorch, serialize, run on the
-# ExecuTorch runtime and compare with eager), on the subtests issue 11 found not delegated.
+# ExecuTorch's backend operator suite, run by its own harness (tests/suite_harness.py), on
+# the subtests issue 11 found not delegated.
 SUITE = [
     ("test_conv1d", "test_conv1d_padding_modes"),
     ("test_conv2d", "test_conv2d_padding_modes"),
@@ -310,52 +330,11 @@ SUITE = [
 ]
 
 
-def _xnnc_flow():
-    from executorch.backends.test.harness import Tester
-    from executorch.backends.test.harness.stages import StageType
-    from executorch.backends.test.harness.stages.to_edge_transform_and_lower import (
-        ToEdgeTransformAndLower,
-    )
-    from executorch.backends.test.suite.flow import TestFlow
-
-    class XnncTester(Tester):
-        def __init__(self, module, example_inputs, dynamic_shapes=None, **kwargs) -> None:
-            lower = functools.partial(
-                ToEdgeTransformAndLower, default_partitioner_cls=xnnc.XnncPartitioner
-            )
-            stages = Tester.default_stage_classes() | {StageType.TO_EDGE_TRANSFORM_AND_LOWER: lower}
-            super().__init__(module=module, stage_classes=stages, example_inputs=example_inputs,
-                             dynamic_shapes=dynamic_shapes, **kwargs)  # fmt: skip
-
-    return TestFlow("xnnc", backend="xnnc", tester_factory=XnncTester)
-
-
-class _Runner:
-    """The suite's `test_runner` fixture, recording each subtest's summary."""
-
-    def __init__(self, flow, name: str) -> None:
-        from executorch.backends.test.suite.runner import run_test
-
-        self._flow, self.name, self.results, self._run = flow, name, [], run_test
-
-    def lower_and_run_model(self, model, inputs, generate_random_test_inputs=True,
-                            dynamic_shapes=None) -> None:  # fmt: skip
-        self.results.append(self._run(
-            model, inputs, self._flow, self.name, self.name, len(self.results), None,
-            dynamic_shapes=dynamic_shapes, generate_random_test_inputs=generate_random_test_inputs,
-        ))  # fmt: skip
-
-
 @pytest.mark.parametrize("module, test", SUITE, ids=[t for _, t in SUITE])
 def test_executorch_operator_suite(module: str, test: str) -> None:
     from executorch.backends.test.suite.reporting import TestResult
 
-    suite = importlib.import_module(f"executorch.backends.test.suite.operators.{module}")
-    fn = getattr(suite, test)
-    runner = _Runner(_xnnc_flow(), test)
-    fn(runner, torch.float32) if "dtype" in inspect.signature(fn).parameters else fn(runner)
-    assert runner.results
-    for r in runner.results:
+    for r in run_suite_test(module, test):
         assert r.result.is_success(), r.error
         if test == "test_mean_output_dtype":
             # XNNPACK has no int64 input and no float64 output: the mean runs in ExecuTorch.

@@ -23,6 +23,7 @@ from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPar
 from executorch.backends.xnnpack.xnnpack_preprocess import XnnpackBackend
 from executorch.exir import to_edge_transform_and_lower
 from executorch.exir.lowered_backend_module import LoweredBackendModule
+from op_cases import Fn
 
 import xnnc
 from xnnc.pte import PteError, StockRuntime, XnncBackend, check_pte
@@ -399,3 +400,52 @@ def test_prelu_is_kept_whole_and_delegated() -> None:
     assert len(_lowered(edge)) == 1 and _outside(edge) == []
     (got,) = StockRuntime(edge.to_executorch().buffer)(x)
     torch.testing.assert_close(got, model(x), **FP32)
+
+
+def test_getitem_of_an_op_left_outside_stays_with_it() -> None:
+    """Max pooling kept outside (exclude) between delegated ops: its values' getitem, not in
+    the module xnnc partitions, once took its users' tag and lost its producer."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv1d(4, 8, 3), nn.MaxPool1d(3, 2), nn.ReLU()).eval()
+    x = torch.randn(1, 4, 20)
+    partitioner = xnnc.XnncPartitioner(exclude=("aten.max_pool2d_with_indices",))
+    edge = to_edge_transform_and_lower(torch.export.export(model, (x,)), partitioner=[partitioner])
+    assert [op for op in _outside(edge) if "max_pool" in op] == [
+        "aten.max_pool2d_with_indices.default"
+    ]
+    (got,) = StockRuntime(edge.to_executorch().buffer)(x)
+    torch.testing.assert_close(got, model(x), **FP32)
+
+
+def test_bidirectional_lstm_with_its_flips_is_one_delegate() -> None:
+    """The reverse direction flips the sequence: slices + concatenate (XNNPACK has no reverse
+    node), so nothing stays outside; exact data movement, the LSTM's GEMMs to 1e-5."""
+    torch.manual_seed(0)
+    lstm = nn.LSTM(8, 16, bidirectional=True, batch_first=True).eval()
+    x = torch.randn(2, 10, 8)
+    edge = to_edge_transform_and_lower(
+        torch.export.export(lstm, (x,)), partitioner=[xnnc.XnncPartitioner()]
+    )
+    assert len(_lowered(edge)) == 1 and _outside(edge) == []
+    got = StockRuntime(edge.to_executorch().buffer)(x)
+    with torch.no_grad():
+        want = lstm(x)
+    torch.testing.assert_close(got[0], want[0], **FP32)
+
+
+def test_long_flip_stays_outside_with_its_reason() -> None:
+    model = Fn(lambda t: torch.flip(t, (1,)) + 1)
+    x = torch.randn(2, 100)
+    program = xnnc.compile(model, (x,))
+    (outside,) = program.outside()
+    assert outside.op == "aten.flip" and "no reverse node" in outside.reason
+    assert torch.equal(program(x), model(x))
+
+
+def test_index_put_stays_outside_with_its_reason() -> None:
+    model = Fn(lambda x, i, v: torch.index_put(x * 2, (i,), v))
+    inputs = (torch.randn(5, 3), torch.tensor([0, 2]), torch.randn(2, 3))
+    program = xnnc.compile(model, inputs)
+    (outside,) = program.outside()
+    assert outside.op == "aten::index_put" and "no scatter node" in outside.reason
+    assert torch.equal(program(*inputs), model(*inputs))

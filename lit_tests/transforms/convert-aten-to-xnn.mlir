@@ -582,17 +582,102 @@ func.func @activations(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
-// PReLU: XNNPACK's slopes run along the innermost dim, so a 1-D (N, C, L) input goes
-// channels-last around it; a single slope is repeated per channel. A stock kind (XNNPReLU).
+// PReLU: XNNPACK's slopes run along the innermost dim, so a 1-D (N, C, L) input with a
+// slope per channel goes channels-last around it; a single slope is repeated along the
+// innermost dim as it stands. A stock kind (XNNPReLU).
 // CHECK-LABEL: func.func @prelu
 // CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 1>}
 // CHECK-NEXT:    %[[R:.*]] = xnn.static_reshape %[[T]] {new_shape = array<i64: 1, 1, 5, 3>}
 // CHECK-NEXT:    %[[S:.*]] = xnn.constant {{.*}} : tensor<3xf32>
 // CHECK-NEXT:    %[[P:.*]] = xnn.binary prelu %[[R]], %[[S]] : (tensor<1x1x5x3xf32>, tensor<3xf32>) -> tensor<1x1x5x3xf32>
+// CHECK:         %[[S1:.*]] = xnn.constant {{.*}} : tensor<5xf32>
+// CHECK-NEXT:    xnn.binary prelu %{{.*}}, %[[S1]] : (tensor<1x3x5xf32>, tensor<5xf32>) -> tensor<1x3x5xf32>
 // STOCK-LABEL: func.func @prelu
 // STOCK:         xnn.binary prelu
-func.func @prelu(%x: tensor<1x3x5xf32>) -> tensor<1x3x5xf32> {
-  %w = aten.constant dense<0.25> : tensor<1xf32>
-  %y = aten.prelu %x, %w : (tensor<1x3x5xf32>, tensor<1xf32>) -> tensor<1x3x5xf32>
-  func.return %y : tensor<1x3x5xf32>
+func.func @prelu(%x: tensor<1x3x5xf32>) -> (tensor<1x3x5xf32>, tensor<1x3x5xf32>) {
+  %w = aten.constant dense<[0.25, -0.5, 1.0]> : tensor<3xf32>
+  %y = aten.prelu %x, %w : (tensor<1x3x5xf32>, tensor<3xf32>) -> tensor<1x3x5xf32>
+  %s = aten.constant dense<0.25> : tensor<1xf32>
+  %z = aten.prelu %x, %s : (tensor<1x3x5xf32>, tensor<1xf32>) -> tensor<1x3x5xf32>
+  func.return %y, %z : tensor<1x3x5xf32>, tensor<1x3x5xf32>
+}
+
+// -----
+
+// Average pooling that counts the padding (count_include_pad) pads zeros first; ceil_mode's
+// last, partial window is XNNPACK padding at the bottom/right, which its divisor leaves out
+// as PyTorch's does (conversion/pooling.py).
+// CHECK-LABEL: func.func @avg_pool_count_include_pad_ceil
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>}
+// CHECK-NEXT:    %[[P:.*]] = xnn.static_constant_pad %[[T]] {pre_paddings = array<i64: 0, 1, 1, 0>, post_paddings = array<i64: 0, 1, 1, 0>} : (tensor<1x20x20x8xf32>) -> tensor<1x22x22x8xf32>
+// CHECK-NEXT:    xnn.average_pooling_2d %[[P]] {pooling_height = 3 : i64, pooling_width = 3 : i64, stride_height = 2 : i64, stride_width = 2 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64} : (tensor<1x22x22x8xf32>) -> tensor<1x11x11x8xf32>
+// STOCK-LABEL: func.func @avg_pool_count_include_pad_ceil
+// STOCK:         xnn.static_constant_pad
+// STOCK-NEXT:    xnn.average_pooling_2d
+func.func @avg_pool_count_include_pad_ceil(%x: tensor<1x8x20x20xf32>) -> tensor<1x8x11x11xf32> {
+  %y = aten.avg_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, ceil_mode = true, count_include_pad = true} : (tensor<1x8x20x20xf32>) -> tensor<1x8x11x11xf32>
+  func.return %y : tensor<1x8x11x11xf32>
+}
+
+// -----
+
+// count_include_pad=false is XNNPACK's own padding: no pad node.
+// CHECK-LABEL: func.func @avg_pool_exclude_pad
+// CHECK:         %[[T:.*]] = xnn.static_transpose
+// CHECK-NEXT:    xnn.average_pooling_2d %[[T]] {pooling_height = 3 : i64, pooling_width = 3 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x20x20x8xf32>) -> tensor<1x20x20x8xf32>
+func.func @avg_pool_exclude_pad(%x: tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32> {
+  %y = aten.avg_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, count_include_pad = false} : (tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  func.return %y : tensor<1x8x20x20xf32>
+}
+
+// -----
+
+// divisor_override on whole windows: the mean of the zero-padded window, rescaled by 9/5.
+// CHECK-LABEL: func.func @avg_pool_divisor_override
+// CHECK:         xnn.static_constant_pad
+// CHECK-NEXT:    %[[A:.*]] = xnn.average_pooling_2d
+// CHECK-NEXT:    %[[S:.*]] = xnn.constant dense<1.800000e+00> : tensor<1xf32>
+// CHECK-NEXT:    xnn.binary multiply %[[A]], %[[S]]
+func.func @avg_pool_divisor_override(%x: tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32> {
+  %y = aten.avg_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, divisor_override = 5 : i64} : (tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32>
+  func.return %y : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// ceil_mode max pooling: the partial last window is -inf padding at the bottom/right.
+// CHECK-LABEL: func.func @max_pool_ceil_mode
+// CHECK:         xnn.max_pooling_2d %{{.*}} {pooling_height = 3 : i64, pooling_width = 3 : i64, stride_height = 2 : i64, stride_width = 2 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64} : (tensor<1x10x10x8xf32>) -> tensor<1x5x5x8xf32>
+func.func @max_pool_ceil_mode(%x: tensor<1x8x10x10xf32>) -> tensor<1x8x5x5xf32> {
+  %y, %i = aten.max_pool2d_with_indices %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x8x10x10xf32>) -> (tensor<1x8x5x5xf32>, tensor<1x8x5x5xi64>)
+  func.return %y : tensor<1x8x5x5xf32>
+}
+
+// -----
+
+// Adaptive pooling whose output divides the input: kernel = stride = input / output.
+// CHECK-LABEL: func.func @adaptive_pools
+// CHECK:         xnn.max_pooling_2d %{{.*}} {pooling_height = 4 : i64, pooling_width = 2 : i64, stride_height = 4 : i64, stride_width = 2 : i64} : (tensor<1x20x20x8xf32>) -> tensor<1x5x10x8xf32>
+// CHECK:         xnn.average_pooling_2d %{{.*}} {pooling_height = 4 : i64, pooling_width = 2 : i64, stride_height = 4 : i64, stride_width = 2 : i64} : (tensor<1x20x20x8xf32>) -> tensor<1x5x10x8xf32>
+// STOCK-LABEL: func.func @adaptive_pools
+// STOCK:         xnn.max_pooling_2d
+// STOCK:         xnn.average_pooling_2d
+func.func @adaptive_pools(%x: tensor<1x8x20x20xf32>) -> (tensor<1x8x5x10xf32>, tensor<1x8x5x10xf32>) {
+  %m, %i = aten.adaptive_max_pool2d %x {output_size = array<i64: 5, 10>} : (tensor<1x8x20x20xf32>) -> (tensor<1x8x5x10xf32>, tensor<1x8x5x10xi64>)
+  %a = aten._adaptive_avg_pool2d %x {output_size = array<i64: 5, 10>} : (tensor<1x8x20x20xf32>) -> tensor<1x8x5x10xf32>
+  func.return %m, %a : tensor<1x8x5x10xf32>, tensor<1x8x5x10xf32>
+}
+
+// -----
+
+// A flip as one slice per element, concatenated backwards (XNNPACK has no reverse node); a
+// dim of size 1 needs none.
+// CHECK-LABEL: func.func @flip
+// CHECK:         %[[A:.*]] = xnn.static_slice %{{.*}} {offsets = array<i64: 0, 0, 2>, sizes = array<i64: 2, 1, 1>}
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_slice %{{.*}} {offsets = array<i64: 0, 0, 1>, sizes = array<i64: 2, 1, 1>}
+// CHECK-NEXT:    %[[C:.*]] = xnn.static_slice %{{.*}} {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 2, 1, 1>}
+// CHECK-NEXT:    xnn.concatenate %[[A]], %[[B]], %[[C]] {axis = 2 : i64}
+func.func @flip(%x: tensor<2x1x3xf32>) -> tensor<2x1x3xf32> {
+  %y = aten.flip %x {dims = array<i64: 1, -1>} : (tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+  func.return %y : tensor<2x1x3xf32>
 }

@@ -156,3 +156,48 @@ func.func @pow_by_scalars(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, t
   %d = xnn.binary pow %x, %half : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
   func.return %a, %b, %c, %d : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// A mean over a middle dim: global average pooling over NHWC [A, K, 1, C], the kept
+// trailing dim as channels, with no transpose.
+// CHECK-LABEL: func.func @mean_middle_axis
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_reshape %x {new_shape = array<i64: 2, 6, 1, 5>} : (tensor<2x6x5xf32>) -> tensor<2x6x1x5xf32>
+// CHECK-NEXT:    %[[G:.*]] = xnn.global_average_pooling_2d %[[R]] {flags = 64 : i32} : (tensor<2x6x1x5xf32>) -> tensor<2x1x1x5xf32>
+// CHECK-NEXT:    %[[S:.*]] = xnn.static_reshape %[[G]] {new_shape = array<i64: 2, 5>} : (tensor<2x1x1x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[S]] {new_shape = array<i64: 2, 1, 5>} : (tensor<2x5xf32>) -> tensor<2x1x5xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @mean_middle_axis(%x: tensor<2x6x5xf32>) -> tensor<2x1x5xf32> {
+  %y = xnn.static_reduce mean %x {axes = array<i64: 1>, flags = 64 : i32} : (tensor<2x6x5xf32>) -> tensor<2x1x5xf32>
+  func.return %y : tensor<2x1x5xf32>
+}
+
+// -----
+
+// Group norm's mean over [N, L, G, C/G] dims 1 and 3: the pooling over L first, then a
+// mean over C/G of the small result (a fully_connected); no transpose of x.
+// CHECK-LABEL: func.func @mean_two_runs
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_reshape %x {new_shape = array<i64: 1, 10, 1, 12>} : (tensor<1x10x4x3xf32>) -> tensor<1x10x1x12xf32>
+// CHECK-NEXT:    %[[G:.*]] = xnn.global_average_pooling_2d %[[R]] {flags = 64 : i32} : (tensor<1x10x1x12xf32>) -> tensor<1x1x1x12xf32>
+// CHECK-NEXT:    %[[S:.*]] = xnn.static_reshape %[[G]] {new_shape = array<i64: 4, 3>} : (tensor<1x1x1x12xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT:    %[[F:.*]] = xnn.constant #xnnc.weight<"reduce.filter", {{.*}}> : tensor<1x3xf32>
+// CHECK-NEXT:    %[[M:.*]] = xnn.fully_connected %[[S]], %[[F]] : (tensor<4x3xf32>, tensor<1x3xf32>) -> tensor<4x1xf32>
+// CHECK-NOT:     xnn.static_transpose
+// CHECK-NOT:     xnn.static_reduce
+func.func @mean_two_runs(%x: tensor<1x10x4x3xf32>) -> tensor<1x1x4x1xf32> {
+  %y = xnn.static_reduce mean %x {axes = array<i64: 1, 3>, flags = 64 : i32} : (tensor<1x10x4x3xf32>) -> tensor<1x1x4x1xf32>
+  func.return %y : tensor<1x1x4x1xf32>
+}
+
+// -----
+
+// A mean over every dim of [1, L, 1, C]: pooling over L, then a mean over the C channel
+// means; no [1, L*C] filter of 1/(L*C) (for L*C = 512000 it weighed 2 MB).
+// CHECK-LABEL: func.func @mean_all
+// CHECK-NEXT:    xnn.global_average_pooling_2d %x {{.*}} -> tensor<1x1x1x8xf32>
+// CHECK-NEXT:    xnn.static_reshape {{.*}} -> tensor<8xf32>
+// CHECK:         xnn.fully_connected {{.*}} : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x1xf32>
+func.func @mean_all(%x: tensor<1x10x1x8xf32>) -> tensor<1x1x1x1xf32> {
+  %y = xnn.static_reduce mean %x {axes = array<i64: 1, 2, 3>, flags = 64 : i32} : (tensor<1x10x1x8xf32>) -> tensor<1x1x1x1xf32>
+  func.return %y : tensor<1x1x1x1xf32>
+}
