@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
+from xnnc.conversion.dynamic_quant import dynamic_reason, lower_dynamic_linear, uses_dynamic
 from xnnc.conversion.emitter import Emitter
 from xnnc.conversion.quantized import filter_type, qtype, quantized_bias, quantized_reason
 from xnnc.conversion.resample import (
@@ -48,6 +49,7 @@ from xnnc.conversion.resample import (
 )
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.quant import UniformQuantType, is_quantized
+from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
@@ -127,12 +129,14 @@ def convertible(op: Operation) -> str | None:
     allowed = CAST_TYPES
     # Unused results (max pooling's indices, batch norm's statistics) take no part.
     for v in (*op.operands, *(r for r in op.results if r.uses)):
-        if not isinstance(v.type, TensorType) or is_quantized(v.type):
-            continue  # quantized types: quantized_reason
+        if not isinstance(v.type, TensorType) or is_quantized(v.type) or is_dynamic(v.type):
+            continue  # quantized types: quantized_reason, dynamic_reason
         if v.type.element_type not in allowed:
             return f"dtype {v.type.element_type} (XNNPACK runs {', '.join(map(str, allowed))})"
         if not v.type.has_static_shape():
             return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
+    if uses_dynamic(op):
+        return dynamic_reason(op) or lowering_.check(op)
     return quantized_reason(op) or lowering_.check(op)
 
 
@@ -402,6 +406,8 @@ def _check_linear(op: aten.LinearOp) -> str | None:
 
 @lowering(aten.LinearOp, check=_check_linear)
 def _linear(op: aten.LinearOp, e: Emitter) -> Sequence[SSAValue]:
+    if is_dynamic(op.input.type):
+        return lower_dynamic_linear(op, e)
     bias = None if op.bias is None else _bias(op, e)
     w = e.const(_data(op.weight), weight_name(op.weight), op.weight.type)
     return [e.node(xnn.FullyConnectedOp, op.input, w, bias, shape=shape_of(op.result),
