@@ -24,7 +24,7 @@ import torch
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from xnnc.conversion.constants import constant_tensor, weight_name
+from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.quant import UniformQuantType, quant_type
@@ -50,8 +50,8 @@ def weight_reason(value: SSAValue) -> str | None:
     q = quant_type(value.type.element_type) if isinstance(value.type, TensorType) else None
     if q is None:
         return f"the weight is {value.type}, not quantized (XNNPACK's qd8 GEMM needs qc8w/qb4w)"
-    if constant_tensor(value) is None:
-        return "the quantized weight is not a constant with data"
+    if constant_op(value) is None:
+        return "the quantized weight is not a constant"
     if not q.symmetric:
         return (
             "asymmetric weight (zero points not all 0): XNNPACK's qc8w/qc4w/qb4w weights "
@@ -79,7 +79,7 @@ def _linear_reason(op: aten.LinearOp) -> str | None:
         return "a dynamically quantized value feeds the weight or bias of a linear"
     if is_dynamic(op.result.type) or quant_type(op.result.type.element_type) is not None:
         return "XNNPACK's qd8 fully-connected writes f32, not a quantized result"
-    if op.bias is not None and (constant_tensor(op.bias) is None or op.bias.type.element_type
+    if op.bias is not None and (constant_op(op.bias) is None or op.bias.type.element_type
                                 != op.result.type.element_type):  # fmt: skip
         return "the bias is not an f32 constant"
     return weight_reason(op.weight)

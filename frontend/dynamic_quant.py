@@ -19,9 +19,11 @@ generic path, which runs it outside XNNPACK as the model does.
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
+import numpy as np
 import torch
 from torch.fx import Node
 from xdsl.dialects.builtin import IntegerType, TensorType
@@ -105,7 +107,8 @@ def _float32(dtype: Any) -> bool:
 
 
 def _parameters(a: dict[str, Any]) -> tuple[Any, Any]:
-    return a.get("scale"), a.get("zero_point")
+    """(scale, zero point) arguments: `scale`, or per channel `scales`."""
+    return a.get("scale", a.get("scales")), a.get("zero_point", a.get("zero_points"))
 
 
 def _chosen(a: dict[str, Any]) -> Node | None:
@@ -145,7 +148,7 @@ def _dequantize(node: Node, values: dict[Node, Any], real: TensorType) -> list[O
         if not same or not _float32(a.get("output_dtype", a.get("out_dtype"))):
             return None
         return [aten.DequantizeOp.build(operands=[source], result_types=[real])]
-    if _qualified(node) == DYNAMIC_DEQUANTIZE[1]:
+    if _qualified(node) == DYNAMIC_DEQUANTIZE[1] and isinstance(source.type, TensorType):
         return _weight(a, source, values, real)
     return None
 
@@ -154,29 +157,43 @@ def _weight(
     a: dict[str, Any], source: SSAValue, values: dict[Node, Any], real: TensorType
 ) -> list[Operation] | None:
     """torchao's int8 weight with a scale per channel or per block of the innermost dim."""
-    const = source.owner
-    if not isinstance(const, aten.ConstantOp) or source.type.element_type != IntegerType(8):
-        return None
     shape, block = real.get_shape(), list(a["block_size"])
     if len(shape) != 2 or block[0] != 1 or shape[1] % block[1] or a["input_dtype"] != torch.int8:
         return None
     if not _float32(a.get("output_dtype")):
         return None
-    scales = _constant_array(values[a["scale"]]) if isinstance(a["scale"], Node) else None
-    zp = a["zero_point"]
+    block_size = 0 if block[1] == shape[1] else block[1]
+    return _quantized_weight(a, source, values, real, 0, block_size)
+
+
+def _quantized_weight(
+    a: dict[str, Any], source: SSAValue, values: dict[Node, Any], real: TensorType,
+    axis: int, block_size: int,
+) -> list[Operation] | None:  # fmt: skip
+    """The int8 constant `source` typed as what it quantizes, and its dequantize. Weights
+    known by shape only (ExecuTorch hands its partitioners fake weights) get scales of 1
+    and zero points of 0: partitioning reads the storage, range, axis and blocks; the
+    delegate compiles the real program."""
+    const = source.owner
+    if not isinstance(const, aten.ConstantOp) or source.type.element_type != IntegerType(8):
+        return None
+    scale, zp = _parameters(a)
+    scales = _constant_array(values[scale]) if isinstance(scale, Node) else None
     zps = _constant_array(values[zp]) if isinstance(zp, Node) else None
     if scales is None or (zp is not None and zps is None):
-        return None
+        if const.value.data.has_data or not isinstance(scale, Node):
+            return None
+        count = math.prod(scale.meta["val"].shape)
+        scales, zps = np.ones(count), None
     scales = [float(s) for s in scales.reshape(-1)]
     zps = [int(z) for z in zps.reshape(-1)] if zps is not None else [0] * len(scales)
-    block_size = 0 if block[1] == shape[1] else block[1]
     try:
         q = UniformQuantType(
-            IntegerType(8), scales, zps, axis=0, block_size=block_size,
+            IntegerType(8), scales, zps, axis=axis, block_size=block_size,
             storage_range=(int(a["quant_min"]), int(a["quant_max"])),
         )  # fmt: skip
         q.verify()
-        quantized = TensorType(q, shape)
+        quantized = TensorType(q, real.get_shape())
         check_quantized_tensor(quantized)
     except VerifyException:
         return None
@@ -184,6 +201,21 @@ def _weight(
     weight.location = const.location
     weight.result.name_hint = source.name_hint
     return [weight, aten.DequantizeOp.build(operands=[weight.result], result_types=[real])]
+
+
+def import_weight_by_shape(
+    node: Node, values: dict[Node, Any], real: TensorType
+) -> list[Operation] | None:
+    """PT2E's per-channel weight dequantize when its weight has no data (see
+    `_quantized_weight`), or None."""
+    if _qualified(node) != "quantized_decomposed::dequantize_per_channel":
+        return None
+    a = _args(node)
+    source = values.get(a["input"])
+    if not isinstance(source, SSAValue) or a["dtype"] != torch.int8:
+        return None
+    axis = int(a["axis"]) % len(real.get_shape())
+    return _quantized_weight(a, source, values, real, axis, 0)
 
 
 def import_dynamic_node(

@@ -48,6 +48,7 @@ from xnnc.frontend.dynamic_quant import (
     DYNAMIC,
     erase_unused_qparams,
     import_dynamic_node,
+    import_weight_by_shape,
 )
 from xnnc.frontend.quantized import DEQUANTIZE, QUANTIZE, import_quant_node
 from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
@@ -321,7 +322,10 @@ class _Importer:
         if qualified in QUANTIZE + DEQUANTIZE + DYNAMIC:
             real = TensorType(f32, list(vals[0].shape))
             importer = import_dynamic_node if qualified in DYNAMIC else import_quant_node
-            if (ops := importer(qualified, node, self.values, real)) is not None:
+            ops = importer(qualified, node, self.values, real)
+            if ops is None and qualified in DEQUANTIZE:
+                ops = import_weight_by_shape(node, self.values, real)
+            if ops is not None:
                 *before, op = ops
                 for weight in before:
                     builder.insert(weight)
