@@ -407,7 +407,8 @@ def _check_linear(op: aten.LinearOp) -> str | None:
 @lowering(aten.LinearOp, check=_check_linear)
 def _linear(op: aten.LinearOp, e: Emitter) -> Sequence[SSAValue]:
     if is_dynamic(op.input.type):
-        return lower_dynamic_linear(op, e)
+        bias = None if op.bias is None else _data(op.bias)
+        return lower_dynamic_linear(op, e, _data(op.weight), bias)
     bias = None if op.bias is None else _bias(op, e)
     w = e.const(_data(op.weight), weight_name(op.weight), op.weight.type)
     return [e.node(xnn.FullyConnectedOp, op.input, w, bias, shape=shape_of(op.result),

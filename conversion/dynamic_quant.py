@@ -24,7 +24,7 @@ import torch
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
+from xnnc.conversion.constants import constant_op, weight_name
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.quant import UniformQuantType, quant_type
@@ -129,17 +129,20 @@ def filter_type(q: UniformQuantType, shape: Sequence[int]) -> TensorType:
     return TensorType(filt, list(shape))
 
 
-def lower_dynamic_linear(op: aten.LinearOp, e: Emitter) -> Sequence[SSAValue]:
-    """`aten.linear` on (dyn, quantized weight, f32 bias) as XNNPACK's fully-connected."""
+def lower_dynamic_linear(
+    op: aten.LinearOp, e: Emitter, weight: torch.Tensor, bias_data: torch.Tensor | None
+) -> Sequence[SSAValue]:
+    """`aten.linear` on (dyn, quantized weight, f32 bias) as XNNPACK's fully-connected;
+    `weight` and `bias_data` are the constants' tensors."""
     q = quant_type(op.weight.type.element_type)
-    data, name = constant_tensor(op.weight), weight_name(op.weight)
+    data, name = weight, weight_name(op.weight)
     ftype = filter_type(q, data.shape)
     if storage_bits(q) == 4:
         data, name = pack_int4(data), f"{name}.int4"
     w = e.const(data, name, ftype)
     bias = None
     if op.bias is not None:
-        bias = e.const(constant_tensor(op.bias), weight_name(op.bias))
+        bias = e.const(bias_data, weight_name(op.bias))
     return [e.node(xnn.FullyConnectedOp, op.input, w, bias, shape=shape_of(op.result),
                    elem=op.result.type.element_type)]  # fmt: skip
 

@@ -122,7 +122,14 @@ class DynamicQuantType(ParametrizedAttribute, TypeAttribute):
                 printer.print_string(f"<{self.storage_min.data}:{self.storage_max.data}>")
             printer.print_string(":")
             printer.print_attribute(self.expressed_type)
-            printer.print_string(f", {self.granularity.data}, eps {self.eps.data!r}")
+            printer.print_string(f", {self.granularity.data}, eps {_float_text(self.eps.data)}")
+
+
+def _float_text(x: float) -> str:
+    """The shortest repr that reads back exactly, as a float literal (`1.0e-05`, not
+    `1e-05`)."""
+    text = repr(x)
+    return text.replace("e", ".0e") if "e" in text and "." not in text else text
 
 
 def dynamic_quant_type(elem: Attribute) -> DynamicQuantType | None:
