@@ -22,12 +22,12 @@ from typing import IO, Any
 import numpy as np
 
 from xnnc.backend_xnnpack.blob import (
-    bf16_scales,
     DATATYPE_NUMBERS,
     NODE_KIND_NAMES,
     NODE_TABLES,
     VALUE_FLAG_EXTERNAL_INPUT,
     VALUE_FLAG_EXTERNAL_OUTPUT,
+    bf16_scales,
     pack_blob,
     pack_blob_named,
     write_blob,

@@ -1,8 +1,8 @@
 """Dynamically quantized linears: xnnc vs stock ExecuTorch's lowering of the same quantized
 program vs xnnc's fp32 compile of the float model, side by side.
 
-    python -m xnnc.benchmarks.quant_dynamic_bench [--models mlp,block] [--flows pt2e,8da8w,8da4w]
-                                                  [--samples 7] [--threads 1] [--small]
+    python -m xnnc.benchmarks.quant_dynamic_bench [--models mlp,block]
+        [--flows pt2e,8da8w,8da4w] [--samples 7] [--threads 1] [--small]
 
 The models and flows are `xnnc.examples.dynamic_quant`'s (large sizes unless --small):
 an MLP (1024 -> 4096 -> 4096 -> 1024, 8 rows) and a transformer block (d 512, 8 heads,
@@ -79,8 +79,9 @@ def bench(name: str, flow: str, small: bool, samples: int, threads: int) -> str:
             times[side].append(_per_call(sides[side][0], calls))
     ms = {side: statistics.median(t) * 1e3 for side, t in times.items()}
     counts = " ".join(f"{sides[s][1]:>6}" for s in sides)
-    return (f"{name:6} {flow:6} {ms['xnnc']:9.3f} {ms['stock']:9.3f} {ms['fp32']:9.3f} "
-            f"{ms['stock'] / ms['xnnc']:8.2f} {ms['fp32'] / ms['xnnc']:8.2f}  {counts}")  # fmt: skip
+    x_ms, s_ms, f_ms = ms["xnnc"], ms["stock"], ms["fp32"]
+    return (f"{name:6} {flow:6} {x_ms:9.3f} {s_ms:9.3f} {f_ms:9.3f} {s_ms / x_ms:8.2f} "
+            f"{f_ms / x_ms:8.2f}  {counts}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
     portable_lib._unsafe_reset_threadpool(args.threads)
     print(f"{machine()}, {time.strftime('%Y-%m-%d')}; {args.threads} thread(s); median of "
-          f"{args.samples} alternating samples, ms per call; ratios above 1: xnnc faster")  # fmt: skip
+          f"{args.samples} alternating samples, ms per call; ratios > 1: xnnc faster")  # fmt: skip
     print(f"{'model':6} {'flow':6} {'xnnc':>9} {'stock':>9} {'fp32':>9} {'stock/x':>8} "
           f"{'fp32/x':>8}  delegates/outside: xnnc stock fp32")  # fmt: skip
     for name in args.models.split(","):

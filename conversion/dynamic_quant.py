@@ -1,8 +1,8 @@
 """Dynamically quantized linears as XNNPACK's qd8 fully-connected.
 
-    %xq = aten.quantize %x : f32 -> dyn             %xq = xnn.convert %x : f32 -> dyn (qdint8)
-    %y = aten.linear %xq, %wq, %b           ==>     %y = xnn.fully_connected %xq, %w, %b
-           : (dyn, q8w | q4w, f32) -> f32                   : (dyn, qc8w | qcint4 | qbint4, f32) -> f32
+    %xq = aten.quantize %x : f32 -> dyn        %xq = xnn.convert %x : f32 -> dyn (qdint8)
+    %y = aten.linear %xq, %wq, %b      ==>     %y = xnn.fully_connected %xq, %w, %b
+           : (dyn, q8w | q4w, f32) -> f32           : (dyn, qc8w | qc4w | qb4w, f32) -> f32
 
 XNNPACK quantizes the activation per token (its qdint8 has one asymmetric scale and zero
 point per row of the innermost dim), multiplies in integers against a symmetric weight, and

@@ -26,6 +26,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 GRANULARITIES = ("tensor", "token")
+I8 = IntegerType(8)
 
 
 @irdl_attr_definition
@@ -48,7 +49,7 @@ class DynamicQuantType(ParametrizedAttribute, TypeAttribute):
         eps: float,
         *,
         storage_range: tuple[int, int] = (-128, 127),
-        storage_type: IntegerType = IntegerType(8),
+        storage_type: IntegerType = I8,
         expressed_type: Attribute = f32,
     ):
         lo, hi = storage_range
@@ -66,7 +67,7 @@ class DynamicQuantType(ParametrizedAttribute, TypeAttribute):
         return self.granularity.data == "token"
 
     def verify(self) -> None:
-        if self.storage_type != IntegerType(8):
+        if self.storage_type != I8:
             raise VerifyException(
                 f"dynamically quantized storage is i8 (XNNPACK's qdint8), not {self.storage_type}"
             )
@@ -74,9 +75,7 @@ class DynamicQuantType(ParametrizedAttribute, TypeAttribute):
         if not -128 <= lo < hi <= 127:
             raise VerifyException(f"storage range [{lo}, {hi}] does not fit i8 ([-128, 127])")
         if not isinstance(self.expressed_type, Float32Type):
-            raise VerifyException(
-                f"dynamic quantization expresses f32, not {self.expressed_type}"
-            )
+            raise VerifyException(f"dynamic quantization expresses f32, not {self.expressed_type}")
         if self.granularity.data not in GRANULARITIES:
             raise VerifyException(
                 f"granularity '{self.granularity.data}' is not one of {', '.join(GRANULARITIES)}"

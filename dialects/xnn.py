@@ -319,9 +319,10 @@ def _gemm_element_types(output: SSAValue, **inputs: SSAValue) -> None:
     its dynamically quantized one: a qd8 input, an f32 output."""
     if all(element_type(v) == bf16 for v in inputs.values()) and element_type(output) == f32:
         return
-    if all(dynamic_quant_type(element_type(v)) for v in inputs.values()) and element_type(
-        output
-    ) == f32:
+    if (
+        all(dynamic_quant_type(element_type(v)) for v in inputs.values())
+        and element_type(output) == f32
+    ):
         return
     _same_element_type(**inputs, output=output)
 

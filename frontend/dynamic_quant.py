@@ -128,8 +128,10 @@ def _quantize(node: Node, values: dict[Node, Any], real: TensorType) -> list[Ope
         return None
     d = _choose(chooser, a["input"], len(real.get_shape()))
     lo, hi = a["quant_min"], a["quant_max"]
-    if d is None or (lo, hi) != d.storage_range or a.get("dtype", a.get("output_dtype")) != (
-        torch.int8
+    if (
+        d is None
+        or (lo, hi) != d.storage_range
+        or a.get("dtype", a.get("output_dtype")) != (torch.int8)
     ):
         return None
     source = values.get(a["input"])
@@ -234,4 +236,3 @@ def erase_unused_qparams(block: Block) -> None:
         chooser = isinstance(op, aten.GenericOp) and op.target.data in CHOOSE_QPARAMS
         if (chooser or isinstance(op, aten.ConstantOp)) and not any(r.uses for r in op.results):
             block.erase_op(op)
-

@@ -651,9 +651,10 @@ class XnnRuntime(RuntimeHandle):
         elif isinstance(params, fb.PerChannelGroupQuantT):
             # As stock ExecuTorch: 4-bit values stored + 8, so the zero point is 8.
             function = "xnn_define_blockwise_quantized_tensor_value"
-            status = define[function](self._subgraph, dtype, 8, self._block_scales(vid, params),
-                                      len(dims), params.channelDim, params.groupSize,
-                                      capi.sizes(dims), pointer, *io, ctypes.byref(out))  # fmt: skip
+            scales = self._block_scales(vid, params)
+            status = define[function](self._subgraph, dtype, 8, scales, len(dims),
+                                      params.channelDim, params.groupSize, capi.sizes(dims),
+                                      pointer, *io, ctypes.byref(out))  # fmt: skip
         else:
             assert isinstance(params, fb.PerTokenDynamicQuantT)
             function = "xnn_define_dynamically_quantized_tensor_value"
