@@ -26,6 +26,7 @@ _PASSES = {
     "fold-constants": "xnnc.transforms.constant_fold:FoldConstantsPass",
     "index-as-slices": "xnnc.transforms.index_as_slices:IndexAsSlicesPass",
     "aten-fold-qdq": "xnnc.transforms.fold_qdq:FoldQdqPass",
+    "aten-fold-dynamic-qdq": "xnnc.transforms.fold_dynamic_qdq:FoldDynamicQdqPass",
     "aten-recognize-layer-norm": "xnnc.transforms.layer_norm_pattern:RecognizeLayerNormPass",
     "aten-recognize-safe-softmax": "xnnc.transforms.safe_softmax_guard:RecognizeSafeSoftmaxPass",
     "aten-recognize-prelu": "xnnc.transforms.prelu_pattern:RecognizePreluPass",

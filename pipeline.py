@@ -3,7 +3,8 @@ target, in stages.
 
 | stage            | passes                                                            |
 |------------------|-------------------------------------------------------------------|
-| aten             | aten-recognize-{safe-softmax,layer-norm}, aten-fold-qdq,          |
+| aten             | aten-recognize-{safe-softmax,layer-norm},                         |
+|                  | aten-fold-{dynamic-qdq,qdq},                                      |
 |                  | fold-batch-norm,                                                  |
 |                  | fold-constants, index-as-slices                                   |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
@@ -57,6 +58,7 @@ from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
 from xnnc.transforms.fc_as_bmm import FcAsBmmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
+from xnnc.transforms.fold_dynamic_qdq import FoldDynamicQdqPass
 from xnnc.transforms.fold_qdq import FoldQdqPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 from xnnc.transforms.index_as_slices import IndexAsSlicesPass
@@ -76,8 +78,12 @@ def raising_passes() -> list[ModulePass]:
     same ops; they read no weights. `aten-fold-qdq` puts PT2E's dq -> op -> q chains on
     quantized types."""
     return [
-        RecognizeSafeSoftmaxPass(), RecognizeLayerNormPass(), RecognizePreluPass(), FoldQdqPass()
-    ]  # fmt: skip
+        RecognizeSafeSoftmaxPass(),
+        RecognizeLayerNormPass(),
+        RecognizePreluPass(),
+        FoldDynamicQdqPass(),
+        FoldQdqPass(),
+    ]
 
 
 def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:

@@ -721,3 +721,11 @@ class _Validator:
         low, high = clamp.outputMin, clamp.outputMax
         if math.isnan(low) or math.isnan(high) or low > high:
             raise ValueError(f"{where}: output_min_max [{low}, {high}] is not a range")
+
+
+def bf16_scales(scales: Sequence[float]) -> bytes:
+    """Blockwise scales as XNNPACK's qb4w reads them and stock ExecuTorch 1.5.1 stores them:
+    bf16, rounded to nearest even from f32 (as `torch.Tensor.to(torch.bfloat16)`)."""
+    bits = np.asarray(scales, dtype="<f4").view("<u4").astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return rounded.astype("<u2").tobytes()

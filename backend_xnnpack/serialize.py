@@ -27,6 +27,7 @@ from xnnc.backend_xnnpack.blob import (
     NODE_TABLES,
     VALUE_FLAG_EXTERNAL_INPUT,
     VALUE_FLAG_EXTERNAL_OUTPUT,
+    bf16_scales,
     pack_blob,
     pack_blob_named,
     write_blob,
@@ -47,22 +48,28 @@ class SerializeError(XnncError):
 class Quantization:
     """A quantized value's parameters as the blob carries them: one scale and zero point
     (per tensor), a scale per channel along `channel_dim`, or (`block_size` > 0) a scale
-    per block of `block_size` along dim 1 for each channel."""
+    per block of `block_size` along dim 1 for each channel; `per_token`: XNNPACK computes
+    them at run time for each row of the innermost dim (qdint8)."""
 
     scales: tuple[float, ...]
     zero_point: int = 0
     channel_dim: int | None = None
     block_size: int = 0
+    per_token: bool = False
 
     def table(self) -> tuple[int, Any]:
         """(QuantParams union type, its table)."""
+        if self.per_token:
+            params = fb.PerTokenDynamicQuantT()
+            params.numNonbatchDims = 1
+            return fb.QuantParams.PerTokenDynamicQuant, params
         if self.channel_dim is None:
             params = fb.PerTensorQuantT()
             params.scale, params.zeroPoint = self.scales[0], self.zero_point
             return fb.QuantParams.PerTensorQuant, params
-        if self.block_size:
+        if self.block_size:  # bf16 scales in constant data: GraphBuilder.value sets them
             params = fb.PerChannelGroupQuantT()
-            params.scale, params.channelDim = list(self.scales), self.channel_dim
+            params.scale, params.channelDim = [], self.channel_dim
             params.groupSize, params.numScales = self.block_size, len(self.scales)
             return fb.QuantParams.PerChannelGroupQuant, params
         params = fb.PerChannelQuantT()
@@ -118,10 +125,7 @@ class GraphBuilder:
         tensor.idOut = vid = len(self._values)
         tensor.externalId, tensor.flags = INVALID_VALUE_ID, 0
         if data is not None:
-            if bytes_key not in self._buffers:
-                self._constants.append(data)
-                self._buffers[bytes_key] = len(self._constants)
-            tensor.constantBufferIdx = self._buffers[bytes_key]
+            tensor.constantBufferIdx = self._buffer(data)
             self._constant_ids[same] = vid
         if external == "input":
             tensor.flags = VALUE_FLAG_EXTERNAL_INPUT
@@ -135,11 +139,21 @@ class GraphBuilder:
             quantized = fb.XNNQuantizedTensorValueT()
             quantized.tensorValue = tensor
             quantized.quantParamsType, quantized.quantParams = quant.table()
+            if quant.block_size:
+                quantized.quantParams.scaleBufferIdx = self._buffer(bf16_scales(quant.scales))
             xvalue.xvalueUnionType = fb.ValueUnion.XNNQuantizedTensorValue
             xvalue.xvalueUnion = quantized
         self._values.append(xvalue)
         self._ids[key] = vid
         return vid
+
+    def _buffer(self, data: memoryview | bytes) -> int:
+        """The constant buffer index of `data`, added once."""
+        key = _constant_key(data)
+        if key not in self._buffers:
+            self._constants.append(memoryview(data))
+            self._buffers[key] = len(self._constants)
+        return self._buffers[key]
 
     def id(self, key: Hashable) -> int:
         return self._ids[key]

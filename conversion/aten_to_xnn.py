@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
+from xnnc.conversion.dynamic_quant import dynamic_reason, lower_dynamic_linear, uses_dynamic
 from xnnc.conversion.emitter import Emitter
 from xnnc.conversion.quantized import (
     filter_reason,
@@ -54,6 +55,7 @@ from xnnc.conversion.resample import (
 )
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.quant import UniformQuantType, is_quantized
+from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
@@ -136,13 +138,17 @@ def convertible(op: Operation) -> str | None:
     for v in (*op.operands, *(r for r in op.results if r.uses)):
         if not isinstance(v.type, TensorType):
             continue
-        if v.type.element_type not in allowed and not is_quantized(v.type):
+        # Quantized types have reasons of their own: quantized_reason, dynamic_reason.
+        quantized = is_quantized(v.type) or is_dynamic(v.type)
+        if not quantized and v.type.element_type not in allowed:
             return f"dtype {v.type.element_type} (XNNPACK runs {', '.join(map(str, allowed))})"
-        if isinstance(v.type, TensorType) and not v.type.has_static_shape():
+        if not v.type.has_static_shape():
             if not isinstance(v.type.encoding, DimsAttr):  # no expressions, so no bounds
                 return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
             if type(op) not in SIZE_GENERIC:
                 return f"symbolic shape {v.type}: {op.name} is not lowered size-generic yet"
+    if uses_dynamic(op):
+        return dynamic_reason(op) or lowering_.check(op)
     return quantized_reason(op) or lowering_.check(op)
 
 
@@ -478,6 +484,9 @@ def _check_linear(op: aten.LinearOp) -> str | None:
 
 @lowering(aten.LinearOp, check=_check_linear)
 def _linear(op: aten.LinearOp, e: Emitter) -> Sequence[SSAValue]:
+    if is_dynamic(op.input.type):
+        bias = None if op.bias is None else _data(op.bias)
+        return lower_dynamic_linear(op, e, _data(op.weight), bias)
     bias = None if op.bias is None else _bias(op, e)
     w = e.const(_data(op.weight), weight_name(op.weight), op.weight.type)
     return [e.node(xnn.FullyConnectedOp, op.input, w, bias, shape=shape_of(op.result),

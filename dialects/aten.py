@@ -54,6 +54,7 @@ from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from xnnc.dialects.quant import QuantizedShapesVerifier, quant_type
+from xnnc.dialects.quant_dynamic import dynamic_quant_type
 from xnnc.dialects.weights import WeightAttr
 from xnnc.ir.constants import ConstantValueOp
 from xnnc.ir.shapes import (
@@ -1137,10 +1138,10 @@ class CloneOp(_Unary):
 
 
 def _verify_quant_cast(op: IRDLOperation, real: TensorType, quantized: TensorType) -> None:
-    q = quant_type(quantized.element_type)
+    q = quant_type(quantized.element_type) or dynamic_quant_type(quantized.element_type)
     if q is None:
         _fail(f"{op.name} needs a quantized tensor, got {quantized}")
-    if quant_type(real.element_type) is not None:
+    if quant_type(real.element_type) or dynamic_quant_type(real.element_type):
         _fail(f"{op.name} converts between a float and a quantized tensor, got {real}")
     if real.element_type != q.expressed_type:
         _fail(f"{real} is not the type {quantized} expresses ({q.expressed_type})")

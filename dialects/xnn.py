@@ -113,6 +113,7 @@ from xnnc.dialects.quant import (
     ZeroPointsAttr,
     quant_type,
 )
+from xnnc.dialects.quant_dynamic import DynamicQuantType, dynamic_quant_type
 from xnnc.dialects.weights import WeightAttr
 from xnnc.errors import OptionError
 from xnnc.ir.constants import ConstantValueOp
@@ -322,8 +323,14 @@ def _same_element_type(**values: SSAValue) -> None:
 
 
 def _gemm_element_types(output: SSAValue, **inputs: SSAValue) -> None:
-    """One element type throughout, or XNNPACK's bf16 GEMM: bf16 inputs, an f32 output."""
+    """One element type throughout, or XNNPACK's bf16 GEMM: bf16 inputs, an f32 output, or
+    its dynamically quantized one: a qd8 input, an f32 output."""
     if all(element_type(v) == bf16 for v in inputs.values()) and element_type(output) == f32:
+        return
+    if (
+        all(dynamic_quant_type(element_type(v)) for v in inputs.values())
+        and element_type(output) == f32
+    ):
         return
     _same_element_type(**inputs, output=output)
 
@@ -716,6 +723,8 @@ class ConvertOp(XnnNode):
         src, dst = element_type(self.input), element_type(self.output)
         if src in _CONVERT_TYPES and dst in _CONVERT_TYPES:
             return
+        if src == f32 and dynamic_quant_type(dst) is not None:
+            return  # XNNPACK's convert to qd8: parameters per token, at run time
         quantized = quant_type(dst) or quant_type(src)
         real = src if quantized is dst else dst
         if (
@@ -835,6 +844,8 @@ def _datatype_of(q: UniformQuantType) -> str | None:
 
 def _datatype(value: SSAValue) -> str:
     elem = element_type(value)
+    if dynamic_quant_type(elem) is not None:
+        return "qdint8"
     if (q := quant_type(elem)) is not None:
         name = _datatype_of(q)
         if name is None:
@@ -846,6 +857,8 @@ def _datatype(value: SSAValue) -> str:
 
 
 def _quantization(value: SSAValue) -> Quantization | None:
+    if dynamic_quant_type(element_type(value)) is not None:
+        return Quantization((), per_token=True)
     q = quant_type(element_type(value))
     if q is None:
         return None
@@ -966,6 +979,7 @@ Xnn = Dialect(
         ReduceOperatorAttr,
         TargetAttr,
         UniformQuantType,
+        DynamicQuantType,
         ScalesAttr,
         ZeroPointsAttr,
     ],  # fmt: skip

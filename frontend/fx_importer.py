@@ -43,6 +43,13 @@ from xdsl.utils.exceptions import VerifyException
 
 from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
 from xnnc.dialects.weights import Blob, WeightAttr
+from xnnc.frontend.dynamic_quant import (
+    CHOOSE_QPARAMS,
+    DYNAMIC,
+    erase_unused_qparams,
+    import_dynamic_node,
+    import_weight_by_shape,
+)
 from xnnc.frontend.quantized import (
     DEQUANTIZE,
     QUANTIZE,
@@ -133,7 +140,7 @@ def decompose(ep: ExportedProgram) -> ExportedProgram:
     if any(_is_edge(n.target) for n in ep.graph.nodes if n.op == "call_function"):
         return ep  # an edge program is already core ATen
     table = torch.export.default_decompositions()
-    for qualified in OPS_BY_OVERLOAD:
+    for qualified in (*OPS_BY_OVERLOAD, *CHOOSE_QPARAMS, *DYNAMIC):
         try:
             table.pop(torch_overload(qualified), None)
         except AttributeError:  # an overload this torch lacks, e.g. another namespace
@@ -250,6 +257,7 @@ class _Importer:
         for op in dict.fromkeys(self.retyped):  # now read through their quantized types
             if not op.result.uses:
                 block.erase_op(op)
+        erase_unused_qparams(block)
         func = FuncOp(
             self.func_name,
             ([a.type for a in block.args], [v.type for v in returned]),
@@ -324,9 +332,13 @@ class _Importer:
         result_types = [self._tensor_type(node, v) for v in vals]
         qualified = qualified_name(target)
         op = None
-        if qualified in QUANTIZE + DEQUANTIZE:
+        if qualified in QUANTIZE + DEQUANTIZE + DYNAMIC:
             real = TensorType(f32, list(vals[0].shape))
-            if (ops := import_quant_node(qualified, node, self.values, real)) is not None:
+            importer = import_dynamic_node if qualified in DYNAMIC else import_quant_node
+            ops = importer(qualified, node, self.values, real)
+            if ops is None and qualified in DEQUANTIZE:
+                ops = import_weight_by_shape(node, self.values, real)
+            if ops is not None:
                 *before, op = ops
                 for weight in before:
                     builder.insert(weight)

@@ -21,10 +21,12 @@ from xdsl.irdl import IRDLOperation
 
 from xnnc.dialects import aten
 from xnnc.dialects.quant import is_quantized, quant_type
+from xnnc.dialects.quant_dynamic import dynamic_quant_type
 from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import torch_overload
 from xnnc.frontend.schema import TORCH_DTYPES, from_attr, torch_dtype
 from xnnc.interpreter.quant import dequantize, quantize
+from xnnc.interpreter.quant_dynamic import fake_quantize
 from xnnc.ir.dims import DimError, bind_dims
 from xnnc.ir.types import dims_of_type, symbol_ranges
 
@@ -149,10 +151,14 @@ def _run_to_dim_order_copy(self: Any, interpreter: Interpreter, op: Operation, a
 
 
 def _run_quantize(self: Any, interpreter: Interpreter, op: aten.QuantizeOp, args: tuple):
+    if (d := dynamic_quant_type(op.result.type.element_type)) is not None:
+        return (fake_quantize(args[0], d),)
     return (quantize(args[0], quant_type(op.result.type.element_type)),)
 
 
 def _run_dequantize(self: Any, interpreter: Interpreter, op: aten.DequantizeOp, args: tuple):
+    if dynamic_quant_type(op.input.type.element_type) is not None:
+        return (args[0],)  # held as its real numbers
     return (dequantize(args[0], quant_type(op.input.type.element_type)),)
 
 

@@ -12,8 +12,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from xnnc.ir.shapes import numel
-from xnnc.ir.types import element_nbytes
+from xnnc.ir.types import tensor_nbytes
 
 
 class ConstantValueOp(IRDLOperation):
@@ -65,7 +64,7 @@ class ConstantValueOp(IRDLOperation):
         blob = self.value.data
         if blob.has_data:
             try:
-                want = numel(t.get_shape()) * element_nbytes(t.element_type)
+                want = tensor_nbytes(t.get_shape(), t.element_type)
             except ValueError as e:
                 raise VerifyException(str(e)) from None
             if blob.nbytes != want:

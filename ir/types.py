@@ -9,6 +9,7 @@ symbol's range in the module attribute `xnnc.symbols` (docs/dynamic-shapes.md):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -203,6 +204,16 @@ def tensor_type(elem: Attribute, shape: Sequence[int | DimExpr]) -> TensorType:
 def ints(attr: DenseArrayBase | None, default: Sequence[int] = ()) -> tuple[int, ...]:
     """An integer array property as a tuple (`default` when absent)."""
     return tuple(default) if attr is None else tuple(int(v) for v in attr.get_values())
+
+
+def tensor_nbytes(shape: Sequence[int], elem: Attribute) -> int:
+    """Bytes of a tensor's storage: elements below a byte (XNNPACK's 4-bit weights) pack
+    into whole bytes per innermost row, as XNNPACK and stock ExecuTorch store them."""
+    width = getattr(elem, "bitwidth", None)
+    if width is not None and width < 8 and shape:
+        rows = math.prod(shape[:-1])
+        return rows * ((shape[-1] * width + 7) // 8)
+    return math.prod(shape) * element_nbytes(elem)
 
 
 def element_nbytes(elem: Attribute) -> int:

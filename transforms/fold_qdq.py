@@ -41,6 +41,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.aten_to_xnn import convertible
 from xnnc.dialects import aten
+from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.transforms.raising import erase_unused, fused_location
 
 # Activations that commute with quantization (clamps), so they may follow the fused op.
@@ -78,6 +79,8 @@ def _retyped(op: Operation, operands: list[SSAValue], result: SSAValue, type_) -
 class FoldQdq(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, q: aten.QuantizeOp, rewriter: PatternRewriter) -> None:
+        if is_dynamic(q.result.type):
+            return  # parameters chosen at run time: no static quantized result type
         act = q.input.owner if isinstance(q.input.owner, CLAMPS) else None
         core = _compute_op(act.input if act is not None else q.input)
         if core is None or (act is not None and _sole_use(q.input) is None):

@@ -67,6 +67,7 @@ from xnnc.backend_xnnpack import nodes
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
+from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.ir.shapes import normalize_dim, numel
 from xnnc.ir.types import element_type, ints, shape_of
 
@@ -456,13 +457,16 @@ class SinkThroughElementwise(RewritePattern):
       ==>
         %u = xnn.unary elu %x
         %y = xnn.static_transpose %u {perm = [0, 3, 1, 2]}
-    and the same for a reshape (unless `reshapes` is off).
+    and the same for a reshape (unless `reshapes` is off). Not a convert to qd8: its
+    parameters belong to rows of the innermost dim, which a layout change regroups.
     """
 
     reshapes: bool = True
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ELEMENTWISE, rewriter: PatternRewriter) -> None:
+        if is_dynamic(op.output.type):
+            return
         layout = layout_of(op.input, self.reshapes)
         if layout is None or not worth_sinking(layout.op, op):
             return

@@ -87,6 +87,10 @@ _SUBGRAPH_FUNCTIONS: dict[str, list] = {
     "xnn_define_channelwise_quantized_tensor_value_v2": [
         _enum, c_int32, POINTER(c_float), _size, _size, _SIZES, _ptr, _u32, _u32, _U32S,
     ],
+    "xnn_define_blockwise_quantized_tensor_value": [
+        _enum, c_int32, POINTER(ctypes.c_uint16), _size, _size, _size, _SIZES, _ptr, _u32, _u32,
+        _U32S,
+    ],
     "xnn_define_dynamically_quantized_tensor_value": [
         _enum, _size, _size, _SIZES, _u32, _u32, _U32S,
     ],

@@ -51,6 +51,7 @@ from xnnc.backend_xnnpack.blob import (
     DATATYPE_NAMES,
     XNN_DATATYPE,
     Blob,
+    bf16_scales,
     read_blob,
 )
 from xnnc.backend_xnnpack.nodes import KINDS, KINDS_LIST, Bf16, NodeView, camel
@@ -672,6 +673,13 @@ class XnnRuntime(RuntimeHandle):
             status = define[function](self._subgraph, dtype, zero_point, scales,
                                       len(dims), params.channelDim, capi.sizes(dims), pointer,
                                       *io, ctypes.byref(out))  # fmt: skip
+        elif isinstance(params, fb.PerChannelGroupQuantT):
+            # As stock ExecuTorch: 4-bit values stored + 8, so the zero point is 8.
+            function = "xnn_define_blockwise_quantized_tensor_value"
+            scales = self._block_scales(vid, params)
+            status = define[function](self._subgraph, dtype, 8, scales, len(dims),
+                                      params.channelDim, params.groupSize, capi.sizes(dims),
+                                      pointer, *io, ctypes.byref(out))  # fmt: skip
         else:
             assert isinstance(params, fb.PerTokenDynamicQuantT)
             function = "xnn_define_dynamically_quantized_tensor_value"
@@ -688,6 +696,16 @@ class XnnRuntime(RuntimeHandle):
             data = np.asarray(params.scale, dtype="<f4")
         pointer = self._constants.pointer(("scales", vid), data)
         return ctypes.cast(pointer, ctypes.POINTER(ctypes.c_float))
+
+    def _block_scales(self, vid: int, params: fb.PerChannelGroupQuantT) -> Any:
+        """Blockwise scales as `const uint16_t*` (bf16): from constant data, or f32 ones
+        rounded as stock ExecuTorch does; kept alive with the constants."""
+        if params.scaleBufferIdx:
+            data = np.frombuffer(self._blob.constant(params.scaleBufferIdx), dtype="<u2")
+        else:
+            data = np.frombuffer(bf16_scales(params.scale), dtype="<u2")
+        pointer = self._constants.pointer(("scales", vid), data)
+        return ctypes.cast(pointer, ctypes.POINTER(ctypes.c_uint16))
 
     def _prepare(self) -> None:
         """Shapes the runtime for the blob's external dims and builds the per-call state."""
@@ -927,11 +945,6 @@ def _check_blob(blob: Blob) -> None:
                     "supported (fp32, fp16, bf16, int32, qint8 and quint8 are)"
                 )
     for vid, tensor in blob.tensors.items():
-        params = blob.quant_params.get(vid)
-        if isinstance(params, fb.PerChannelGroupQuantT):
-            raise ValueError(
-                f"value {vid}: blockwise (per-channel-group) quantization is not supported"
-            )
         if tensor.dqDatatype:
             raise ValueError(
                 f"value {vid}: dq_datatype (legacy dynamic quantization of an input) is not "

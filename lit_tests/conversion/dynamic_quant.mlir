@@ -1,0 +1,55 @@
+// RUN: xnn-opt %s --split-input-file --print-weights -p xnn-partition,convert-aten-to-xnn | filecheck %s
+// RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn,xnn-legalize-stock | filecheck %s --check-prefix=STOCK
+
+// convert-aten-to-xnn on dynamically quantized linears (conversion/dynamic_quant.py): the
+// dynamic quantize is XNNPACK's convert to qd8, the linear its fully-connected over qd8 and
+// a quantized weight, with an f32 bias and output. Stock ExecuTorch 1.5.1 runs both kinds.
+
+// qc8w: the int8 weight as it is, one scale per output channel.
+// CHECK-LABEL: func.func @qc8w
+// CHECK:         xnn.subgraph
+// CHECK:         %[[Q:.*]] = xnn.convert %{{.*}} : (tensor<2x4xf32>) -> tensor<2x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
+// CHECK-NEXT:    %[[W:.*]] = xnn.constant #xnnc.weight<"w", "0x01FE03817F0005FA0708F70A"> : tensor<3x4x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>
+// CHECK:         %{{.*}} = xnn.fully_connected %[[Q]], %[[W]], %{{.*}} : (tensor<2x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x4x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>, tensor<3xf32>) -> tensor<2x3xf32>
+// STOCK-LABEL: func.func @qc8w
+// STOCK:         xnn.convert
+// STOCK:         xnn.fully_connected %{{.*}} : (tensor<2x4x!xnn.quant.dynamic
+func.func @qc8w(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
+  %w = aten.constant #xnnc.weight<"w", "0x01FE03817F0005FA0708F70A"> : tensor<3x4x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25, 1.0}>>
+  %b = aten.constant dense<[0.5, -1.0, 2.0]> : tensor<3xf32>
+  %q = aten.quantize %x : (tensor<2x4xf32>) -> tensor<2x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
+  %y = aten.linear %q, %w, %b : (tensor<2x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x4x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25, 1.0}>>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// qb4w: int8 storage in [-8, 7] packed as XNNPACK's 4-bit values (value + 8, two per byte,
+// the even input channel in the low nibble), typed i4 blockwise.
+// CHECK-LABEL: func.func @qb4w
+// CHECK:         %[[Q:.*]] = xnn.convert %{{.*}} : (tensor<1x2x64xf32>) -> tensor<1x2x64x!xnn.quant.dynamic<i8:f32, token, eps 1.1754943508222875e-38>>
+// CHECK-NEXT:    %[[W:.*]] = xnn.constant #xnnc.weight<"w.int4", "0x1032547698BADCFE1032547698BADCFE1032547698BADCFE1032547698BADCFE1032547698BADCFE1032547698BADCFE1032547698BADCFE1032547698BADCFE"> : tensor<2x64x!xnn.quant.uniform<i4:f32:0, block 32, {0.5, 0.25, 1.0, 2.0}>>
+// CHECK:         %{{.*}} = xnn.fully_connected %[[Q]], %[[W]] : (tensor<1x2x64x!xnn.quant.dynamic<i8:f32, token, eps 1.1754943508222875e-38>>, tensor<2x64x!xnn.quant.uniform<i4:f32:0, block 32, {0.5, 0.25, 1.0, 2.0}>>) -> tensor<1x2x2xf32>
+func.func @qb4w(%x: tensor<1x2x64xf32>) -> tensor<1x2x2xf32> {
+  %w = aten.constant #xnnc.weight<"w", "0xF8F9FAFBFCFDFEFF0001020304050607F8F9FAFBFCFDFEFF0001020304050607F8F9FAFBFCFDFEFF0001020304050607F8F9FAFBFCFDFEFF0001020304050607F8F9FAFBFCFDFEFF0001020304050607F8F9FAFBFCFDFEFF0001020304050607F8F9FAFBFCFDFEFF0001020304050607F8F9FAFBFCFDFEFF0001020304050607"> : tensor<2x64x!xnn.quant.uniform<i8<-8:7>:f32:0, block 32, {0.5, 0.25, 1.0, 2.0}>>
+  %q = aten.quantize %x : (tensor<1x2x64xf32>) -> tensor<1x2x64x!xnn.quant.dynamic<i8:f32, token, eps 1.1754943508222875e-38>>
+  %y = aten.linear %q, %w : (tensor<1x2x64x!xnn.quant.dynamic<i8:f32, token, eps 1.1754943508222875e-38>>, tensor<2x64x!xnn.quant.uniform<i8<-8:7>:f32:0, block 32, {0.5, 0.25, 1.0, 2.0}>>) -> tensor<1x2x2xf32>
+  func.return %y : tensor<1x2x2xf32>
+}
+
+// -----
+
+// Kept outside, with the reason: an asymmetric weight, and a 2-bit one.
+// CHECK-LABEL: func.func @outside
+// CHECK-NOT:     xnn.subgraph
+// CHECK:         aten.quantize
+// CHECK:         aten.linear
+// CHECK:         aten.linear
+func.func @outside(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %w = aten.constant #xnnc.weight<"w", "0x01FE03817F0005FA0708F70A"> : tensor<3x4x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5:3, 0.25, 1.0}>>
+  %w2 = aten.constant #xnnc.weight<"w2", "0x01FE0301000001FE0001FE00"> : tensor<3x4x!xnn.quant.uniform<i8<-2:1>:f32:0, {0.5, 0.25, 1.0}>>
+  %q = aten.quantize %x : (tensor<2x4xf32>) -> tensor<2x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
+  %y = aten.linear %q, %w : (tensor<2x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x4x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5:3, 0.25, 1.0}>>) -> tensor<2x3xf32>
+  %z = aten.linear %q, %w2 : (tensor<2x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x4x!xnn.quant.uniform<i8<-2:1>:f32:0, {0.5, 0.25, 1.0}>>) -> tensor<2x3xf32>
+  func.return %y, %z : tensor<2x3xf32>, tensor<2x3xf32>
+}

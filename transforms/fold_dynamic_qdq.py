@@ -1,0 +1,70 @@
+"""`aten-fold-dynamic-qdq`: a linear over a dynamically quantized activation and a quantized
+weight, as the linear on quantized types (XNNPACK's qd8 fully-connected).
+
+    %xq = aten.quantize %x : f32 -> !xnn.quant.dynamic<...>
+    %a  = aten.dequantize %xq                          %xq = aten.quantize %x
+    %w  = aten.dequantize %wq                  ==>     %y  = aten.linear %xq, %wq, %b
+    %y  = aten.linear %a, %w, %b                             : (dyn, q8w|q4w, f32) -> f32
+
+The linear on quantized operands means what the chain computed: its operands dequantized,
+the float linear (the reference interpreter computes it so). The result stays f32: XNNPACK's
+dynamically quantized fully-connected writes f32.
+
+Does nothing unless the input is a dequantize of a dynamically quantized value and the weight
+a dequantize of a quantized constant (any scheme: conversion says which XNNPACK runs). The
+new op's location fuses those it replaces; dequantizes left unused are erased.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xnnc.dialects import aten
+from xnnc.dialects.quant import is_quantized
+from xnnc.dialects.quant_dynamic import is_dynamic
+from xnnc.transforms.raising import erase_unused, fused_location
+
+
+class FoldDynamicLinear(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.LinearOp, rewriter: PatternRewriter) -> None:
+        act, weight = op.input.owner, op.weight.owner
+        if not (isinstance(act, aten.DequantizeOp) and is_dynamic(act.input.type)):
+            return
+        if not (isinstance(weight, aten.DequantizeOp) and is_quantized(weight.input.type)):
+            return
+        if not isinstance(weight.input.owner, aten.ConstantOp):
+            return
+        operands = [act.input, weight.input, *([op.bias] if op.bias is not None else [])]
+        new = aten.LinearOp.create(
+            operands=operands,
+            result_types=[op.result.type],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+        )
+        new.location = fused_location([op, act, weight])
+        rewriter.replace(op, new)
+        erase_unused(rewriter, [act, weight])
+
+
+@dataclass(frozen=True)
+class FoldDynamicQdqPass(ModulePass):
+    """Fold dequantize(dynamic) x dequantize(weight) linears into linears on quantized types."""
+
+    name = "aten-fold-dynamic-qdq"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([FoldDynamicLinear()]), apply_recursively=False
+        ).rewrite_module(op)
