@@ -50,6 +50,7 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation
 
 import xnnc
+from xnnc import heap
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
@@ -165,6 +166,9 @@ class Program:
             serialized = [serialize_subgraph_named(sub, runtime) for sub in self.subgraphs]
         if consume:
             self._release_weights(unsavable)
+        # Lowering's freed arrays and graphs, not the weights: their pages go back before
+        # XNNPACK allocates the packed weights and the workspace beside them.
+        heap.trim()
         runtimes = {}
         for i, sub in enumerate(self.subgraphs):
             if serialized is None:

@@ -18,6 +18,16 @@ subprocess (with XNNPACK's packed weights in it); its baseline has no model in i
 their pages come in when XNNPACK first reads them, not at `load`. `to_pte` returns the
 `.pte` bytes (alive in "after"); `write_pte` streams the same `.pte` to a file, as
 `Program.save("m.pte")` does.
+
+"The weights" are the model's parameters and buffers as the user holds them (for a
+weight-normed layer: g and v, not the folded filter xnnc computes, which counts as extra).
+The extra memory that is not a copy of the weights is measured on its own in the same run:
+- `workspace`: XNNPACK's activation memory, the pages `xnn_reshape_runtime` takes (its
+  memory planner sizes it from the activations, not the weights);
+- `to_edge`: the peak of ExecuTorch's `to_edge` (its decomposed graphs, before xnnc's
+  partitioner first runs), for to_pte/write_pte;
+- `pools`: free pymalloc pools CPython keeps at the end (arenas pinned by a few live small
+  objects among a freed graph's), part of "after".
 """
 
 from __future__ import annotations
@@ -116,6 +126,9 @@ def child(name: str, what: str, path: str) -> dict[str, float]:
             call = lambda: to_pte(model, inputs)  # noqa: E731
         else:
             call = lambda: write_pte(path + ".pte", model, inputs)  # noqa: E731
+    workspace = _count_workspace()
+    to_edge = _peak_before_partitioning()
+    pools = _free_pools()
     base = _reset_peak()
     result = call()
     gc.collect()
@@ -126,7 +139,65 @@ def child(name: str, what: str, path: str) -> dict[str, float]:
         "weights": weights / MIB,
         "peak": end["VmHWM"] - base["VmRSS"],
         "after": end["VmRSS"] - base["VmRSS"],
+        "workspace": sum(workspace),
+        "to_edge": max(to_edge, default=base["VmRSS"]) - base["VmRSS"],
+        "pools": max(_free_pools() - pools, 0.0),
     }
+
+
+def _count_workspace() -> list[float]:
+    """MiB that each `xnn_reshape_runtime` adds to RSS (XNNPACK allocates and zeroes the
+    workspace there), appended to the returned list."""
+    from xnnc.backend_xnnpack.runtime import capi
+
+    grown: list[float] = []
+    lib = capi.library()
+    reshape = lib.reshape_runtime
+
+    def counted(runtime):
+        before = _memory()["VmRSS"]
+        status = reshape(runtime)
+        grown.append(_memory()["VmRSS"] - before)
+        return status
+
+    lib.reshape_runtime = counted
+    return grown
+
+
+def _peak_before_partitioning() -> list[float]:
+    """VmHWM (MiB) when `XnncPartitioner.partition` first runs: ExecuTorch's `to_edge`
+    peak (its decompositions run before; `ops_to_not_decompose`, between them, only reads)."""
+    from xnnc.pte.partitioner import XnncPartitioner
+
+    seen: list[float] = []
+    partition = XnncPartitioner.partition
+
+    def first(self, ep):
+        if not seen:
+            seen.append(_memory()["VmHWM"])
+        return partition(self, ep)
+
+    XnncPartitioner.partition = first
+    return seen
+
+
+def _free_pools() -> float:
+    """MiB of free pymalloc pools in allocated arenas (`sys._debugmallocstats`, which
+    writes to the C stderr)."""
+    import re
+
+    with tempfile.TemporaryFile(mode="w+") as f:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(f.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        f.seek(0)
+        found = re.search(r"(\d+) unused pools \* (\d+) bytes", f.read())
+    return int(found[1]) * int(found[2]) / MIB if found else 0.0
 
 
 def _loaded_and_run(path: str, inputs: tuple[torch.Tensor, ...]) -> Any:
@@ -154,8 +225,8 @@ def _save(name: str, path: str) -> None:
 def table(models: list[str], whats: list[str]) -> str:
     rows = [
         "| model | weights (MiB) | call | peak (MiB) | peak / weights | after (MiB) "
-        "| after / weights |",
-        "|---|---|---|---|---|---|---|",
+        "| after / weights | workspace | to_edge | pools |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for name in models:
@@ -168,9 +239,18 @@ def table(models: list[str], whats: list[str]) -> str:
                 w = m["weights"]
                 rows.append(
                     f"| {name} | {w:.1f} | {what} | {m['peak']:.1f} | {m['peak'] / w:.2f}x "
-                    f"| {m['after']:.1f} | {m['after'] / w:.2f}x |"
+                    f"| {m['after']:.1f} | {m['after'] / w:.2f}x | {_part(m, 'workspace')} "
+                    f"| {_part(m, 'to_edge')} | {_part(m, 'pools')} |"
                 )
+    rows.append(
+        "\nworkspace, to_edge, pools: MiB (ratio to the weights) of the extra memory that is "
+        "not a copy of the weights (see the module's docstring); '-' where none."
+    )
     return "\n".join(rows)
+
+
+def _part(m: dict[str, float], key: str) -> str:
+    return f"{m[key]:.1f} ({m[key] / m['weights']:.2f}x)" if m[key] >= 0.05 else "-"
 
 
 def main(argv: list[str] | None = None) -> None:

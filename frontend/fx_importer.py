@@ -145,7 +145,22 @@ def decompose(ep: ExportedProgram) -> ExportedProgram:
             table.pop(torch_overload(qualified), None)
         except AttributeError:  # an overload this torch lacks, e.g. another namespace
             continue
-    return ep.run_decompositions(table)
+    decomposed = ep.run_decompositions(table)
+    forget_trace_nodes()
+    return decomposed
+
+
+def forget_trace_nodes() -> None:
+    """Let go of the graph torch's last trace left in a module global: non-strict export's
+    fake-tensor leak check maps fake tensors to the nodes of the latest trace, and nothing
+    clears it until the next trace, so the nodes of the last decomposition (EnCodec's
+    unrolled LSTM: ~10 MiB, 0.35x its weights) outlived the compile. The map serves only
+    the trace that filled it."""
+    from torch.fx.experimental import proxy_tensor
+
+    leftovers = getattr(proxy_tensor, "_FAKE_TENSOR_ID_TO_PROXY_MAP_FOR_EXPORT", None)
+    if isinstance(leftovers, dict):
+        leftovers.clear()
 
 
 def _is_edge(target: Any) -> bool:

@@ -30,6 +30,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.passes import ModulePass, PassPipeline
 
 import xnnc
+from xnnc import heap
 from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.conversion.partition import PartitionPass, outline, schedule
@@ -120,6 +121,7 @@ class XnncBackend(BackendDetails):
         with tempfile.TemporaryFile() as f:
             write_subgraph(f, sub, options.target.runtime)
             del sub, subs, func, module
+            heap.trim()  # the piece's IR and copies, before the blob is read back
             f.seek(0)
             blob = f.read()
         read_blob(blob)  # validates it, as serialize_subgraph does

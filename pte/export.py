@@ -18,7 +18,9 @@ from typing import Any, BinaryIO
 import torch
 from executorch.exir.lowered_backend_module import LoweredBackendModule
 
+from xnnc import heap
 from xnnc.backend_xnnpack.runtime.runtime import check_threads
+from xnnc.frontend.fx_importer import forget_trace_nodes
 from xnnc.options import CompileOptions
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
 from xnnc.pte.partitioner import XnncPartitioner
@@ -94,7 +96,9 @@ def _forget_lowered_modules() -> None:
     cache = FakeTensorMode.cache
     for key in [k for k in cache if any(isinstance(e, LoweredBackendModule) for e in k.key)]:
         del cache[key]
+    forget_trace_nodes()  # to_edge's last decomposition
     gc.collect()  # the modules sit in reference cycles (graph modules)
+    heap.trim()
 
 
 def _program(model: Any, example_inputs: Any, options: CompileOptions | None, **fields: Any):

@@ -26,6 +26,7 @@ from xdsl.ir import Attribute
 from xdsl.passes import PassPipeline
 
 import xnnc
+from xnnc import heap
 from xnnc.conversion.aten_to_xnn import convertible, lowered_ops
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
@@ -112,6 +113,9 @@ class XnncPartitioner(Partitioner):
         return kept_whole(), delegated
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
+        # ExecuTorch's to_edge just dropped its intermediate graphs: their heap goes back
+        # before xnnc's pieces are compiled on top of it.
+        heap.trim()
         # xnnc.compile's grouping: decomposed ops raised, weights-only computations
         # folded, then xnn-partition.
         module = self._prepared(import_model(exported_program))
