@@ -35,15 +35,15 @@ func.func @add(%a: tensor<4x!xnn.quant.uniform<i8:f32, 0.1>>, %b: tensor<4x!xnn.
 
 // -----
 
-// Left alone: a sigmoid has no qs8 lowering here, so it stays float between the quantize and
-// dequantize (which lower to converts, the sigmoid to fp32).
+// Left alone: exp has no qs8 lowering here, so it stays float between the quantize and
+// dequantize (which lower to converts, the exp to fp32).
 // CHECK-LABEL: func.func @no_qs8_lowering(
 // CHECK-NEXT:    aten.dequantize
-// CHECK-NEXT:    aten.sigmoid {{.*}} -> tensor<4xf32>
+// CHECK-NEXT:    aten.exp {{.*}} -> tensor<4xf32>
 // CHECK-NEXT:    aten.quantize
 func.func @no_qs8_lowering(%a: tensor<4x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.004:-128>> {
   %ad = aten.dequantize %a : (tensor<4x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<4xf32>
-  %s = aten.sigmoid %ad : (tensor<4xf32>) -> tensor<4xf32>
+  %s = aten.exp %ad : (tensor<4xf32>) -> tensor<4xf32>
   %q = aten.quantize %s : (tensor<4xf32>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.004:-128>>
   func.return %q : tensor<4x!xnn.quant.uniform<i8:f32, 0.004:-128>>
 }
