@@ -76,6 +76,47 @@ def _storage_limits(storage: IntegerType) -> tuple[int, int]:
     return -(1 << (width - 1)), (1 << (width - 1)) - 1
 
 
+# --- syntax shared by the quantized types ----------------------------------------------------
+
+
+def parse_storage(parser: AttrParser) -> tuple[IntegerType, int, int, Attribute]:
+    """`i8<-127:127>:f32`: the storage type, its range (the type's whole range unless
+    narrowed) and the expressed type."""
+    storage = parser.parse_type()
+    if not isinstance(storage, IntegerType):
+        parser.raise_error(f"quantized storage must be an integer type, not {storage}")
+    lo, hi = _storage_limits(storage)
+    if parser.parse_optional_punctuation("<"):
+        lo = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(":")
+        hi = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(">")
+    parser.parse_punctuation(":")
+    return storage, lo, hi, parser.parse_type()
+
+
+def print_storage(
+    printer: Printer, storage: IntegerType, storage_range: tuple[int, int], expressed: Attribute
+) -> None:
+    printer.print_attribute(storage)
+    if storage_range != _storage_limits(storage):
+        printer.print_string(f"<{storage_range[0]}:{storage_range[1]}>")
+    printer.print_string(":")
+    printer.print_attribute(expressed)
+
+
+def verified(
+    cls: type[ParametrizedAttribute], params: Sequence[Attribute], parser: AttrParser, start: int
+) -> Sequence[Attribute]:
+    """`params` once the type they make verifies; its error is reported at the type (from
+    `start`), not at the op using it."""
+    try:
+        cls.new(params).verify()
+    except VerifyException as e:
+        parser.raise_error(str(e), start, parser.pos)
+    return params
+
+
 @irdl_attr_definition
 class UniformQuantType(ParametrizedAttribute, TypeAttribute):
     """Uniform (affine) quantization: per tensor, per axis, or blockwise along an axis."""
@@ -189,17 +230,7 @@ class UniformQuantType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         start = parser.pos
         with parser.in_angle_brackets():
-            storage = parser.parse_type()
-            if not isinstance(storage, IntegerType):
-                parser.raise_error(f"quantized storage must be an integer type, not {storage}")
-            lo, hi = _storage_limits(storage)
-            if parser.parse_optional_punctuation("<"):
-                lo = parser.parse_integer(allow_boolean=False)
-                parser.parse_punctuation(":")
-                hi = parser.parse_integer(allow_boolean=False)
-                parser.parse_punctuation(">")
-            parser.parse_punctuation(":")
-            expressed = parser.parse_type()
+            storage, lo, hi, expressed = parse_storage(parser)
             axis, block = PER_TENSOR, 0
             if parser.parse_optional_punctuation(":"):
                 axis = parser.parse_integer(allow_boolean=False, allow_negative=False)
@@ -216,19 +247,11 @@ class UniformQuantType(ParametrizedAttribute, TypeAttribute):
             storage, IntAttr(lo), IntAttr(hi), expressed, IntAttr(axis), IntAttr(block),
             ScalesAttr(tuple(scales)), ZeroPointsAttr(tuple(zps)),
         )  # fmt: skip
-        try:
-            cls.new(params).verify()
-        except VerifyException as e:  # reported at the type, not at the op using it
-            parser.raise_error(str(e), start, parser.pos)
-        return params
+        return verified(cls, params, parser, start)
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            printer.print_attribute(self.storage_type)
-            if self.storage_range != _storage_limits(self.storage_type):
-                printer.print_string(f"<{self.storage_min.data}:{self.storage_max.data}>")
-            printer.print_string(":")
-            printer.print_attribute(self.expressed_type)
+            print_storage(printer, self.storage_type, self.storage_range, self.expressed_type)
             scales, zps = self.scales.data, self.zero_points.data
             if self.per_tensor:
                 printer.print_string(f", {_pair(scales[0], zps[0])}")

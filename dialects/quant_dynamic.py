@@ -25,6 +25,8 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from xnnc.dialects.quant import parse_storage, print_storage, verified
+
 GRANULARITIES = ("tensor", "token")
 I8 = IntegerType(8)
 
@@ -88,39 +90,21 @@ class DynamicQuantType(ParametrizedAttribute, TypeAttribute):
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         start = parser.pos
         with parser.in_angle_brackets():
-            storage = parser.parse_type()
-            lo, hi = -128, 127
-            if parser.parse_optional_punctuation("<"):
-                lo = parser.parse_integer(allow_boolean=False)
-                parser.parse_punctuation(":")
-                hi = parser.parse_integer(allow_boolean=False)
-                parser.parse_punctuation(">")
-            parser.parse_punctuation(":")
-            expressed = parser.parse_type()
+            storage, lo, hi, expressed = parse_storage(parser)
             parser.parse_punctuation(",")
             granularity = parser.parse_identifier(" (tensor or token)")
             parser.parse_punctuation(",")
             parser.parse_keyword("eps")
             eps = parser.parse_float()
-        if not isinstance(storage, IntegerType):
-            parser.raise_error(f"quantized storage must be an integer type, not {storage}", start)
         params = (
             storage, IntAttr(lo), IntAttr(hi), expressed, StringAttr(granularity),
             FloatData(eps),
         )  # fmt: skip
-        try:
-            cls.new(params).verify()
-        except VerifyException as e:  # reported at the type, not at the op using it
-            parser.raise_error(str(e), start, parser.pos)
-        return params
+        return verified(cls, params, parser, start)
 
     def print_parameters(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
-            printer.print_attribute(self.storage_type)
-            if self.storage_range != (-128, 127):
-                printer.print_string(f"<{self.storage_min.data}:{self.storage_max.data}>")
-            printer.print_string(":")
-            printer.print_attribute(self.expressed_type)
+            print_storage(printer, self.storage_type, self.storage_range, self.expressed_type)
             printer.print_string(f", {self.granularity.data}, eps {_float_text(self.eps.data)}")
 
 

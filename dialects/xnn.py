@@ -124,6 +124,7 @@ from xnnc.ir.types import (
     element_nbytes,
     element_type,
     ints,
+    module_attribute,
     shape_of,
     symbol_ranges,
 )
@@ -239,15 +240,12 @@ def _parse_field(parser: AttrParser, key: str, parse_value: Callable[[], Any]) -
 def target_of(op: Operation) -> Target:
     """The target of the nearest builtin.module around `op` (or `op` itself) carrying
     `xnn.target`; DEFAULT_TARGET when none does."""
-    current: Operation | None = op
-    while current is not None:
-        if isinstance(current, ModuleOp) and TARGET_ATTR_NAME in current.attributes:
-            attr = current.attributes[TARGET_ATTR_NAME]
-            if not isinstance(attr, TargetAttr):
-                raise VerifyException(f"{TARGET_ATTR_NAME} must be a #xnn.target<...>, got {attr}")
-            return attr.target
-        current = current.parent_op()
-    return DEFAULT_TARGET
+    attr = module_attribute(op, TARGET_ATTR_NAME)
+    if attr is None:
+        return DEFAULT_TARGET
+    if not isinstance(attr, TargetAttr):
+        raise VerifyException(f"{TARGET_ATTR_NAME} must be a #xnn.target<...>, got {attr}")
+    return attr.target
 
 
 def set_target(module: ModuleOp, target: Target) -> None:

@@ -167,17 +167,24 @@ def size_symbols(op: Operation) -> list[str]:
     return sorted(found)
 
 
-def symbol_ranges(op: Operation) -> dict[str, tuple[int, int]]:
-    """The ranges of `xnnc.symbols` on the nearest builtin.module around `op` (or `op`)."""
+def module_attribute(op: Operation, name: str) -> Attribute | None:
+    """Attribute `name` of the nearest builtin.module around `op` (or `op`) carrying it."""
     current: Operation | None = op
     while current is not None:
-        if isinstance(current, ModuleOp) and SYMBOLS_ATTR_NAME in current.attributes:
-            attr = current.attributes[SYMBOLS_ATTR_NAME]
-            if not isinstance(attr, SymbolsAttr):
-                raise VerifyException(f"{SYMBOLS_ATTR_NAME} must be a #xnnc.symbols<...>")
-            return attr.ranges()
+        if isinstance(current, ModuleOp) and name in current.attributes:
+            return current.attributes[name]
         current = current.parent_op()
-    return {}
+    return None
+
+
+def symbol_ranges(op: Operation) -> dict[str, tuple[int, int]]:
+    """The ranges of `xnnc.symbols` on the nearest builtin.module around `op` (or `op`)."""
+    attr = module_attribute(op, SYMBOLS_ATTR_NAME)
+    if attr is None:
+        return {}
+    if not isinstance(attr, SymbolsAttr):
+        raise VerifyException(f"{SYMBOLS_ATTR_NAME} must be a #xnnc.symbols<...>")
+    return attr.ranges()
 
 
 def element_type(value: SSAValue) -> Attribute:
