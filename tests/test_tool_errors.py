@@ -138,7 +138,7 @@ def test_stdin_that_is_not_a_pt2_is_named_stdin(monkeypatch, capsys) -> None:
         ('xnn-partition{exclude="aten.relu,aten.eluu"}',
          "xnn-partition: exclude: unknown op 'aten.eluu'; valid: "),
         ("cse,frobnicate",
-         "unknown pass 'frobnicate'; available passes: aten-fold-qdq, aten-recognize-layer-norm, "),
+         "unknown pass 'frobnicate'; available passes: aten-fold-dynamic-qdq, aten-fold-qdq, "),
         ("cse{", "pass-pipeline:1:5: Expected argument name here in 'cse{'"),
     ],
 )  # fmt: skip
