@@ -59,3 +59,11 @@ def run_suite_test(module: str, test: str) -> list:
     fn(runner, torch.float32) if "dtype" in inspect.signature(fn).parameters else fn(runner)
     assert runner.results, f"{module}::{test} ran no subtest"
     return runner.results
+
+
+def assert_fully_delegated(module: str, test: str) -> None:
+    """Every subtest of the suite's `module`.`test` passes with nothing left undelegated."""
+    from executorch.backends.test.suite.reporting import TestResult
+
+    for r in run_suite_test(module, test):
+        assert r.result == TestResult.SUCCESS and not r.undelegated_op_counts, (r.result, r.error)
