@@ -55,6 +55,8 @@ REQUIRED = {
     "pooling, reductions or softmax",
     ("xnn-legalize-stock", "stock"): "stock ExecuTorch lacks xnnc's extension node kinds",
     ("xnn-legalize-stock", "extended"): "it only runs for the stock runtime",
+    ("xnn-legalize-broadcasts", "stock"): "XNNPACK drops a broadcast that feeds a binary node",
+    ("xnn-legalize-broadcasts", "extended"): "XNNPACK drops a broadcast that feeds a binary node",
     ("xnn-legalize-outputs", "stock"): "XNNPACK needs each output written by a node",
     ("xnn-legalize-outputs", "extended"): "XNNPACK needs each output written by a node",
 }

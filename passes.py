@@ -50,6 +50,7 @@ _PASSES = {
     "xnn-fp16-precision": "xnnc.legalize.fp16_precision:Fp16PrecisionPass",
     "xnn-legalize-casts": "xnnc.legalize.casts:LegalizeCastsPass",
     "xnn-legalize-stock": "xnnc.legalize.stock:LegalizeStockPass",
+    "xnn-legalize-broadcasts": "xnnc.legalize.broadcasts:LegalizeBroadcastsPass",
     "xnn-legalize-outputs": "xnnc.legalize.outputs:LegalizeOutputsPass",
     # the whole default pipeline
     "xnnc-pipeline": "xnnc.pipeline:XnncPipelinePass",

@@ -15,7 +15,8 @@ target, in stages.
 | optimize         | xnn-hoist-input-projection, [xnn-tune{form=fc-or-bmm}],           |
 |                  | xnn-fc-as-bmm, [xnn-tune{form=conv-as-gemm}], xnn-conv-as-gemm,   |
 |                  | then canonicalize                                                 |
-| runtime kinds    | xnn-legalize-stock (stock runtime only), xnn-legalize-outputs     |
+| runtime kinds    | xnn-legalize-broadcasts, xnn-legalize-stock (stock runtime only), |
+|                  | xnn-legalize-outputs                                              |
 
 Types are legalized before the rewrites, so that a node computed in fp32 (fp16 in fp32 mode,
 bf16 kinds XNNPACK lacks) is rewritten like any fp32 node; stock node kinds come last, after
@@ -47,6 +48,7 @@ import xnnc
 from xnnc.conversion.aten_to_xnn import ConvertAtenToXnnPass
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects.xnn import set_target, target_of
+from xnnc.legalize.broadcasts import LegalizeBroadcastsPass
 from xnnc.legalize.casts import LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
 from xnnc.legalize.outputs import LegalizeOutputsPass
@@ -116,6 +118,7 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
         "canonicalize": tuned_seeds + canonicalize,
         "optimize": optimize + (canonicalize if optimize else []),
         "runtime kinds": [
+            LegalizeBroadcastsPass(),
             *([LegalizeStockPass()] if options.target.runtime == "stock" else []),
             LegalizeOutputsPass(),
         ],

@@ -226,6 +226,31 @@ def test_nearest_scale_factors_exact(hw: tuple, scale, dtype: torch.dtype) -> No
     assert torch.equal(program(x), fn(x))
 
 
+# XNNPACK drops a broadcast feeding a binary node (xnn-legalize-broadcasts): the broadcast
+# forms of nearest upsampling and expand followed by elementwise arithmetic.
+BROADCAST_THEN_BINARY = {
+    "nearest-x2-times-2": (lambda t: F.interpolate(t, scale_factor=2, mode="nearest") * 2,
+                           (1, 3, 8, 8)),
+    "nearest-x3-plus-max": (lambda t: F.interpolate(t, scale_factor=3) + t.amax((2, 3), True),
+                            (1, 2, 4, 5)),
+    "expand-times-2": (lambda t: t.reshape(3, 8, 1, 8, 1).expand(3, 8, 2, 8, 2) * 2, (3, 8, 8)),
+    "expand-plus-expand": (lambda t: t[:, None].expand(4, 5, 6) + t[:, None].expand(4, 5, 6),
+                           (4, 6)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("target", ["extended", "stock"])
+@pytest.mark.parametrize("name", BROADCAST_THEN_BINARY)
+def test_broadcast_then_binary(name: str, target: str) -> None:
+    fn, shape = BROADCAST_THEN_BINARY[name]
+    x = torch.randn(*shape)
+    # The upsample rewrite off, so that the x2 upsample keeps its broadcast form.
+    program = xnnc.compile(Fn(fn), (x,), target=target, disable="xnn-upsample-nearest")
+    _delegated(program)
+    # Data movement and one rounding per element, as in torch: exact.
+    assert torch.equal(program(x), fn(x))
+
+
 def test_nearest_map_without_short_period_stays_outside() -> None:
     x = torch.randn(1, 2, 33, 33)
     program = xnnc.compile(Fn(lambda t: F.interpolate(t, scale_factor=1.7)), (x,))
