@@ -46,17 +46,29 @@ def _subgraph_weights(program: xnnc.Program) -> list[WeightAttr]:
 # --- what a Program keeps --------------------------------------------------------------------
 
 
-def test_compiled_program_keeps_weights_only_in_xnnpack(mlp) -> None:
+@pytest.mark.parametrize("form", ["fc", "bmm"])
+def test_compiled_program_keeps_weights_only_in_xnnpack(mlp, form, tmp_path, monkeypatch):
+    """Every weight is released once XNNPACK has packed it, in either form of a linear
+    layer: XNNPACK packs a batch matmul's static input2 into the operator at creation (it
+    kept the constant beside that copy)."""
+    from xnnc.tuning import tuner
+
     model, inputs = mlp
-    # The static rules: a layer tuned to a batch matmul keeps its constant weight in the blob
-    # (XNNPACK's BMM is not staged and released yet), which this test would catch.
-    program = xnnc.compile(model, inputs, tune=False)
+    times = {"fc": 1.0, "bmm": 1.0, form: 0.5}
+    monkeypatch.setattr(tuner, "time_on_xnnpack", lambda forms, threads: times)
+    program = xnnc.compile(model, inputs, tune=True, tuning_db=str(tmp_path / "db.json"))
+    kinds = {op.name for op in program.module.walk()}
+    assert ("xnn.batch_matrix_multiply" in kinds) == (form == "bmm")
     assert program._exported is None and program._blobs is None
     weights = _subgraph_weights(program)
     assert weights and not any(w.data.has_data for w in weights)
+    weight_bytes = sum(p.numel() * 4 for p in model.parameters())
     for rt in program.runtimes.values():
         assert rt._blob is None  # the blob is gone once XNNPACK has packed it
-        assert not rt._constants.buffers  # filters and biases: packed, then released
+        assert rt._packed and not rt._packed & rt._constants.buffers.keys()
+        # Filters and biases packed, then released; the bmm form's adds read the biases.
+        kept = sum(b.nbytes for b in rt._constants.buffers.values())
+        assert kept == 0 if form == "fc" else kept < 0.05 * weight_bytes
     with torch.no_grad():
         _close(program(*inputs), model(*inputs), 1e-5)
 
