@@ -46,6 +46,7 @@ from typing import Any, Self
 import numpy as np
 import torch
 
+from xnnc import heap
 from xnnc.backend_xnnpack import nodes
 from xnnc.backend_xnnpack.blob import (
     DATATYPE_NAMES,
@@ -572,6 +573,9 @@ class XnnRuntime(RuntimeHandle):
                     readers[vid] -= 1
                     if not readers[vid]:
                         self._release(vid)
+                # Released copies below malloc's mmap threshold stay in its heap: their
+                # pages go back as the packed weights grow, not after them all.
+                heap.trim()
                 chunk, size = [], 0
 
     def _pack_nodes(self, indices: list[int]) -> None:
