@@ -898,6 +898,9 @@ class NodeKind:
     validate: tuple[Check, ...] = ()  # read_blob: lengths and enum values XNNPACK trusts
     runtime_checks: tuple[Check, ...] = ()  # the runtime: static weights, types
     packed: tuple[str, ...] = ()  # operands XNNPACK copies into packed weights at load
+    # Static operands XNNPACK packs at load into the operator's own memory, outside the
+    # weights cache (a copy per node, found by no later runtime): released once loaded only.
+    packed_per_node: tuple[str, ...] = ()
     native_bf16: tuple[str, ...] = ()  # Bf16.GEMM: operands that stay bf16 (bf16_gemm.py)
 
     @property
@@ -1148,7 +1151,10 @@ KINDS_LIST: tuple[NodeKind, ...] = (
     NodeKind("XNNBatchMatrixMultiply", BATCH_MATRIX_MULTIPLY, "xnn_define_batch_matrix_multiply",
              (Value("input1_id"), Value("input2_id"), OUT, FLAGS),
              {"input1_id": "input1", "input2_id": "input2"},
-             native_bf16=("input1_id", "input2_id")),
+             native_bf16=("input1_id", "input2_id"),
+             # A static input2 is packed at creation (`..._const_weights`), never read
+             # again; the subgraph's create gives the operator no weights cache (92a7ad50).
+             packed_per_node=("input2_id",)),
     *(_stock_binary(name, operator) for name, operator in _STOCK_BINARY.items()),
     NodeKind("XNNBinary", BINARY, "xnn_define_binary",
              (Field("binary_operator", _ENUM), Clamp("binary"), Value("input1_id"),

@@ -46,17 +46,29 @@ def _subgraph_weights(program: xnnc.Program) -> list[WeightAttr]:
 # --- what a Program keeps --------------------------------------------------------------------
 
 
-def test_compiled_program_keeps_weights_only_in_xnnpack(mlp) -> None:
+@pytest.mark.parametrize("form", ["fc", "bmm"])
+def test_compiled_program_keeps_weights_only_in_xnnpack(mlp, form, tmp_path, monkeypatch):
+    """Every weight is released once XNNPACK has packed it, in either form of a linear
+    layer: XNNPACK packs a batch matmul's static input2 into the operator at creation (it
+    kept the constant beside that copy)."""
+    from xnnc.tuning import tuner
+
     model, inputs = mlp
-    # The static rules: a layer tuned to a batch matmul keeps its constant weight in the blob
-    # (XNNPACK's BMM is not staged and released yet), which this test would catch.
-    program = xnnc.compile(model, inputs, tune=False)
+    times = {"fc": 1.0, "bmm": 1.0, form: 0.5}
+    monkeypatch.setattr(tuner, "time_on_xnnpack", lambda forms, threads: times)
+    program = xnnc.compile(model, inputs, tune=True, tuning_db=str(tmp_path / "db.json"))
+    kinds = {op.name for op in program.module.walk()}
+    assert ("xnn.batch_matrix_multiply" in kinds) == (form == "bmm")
     assert program._exported is None and program._blobs is None
     weights = _subgraph_weights(program)
     assert weights and not any(w.data.has_data for w in weights)
+    weight_bytes = sum(p.numel() * 4 for p in model.parameters())
     for rt in program.runtimes.values():
         assert rt._blob is None  # the blob is gone once XNNPACK has packed it
-        assert not rt._constants.buffers  # filters and biases: packed, then released
+        assert rt._packed and not rt._packed & rt._constants.buffers.keys()
+        # Filters and biases packed, then released; the bmm form's adds read the biases.
+        kept = sum(b.nbytes for b in rt._constants.buffers.values())
+        assert kept == 0 if form == "fc" else kept < 0.05 * weight_bytes
     with torch.no_grad():
         _close(program(*inputs), model(*inputs), 1e-5)
 
@@ -239,6 +251,28 @@ def test_unrolled_lstm_serializes_its_weights_once(steps: int) -> None:
     constants = _HEADER.unpack_from(blob)[6]
     assert constants <= 1.01 * weights + 64 * 1024  # the weights, plus h0/c0-folded terms
     assert len(blob) <= 1.2 * weights
+    with torch.no_grad():
+        _close(program(x), model(x), 1e-4)
+
+
+def test_a_filter_read_by_many_nodes_stays_fully_connected(tmp_path, monkeypatch) -> None:
+    """A batch matmul's constant is packed per node (XNNPACK gives the operator no weights
+    cache): a weight an unrolled LSTM's steps share stays one fully-connected filter, packed
+    once, even where the tuner times the batch matmul faster. Tolerance as above."""
+    from xnnc.cost.decision import decisions
+    from xnnc.tuning import tuner
+
+    torch.manual_seed(0)
+    model, x = LSTM(32, layers=1).eval(), torch.randn(6, 1, 32)
+    monkeypatch.setattr(tuner, "time_on_xnnpack", lambda forms, threads: {"fc": 1.0, "bmm": 0.5})
+    program = xnnc.compile(model, (x,), tune=True, tuning_db=str(tmp_path / "db.json"))
+    made = [(op.name, d) for op, d in decisions(program.module) if d.form == "fc-or-bmm"]
+    # The hoisted input projection (one node) is the tuner's; the 5 recurrent steps (step 0
+    # reads the folded zero h0) share W_hh and keep the fully-connected form.
+    assert [(name, d.choice, d.source) for name, d in made] == [
+        ("xnn.binary", "bmm", "tuned"), *[("xnn.fully_connected", "fc", "rule")] * 5
+    ]  # fmt: skip
+    assert all("read by 5 nodes" in d.why for _, d in made[1:])
     with torch.no_grad():
         _close(program(x), model(x), 1e-4)
 

@@ -15,15 +15,22 @@ computing the result.
 
 Does nothing when: the decision is "fc"; the layer is not fp32 or fp16 throughout (bf16
 GEMMs have their own decision, `xnn-legalize-casts`); the filter is not a constant; the input
-has rank 1; a clamp is fused with no bias to carry it.
+has rank 1; a clamp is fused with no bias to carry it; the filter's memory is read by other
+nodes too (an unrolled LSTM's steps), recorded as the rule's "fc": XNNPACK 92a7ad50 packs a
+batch matmul's constant into the operator, outside the weights cache, so each node would
+hold its own packed copy (75 steps x 2 layers x 4 MiB on EnCodec) where the fully-connected
+nodes share one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, f16, f32
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -36,8 +43,9 @@ from xdsl.pattern_rewriter import (
 from xnnc.backend_xnnpack.nodes import FLAG_TRANSPOSE_B, FLAG_TRANSPOSE_WEIGHTS
 from xnnc.conversion.constants import constant_op
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import decide, linear_layer, record, record_moved, recorded
+from xnnc.cost.decision import Decision, decide, linear_layer, record, record_moved, recorded
 from xnnc.dialects import xnn
+from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import BinaryOperator
 from xnnc.ir.types import element_type, shape_of
 
@@ -59,14 +67,45 @@ def rewritable(op: xnn.FullyConnectedOp) -> bool:
     return op.bias is not None or (_finite(lo) is None and _finite(hi) is None)
 
 
+Memory = tuple[int, int]  # a weight's (address, bytes): what serialization shares
+
+
+def _memory(value: SSAValue) -> Memory | None:
+    """Where a constant weight's bytes are, if it has them (not an elided or dense one)."""
+    attr = constant_op(value).properties.get("value")  # type: ignore[union-attr]
+    if not isinstance(attr, WeightAttr) or not attr.data.has_data:
+        return None
+    view = attr.data.raw()
+    return (np.frombuffer(view, dtype=np.uint8).ctypes.data, view.nbytes) if view.nbytes else None
+
+
+def readers(module: Operation) -> Counter[Memory]:
+    """How many operands read each weight's memory, over every constant in `module`."""
+    counts: Counter[Memory] = Counter()
+    for op in module.walk():
+        if isinstance(op, xnn.ConstantOp) and (memory := _memory(op.results[0])) is not None:
+            counts[memory] += len(list(op.results[0].uses))
+    return counts
+
+
+@dataclass(frozen=True, eq=False)
 class FullyConnectedAsBatchMatmul(RewritePattern):
-    """A fully-connected layer as a batch matmul with a constant right-hand side (+ bias)."""
+    """A fully-connected layer as a batch matmul with a constant right-hand side (+ bias).
+    `readers`: how many operands read each weight's memory (`readers`)."""
+
+    readers: Counter[Memory] = field(default_factory=Counter)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.FullyConnectedOp, rewriter: PatternRewriter) -> None:
         if not rewritable(op):
             return
-        decision = decide(op, linear_layer(op))
+        layer = linear_layer(op)
+        decision = decide(op, layer)
+        shared = self.readers[_memory(op.filter)]  # 0 for None
+        if decision.choice == "bmm" and shared > 1:
+            why = (f"its filter is read by {shared} nodes: XNNPACK packs a batch matmul's "
+                   "constant once per node")  # fmt: skip
+            decision = Decision(FORM, "fc", "rule", layer.key(), why)
         if decision.choice == "fc":
             record(op, decision)
             return
@@ -91,5 +130,6 @@ class FcAsBmmPass(ModulePass):
     name = "xnn-fc-as-bmm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        walker = PatternRewriteWalker(GreedyRewritePatternApplier([FullyConnectedAsBatchMatmul()]))
+        pattern = FullyConnectedAsBatchMatmul(readers(op))
+        walker = PatternRewriteWalker(GreedyRewritePatternApplier([pattern]))
         walker.rewrite_module(op)

@@ -46,6 +46,7 @@ from typing import Any, Self
 import numpy as np
 import torch
 
+from xnnc import heap
 from xnnc.backend_xnnpack import nodes
 from xnnc.backend_xnnpack.blob import (
     DATATYPE_NAMES,
@@ -456,11 +457,11 @@ class XnnRuntime(RuntimeHandle):
         if consume and isinstance(named_data, dict):
             named_data.clear()
         _check_blob(self._blob)
-        self._packed = _packed_only(self._blob)
-        self._packed_constants = {self._blob.tensors[v].constantBufferIdx for v in self._packed}
-        self._staged = _stageable(self._blob, self._packed) if consume and not packed else {}
+        self._packed, self._cached = _packed_only(self._blob)
+        self._packed_constants = {self._blob.tensors[v].constantBufferIdx for v in self._cached}
+        self._staged = _stageable(self._blob, self._cached) if consume and not packed else {}
         # Always a cache of ours when there are weights to pack, so that they can be saved.
-        self._weights = packed if packed is not None else PackedWeights() if self._packed else None
+        self._weights = packed if packed is not None else PackedWeights() if self._cached else None
         self._released: dict[int, int] = {}  # constant index -> its size, data released
         self._lib = capi.library()
         _check(self._lib.initialized_status, "xnn_initialize")
@@ -507,7 +508,7 @@ class XnnRuntime(RuntimeHandle):
             self._check_found()
         lib.delete_subgraph(self._subgraph)  # the runtime does not need it
         self._subgraph = None
-        for vid in self._packed:  # XNNPACK copied these into its packed weights
+        for vid in self._packed:  # XNNPACK packed these: its copies are all it reads
             self._constants.release(vid)
 
     def _check_found(self) -> None:
@@ -540,7 +541,7 @@ class XnnRuntime(RuntimeHandle):
         """Releases the weights only XNNPACK's packing reads whose packed form is in the
         given packed weights: their pages are never read."""
         have = self._weights.constants()
-        for vid in sorted(self._packed):
+        for vid in sorted(self._cached):
             if self._blob.tensors[vid].constantBufferIdx in have:
                 self._release(vid)
 
@@ -572,6 +573,9 @@ class XnnRuntime(RuntimeHandle):
                     readers[vid] -= 1
                     if not readers[vid]:
                         self._release(vid)
+                # Released copies below malloc's mmap threshold stay in its heap: their
+                # pages go back as the packed weights grow, not after them all.
+                heap.trim()
                 chunk, size = [], 0
 
     def _pack_nodes(self, indices: list[int]) -> None:
@@ -907,18 +911,25 @@ def _return_pages(view: memoryview) -> None:
         view.obj.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
 
 
-def _packed_only(blob: Blob) -> set[int]:
-    """Constant value ids read only as filter or bias of nodes whose weights XNNPACK packs."""
-    packed, other = set(), set()
+def _packed_only(blob: Blob) -> tuple[set[int], set[int]]:
+    """Constant value ids XNNPACK reads only to pack them while the runtime is created:
+    (all of them, those it packs into the weights cache). The others (`packed_per_node`) are
+    packed into their operator's own memory, so they can be neither staged nor found in saved
+    packed weights; a constant another value also holds is cached only if all its readers
+    pack it there."""
+    cached, own, other = set(), set(), set()
     for kind, xnode in zip(blob.node_kinds, blob.graph.xnodes):
-        table = xnode.xnodeUnion
-        for attr, vid in vars(table).items():
+        spec = KINDS[kind]
+        to_cache, to_own = {camel(f) for f in spec.packed}, {camel(f) for f in spec.packed_per_node}
+        for attr, vid in vars(xnode.xnodeUnion).items():
             if attr == "inputIds":
                 other.update(int(v) for v in vid)
             elif attr.endswith("Id"):
-                weights = attr in {camel(f) for f in KINDS[kind].packed}
-                (packed if weights else other).add(vid)
-    return {v for v in packed - other if blob.tensors.get(v) and blob.value_data(v) is not None}
+                (cached if attr in to_cache else own if attr in to_own else other).add(vid)
+    static = {v for v in cached | own if blob.tensors.get(v) and blob.value_data(v) is not None}
+    packed = static - other
+    uncached = {blob.tensors[v].constantBufferIdx for v in (other | own) & blob.tensors.keys()}
+    return packed, {v for v in packed & cached if blob.tensors[v].constantBufferIdx not in uncached}
 
 
 # --- blob checks -------------------------------------------------------------------------------

@@ -40,3 +40,18 @@ func.func @left_alone(%x: tensor<8x16xf32>, %w: tensor<4x16xf32>, %v: tensor<16x
   %u = xnn.fully_connected %v, %c {xnn.decision = {form = "fc-or-bmm", choice = "bmm", source = "option", layer = "linear f32 1x16->4"}} : (tensor<16xf32>, tensor<4x16xf32>) -> tensor<4xf32>
   func.return %y, %z, %u : tensor<8x4xf32>, tensor<8x4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Left alone, the rule's "fc" recorded: a filter whose memory two nodes read (an unrolled
+// LSTM's steps); as batch matmuls, each would pack its own copy.
+// CHECK-LABEL: func.func @shared_filter
+// CHECK-NOT:     xnn.batch_matrix_multiply
+// CHECK:         xnn.fully_connected {{.*}}choice = "fc", source = "rule", layer = "linear f32 8x4->2", why = "its filter is read by 2 nodes: XNNPACK packs a batch matmul's constant once per node"
+// CHECK:         xnn.fully_connected {{.*}}choice = "fc", source = "rule"
+func.func @shared_filter(%x: tensor<8x4xf32>) -> (tensor<8x2xf32>, tensor<8x2xf32>) {
+  %w = xnn.constant #xnnc.weight<"w", "0x0000803F0000803F0000803F0000803F0000803F0000803F0000803F0000803F"> : tensor<2x4xf32>
+  %y = xnn.fully_connected %x, %w {xnn.decision = {form = "fc-or-bmm", choice = "bmm", source = "option", layer = "linear f32 8x4->2"}} : (tensor<8x4xf32>, tensor<2x4xf32>) -> tensor<8x2xf32>
+  %z = xnn.fully_connected %x, %w {xnn.decision = {form = "fc-or-bmm", choice = "bmm", source = "option", layer = "linear f32 8x4->2"}} : (tensor<8x4xf32>, tensor<2x4xf32>) -> tensor<8x2xf32>
+  func.return %y, %z : tensor<8x2xf32>, tensor<8x2xf32>
+}
