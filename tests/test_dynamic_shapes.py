@@ -97,11 +97,11 @@ class Mlp(torch.nn.Module):
 
 
 class Upsampler(torch.nn.Module):
-    """A strided transposed conv (frames -> 2 * frames + 2): polyphase must leave it."""
+    """A strided transposed conv: frames -> 2 * frames + 2 - 2 * padding."""
 
-    def __init__(self) -> None:
+    def __init__(self, padding: int = 0) -> None:
         super().__init__()
-        self.up = torch.nn.ConvTranspose1d(8, 4, 4, stride=2)
+        self.up = torch.nn.ConvTranspose1d(8, 4, 4, stride=2, padding=padding)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.sigmoid(self.up(x))
@@ -206,17 +206,26 @@ def test_derived_dims_run_and_are_checked() -> None:
     )
 
 
-def test_transposed_conv_stays_a_deconvolution_and_is_right() -> None:
+@pytest.mark.parametrize("padding", [0, 1])
+def test_polyphase_where_its_form_follows_the_size(padding) -> None:
+    """Padding 0: the phases cover the output exactly (no slice), so polyphase runs at every
+    size. Padding 1 crops one output at each end: the phases' slice would end before the
+    symbolic end, which the stock slice node cannot express, so the deconvolution stays."""
     torch.manual_seed(3)
-    model = Upsampler().eval()
+    model = Upsampler(padding).eval()
     program = xnnc.compile(model, (torch.randn(1, 8, 13),),
                            dynamic_shapes={"x": {2: _frames()}})  # fmt: skip
     text = xnnc.print_module(program.module)
-    assert "xnn.deconvolution_2d" in text and '"xnn-polyphase" = "symbolic size T' in text
+    if padding == 0:
+        assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
+        assert "xnn.convolution_2d" in text
+    else:
+        assert "xnn.deconvolution_2d" in text
+        assert '"xnn-polyphase" = "symbolic size T: the phases\' crop ends before' in text
     for size in SIZES:
         x = torch.randn(1, 8, size)
         y = program(x)
-        assert y.shape == (1, 4, 2 * size + 2)
+        assert y.shape == (1, 4, 2 * size + 2 - 2 * padding)
         torch.testing.assert_close(y, model(x), atol=ATOL, rtol=0)
 
 
