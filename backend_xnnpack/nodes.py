@@ -418,7 +418,8 @@ def static_slice_shape(s: Shapes, p: Params) -> Out:
         _fail(f"offsets and sizes need one value per input dim ({len(x)})")
     out = sliced_shape(x, offsets, sizes)
     for i, (o, n, d) in enumerate(zip(offsets, out, x, strict=True)):
-        if not isinstance(d, int) and (o < 0 or n < 1):
+        # n >= 1 may hold only over the symbols' ranges (not known here): refuse only o < 0.
+        if not isinstance(d, int) and (o < 0 or (isinstance(n, int) and n < 1)):
             _fail(f"slice [{o}, {o} + {n}) of dim {i} is empty or outside the input's [0, {d})")
         if isinstance(d, int) and (o < 0 or n < 0 or o + n > d):
             _fail(f"slice [{o}, {o + n}) of dim {i} is outside the input's [0, {d})")

@@ -445,7 +445,7 @@ class _Importer:
         """A slice's symbolic start or end as the int ATen reads the same way at every size:
         `y[..., : y.shape[-1] - 2]` ends at -2 (from the end), `x[..., : x.shape[-1]]` at
         the end. None when it is not a fixed distance from the end of the sliced dim."""
-        if schema.name != "aten::slice" or name not in ("start", "end"):
+        if schema.name not in ("aten::slice", "aten::slice_copy") or name not in ("start", "end"):
             return None
         size = node.args[0].meta["val"].shape[node.args[1] if len(node.args) > 1 else 0]
         value = bound.meta.get("val")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from xnnc.ir.dims import NotAffine
+
 
 def conv_output_size(size: int, kernel: int, stride: int, pad_total: int, dilation: int) -> int:
     """Output length of a convolution along one dim (floor mode)."""
@@ -75,7 +77,11 @@ def slice_bounds(size: Any, start: int | None, end: int | None) -> tuple[Any, An
         last = size
     else:
         last = size + end if end < 0 else end
-    if not (0 <= first and first <= last and last <= size):
+    try:
+        inside = 0 <= first and first <= last and last <= size
+    except NotAffine:
+        inside = True  # holds over the symbols' ranges: torch.export checked them
+    if not inside:
         raise ValueError(f"slice [{start}, {end}) is outside the dim {size} or empty")
     return first, last - first
 

@@ -605,10 +605,10 @@ func.func @resize_output(%x: tensor<1x4x4x3xf32>) -> tensor<1x6x8x3xf32> {
 
 // -----
 
-// A size <= 0 on a symbolic dim stops that far before its end; one that could leave the
-// slice empty at some size in range is refused.
-func.func @slice_relative_end_may_be_empty(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T - 2">> {
-  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_slice' op shape rule on symbolic sizes: whether T - 2 < 1 depends on the size
-  %y = xnn.static_slice %x {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, -1, 4>} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T - 2">>
-  func.return %y : tensor<1x1x?x4xf32, #xnnc.dims<"T - 2">>
+// A size <= 0 on a symbolic dim stops that far before its end; it cannot start before the
+// dim does.
+func.func @slice_relative_end_before_the_start(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T">> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_slice' op slice [-1, -1 + T) of dim 2 is empty or outside the input's [0, T)
+  %y = xnn.static_slice %x {offsets = array<i64: 0, 0, -1, 0>, sizes = array<i64: 1, 1, -1, 4>} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T">>
+  func.return %y : tensor<1x1x?x4xf32, #xnnc.dims<"T">>
 }
