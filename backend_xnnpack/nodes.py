@@ -440,8 +440,10 @@ def _blob_slice_sizes(v: Any) -> list[int]:
         elif n == 0:
             out.append(UINT32_MAX - o)
         else:
-            _fail(f"a slice ending {-n} before the end of the symbolic dim {d}: XNNStaticSlice "
-                  "has unsigned sizes only (fold it into its producer or keep it outside)")  # fmt: skip
+            _fail(
+                f"a slice ending {-n} before the end of the symbolic dim {d}: XNNStaticSlice "
+                "has unsigned sizes only (fold it into its producer or keep it outside)"
+            )
     return out
 
 

@@ -24,6 +24,7 @@ import inspect
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 import torch
 from torch.export import Dim
@@ -131,7 +132,7 @@ def bench_decoder(name: str, small: bool, repeats: int, n: int) -> None:
             ref = model(x)
         err = (dynamic(x) - ref).abs().max().item()
         assert err < 1e-4, f"{name} at {size}: max error {err}"
-        s, d = _best_us([lambda: static(x), lambda: dynamic(x)], repeats, n)
+        s, d = _best_us([partial(static, x), partial(dynamic, x)], repeats, n)
         ratios.append(d / s)
         print(f"{size:>6} {s / 1e3:>10.2f} {d / 1e3:>11.2f} {d / s:>6.3f}")
     print(f"{'':>6} {'':>10} {'worst':>11} {max(ratios):>6.3f}")

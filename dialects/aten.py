@@ -57,6 +57,7 @@ from xnnc.dialects.quant import QuantizedShapesVerifier, quant_type
 from xnnc.dialects.quant_dynamic import dynamic_quant_type
 from xnnc.dialects.weights import WeightAttr
 from xnnc.ir.constants import ConstantValueOp
+from xnnc.ir.dims import DimExpr, NotAffine
 from xnnc.ir.shapes import (
     broadcast_shapes,
     conv_output_size,
@@ -66,7 +67,6 @@ from xnnc.ir.shapes import (
     pool_output_size,
     slice_bounds,
 )
-from xnnc.ir.dims import DimExpr, NotAffine
 from xnnc.ir.types import ints, shape_of
 
 Scalar = AnyOf([base(IntegerAttr), base(FloatAttr)])

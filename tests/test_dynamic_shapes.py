@@ -451,7 +451,9 @@ def test_a_slice_to_the_end_of_a_symbolic_dim_follows_the_size() -> None:
     model, dims = Trims(None).eval(), {"x": {2: Dim("T", min=4, max=64)}}
     program = xnnc.compile(model, (torch.randn(1, 4, 13),), dynamic_shapes=dims)
     assert program.num_partitions == 1 and program.ops_outside() == []
-    assert re.search(r"xnn.static_slice .*sizes = array<i64: 1, 1, 0, 4>", xnnc.print_module(program.module))
+    assert re.search(
+        r"xnn.static_slice .*sizes = array<i64: 1, 1, 0, 4>", xnnc.print_module(program.module)
+    )
     stock = StockRuntime(to_pte(model, (torch.randn(1, 4, 13),), dynamic_shapes=dims))
     for size in (4, 13, 64):
         x = torch.randn(1, 4, size)

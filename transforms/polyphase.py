@@ -338,8 +338,12 @@ class FoldTrimIntoDeconvolution(RewritePattern):
         gaps = [d - o - n for d, o, n in zip(x, offsets, out, strict=True)]
         top, right, bottom, left = deconv.padding()
         props = dict(deconv.properties)
-        for name, value in (("padding_top", top + offsets[1]), ("padding_bottom", bottom + gaps[1]),
-                            ("padding_left", left + offsets[2]), ("padding_right", right + gaps[2])):
+        for name, value in (
+            ("padding_top", top + offsets[1]),
+            ("padding_bottom", bottom + gaps[1]),
+            ("padding_left", left + offsets[2]),
+            ("padding_right", right + gaps[2]),
+        ):
             props[name] = IntegerAttr(value, i64)
         attrs = {k: v for k, v in deconv.attributes.items() if k != DECLINED_ATTR}
         new = xnn.Deconvolution2dOp.create(
@@ -460,7 +464,10 @@ class PolyphasePass(ModulePass):
             dense, depthwise = 1.0, 1.0
         elif self.max_kernel_growth != MAX_KERNEL_GROWTH:
             dense, depthwise = self.max_kernel_growth, math.inf
-        patterns: list[RewritePattern] = [FoldTrimIntoDeconvolution(), DeconvolutionToPolyphase(dense)]
+        patterns: list[RewritePattern] = [
+            FoldTrimIntoDeconvolution(),
+            DeconvolutionToPolyphase(dense),
+        ]
         if self.depthwise:
             patterns.append(DepthwiseDeconvolutionToPolyphase(depthwise))
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
