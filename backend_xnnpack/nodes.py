@@ -33,6 +33,7 @@ from xnnc.ir.shapes import (
     deconv_output_size,
     normalize_dim,
     numel,
+    sliced_shape,
 )
 
 # --- limits and flags ----------------------------------------------------------------------------
@@ -42,6 +43,7 @@ MAX_TENSOR_DIMS = 6  # XNN_MAX_TENSOR_DIMS: no value in a subgraph has more dims
 # 1.5.1 knows XNNConcatenate2..5, so larger joins are trees (Emitter.concatenate).
 MAX_CONCATENATE_INPUTS = 5
 INVALID_VALUE_ID = 0xFFFFFFFF  # XNN_INVALID_VALUE_ID: "internal value" / "no bias"
+UINT32_MAX = 0xFFFFFFFF
 LAST_STOCK_NODE_KIND = 47  # XNNCos: stock ExecuTorch 1.5.1 knows NodeUnion members 1..47
 
 # XNN_FLAG_* bits. Some bits mean different things per node.
@@ -409,15 +411,40 @@ def static_broadcast_shape(s: Shapes, p: Params) -> Out:
 
 
 def static_slice_shape(s: Shapes, p: Params) -> Out:
+    """A size <= 0 on a symbolic dim ends that far before the dim's end (XNNPACK's v3 ends):
+    the slice follows the dim when XNNPACK reshapes it."""
     x, offsets, sizes = s["input"], p["offsets"], tuple(p["sizes"])
     if len(offsets) != len(x) or len(sizes) != len(x):
         _fail(f"offsets and sizes need one value per input dim ({len(x)})")
-    for i, (o, n, d) in enumerate(zip(offsets, sizes, x, strict=True)):
-        if o < 0 or n < 0 or o + n > d:
+    out = sliced_shape(x, offsets, sizes)
+    for i, (o, n, d) in enumerate(zip(offsets, out, x, strict=True)):
+        # n >= 1 may hold only over the symbols' ranges (not known here): refuse only o < 0.
+        if not isinstance(d, int) and (o < 0 or (isinstance(n, int) and n < 1)):
+            _fail(f"slice [{o}, {o} + {n}) of dim {i} is empty or outside the input's [0, {d})")
+        if isinstance(d, int) and (o < 0 or n < 0 or o + n > d):
             _fail(f"slice [{o}, {o + n}) of dim {i} is outside the input's [0, {d})")
-    if s["output"] != sizes:
-        _fail(f"output shape {list(s['output'])} should be sizes {list(sizes)}")
-    return Out(sizes)
+    if tuple(s["output"]) != tuple(out):
+        _fail(f"output shape {list(s['output'])} should be {list(out)}")
+    return Out(tuple(out))
+
+
+def _blob_slice_sizes(v: Any) -> list[int]:
+    """Sizes for XNNStaticSlice: a slice to the end of a symbolic dim as UINT32_MAX less the
+    offset, which XNNPACK clamps to the dim at every reshape (static-slice.c at 92a7ad50:
+    size = min(end - offset, dim - offset)); the stock table has unsigned 32-bit sizes only,
+    so a slice ending before a symbolic dim's end cannot be written."""
+    out = []
+    for d, o, n in zip(v.shapes["input"], v.params["offsets"], v.params["sizes"], strict=True):
+        if isinstance(d, int) or n > 0:
+            out.append(n)
+        elif n == 0:
+            out.append(UINT32_MAX - o)
+        else:
+            _fail(
+                f"a slice ending {-n} before the end of the symbolic dim {d}: XNNStaticSlice "
+                "has unsigned sizes only (fold it into its producer or keep it outside)"
+            )
+    return out
 
 
 def static_constant_pad_shape(s: Shapes, p: Params) -> Out:
@@ -1192,7 +1219,7 @@ KINDS_LIST: tuple[NodeKind, ...] = (
     NodeKind("XNNStaticSlice", STATIC_SLICE, "xnn_define_static_slice_v3",
              (Hook((c_size_t, _I64S, _I64S, _I64S), _slice_bounds), IN, OUT, FLAGS),
              {"num_dims": lambda v: len(v.params["sizes"]), "offsets": "offsets",
-              "sizes": "sizes", "input_id": "input"},
+              "sizes": _blob_slice_sizes, "input_id": "input"},
              validate=(_num_dims("offsets", "sizes"),), runtime_checks=(_check_nonempty_slices,)),
     NodeKind("XNNStaticConstantPad", STATIC_CONSTANT_PAD, "xnn_define_static_constant_pad_v2",
              (Vector("pre_paddings"), Vector("post_paddings", counted=False),

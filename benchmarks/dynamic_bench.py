@@ -1,6 +1,6 @@
 """A program compiled once with a dynamic size against a static compile at each size.
 
-    python -m xnnc.benchmarks.dynamic_bench [--quick]
+    python -m xnnc.benchmarks.dynamic_bench [--quick] [--decoders-only] [--small]
 
 Two models with a dynamic time axis (1..64): a conv1d audio stack (3 convs, 64 channels,
 kernel 7, a skip and a concatenate) and a 2-layer MLP over a sequence (256 -> 1024 -> 256).
@@ -10,18 +10,28 @@ disturbed by other processes). `ratio` is dynamic / static: the issue's target i
 `reshape` is what a call that changes the size costs on top of one that does not: the
 dynamic program alternates between the size and 1 frame (each call reshapes XNNPACK once),
 less the two sizes' fixed-size times, per call.
+
+Then the zoo's audio decoders (examples/models.py: Mimi, DAC, HiFi-GAN; `--small` for their
+small variants), compiled once for 1..64 frames and statically at each size, both with the
+static rules (`tune=False`: the tuner times forms at one size, so the dynamic compile skips
+it). `forms` lists what the dynamic compile declined (`xnn.declined`), i.e. where it runs a
+different form from the static one.
 """
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 
 import torch
 from torch.export import Dim
 
 import xnnc
+from xnnc.cost.decision import DECLINED_ATTR
+from xnnc.examples.models import MODELS
 
 SIZES = (1, 7, 13, 40, 64)
 
@@ -91,13 +101,54 @@ def bench(name: str, model: torch.nn.Module, axis: int, repeats: int, n: int) ->
         print(f"{size:>5} {s:>10.1f} {d:>11.1f} {d / s:>6.3f} {(c - d - d1) / 2:>10.1f}")
 
 
+DECODERS = ("mimi", "dac", "hifigan")
+
+
+def _declined(program: xnnc.Program) -> str:
+    """`rewrite: count` of the rewrites the dynamic compile declined."""
+    counts: dict[str, int] = {}
+    for op in program.module.walk():
+        if DECLINED_ATTR in op.attributes:
+            for name in op.attributes[DECLINED_ATTR].data:
+                counts[name] = counts.get(name, 0) + 1
+    return ", ".join(f"{k} x{v}" for k, v in sorted(counts.items())) or "none"
+
+
+def bench_decoder(name: str, small: bool, repeats: int, n: int) -> None:
+    model, (example,) = MODELS[name](small=small)
+    channels = example.shape[1]
+    arg = next(iter(inspect.signature(model.forward).parameters))
+    dims = {arg: {2: Dim("T", min=1, max=64)}}
+    dynamic = xnnc.compile(model, (example,), dynamic_shapes=dims, tune=False)
+    size_note = "small" if small else "full"
+    print(f"\n{name} ({size_note}): dynamic compile (1..64 frames) vs static compile at each "
+          f"size, fp32, 1 thread, static rules; declined: {_declined(dynamic)}")  # fmt: skip
+    print(f"{'frames':>6} {'static ms':>10} {'dynamic ms':>11} {'ratio':>6}")
+    ratios = []
+    for size in SIZES:
+        x = torch.randn(1, channels, size)
+        static = xnnc.compile(model, (x,), tune=False)
+        with torch.no_grad():
+            ref = model(x)
+        err = (dynamic(x) - ref).abs().max().item()
+        assert err < 1e-4, f"{name} at {size}: max error {err}"
+        s, d = _best_us([partial(static, x), partial(dynamic, x)], repeats, n)
+        ratios.append(d / s)
+        print(f"{size:>6} {s / 1e3:>10.2f} {d / 1e3:>11.2f} {d / s:>6.3f}")
+    print(f"{'':>6} {'':>10} {'worst':>11} {max(ratios):>6.3f}")
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     repeats, n = (3, 20) if quick else (7, 100)
     torch.manual_seed(0)
-    print("CPU: Intel Xeon Sapphire Rapids-class (AVX2/FMA3/AVX-512/AMX), 2 shared cores")
-    bench("audio", AudioStack().eval(), 2, repeats, n)
-    bench("mlp", Mlp().eval(), 1, repeats, n)
+    print("CPU: Intel Xeon Sapphire Rapids-class (AVX2/FMA3/AVX-512 F/BW/VNNI/BF16/FP16/AMX), "
+          "2 shared cores")  # fmt: skip
+    if "--decoders-only" not in sys.argv:
+        bench("audio", AudioStack().eval(), 2, repeats, n)
+        bench("mlp", Mlp().eval(), 1, repeats, n)
+    for name in DECODERS:
+        bench_decoder(name, "--small" in sys.argv, repeats, max(n // 20, 2))
 
 
 if __name__ == "__main__":

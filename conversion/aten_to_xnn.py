@@ -61,7 +61,7 @@ from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
 from xnnc.errors import XnncError
 from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.ir.shapes import numel
+from xnnc.ir.shapes import numel, relative_end, slice_bounds
 from xnnc.ir.types import DimsAttr, element_type, ints, shape_of
 
 FLOATS = (f32, f16)
@@ -159,7 +159,8 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ClampOp, aten.GeluOp, aten.SiluOp, aten.EluOp, aten.LeakyReluOp, aten.AddOp,
     aten.SubOp, aten.MulOp, aten.DivOp, aten.MaximumOp, aten.MinimumOp, aten.SigmoidOp,
     aten.TanhOp, aten.ExpOp, aten.LogOp, aten.SqrtOp, aten.RsqrtOp, aten.AbsOp, aten.NegOp,
-    aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp,
+    aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp, aten.PowOp, aten.ConstantPadNdOp,
+    aten.SliceOp,
 })  # fmt: skip
 
 
@@ -811,18 +812,46 @@ def _permute(op: aten.PermuteOp, e: Emitter) -> Sequence[SSAValue]:
 
 
 def _check_slice(op: aten.SliceOp) -> str | None:
-    return None if _prop(op, "step", 1) == 1 else "strided slice"
+    if _prop(op, "step", 1) != 1:
+        return "strided slice"
+    x = shape_of(op.input)
+    d = _prop(op, "dim", 0) % len(x)
+    start, length = slice_bounds(x[d], _prop(op, "start"), _prop(op, "end"))
+    end_gap = x[d] - start - length
+    if end_gap != 0 and not isinstance(x[d], int) and not _from_deconvolution(op.input):
+        return (
+            f"a slice ending {end_gap} before the end of the symbolic dim {x[d]}: XNNPACK's "
+            "stock slice node takes absolute sizes (only a transposed convolution's trim folds)"
+        )
+    return None
+
+
+def _from_deconvolution(value: SSAValue) -> bool:
+    """Whether `value` is a transposed convolution's result used once: `xnn-fold-slice`
+    folds a trim of it into the deconvolution's padding."""
+    while len(list(value.uses)) == 1:
+        owner = value.owner
+        if isinstance(owner, aten.ConvolutionOp):
+            return bool(_prop(owner, "transposed", False))
+        if isinstance(owner, xnn.Deconvolution2dOp):
+            return True
+        if not isinstance(owner, xnn.StaticTransposeOp | xnn.StaticReshapeOp):
+            return False
+        value = owner.input  # the NHWC wrapping of an already converted convolution
+    return False
 
 
 @lowering(aten.SliceOp, check=_check_slice)
 def _slice(op: aten.SliceOp, e: Emitter) -> Sequence[SSAValue]:
     x = shape_of(op.input)
     d = _prop(op, "dim", 0) % len(x)
-    start, _, _ = slice(_prop(op, "start"), _prop(op, "end")).indices(x[d])
+    start, length = slice_bounds(x[d], _prop(op, "start"), _prop(op, "end"))
     offsets = [0] * len(x)
     offsets[d] = start
+    sizes = [relative_end(n, 0, n) for n in x]
+    sizes[d] = relative_end(x[d], start, length)
     return [e.node(xnn.StaticSliceOp, op.input, shape=shape_of(op.result), offsets=offsets,
-                   sizes=shape_of(op.result))]  # fmt: skip
+                   sizes=sizes)]  # fmt: skip
 
 
 @lowering(aten.SelectOp)

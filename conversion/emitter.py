@@ -18,6 +18,7 @@ from xnnc.conversion.constants import xnn_constant
 from xnnc.dialects import xnn
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.dims import DimExpr
+from xnnc.ir.shapes import relative_end, whole_sizes
 from xnnc.ir.types import element_type, shape_of, tensor_type
 
 NCHW_TO_NHWC = (0, 2, 3, 1)
@@ -72,9 +73,11 @@ class Emitter:
         """x[start : start + size] along `axis`."""
         offsets = [0] * len(shape_of(x))
         offsets[axis] = start
-        sizes = list(shape_of(x))
-        sizes[axis] = size
-        return self.node(xnn.StaticSliceOp, x, shape=sizes, offsets=offsets, sizes=sizes)
+        shape = list(shape_of(x))
+        shape[axis] = size
+        sizes = whole_sizes(shape)
+        sizes[axis] = relative_end(shape_of(x)[axis], start, size)
+        return self.node(xnn.StaticSliceOp, x, shape=shape, offsets=offsets, sizes=sizes)
 
     def concatenate(self, values: Sequence[SSAValue], axis: int) -> SSAValue:
         """`values` joined along `axis`: one node, or a tree of them, since XNNPACK joins at

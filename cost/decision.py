@@ -168,11 +168,17 @@ def decide(op: Operation, layer: Layer) -> Decision:
     as converted when a size is symbolic (the other forms are built for one size)."""
     fields = [d for v in vars(layer).values() for d in (v if isinstance(v, tuple) else (v,))]
     symbols = sorted({s for d in fields if isinstance(d, DimExpr) for s in d.symbols})
+    if symbols and layer.form in _SIZE_FREE_RULES:
+        return static(op, layer)  # the rule reads no size, and the rewrite checks its form
     if symbols:
         why = f"symbolic size {', '.join(symbols)}: {_STATIC_ONLY[layer.form]}"
         return Decision(layer.form, rules.FORMS[layer.form][0], "rule", layer.key(), why)
     return recorded(op, layer.form) or static(op, layer)
 
+
+# Forms whose static rule reads no size (kernel, stride and groups only): on a symbolic size
+# the rule decides and the rewrite itself checks that its form follows the size.
+_SIZE_FREE_RULES = {"polyphase"}
 
 _STATIC_ONLY = {
     "conv-as-gemm": "the taps' slices have fixed sizes",

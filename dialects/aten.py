@@ -57,6 +57,7 @@ from xnnc.dialects.quant import QuantizedShapesVerifier, quant_type
 from xnnc.dialects.quant_dynamic import dynamic_quant_type
 from xnnc.dialects.weights import WeightAttr
 from xnnc.ir.constants import ConstantValueOp
+from xnnc.ir.dims import DimExpr, NotAffine
 from xnnc.ir.shapes import (
     broadcast_shapes,
     conv_output_size,
@@ -64,6 +65,7 @@ from xnnc.ir.shapes import (
     normalize_dim,
     numel,
     pool_output_size,
+    slice_bounds,
 )
 from xnnc.ir.types import ints, shape_of
 
@@ -1005,12 +1007,17 @@ class SliceOp(AtenOp):
             _fail(f"step must be positive, got {step}")
         if x[d] == DYNAMIC_INDEX:
             return  # the sliced length is known only at run time
-        start, end, _ = slice(
-            self.start.value.data if self.start is not None else None,
-            self.end.value.data if self.end is not None else None,
-            step,
-        ).indices(x[d])
-        want = (*x[:d], len(range(start, end, step)), *x[d + 1 :])
+        bounds = [b.value.data if b is not None else None for b in (self.start, self.end)]
+        if isinstance(x[d], DimExpr):
+            if step != 1:
+                _fail(f"a strided slice of the symbolic dim {x[d]}")
+            try:
+                length = slice_bounds(x[d], *bounds)[1]
+            except (ValueError, NotAffine) as e:
+                _fail(str(e))
+        else:
+            length = len(range(*slice(*bounds, step).indices(x[d])))
+        want = (*x[:d], length, *x[d + 1 :])
         if shape_of(self.result) != want:
             _fail(f"result shape {list(shape_of(self.result))} should be {list(want)}")
 

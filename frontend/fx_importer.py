@@ -58,6 +58,7 @@ from xnnc.frontend.quantized import (
 )
 from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
 from xnnc.frontend.symbols import SymbolTable
+from xnnc.ir.shapes import INT64_MAX
 from xnnc.ir.types import SYMBOLS_ATTR_NAME, SymbolsAttr, tensor_type
 
 # Qualified overload name ("aten::add.Tensor") -> the op that models it.
@@ -334,6 +335,8 @@ class _Importer:
             return
         if _is_edge(target):
             target = target._op
+        if isinstance(node.meta.get("val"), torch.SymInt):
+            return  # size arithmetic (sym_size, operator.mul, ...): sizes live in the types
         if not hasattr(target, "_schema"):
             raise ModelImportError(
                 f"node {node.name}: unsupported call to {getattr(target, '__name__', target)}"
@@ -341,8 +344,6 @@ class _Importer:
         val = node.meta.get("val")
         if val is None and not node.users:
             return  # a runtime assertion such as _assert_tensor_metadata: nothing to compute
-        if isinstance(val, torch.SymInt):
-            return  # size arithmetic: consumers take their sizes from their own types
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         result_types = [self._tensor_type(node, v) for v in vals]
         qualified = qualified_name(target)
@@ -410,6 +411,9 @@ class _Importer:
                 else:
                     return None
             elif field in prop_defs:
+                if isinstance(value, Node):
+                    if (value := self._slice_bound(node, schema, arg.name, value)) is None:
+                        return None
                 optional = isinstance(prop_defs[field], OptPropertyDef)
                 if value is None:
                     if not optional:
@@ -436,6 +440,21 @@ class _Importer:
             properties=props,
             result_types=[result_types] if variadic else result_types,
         )
+
+    def _slice_bound(self, node: Node, schema: Any, name: str, bound: Node) -> int | None:
+        """A slice's symbolic start or end as the int ATen reads the same way at every size:
+        `y[..., : y.shape[-1] - 2]` ends at -2 (from the end), `x[..., : x.shape[-1]]` at
+        the end. None when it is not a fixed distance from the end of the sliced dim."""
+        if schema.name not in ("aten::slice", "aten::slice_copy") or name not in ("start", "end"):
+            return None
+        size = node.args[0].meta["val"].shape[node.args[1] if len(node.args) > 1 else 0]
+        value = bound.meta.get("val")
+        if not isinstance(value, torch.SymInt) or isinstance(size, int):
+            return None
+        distance = self.symbols.dim(value, node.name) - self.symbols.dim(size, node.name)
+        if not isinstance(distance, int) or distance > 0:
+            return None
+        return distance if distance < 0 else INT64_MAX
 
     def _generic(self, qualified: str, node: Node, result_types: list) -> Operation:
         inputs: list[Node] = []

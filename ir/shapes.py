@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+from xnnc.ir.dims import NotAffine
 
 
 def conv_output_size(size: int, kernel: int, stride: int, pad_total: int, dilation: int) -> int:
@@ -56,3 +59,55 @@ def normalize_dim(dim: int, rank: int) -> int | None:
     """A possibly negative dim as an index in [0, rank); None when out of range."""
     d = dim + rank if dim < 0 else dim
     return d if 0 <= d < rank else None
+
+
+INT64_MAX = 2**63 - 1  # ATen's `end=None`
+
+
+def slice_bounds(size: Any, start: int | None, end: int | None) -> tuple[Any, Any]:
+    """ATen's unit-step slice [start, end) of a dim as (offset, length), for an int or a
+    symbolic (`DimExpr`) size. Negative bounds count from the end, `end` None or past the end
+    means the end. On a symbolic size an absolute bound must hold at every size (the dim at
+    least as large), else `NotAffine` (from the comparison) says it depends on the size."""
+    if isinstance(size, int):
+        first, last, _ = slice(start, end).indices(size)
+        return first, max(last - first, 0)
+    first = 0 if start is None else (size + start if start < 0 else start)
+    if end is None or end >= INT64_MAX:
+        last = size
+    else:
+        last = size + end if end < 0 else end
+    try:
+        inside = 0 <= first and first <= last and last <= size
+    except NotAffine:
+        inside = True  # holds over the symbols' ranges: torch.export checked them
+    if not inside:
+        raise ValueError(f"slice [{start}, {end}) is outside the dim {size} or empty")
+    return first, last - first
+
+
+def relative_end(size: Any, offset: int, length: Any) -> int:
+    """xnn.static_slice's size entry for a slice of `length` at `offset` of a dim of `size`:
+    `length` when static, else how far before the dim's end the slice stops, as zero or a
+    negative number (XNNPACK's slice ends read the same way)."""
+    if isinstance(length, int):
+        return length
+    gap = size - offset - length
+    if not isinstance(gap, int) or gap < 0:
+        raise ValueError(f"a slice of {length} at {offset} of the dim {size} does not stop a "
+                         "fixed distance before its end")  # fmt: skip
+    return -gap
+
+
+def whole_sizes(shape: Sequence[Any]) -> list[int]:
+    """xnn.static_slice sizes that keep every dim whole (0: to a symbolic dim's end)."""
+    return [relative_end(d, 0, d) for d in shape]
+
+
+def sliced_shape(shape: Sequence[Any], offsets: Sequence[int], sizes: Sequence[int]) -> list:
+    """The result of xnn.static_slice: a size <= 0 of a symbolic dim stops that far before
+    the dim's end."""
+    return [
+        d - o + n if not isinstance(d, int) and n <= 0 else n
+        for d, o, n in zip(shape, offsets, sizes, strict=True)
+    ]

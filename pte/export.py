@@ -47,16 +47,19 @@ def to_pte(
     model: Any,
     example_inputs: Any = None,
     options: CompileOptions | None = None,
+    *,
+    dynamic_shapes: Any = None,
     **fields: Any,
 ) -> bytes:
     """A `.pte` whose delegates are xnnc blobs, for stock ExecuTorch: an nn.Module with
     inputs, or an ExportedProgram, compiled under `options` (or its fields as keywords) with
-    the target's runtime set to stock.
+    the target's runtime set to stock. `dynamic_shapes` is torch.export's argument, as for
+    `xnnc.compile`: the `.pte` then runs at any size in range.
 
     Streamed to a temporary file and read back once the blobs are gone: joining it in
     memory (ExecuTorch's `.buffer`) held the blobs and the `.pte` at once, 2x the weights."""
     with tempfile.TemporaryFile() as f:
-        _write(f, _program(model, example_inputs, options, **fields))
+        _write(f, _program(model, example_inputs, options, dynamic_shapes, **fields))
         f.seek(0)
         return f.read()
 
@@ -66,11 +69,13 @@ def write_pte(
     model: Any,
     example_inputs: Any = None,
     options: CompileOptions | None = None,
+    *,
+    dynamic_shapes: Any = None,
     **fields: Any,
 ) -> None:
     """`to_pte` written to `path` piece by piece, without joining the `.pte` in memory
     first (the blobs are not copied a second time)."""
-    program = _program(model, example_inputs, options, **fields)
+    program = _program(model, example_inputs, options, dynamic_shapes, **fields)
     with open(path, "wb") as f:
         _write(f, program)
 
@@ -101,7 +106,13 @@ def _forget_lowered_modules() -> None:
     heap.trim()
 
 
-def _program(model: Any, example_inputs: Any, options: CompileOptions | None, **fields: Any):
+def _program(
+    model: Any,
+    example_inputs: Any,
+    options: CompileOptions | None,
+    dynamic_shapes: Any = None,
+    **fields: Any,
+):
     """ExecuTorch's program manager for `to_pte`'s arguments."""
     from executorch.exir import to_edge_transform_and_lower
 
@@ -109,7 +120,7 @@ def _program(model: Any, example_inputs: Any, options: CompileOptions | None, **
 
     options = CompileOptions.of(options, **fields)
     options = options.replace(target=options.target.replace(runtime="stock"))
-    ep = copy_sharing_tensors(export_program(model, example_inputs))
+    ep = copy_sharing_tensors(export_program(model, example_inputs, dynamic_shapes))
     return to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)]).to_executorch()
 
 

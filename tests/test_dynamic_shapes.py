@@ -8,6 +8,8 @@ wrong tap, offset or shape."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 from torch.export import Dim
@@ -97,11 +99,11 @@ class Mlp(torch.nn.Module):
 
 
 class Upsampler(torch.nn.Module):
-    """A strided transposed conv (frames -> 2 * frames + 2): polyphase must leave it."""
+    """A strided transposed conv: frames -> 2 * frames + 2 - 2 * padding."""
 
-    def __init__(self) -> None:
+    def __init__(self, padding: int = 0) -> None:
         super().__init__()
-        self.up = torch.nn.ConvTranspose1d(8, 4, 4, stride=2)
+        self.up = torch.nn.ConvTranspose1d(8, 4, 4, stride=2, padding=padding)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.sigmoid(self.up(x))
@@ -206,17 +208,26 @@ def test_derived_dims_run_and_are_checked() -> None:
     )
 
 
-def test_transposed_conv_stays_a_deconvolution_and_is_right() -> None:
+@pytest.mark.parametrize("padding", [0, 1])
+def test_polyphase_where_its_form_follows_the_size(padding) -> None:
+    """Padding 0: the phases cover the output exactly (no slice), so polyphase runs at every
+    size. Padding 1 crops one output at each end: the phases' slice would end before the
+    symbolic end, which the stock slice node cannot express, so the deconvolution stays."""
     torch.manual_seed(3)
-    model = Upsampler().eval()
+    model = Upsampler(padding).eval()
     program = xnnc.compile(model, (torch.randn(1, 8, 13),),
                            dynamic_shapes={"x": {2: _frames()}})  # fmt: skip
     text = xnnc.print_module(program.module)
-    assert "xnn.deconvolution_2d" in text and '"xnn-polyphase" = "symbolic size T' in text
+    if padding == 0:
+        assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
+        assert "xnn.convolution_2d" in text
+    else:
+        assert "xnn.deconvolution_2d" in text
+        assert '"xnn-polyphase" = "symbolic size T: the phases\' crop ends before' in text
     for size in SIZES:
         x = torch.randn(1, 8, size)
         y = program(x)
-        assert y.shape == (1, 4, 2 * size + 2)
+        assert y.shape == (1, 4, 2 * size + 2 - 2 * padding)
         torch.testing.assert_close(y, model(x), atol=ATOL, rtol=0)
 
 
@@ -327,4 +338,139 @@ def test_ops_not_size_generic_stay_outside_and_say_why() -> None:
     )
     for size in (1, 40):
         x = torch.randn(1, size, 16)
+        torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+
+
+# --- the zoo's audio decoders ------------------------------------------------------------------
+# Small variants (examples/models.py), compiled once for 1..64 frames. Tolerance: the zoo's
+# static one (test_rewrites_small, test_constant_fold: fp32 atol = rtol = 1e-4); observed max
+# error 8e-6 (DAC) over outputs of magnitude ~1, from summation order in ~25 stacked convs.
+DECODER_TOL = dict(atol=1e-4, rtol=1e-4)
+DECODERS = ("mimi", "dac", "hifigan")
+
+
+def _decoder(name: str) -> tuple[torch.nn.Module, torch.Tensor, dict]:
+    from xnnc.examples.models import MODELS
+
+    model, (x,) = MODELS[name](small=True)
+    arg = "latent" if name == "mimi" else "x"
+    return model, x, {arg: {2: _frames()}}
+
+
+@pytest.fixture(scope="module")
+def decoders() -> dict[str, tuple[torch.nn.Module, xnnc.Program]]:
+    compiled = {}
+    for name in DECODERS:
+        model, x, dims = _decoder(name)
+        compiled[name] = model, xnnc.compile(model, (x,), dynamic_shapes=dims, tune=False)
+    return compiled
+
+
+@pytest.mark.parametrize("name", DECODERS)
+def test_decoder_compiles_once_and_matches_eager_at_every_size(name, decoders) -> None:
+    model, program = decoders[name]
+    assert program.num_partitions == 1 and program.ops_outside() == []
+    channels = {"mimi": 64, "dac": 64, "hifigan": 80}[name]
+    rate = {"mimi": 1920, "dac": 512, "hifigan": 256}[name]
+    for size in SIZES:
+        x = torch.randn(1, channels, size)
+        y = program(x)
+        assert y.shape == (1, 1, rate * size)
+        with torch.no_grad():
+            torch.testing.assert_close(y, model(x), **DECODER_TOL)
+
+
+@pytest.mark.parametrize("name", DECODERS)
+def test_decoder_forms_at_symbolic_sizes(name, decoders) -> None:
+    """Mimi's causal trims fold into the deconvolutions' padding and every upsampler runs
+    as polyphase; DAC's and HiFi-GAN's symmetric crops (s/2 at each end) would need a slice
+    ending before the symbolic end, so their dense deconvolutions stay and say why."""
+    _, program = decoders[name]
+    text = xnnc.print_module(program.module)
+    if name == "mimi":
+        assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
+        assert "xnn.static_constant_pad" not in text  # folded into the convs
+    else:
+        assert text.count("xnn.deconvolution_2d %") == 4
+        assert text.count('"xnn-polyphase" = "symbolic size T: the phases\' crop ends') == 4
+
+
+def test_decoder_out_of_range_is_one_line(decoders) -> None:
+    _, program = decoders["mimi"]
+    with pytest.raises(XnncError) as e:
+        program(torch.randn(1, 64, 65))
+    assert str(e.value) == "input 'latent' dim 2 is 65; allowed: T in [1, 64]"
+
+
+def test_encodec_lstm_cannot_export_with_dynamic_frames() -> None:
+    """nn.LSTM specializes the frame count at export (torch 2.13): one line, no traceback."""
+    from xnnc.examples.models import make_encodec_decoder
+
+    model, (x,) = make_encodec_decoder(small=True)
+    with pytest.raises(ModelImportError, match=r"^model EnCodecDecoder: torch.export failed: "
+                       r"Constraints violated \(T\)!"):  # fmt: skip
+        xnnc.compile(model, (x,), dynamic_shapes={"x": {2: _frames()}})
+
+
+def test_mimi_pte_with_dynamic_shapes_runs_on_stock_executorch_at_three_sizes() -> None:
+    """Fully delegated. Sizes up to 20 only: ExecuTorch's `to_executorch` fake-runs the
+    delegate's original graph, where torch's conv backend selection guards on the size and
+    narrows T's range in the shared ShapeEnv to [2, 20]; ExecuTorch then plans the input
+    for 20 frames (docs/dynamic-shapes.md, status)."""
+    from xnnc.pte import StockRuntime, to_pte
+
+    model, x, dims = _decoder("mimi")
+    run = StockRuntime(to_pte(model, (x,), dynamic_shapes=dims, tune=False))
+    for size in (1, 7, 13):
+        latent = torch.randn(1, 64, size)
+        (y,) = run(latent)
+        with torch.no_grad():
+            torch.testing.assert_close(y, model(latent), **DECODER_TOL)
+
+
+class Trims(torch.nn.Module):
+    """A slice to the end of the frames (drop 2) and one that also ends 1 before it."""
+
+    def __init__(self, end: int | None) -> None:
+        super().__init__()
+        self.conv, self.end = torch.nn.Conv1d(4, 4, 3, padding=1), end
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv(x))
+        return torch.tanh(y[..., 2 : self.end])
+
+
+def test_a_slice_to_the_end_of_a_symbolic_dim_follows_the_size() -> None:
+    """XNNPACK 92a7ad50 (src/subgraph/static-slice.c) clamps a slice's end to the dim at each
+    reshape, so `x[..., 2:]` is offset 2, size UINT32_MAX - 2 in the stock table and runs at
+    every size, on the extended runtime and on stock ExecuTorch."""
+    from xnnc.pte import StockRuntime, to_pte
+
+    torch.manual_seed(6)
+    # min 4: torch.export refuses a range where the sliced length could be 1 (0/1 specialization)
+    model, dims = Trims(None).eval(), {"x": {2: Dim("T", min=4, max=64)}}
+    program = xnnc.compile(model, (torch.randn(1, 4, 13),), dynamic_shapes=dims)
+    assert program.num_partitions == 1 and program.ops_outside() == []
+    assert re.search(
+        r"xnn.static_slice .*sizes = array<i64: 1, 1, 0, 4>", xnnc.print_module(program.module)
+    )
+    stock = StockRuntime(to_pte(model, (torch.randn(1, 4, 13),), dynamic_shapes=dims))
+    for size in (4, 13, 64):
+        x = torch.randn(1, 4, size)
+        torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+        torch.testing.assert_close(stock(x)[0], model(x), atol=ATOL, rtol=0)
+
+
+def test_a_slice_ending_before_a_symbolic_end_stays_outside_and_says_why() -> None:
+    torch.manual_seed(7)
+    model = Trims(-1).eval()
+    program = xnnc.compile(model, (torch.randn(1, 4, 13),),
+                           dynamic_shapes={"x": {2: Dim("T", min=5, max=64)}})  # fmt: skip
+    (outside,) = program.outside()
+    assert outside.op == "aten.slice" and outside.reason == (
+        "a slice ending 1 before the end of the symbolic dim T: XNNPACK's stock slice node "
+        "takes absolute sizes (only a transposed convolution's trim folds)"
+    )
+    for size in (5, 40):
+        x = torch.randn(1, 4, size)
         torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)

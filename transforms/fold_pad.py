@@ -110,7 +110,8 @@ class FoldPadIntoConv(RewritePattern):
         %t = xnn.static_transpose %x {perm = [0,2,3,1]}
         %y = xnn.convolution_2d %t, %w {padding_top = 1, padding_right = 1, padding_left = 2}
 
-    Does nothing when the pad value is not zero (for a quantized tensor: does not quantize to
+    Does nothing when the pad value is not zero, when a size is symbolic and the chain is not
+    empty (the layout patterns usually empty it) (for a quantized tensor: does not quantize to
     its zero point, which is what the conv pads with), when the pad or an op of the chain
     has another user, when the chain moves the padded dims anywhere but the conv's H and W
     (or merges them), when the conv uses TensorFlow SAME padding, or for a depthwise conv
@@ -133,7 +134,9 @@ class FoldPadIntoConv(RewritePattern):
             return
         if not is_zero_pad(pad):
             return
-        if declined(op, "xnn-fold-pad", "the layout chain it rebuilds has fixed-size reshapes"):
+        # A pad right before the conv folds at any size; a chain is rebuilt with fixed shapes.
+        if chain and declined(op, "xnn-fold-pad", "the layout chain it rebuilds has fixed-size "
+                              "reshapes"):  # fmt: skip
             return
         chain = chain[::-1]  # from the pad to the conv
         pads = list(zip(ints(pad.pre_paddings), ints(pad.post_paddings), strict=True))

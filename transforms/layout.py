@@ -68,7 +68,7 @@ from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
 from xnnc.dialects.quant_dynamic import is_dynamic
-from xnnc.ir.shapes import normalize_dim, numel
+from xnnc.ir.shapes import normalize_dim, numel, sliced_shape, whole_sizes
 from xnnc.ir.types import element_type, ints, shape_of
 
 Shape = tuple[int, ...]
@@ -606,12 +606,12 @@ class SinkThroughSlice(RewritePattern):
                 return
             x = layout.shape
             offsets = _in_source(layout, ints(op.offsets), [0] * len(whole), [0] * len(x))
-            sizes = _in_source(layout, ints(op.sizes), whole, x)
+            sizes = _in_source(layout, ints(op.sizes), whole_sizes(whole), whole_sizes(x))
             if offsets is None or sizes is None:
                 continue
             e = Emitter(rewriter, op)
             params = {**op.properties, "offsets": offsets, "sizes": sizes}
-            y = e.node(xnn.StaticSliceOp, layout.source(e), shape=sizes,
+            y = e.node(xnn.StaticSliceOp, layout.source(e), shape=sliced_shape(x, offsets, sizes),
                        elem=element_type(op.output), **params)  # fmt: skip
             rewriter.replace(op, [], [layout.redo(e, y, shape_of(op.output))])
             return

@@ -46,7 +46,7 @@ from typing import ClassVar
 
 import torch
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, bf16, f16, f32
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, bf16, f16, f32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -64,11 +64,21 @@ from xnnc.conversion.constants import (
     weight_name,
 )
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import Decision, decide, declined, deconv_layer, record, record_moved
+from xnnc.cost.decision import (
+    DECLINED_ATTR,
+    Decision,
+    decide,
+    declined,
+    deconv_layer,
+    record,
+    record_moved,
+)
 from xnnc.cost.rules import MAX_KERNEL_GROWTH
 from xnnc.dialects import xnn
 from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.ir.types import element_type, shape_of
+from xnnc.ir.dims import NotAffine, is_symbolic
+from xnnc.ir.shapes import relative_end
+from xnnc.ir.types import element_type, ints, shape_of, size_symbols
 
 FLOAT_TYPES = (f32, f16, bf16)
 
@@ -123,7 +133,7 @@ def plan_axis(size: int, kernel: int, stride: int, crop: int, out: int) -> tuple
     taps = -(-kernel // stride)
     first, end = crop // stride, -(-(crop + out) // stride)
     pad_before = max(taps - 1 - first, 0)
-    pad_after = max(end - size, 0)
+    pad_after = max(end - size, 0)  # on a symbolic size: NotAffine unless a fixed distance
     start = taps - 1 - pad_before  # the position of the convolution's first output
     steps = size + pad_before + pad_after - taps + 1
     return Window(taps, pad_before, pad_after, steps), crop - stride * start
@@ -136,9 +146,9 @@ def plan_output_phases(
     (the kernel phase it takes, its window), so that interleaving them gives the output with
     nothing to slice: output s*t + r is full output s*t + r + crop. None when the output
     phases differ in length or one would need negative padding."""
-    if out % stride:
-        return None
     taps, steps = -(-kernel // stride), out // stride
+    if out - steps * stride:
+        return None
     phases = []
     for r in range(stride):
         pad_before = taps - 1 - (r + crop) // stride
@@ -216,7 +226,9 @@ def _decided_weights(
 ) -> tuple[Decision, torch.Tensor, torch.Tensor | None] | None:
     """The decision and the weights when `op` is rewritten; None otherwise (a "deconvolution"
     decision recorded on `op`)."""
-    if (weights := _matched_weights(op)) is None or declined(op, "xnn-polyphase", _SIZED):
+    if (weights := _matched_weights(op)) is None:
+        return None
+    if not _size_generic(op) and declined(op, "xnn-polyphase", _SIZED):
         return None
     decision = _decision(op, max_growth)
     if decision.choice == "deconvolution":
@@ -266,14 +278,90 @@ def _concatenate(e: Emitter, values: list[SSAValue]) -> SSAValue:
 def _slice(e: Emitter, y: SSAValue, offsets: tuple[int, int], out: Sequence[int]) -> SSAValue:
     if shape_of(y) == tuple(out):
         return y
-    return e.node(xnn.StaticSliceOp, y, shape=out, offsets=(0, *offsets, 0), sizes=out)
+    full = shape_of(y)
+    sizes = [relative_end(d, o, n) for d, o, n in zip(full, (0, *offsets, 0), out, strict=True)]
+    return e.node(xnn.StaticSliceOp, y, shape=out, offsets=(0, *offsets, 0), sizes=sizes)
 
 
 # Why a symbolic size keeps the deconvolution (which XNNPACK reshapes at run time).
 _SIZED = (
-    "the phases' crop is an absolute static_slice, which XNNPACK clamps instead of "
-    "moving when the input shrinks"
+    "the phases' crop ends before the end of a symbolic dim, and the stock XNNStaticSlice "
+    "node takes only absolute unsigned sizes (a slice to the end is the most it can follow)"
 )
+
+
+def _size_generic(op: xnn.Deconvolution2dOp) -> bool:
+    """Whether the rewrite's form follows the deconvolution's symbolic sizes: every
+    convolution window is a fixed distance from the input's ends and the crop, if any,
+    keeps a symbolic dim up to its end (a trim still to fold waits for the fold)."""
+    if not size_symbols(op):
+        return True
+    if trim_to_fold(op) is not None:
+        return False
+    try:
+        if _depthwise(op) and all(plan_output_phases(*axis) for axis in _axes(op)):
+            return True
+        for size, kernel, stride, crop, out in _axes(op):
+            window, offset = plan_axis(size, kernel, stride, crop, out)
+            if not isinstance(size, int) and stride * window.steps - offset - out != 0:
+                return False
+    except NotAffine:
+        return False
+    return True
+
+
+def trim_to_fold(op: xnn.Deconvolution2dOp) -> xnn.StaticSliceOp | None:
+    """The slice a symbolic deconvolution's result goes to, alone, through the reshapes and
+    transposes that wrap it (the layout patterns move it next to the deconvolution)."""
+    value: SSAValue = op.output
+    while len(uses := list(value.uses)) == 1:
+        user = uses[0].operation
+        if isinstance(user, xnn.StaticSliceOp):
+            return user
+        if not isinstance(user, xnn.StaticReshapeOp | xnn.StaticTransposeOp):
+            return None
+        value = user.output
+    return None
+
+
+@dataclass(frozen=True)
+class FoldTrimIntoDeconvolution(RewritePattern):
+    """A slice of a deconvolution's symbolic rows or columns as its padding, which XNNPACK
+    applies at every size (the trim of a SEANet or causal transposed convolution):
+
+        %d = xnn.deconvolution_2d %x, %w {padding 0}          : 1x1xTx8 -> 1x1x(2*T + 2)x4
+        %y = xnn.static_slice %d {offsets [0, 0, 0, 0], sizes [1, 1, -2, 4]}
+      ==>
+        %y = xnn.deconvolution_2d %x, %w {padding_right = 2}  : 1x1xTx8 -> 1x1x(2*T)x4
+
+    Does nothing when: no dim of the slice's input is symbolic (a static slice is left as it
+    was); the slice cuts the batch or channels; the deconvolution has other users."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.StaticSliceOp, rewriter: PatternRewriter) -> None:
+        deconv = op.input.owner
+        if not isinstance(deconv, xnn.Deconvolution2dOp) or len(list(op.input.uses)) != 1:
+            return
+        x, out, offsets = shape_of(op.input), shape_of(op.output), ints(op.offsets)
+        if not is_symbolic(x) or (x[0], x[3]) != (out[0], out[3]):
+            return
+        gaps = [d - o - n for d, o, n in zip(x, offsets, out, strict=True)]
+        top, right, bottom, left = deconv.padding()
+        props = dict(deconv.properties)
+        for name, value in (
+            ("padding_top", top + offsets[1]),
+            ("padding_bottom", bottom + gaps[1]),
+            ("padding_left", left + offsets[2]),
+            ("padding_right", right + gaps[2]),
+        ):
+            props[name] = IntegerAttr(value, i64)
+        attrs = {k: v for k, v in deconv.attributes.items() if k != DECLINED_ATTR}
+        new = xnn.Deconvolution2dOp.create(
+            operands=list(deconv.operands), result_types=[op.output.type],
+            properties=props, attributes=attrs,
+        )  # fmt: skip
+        rewriter.replace(op, new)
+        rewriter.erase(deconv)
 
 
 @dataclass(frozen=True)
@@ -360,6 +448,7 @@ class DepthwiseDeconvolutionToPolyphase(RewritePattern):
 
 CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
     xnn.Deconvolution2dOp: (DeconvolutionToPolyphase(), DepthwiseDeconvolutionToPolyphase()),
+    xnn.StaticSliceOp: (FoldTrimIntoDeconvolution(),),
 }
 
 
@@ -385,7 +474,10 @@ class PolyphasePass(ModulePass):
             dense, depthwise = 1.0, 1.0
         elif self.max_kernel_growth != MAX_KERNEL_GROWTH:
             dense, depthwise = self.max_kernel_growth, math.inf
-        patterns: list[RewritePattern] = [DeconvolutionToPolyphase(dense)]
+        patterns: list[RewritePattern] = [
+            FoldTrimIntoDeconvolution(),
+            DeconvolutionToPolyphase(dense),
+        ]
         if self.depthwise:
             patterns.append(DepthwiseDeconvolutionToPolyphase(depthwise))
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

@@ -422,7 +422,7 @@ func.func @slice_bounds(%x: tensor<1x8x8x4xf32>) -> tensor<1x6x7x4xf32> {
 // -----
 
 func.func @slice_output(%x: tensor<1x8x8x4xf32>) -> tensor<1x6x6x4xf32> {
-  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_slice' op output shape [1, 6, 6, 4] should be sizes [1, 6, 7, 4]
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_slice' op output shape [1, 6, 6, 4] should be [1, 6, 7, 4]
   %y = xnn.static_slice %x {offsets = array<i64: 0, 1, 0, 0>, sizes = array<i64: 1, 6, 7, 4>} : (tensor<1x8x8x4xf32>) -> tensor<1x6x6x4xf32>
   func.return %y : tensor<1x6x6x4xf32>
 }
@@ -601,4 +601,14 @@ func.func @resize_output(%x: tensor<1x4x4x3xf32>) -> tensor<1x6x8x3xf32> {
   // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_resize_bilinear_2d' op output shape [1, 6, 8, 3] should be [1, 8, 6, 3]
   %y = xnn.static_resize_bilinear_2d %x {new_height = 8, new_width = 6} : (tensor<1x4x4x3xf32>) -> tensor<1x6x8x3xf32>
   func.return %y : tensor<1x6x8x3xf32>
+}
+
+// -----
+
+// A size <= 0 on a symbolic dim stops that far before its end; it cannot start before the
+// dim does.
+func.func @slice_relative_end_before_the_start(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T">> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_slice' op slice [-1, -1 + T) of dim 2 is empty or outside the input's [0, T)
+  %y = xnn.static_slice %x {offsets = array<i64: 0, 0, -1, 0>, sizes = array<i64: 1, 1, -1, 4>} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T">>
+  func.return %y : tensor<1x1x?x4xf32, #xnnc.dims<"T">>
 }

@@ -219,14 +219,29 @@ func.func @qs8_nonzero_pad(%x: tensor<1x4x4x2x!xnn.quant.uniform<i8:f32, 0.1:-5>
 
 // -----
 
-// Left alone: a symbolic width (the layout chain the fold rebuilds has fixed-size reshapes).
-// The pad stays a static_constant_pad, which XNNPACK reshapes at run time.
+// A symbolic width: a pad right before the conv folds (XNNPACK pads at every size).
 // CHECK-LABEL: func.func @symbolic_width
-// CHECK:         xnn.static_constant_pad %x
-// CHECK:         xnn.convolution_2d %p, %w {xnn.declined = {"xnn-fold-pad" = "symbolic size T: the layout chain it rebuilds has fixed-size reshapes"}
+// CHECK-NOT:     xnn.static_constant_pad
+// CHECK:         xnn.convolution_2d %x, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 2 : i64, padding_left = 3 : i64} : (tensor<1x6x?x4xf32, #xnnc.dims<"T">>, tensor<8x3x3x4xf32>) -> tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">>
 func.func @symbolic_width(%x: tensor<1x6x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">> {
   %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
   %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 1, 3, 0>, post_paddings = array<i64: 0, 2, 1, 0>} : (tensor<1x6x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x9x?x4xf32, #xnnc.dims<"T + 4">>
   %y = xnn.convolution_2d %p, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x9x?x4xf32, #xnnc.dims<"T + 4">>, tensor<8x3x3x4xf32>) -> tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">>
+  func.return %y : tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">>
+}
+
+
+// -----
+
+// Left alone: a symbolic width behind a layout chain (rebuilt with fixed-size reshapes).
+// The pad stays a static_constant_pad, which XNNPACK reshapes at run time.
+// CHECK-LABEL: func.func @symbolic_width_through_transpose
+// CHECK:         xnn.static_constant_pad %x
+// CHECK:         xnn.convolution_2d %t, %w {xnn.declined = {"xnn-fold-pad" = "symbolic size T: the layout chain it rebuilds has fixed-size reshapes"}
+func.func @symbolic_width_through_transpose(%x: tensor<1x4x6x?xf32, #xnnc.dims<"T">>) -> tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 1, 3>, post_paddings = array<i64: 0, 0, 2, 1>} : (tensor<1x4x6x?xf32, #xnnc.dims<"T">>) -> tensor<1x4x9x?xf32, #xnnc.dims<"T + 4">>
+  %t = xnn.static_transpose %p {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x4x9x?xf32, #xnnc.dims<"T + 4">>) -> tensor<1x9x?x4xf32, #xnnc.dims<"T + 4">>
+  %y = xnn.convolution_2d %t, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x9x?x4xf32, #xnnc.dims<"T + 4">>, tensor<8x3x3x4xf32>) -> tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">>
   func.return %y : tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">>
 }

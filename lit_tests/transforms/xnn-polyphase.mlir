@@ -297,15 +297,61 @@ func.func @filter_not_constant(%x: tensor<1x1x5x2xf32>, %w: tensor<3x1x4x2xf32>)
 
 // -----
 
-// Left alone: a symbolic width. The phases' crop would be an absolute static_slice, which
-// XNNPACK clamps instead of moving when the input shrinks; the deconvolution itself
-// reshapes at run time. The reason is recorded on the op.
+// Left alone: a symbolic width whose phases' crop would end one output before the symbolic
+// end, which the stock slice node cannot express; the deconvolution itself reshapes at run
+// time. The reason is recorded on the op.
 // CHECK-LABEL: func.func @symbolic_width
 // CHECK-NEXT:    %w = xnn.constant
-// CHECK-NEXT:    %y = xnn.deconvolution_2d %x, %w {{.*}}xnn.declined = {"xnn-polyphase" = "symbolic size T: the phases' crop is an absolute static_slice, which XNNPACK clamps instead of moving when the input shrinks"}{{.*}} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+// CHECK-NEXT:    %y = xnn.deconvolution_2d %x, %w {{.*}}xnn.declined = {"xnn-polyphase" = "symbolic size T: the phases' crop ends before the end of a symbolic dim, and the stock XNNStaticSlice node takes only absolute unsigned sizes (a slice to the end is the most it can follow)"}{{.*}} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
 // CHECK-NEXT:    func.return %y
 func.func @symbolic_width(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">> {
   %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
   %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
   func.return %y : tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+}
+
+// -----
+
+// A symbolic width whose phases cover the output exactly (no padding: 2*T + 2 outputs are
+// T + 1 blocks of 2): one convolution and the interleave, no slice, at every size.
+// CHECK-LABEL: func.func @symbolic_width_uncropped
+// CHECK:         %{{.*}} = xnn.convolution_2d %x, %{{.*}} {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 6 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<6x1x2x2xf32>) -> tensor<1x1x?x6xf32, #xnnc.dims<"T + 1">>
+// CHECK-NEXT:    %y = xnn.static_reshape %{{.*}} {xnn.decision = {form = "polyphase", choice = "polyphase", source = "rule", {{.*}}}, new_shape = array<i64: 1, 1, 0, 3>} : (tensor<1x1x?x6xf32, #xnnc.dims<"T + 1">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T + 2">>
+// CHECK-NOT:     xnn.static_slice
+// CHECK-NOT:     xnn.deconvolution_2d
+func.func @symbolic_width_uncropped(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T + 2">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T + 2">>
+  func.return %y : tensor<1x1x?x3xf32, #xnnc.dims<"2*T + 2">>
+}
+
+// -----
+
+// A causal trim (SEANet: the last k - s outputs) on a symbolic width folds into the
+// deconvolution's right padding, which XNNPACK applies at every size; the phases then cover
+// the output exactly.
+// CHECK-LABEL: func.func @symbolic_causal_trim
+// CHECK:         %{{.*}} = xnn.convolution_2d %x, %{{.*}} {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 6 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<6x1x2x2xf32>) -> tensor<1x1x?x6xf32, #xnnc.dims<"T">>
+// CHECK-NOT:     xnn.static_slice
+// CHECK-NOT:     xnn.deconvolution_2d
+func.func @symbolic_causal_trim(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %d = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T + 2">>
+  %y = xnn.static_slice %d {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, -2, 3>} : (tensor<1x1x?x3xf32, #xnnc.dims<"2*T + 2">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+  func.return %y : tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+}
+
+// -----
+
+// A symbolic depthwise deconvolution with a crop: one convolution per output phase, each
+// with its own padding, so that nothing is left to slice.
+// CHECK-LABEL: func.func @symbolic_depthwise_cropped
+// CHECK-COUNT-2: xnn.depthwise_convolution_2d
+// CHECK:         xnn.concatenate
+// CHECK-NOT:     xnn.static_slice
+// CHECK-NOT:     xnn.deconvolution_2d
+func.func @symbolic_depthwise_cropped(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"2*T">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<4x1x4x1xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, groups = 4 : i64, group_input_channels = 1 : i64, group_output_channels = 1 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>, tensor<4x1x4x1xf32>) -> tensor<1x1x?x4xf32, #xnnc.dims<"2*T">>
+  func.return %y : tensor<1x1x?x4xf32, #xnnc.dims<"2*T">>
 }
