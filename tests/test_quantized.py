@@ -149,16 +149,33 @@ def test_asymmetric_per_channel_weight_stays_outside_with_its_reason():
     torch.testing.assert_close(prog(x), gm(x), rtol=0, atol=atol)  # still runs, in part on torch
 
 
-def test_asymmetric_per_channel_weight_in_a_pte_runs_in_fp32_in_the_delegate():
-    """XnncPartitioner sees weights as fake tensors, so it cannot tell the zero points and
-    delegates the conv; the delegate dequantizes that weight at compile time instead."""
-    from xnnc.pte.export import StockRuntime, to_pte
+def test_partitioner_keeps_an_asymmetric_per_channel_weight_outside_as_compile_does():
+    """ExecuTorch hands `partition` fake state; XnncPartitioner reads the q/dq parameters
+    from the real program it is shown first (`ops_to_not_decompose`), so it leaves out the
+    conv that `xnnc.compile` leaves out, for the same reason, and ExecuTorch's quantized
+    kernels run it between two delegates."""
+    import copy
+
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.pte.export import StockRuntime
 
     model, inputs = float_model("conv_net")
     gm = quantize(model, inputs).module()
     gm._zero_point_1.fill_(3)
     ep = torch.export.export(gm, inputs)
-    (y,) = StockRuntime(to_pte(ep))(*inputs)
+    compiled_outside = {o.op for o in xnnc.compile(ep, inputs).outside()}
+    edge = to_edge_transform_and_lower(
+        copy.deepcopy(ep), partitioner=[xnnc.XnncPartitioner(target="stock")]
+    )
+    targets = [
+        str(n.target) for n in edge.exported_program().graph.nodes if n.op == "call_function"
+    ]
+    outside = [t for t in targets if "delegate" not in t and "getitem" not in t]
+    assert compiled_outside == {"aten.convolution"}
+    assert outside == ["aten.convolution.default"], outside
+    assert targets.count("torch.ops.higher_order.executorch_call_delegate") == 2
+    (y,) = StockRuntime(edge.to_executorch().buffer)(*inputs)
     torch.testing.assert_close(y, gm(*inputs), rtol=0, atol=_output_scale(ep) * 1.01)
 
 
@@ -203,3 +220,50 @@ def test_qs8_activation(name):
     (unary,) = [op for op in prog.module.walk() if op.name == "xnn.unary"]
     assert is_quantized(unary.input.type) and is_quantized(unary.output.type)  # qs8 -> qs8
     torch.testing.assert_close(prog(x), model(x), rtol=0, atol=scale * 1.01)
+
+
+class _TensorParameters(torch.nn.Module):
+    """A sigmoid between q/dq nodes whose scale and zero point are tensors (buffers), the
+    `quantize_per_tensor.tensor` overloads: static parameters, not chosen at run time."""
+
+    def __init__(self):
+        super().__init__()
+        for name, value in (("s_in", 0.05), ("z_in", 3), ("s_out", 1 / 256), ("z_out", -128)):
+            self.register_buffer(name, torch.tensor(value))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        qd = torch.ops.quantized_decomposed
+        q = qd.quantize_per_tensor.tensor(x, self.s_in, self.z_in, -128, 127, torch.int8)
+        y = torch.sigmoid(
+            qd.dequantize_per_tensor.tensor(q, self.s_in, self.z_in, -128, 127, torch.int8)
+        )
+        q = qd.quantize_per_tensor.tensor(y, self.s_out, self.z_out, -128, 127, torch.int8)
+        return qd.dequantize_per_tensor.tensor(q, self.s_out, self.z_out, -128, 127, torch.int8)
+
+
+def test_tensor_overload_with_constant_parameters_lowers_to_qs8():
+    """Imported as static quantized types, by `xnnc.compile` and by XnncPartitioner (which
+    sees the buffers as fake tensors in `partition`): one delegate, the sigmoid on qs8,
+    within one output step (XNNPACK's table rounds the exact sigmoid, PT2E the fp32 one)."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401 (defines quantized_decomposed)
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.pte.export import StockRuntime
+
+    model, x = _TensorParameters(), torch.randn(2, 64) * 3
+    prog = xnnc.compile(model, (x,))
+    assert prog.num_partitions == 1 and prog.outside() == []
+    (unary,) = [op for op in prog.module.walk() if op.name == "xnn.unary"]
+    assert is_quantized(unary.input.type) and is_quantized(unary.output.type)
+    torch.testing.assert_close(prog(x), model(x), rtol=0, atol=1.01 / 256)
+    ep = torch.export.export(model, (x,))
+    edge = to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner(target="stock")])
+    targets = [
+        str(n.target) for n in edge.exported_program().graph.nodes if n.op == "call_function"
+    ]
+    assert targets == [
+        "torch.ops.higher_order.executorch_call_delegate",
+        "<built-in function getitem>",
+    ]
+    (y,) = StockRuntime(edge.to_executorch().buffer)(x)
+    torch.testing.assert_close(y, model(x), rtol=0, atol=1.01 / 256)
