@@ -187,6 +187,29 @@ def test_partitioner_keeps_an_asymmetric_per_channel_weight_outside_as_compile_d
     torch.testing.assert_close(y, gm(*inputs), rtol=0, atol=_output_scale(ep) * 1.01)
 
 
+def test_partitioner_shown_only_fake_state_delegates_the_conv_in_fp32():
+    """`to_edge(...).to_backend(XnncPartitioner())` never shows the real program: the
+    partitioner reads scales of 1 and zero points of 0, so it delegates the conv, and the
+    delegate, which has the data, dequantizes that weight at compile time instead. (Plain
+    `to_edge` also decomposes the linear into addmm on a permuted dequantized weight, which
+    stays outside with its dequantize: that path asks no partitioner what to keep.)"""
+    import copy
+
+    from executorch.exir import to_edge
+
+    from xnnc.pte.export import StockRuntime
+
+    model, inputs = float_model("conv_net")
+    gm = quantize(model, inputs).module()
+    gm._zero_point_1.fill_(3)
+    ep = torch.export.export(gm, inputs)
+    edge = to_edge(copy.deepcopy(ep)).to_backend(xnnc.XnncPartitioner(target="stock"))
+    _, outside = _delegates_and_outside(edge)
+    assert not any("convolution" in op for op in outside), outside
+    (y,) = StockRuntime(edge.to_executorch().buffer)(*inputs)
+    torch.testing.assert_close(y, gm(*inputs), rtol=0, atol=_output_scale(ep) * 1.01)
+
+
 class _QuantizedActivation(torch.nn.Module):
     """quantize -> dequantize -> f -> quantize -> dequantize, as PT2E writes an activation
     it quantizes (XNNPACKQuantizer annotates none of these, so the q/dq are explicit)."""
