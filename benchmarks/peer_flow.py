@@ -8,6 +8,9 @@ The flow `xnnc` is the stock `xnnpack` flow (`flows/xnnpack.py`: its Tester, edg
 config and stages) with `XnncPartitioner(OPTIONS)` in place of `XnnpackPartitioner`, OPTIONS
 being `CompileOptions(target="stock")`: the harness runs the `.pte` on stock ExecuTorch, which
 lacks the node kinds of `CompileOptions()`'s default target, xnnc's extended runtime.
+Each quantized XNNPACK flow of the suite (`xnnpack_static_int8_per_channel`,
+`xnnpack_static_int8_per_tensor`, `xnnpack_dynamic_int8_per_channel`) gets its xnnc twin
+(`xnnc_static_int8_per_channel`, ...) the same way: same quantize stage, xnnc's partitioner.
 The suite builds its pytest parameters from `flow.all_flows()` when its conftest is
 imported; this plugin is loaded first (`-p`) and wraps that function to add the flow, the
 only way in without editing the wheel.
@@ -20,6 +23,7 @@ harness computes or checks changes. One JSON line per test goes to `--peer-resul
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from typing import Any
@@ -78,6 +82,25 @@ class XnncTester(XnnpackTester):
 XNNC_TEST_FLOW = TestFlow(FLOW_NAME, backend=FLOW_NAME, tester_factory=XnncTester)
 
 
+def xnnc_flows(stock: dict[str, TestFlow]) -> dict[str, TestFlow]:
+    """`xnnc`, and for each quantized XNNPACK flow of the suite (`xnnpack_static_int8_
+    per_channel`, ...) its xnnc twin `xnnc_static_int8_per_channel`: the same quantize
+    stage (XNNPACKQuantizer's config, PT2E), lowered by XnncTester."""
+    flows = {FLOW_NAME: XNNC_TEST_FLOW}
+    for name, flow in stock.items():
+        if name.startswith(STOCK_FLOW_NAME + "_") and flow.quantize:
+            twin = FLOW_NAME + name.removeprefix(STOCK_FLOW_NAME)
+            flows[twin] = dataclasses.replace(
+                flow, name=twin, backend=FLOW_NAME, tester_factory=XnncTester
+            )
+    return flows
+
+
+def is_flow_name(name: str) -> bool:
+    """A test parameter naming a flow of the pair: `xnnc`, `xnnpack` or a quantized one."""
+    return any(name == f or name.startswith(f + "_") for f in (FLOW_NAME, STOCK_FLOW_NAME))
+
+
 def _install() -> None:
     """Adds the xnnc flow to the suite's flows and observes each lowering (idempotent)."""
     if getattr(_flow_mod.all_flows, "_xnnc", False):
@@ -86,7 +109,8 @@ def _install() -> None:
 
     @functools.wraps(stock_all_flows)
     def all_flows() -> dict[str, TestFlow]:
-        return stock_all_flows() | {FLOW_NAME: XNNC_TEST_FLOW}
+        flows = stock_all_flows()
+        return flows | xnnc_flows(flows)
 
     all_flows._xnnc = True  # type: ignore[attr-defined]
     _flow_mod.all_flows = all_flows
@@ -218,7 +242,7 @@ def _file(report: pytest.TestReport) -> str:
 
 def _flow_of(nodeid: str) -> str:
     param = nodeid.rsplit("[", 1)[-1].rstrip("]")
-    return next((p for p in param.split("-") if p in (FLOW_NAME, STOCK_FLOW_NAME)), param)
+    return next((p for p in param.split("-") if is_flow_name(p)), param)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import xnnc
-from xnnc.benchmarks.peer_flow import FLOW_NAME, STOCK_FLOW_NAME
+from xnnc.benchmarks.peer_flow import FLOW_NAME, STOCK_FLOW_NAME, is_flow_name
 
 ROOT = Path(xnnc.__file__).resolve().parent
 OPERATORS = "executorch.backends.test.suite.operators"
@@ -41,6 +41,8 @@ MODELS = {  # model file -> the package it needs
     "executorch.backends.test.suite.models.test_torchaudio": "torchaudio",
 }
 FLOWS = (STOCK_FLOW_NAME, FLOW_NAME)
+# the suite's quantized XNNPACK flows, `xnnpack_<name>` (peer_flow adds `xnnc_<name>`)
+QUANTIZED = ("static_int8_per_channel", "static_int8_per_tensor", "dynamic_int8_per_channel")
 TARGET_SHARE = 0.95
 
 
@@ -93,7 +95,7 @@ def run_suite(
 def test_key(test: str) -> str:
     """`test_elu_dtype[xnnc-float32]` -> `test_elu_dtype[float32]`: a test across flows."""
     name, _, params = test.partition("[")
-    rest = [p for p in params.rstrip("]").split("-") if p and p not in FLOWS]
+    rest = [p for p in params.rstrip("]").split("-") if p and not is_flow_name(p)]
     return f"{name}[{'-'.join(rest)}]" if rest else name
 
 
@@ -164,41 +166,48 @@ def _cell(tests: list[Test], flow: str) -> str:
 
 
 def render(
-    files: dict[str, dict[str, Test]], left_out: list[str], seconds: float | None, note: str = ""
+    files: dict[str, dict[str, Test]],
+    left_out: list[str],
+    seconds: float | None,
+    note: str = "",
+    flows: tuple[str, str] = FLOWS,
 ) -> str:
+    """The report of a run of the pair `flows` (stock, xnnc)."""
     from xnnc.benchmarks.zoo import machine
+
+    stock_flow, xnnc_flow = flows
 
     rows, misses, regressions, fewer_files = [], [], [], []
     gaps: dict[str, Counter[str]] = defaultdict(Counter)  # file -> reason -> subtests
     total_subtests = total_with_op = 0
-    full = dict.fromkeys(FLOWS, 0)
-    full_with_op = dict.fromkeys(FLOWS, 0)
+    full = dict.fromkeys(flows, 0)
+    full_with_op = dict.fromkeys(flows, 0)
     unpaired = 0
     for name in sorted(files):
         # A test compares only where both flows ran it (a run stopped early leaves halves).
-        tests = sorted((t for t in files[name].values() if set(FLOWS) <= set(t.outcome)),
+        tests = sorted((t for t in files[name].values() if set(flows) <= set(t.outcome)),
                        key=lambda t: t.key)  # fmt: skip
         unpaired += len(files[name]) - len(tests)
         if not tests:
             continue
         n = sum(t.num_subtests for t in tests)
-        per_flow = {f: sum(t.full(f) for t in tests) for f in FLOWS}
+        per_flow = {f: sum(t.full(f) for t in tests) for f in flows}
         with_op = 0
         for t in tests:
             for i in range(t.num_subtests):
                 if not t.has_xnnpack_op(i):
                     continue
                 with_op += 1
-                for f in FLOWS:
+                for f in flows:
                     subs = t.subtests.get(f, [])
                     full_with_op[f] += i < len(subs) and fully_delegated(subs[i])
-                ours = t.subtests.get(FLOW_NAME, [])
+                ours = t.subtests.get(xnnc_flow, [])
                 if not (i < len(ours) and fully_delegated(ours[i])):
                     gaps[name][why_not_full(ours[i] if i < len(ours) else None)[:200]] += 1
-            if t.outcome.get(STOCK_FLOW_NAME) == "passed" and t.outcome.get(FLOW_NAME) != "passed":
-                regressions.append(f"`{name}::{t.key}`: {t.reason.get(FLOW_NAME, '?')}")
-            stock = t.subtests.get(STOCK_FLOW_NAME, [])
-            ours = t.subtests.get(FLOW_NAME, [])
+            if t.outcome.get(stock_flow) == "passed" and t.outcome.get(xnnc_flow) != "passed":
+                regressions.append(f"`{name}::{t.key}`: {t.reason.get(xnnc_flow, '?')}")
+            stock = t.subtests.get(stock_flow, [])
+            ours = t.subtests.get(xnnc_flow, [])
             for i, sub in enumerate(stock):
                 if fully_delegated(sub) and not (i < len(ours) and fully_delegated(ours[i])):
                     misses.append(
@@ -207,21 +216,21 @@ def render(
                     )
         total_subtests += n
         total_with_op += with_op
-        for f in FLOWS:
+        for f in flows:
             full[f] += per_flow[f]
-        ok = per_flow[FLOW_NAME] >= per_flow[STOCK_FLOW_NAME]
+        ok = per_flow[xnnc_flow] >= per_flow[stock_flow]
         if not ok:
             fewer_files.append(name)
         rows.append(
-            f"| {name.removeprefix('test_')} | {_cell(tests, STOCK_FLOW_NAME)} | "
-            f"{per_flow[STOCK_FLOW_NAME]} | {_cell(tests, FLOW_NAME)} | {per_flow[FLOW_NAME]} | "
+            f"| {name.removeprefix('test_')} | {_cell(tests, stock_flow)} | "
+            f"{per_flow[stock_flow]} | {_cell(tests, xnnc_flow)} | {per_flow[xnnc_flow]} | "
             f"{n} | {with_op} | {'' if ok else 'fewer than stock'} |"
         )
     all_tests = [t for tests in files.values() for t in tests.values()
-                 if set(FLOWS) <= set(t.outcome)]  # fmt: skip
+                 if set(flows) <= set(t.outcome)]  # fmt: skip
     ran = {t.file for t in all_tests}
     not_run = [f for f in operator_files() if f not in ran]
-    share = full_with_op[FLOW_NAME] / total_with_op if total_with_op else 0.0
+    share = full_with_op[xnnc_flow] / total_with_op if total_with_op else 0.0
 
     def holds(ok: bool) -> str:
         return "**holds**" if ok else "**does not hold**"
@@ -229,11 +238,11 @@ def render(
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     took = f", {seconds / 60:.0f} min" if seconds else ""
     out = [
-        "# ExecuTorch's backend operator suite: xnnc flow vs stock XNNPACK flow",
+        f"# ExecuTorch's backend operator suite: {xnnc_flow} flow vs stock {stock_flow} flow",
         "",
         "Written by `make peer-suite` (`python -m xnnc.benchmarks.peer_suite`): ExecuTorch "
         "1.5.1's own suite (`executorch/backends/test/suite`) under its own pytest harness, "
-        "the stock `xnnpack` flow and the `xnnc` flow (the same flow with "
+        f"the stock `{stock_flow}` flow and the `{xnnc_flow}` flow (the same flow with "
         '`XnncPartitioner(CompileOptions(target="stock"))` in place of `XnnpackPartitioner`, '
         "`benchmarks/peer_flow.py`) in one run, seed 0.",
         "",
@@ -255,14 +264,14 @@ def render(
         f"- Fully delegated >= stock on every file: {holds(not fewer_files)}"
         + (f" (not on {', '.join(fewer_files)})." if fewer_files else "."),
         f"- Fully delegated >= {TARGET_SHARE:.0%} of the subtests where XNNPACK has the op: "
-        f"{holds(share >= TARGET_SHARE)} ({full_with_op[FLOW_NAME]}/{total_with_op}, "
-        f"{share:.1%}; stock {full_with_op[STOCK_FLOW_NAME]}/{total_with_op}).",
+        f"{holds(share >= TARGET_SHARE)} ({full_with_op[xnnc_flow]}/{total_with_op}, "
+        f"{share:.1%}; stock {full_with_op[stock_flow]}/{total_with_op}).",
         "",
         "## Totals",
         "",
         "| flow | tests passed / failed / skipped | subtests fully delegated |",
         "|---|---|---|",
-        *(f"| {f} | {_cell(all_tests, f)} | {full[f]} / {total_subtests} |" for f in FLOWS),
+        *(f"| {f} | {_cell(all_tests, f)} | {full[f]} / {total_subtests} |" for f in flows),
         "",
         "## Per file",
         "",
@@ -303,19 +312,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", default="", help="a sentence to add after the run's line")
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers")
     parser.add_argument("-k", dest="keyword", help="pytest -k: a part of the suite")
+    parser.add_argument(
+        "--quantized", choices=QUANTIZED,
+        help="the suite's quantized XNNPACK flow of that name and its xnnc twin, instead of "
+        "the fp32 pair (default --out: benchmarks/PEER_SUITE_QUANTIZED.md)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    flows = FLOWS
+    if args.quantized:
+        flows = (f"{STOCK_FLOW_NAME}_{args.quantized}", f"{FLOW_NAME}_{args.quantized}")
+        if args.out == parser.get_default("out"):
+            args.out = str(ROOT / "benchmarks" / "PEER_SUITE_QUANTIZED.md")
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(args.results or Path(tmp) / "results.jsonl")
         seconds = None
         if not args.render_only:
             start = datetime.datetime.now()
-            run_suite(results, args.workers, args.keyword)  # failing tests are the data
+            run_suite(results, args.workers, args.keyword, flows=flows)  # failures: the data
             seconds = (datetime.datetime.now() - start).total_seconds()
         files = load(results)
         if not files:
             print("peer-suite: error: no results", file=sys.stderr)
             return 1
-        Path(args.out).write_text(render(files, suites()[1], seconds, args.note))
+        Path(args.out).write_text(render(files, suites()[1], seconds, args.note, flows))
     print(f"wrote {args.out}")
     return 0
 

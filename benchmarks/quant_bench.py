@@ -4,8 +4,9 @@ float model.
 
     python -m xnnc.benchmarks.quant_bench [--model conv_net_224] [--samples 11] [--threads 1]
 
-The model is `examples/quantized.py`'s (issue 14's conv net: conv 3->32, strided conv 32->64,
-depthwise, 1x1, mean, linear) at 224x224. Systems:
+The models are `examples/quantized.py`'s: issue 14's conv net (conv 3->32, strided conv
+32->64, depthwise, 1x1, mean, linear) at 224x224 (the default), `resnet` (ResNet-18) and
+`mobilenetv2` at 224x224 (`_small` forms at 64x64). Systems:
 
 - xnnc qs8: `xnnc.compile` of the PT2E program, extended runtime;
 - xnnc qs8 .pte: `to_pte` of the same program (XnncPartitioner), stock ExecuTorch 1.5.1;
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     made, (pt2e_out, float_out), scale = systems(args.model, args.threads)
     times = measure({k: v[0] for k, v in made.items()}, args.samples)
     base = statistics.median(times["xnnc qs8"])
-    shape = "x".join(map(str, MODELS[args.model][1]))
+    shape = "x".join(map(str, float_model(args.model)[1][0].shape))
     print(f"{args.model} {shape}, {time.strftime('%Y-%m-%d')}, {args.threads} thread(s), "
           f"median [p25, p75] of {args.samples} alternating samples; ratio = system / xnnc "
           f"qs8; error in output steps ({scale:.3g})")  # fmt: skip

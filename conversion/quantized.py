@@ -183,6 +183,7 @@ QUANTIZED_CHECKS = {
     aten.ConstantPadNdOp: _same_reason,
     aten.ViewOp: _same_reason,
     aten.PermuteOp: _same_reason,
+    aten.CloneOp: _same_reason,  # an inference-mode dropout
     aten.QuantizeOp: _quantize_reason,
     aten.DequantizeOp: _dequantize_reason,
     aten.ConstantOp: lambda op: None,

@@ -4,8 +4,10 @@ model exported, annotated by `XNNPACKQuantizer`, calibrated, converted (torchao'
 
     program, inputs = quantized_program("conv_net")      # an ExportedProgram of the int8 model
 
-`small_conv_net` is the net of issue 14 (conv 3->32, strided conv 32->64, depthwise, 1x1,
-linear); `conv1d_residual` adds a conv1d, a residual add, max pooling and a concatenate.
+`conv_net` is the net of issue 14 (conv 3->32, strided conv 32->64, depthwise, 1x1,
+linear); `conv1d_residual` adds a conv1d, a residual add, max pooling and a concatenate;
+`resnet` / `mobilenetv2` (and their `_small` forms) are `examples.models`' ResNet-18 and
+MobileNetV2 (batch norms folded into the convs by `prepare_pt2e`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from collections.abc import Callable
 import torch
 from torch import nn
 from torch.export import ExportedProgram
+
+from xnnc.examples.models import make_mobilenetv2, make_resnet
 
 
 class SmallConvNet(nn.Module):
@@ -52,18 +56,31 @@ class Conv1dResidual(nn.Module):
         return torch.cat([y, torch.relu(self.c(y))], dim=1)
 
 
-MODELS: dict[str, tuple[Callable[[], nn.Module], tuple[int, ...]]] = {
-    "conv_net": (SmallConvNet, (1, 3, 16, 16)),
-    "conv_net_224": (SmallConvNet, (1, 3, 224, 224)),
-    "conv1d_residual": (Conv1dResidual, (1, 8, 64)),
+Example = tuple[nn.Module, tuple[torch.Tensor, ...]]
+
+
+def _seeded(make: Callable[[], nn.Module], shape: tuple[int, ...]) -> Callable[[], Example]:
+    def example() -> Example:
+        torch.manual_seed(0)
+        return make().eval(), (torch.randn(shape),)
+
+    return example
+
+
+MODELS: dict[str, Callable[[], Example]] = {
+    "conv_net": _seeded(SmallConvNet, (1, 3, 16, 16)),
+    "conv_net_224": _seeded(SmallConvNet, (1, 3, 224, 224)),
+    "conv1d_residual": _seeded(Conv1dResidual, (1, 8, 64)),
+    "resnet": lambda: make_resnet(),
+    "resnet_small": lambda: make_resnet(small=True),
+    "mobilenetv2": lambda: make_mobilenetv2(),
+    "mobilenetv2_small": lambda: make_mobilenetv2(small=True),
 }
 
 
-def float_model(name: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+def float_model(name: str) -> Example:
     """(seeded eval-mode float model, example inputs)."""
-    make, shape = MODELS[name]
-    torch.manual_seed(0)
-    return make().eval(), (torch.randn(shape),)
+    return MODELS[name]()
 
 
 def quantize(

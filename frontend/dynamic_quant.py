@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from xnnc.dialects import aten
 from xnnc.dialects.quant import UniformQuantType, check_quantized_tensor
 from xnnc.dialects.quant_dynamic import DynamicQuantType, dynamic_quant_type
-from xnnc.frontend.quantized import _constant_array
+from xnnc.frontend.quantized import _constant_array, import_quant_node
 
 CHOOSE_QPARAMS = (
     "quantized_decomposed::choose_qparams.tensor",
@@ -225,9 +225,11 @@ def import_dynamic_node(
 ) -> list[Operation] | None:
     """The ops for a dynamic q/dq node or a torchao weight's dequantize (`real` is its
     float type), or None to import it as `aten.generic`."""
-    if qualified in DYNAMIC_QUANTIZE:
-        return _quantize(node, values, real)
-    return _dequantize(node, values, real)
+    ops = (_quantize if qualified in DYNAMIC_QUANTIZE else _dequantize)(node, values, real)
+    if ops is None and qualified.startswith("quantized_decomposed::"):
+        # `.tensor` with constant parameters, not chosen at run time: a static q/dq
+        return import_quant_node(qualified, node, values, real)
+    return ops
 
 
 def erase_unused_qparams(block: Block) -> None:

@@ -107,7 +107,7 @@ def import_quant_node(
         check_quantized_tensor(quantized)
     except VerifyException:
         return None
-    if qualified in QUANTIZE:
+    if qualified.partition(".")[0] in QUANTIZE:  # also the `.tensor` overload
         return [aten.QuantizeOp.build(operands=[source], result_types=[quantized])]
     if quant_type(source.type.element_type) == q:
         return [aten.DequantizeOp.build(operands=[source], result_types=[real])]

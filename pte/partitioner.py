@@ -12,6 +12,7 @@ delegates name stock `XnnpackBackend` (see `xnnc.pte.backend` for how they reach
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import operator
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import torch
 from executorch.exir.backend.partitioner import DelegationSpec, Partitioner, PartitionResult
 from executorch.exir.backend.utils import tag_constant_data
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
 from xdsl.dialects.builtin import FusedLoc, ModuleOp, NameLoc
 from xdsl.dialects.func import FuncOp
@@ -30,7 +32,9 @@ from xnnc import heap
 from xnnc.conversion.aten_to_xnn import convertible, lowered_ops
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
-from xnnc.frontend.fx_importer import import_model, torch_overload
+from xnnc.frontend.dynamic_quant import DYNAMIC
+from xnnc.frontend.fx_importer import import_model, qualified_name, torch_overload
+from xnnc.frontend.quantized import DEQUANTIZE, QUANTIZE
 from xnnc.options import CompileOptions
 from xnnc.pipeline import stages
 from xnnc.pte.backend import STOCK_BACKEND_ID, options_spec
@@ -40,6 +44,7 @@ from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 
 # A folded constant carries the location of the op it replaced, which may feed several groups.
 _CONSTANTS = (aten.ConstantOp, xnn.ConstantOp)
+QDQ = frozenset(QUANTIZE + DEQUANTIZE + DYNAMIC)
 
 
 def fx_node_names(loc: Attribute) -> list[str]:
@@ -95,12 +100,17 @@ class XnncPartitioner(Partitioner):
             options, target=target, threads=threads, fp16=fp16, exclude=exclude, disable=disable
         )
         self.delegation_spec = DelegationSpec(STOCK_BACKEND_ID, [options_spec(self.options)])
+        # state name -> the real scales / zero points of a q/dq node, recorded where
+        # ExecuTorch shows the real program (ops_to_not_decompose) for `partition`, which
+        # it hands a copy with fake state
+        self._qparams: dict[str, torch.Tensor] = {}
 
     def ops_to_not_decompose(self, ep: ExportedProgram) -> tuple[list[Any], Any]:
         """Keep whole the non-core ops xnnc lowers as they are, where conversion would lower
         that node (ExecuTorch requires that a kept op be delegated): the same check
         `xnn-partition` makes, on the program as it stands (weights-only computations
         folded first, as `xnnc.compile` does)."""
+        self._qparams.update(quantization_parameters(ep))
         module = self._prepared(import_model(ep, as_is=True))
         lowers: set[str] = set()
         for op in module.walk():
@@ -118,7 +128,7 @@ class XnncPartitioner(Partitioner):
         heap.trim()
         # xnnc.compile's grouping: decomposed ops raised, weights-only computations
         # folded, then xnn-partition.
-        module = self._prepared(import_model(exported_program))
+        module = self._prepared(import_model(with_real(exported_program, self._qparams)))
         PartitionPass(exclude=self.options.exclude).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         tag_of: dict[str, str] = {}
@@ -146,6 +156,7 @@ class XnncPartitioner(Partitioner):
                 if tag is not None:
                     node.meta["delegation_tag"] = tag
         tag_constant_data(exported_program)
+        _register_quantized_kernels(exported_program)
         return PartitionResult(tagged_exported_program=exported_program, partition_tags=tags)
 
     def _prepared(self, module: ModuleOp) -> ModuleOp:
@@ -160,6 +171,60 @@ class XnncPartitioner(Partitioner):
         ]
         PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
         return module
+
+
+def quantization_parameters(ep: ExportedProgram) -> dict[str, torch.Tensor]:
+    """The scales and zero points that PT2E's q/dq nodes read from the program's state
+    (`convert_pt2e` registers them as buffers), by state name: copies of the real tensors."""
+    state_of = {
+        spec.arg.name: spec.target
+        for spec in ep.graph_signature.input_specs
+        if spec.target in ep.state_dict
+    }
+    found: dict[str, torch.Tensor] = {}
+    for node in ep.graph.nodes:
+        target = node.target
+        if type(target).__name__ == "EdgeOpOverload":
+            target = target._op  # its ATen overload
+        if not hasattr(target, "_schema") or qualified_name(target) not in QDQ:
+            continue
+        for arg in node.args[1:3]:
+            name = state_of.get(getattr(arg, "name", None))
+            tensor = None if name is None else ep.state_dict[name]
+            if isinstance(tensor, torch.Tensor) and not isinstance(tensor, FakeTensor):
+                found[name] = tensor.detach().clone()
+    return found
+
+
+def with_real(ep: ExportedProgram, qparams: dict[str, torch.Tensor]) -> ExportedProgram:
+    """`ep` (sharing its graph) with the fake state entries that `qparams` holds real
+    values of, same shape and dtype, replaced by those: so the partitioner reads the
+    quantization parameters `xnnc.compile` reads, not fake tensors."""
+    state = dict(ep.state_dict)
+    replaced = False
+    for name, fake in ep.state_dict.items():
+        real = qparams.get(name)
+        if isinstance(fake, FakeTensor) and real is not None:
+            if real.shape == fake.shape and real.dtype == fake.dtype:
+                state[name], replaced = real, True
+    if not replaced:
+        return ep
+    view = copy.copy(ep)
+    view._state_dict = state
+    return view
+
+
+def _register_quantized_kernels(ep: ExportedProgram) -> None:
+    """A q/dq node left outside runs on ExecuTorch's quantized kernels, whose out variants
+    `to_executorch` finds only once their library is loaded (stock XnnpackPartitioner
+    delegates them all, so its users never need it)."""
+    for node in ep.graph.nodes:
+        target = getattr(node.target, "_schema", None)
+        outside = node.op == "call_function" and "delegation_tag" not in node.meta
+        if outside and target is not None and target.name.startswith("quantized_decomposed::"):
+            import executorch.kernels.quantized  # noqa: F401
+
+            return
 
 
 def _tag_folded(ep: ExportedProgram, remaining: set[str | None]) -> None:

@@ -44,3 +44,20 @@ def test_suite_subset_passes_fully_delegated(tmp_path: Path) -> None:
             assert subtests, (name, test.key)
             for i, sub in enumerate(subtests):
                 assert fully_delegated(sub), f"{name}::{test.key} {i}: {why_not_full(sub)}"
+
+
+def test_each_quantized_xnnpack_flow_has_an_xnnc_twin() -> None:
+    """The suite's quantized XNNPACK flows and their xnnc twins: the same quantize stage,
+    xnnc's tester; their names parse as flows in the report."""
+    from executorch.backends.test.suite.flow import all_flows
+
+    from xnnc.benchmarks.peer_flow import XnncTester, is_flow_name
+    from xnnc.benchmarks.peer_suite import QUANTIZED, test_key
+
+    flows = all_flows()
+    for name in QUANTIZED:
+        stock, ours = flows[f"xnnpack_{name}"], flows[f"xnnc_{name}"]
+        assert ours.quantize and ours.tester_factory is XnncTester
+        assert ours.quantize_stage_factory is stock.quantize_stage_factory
+        assert is_flow_name(ours.name) and is_flow_name(stock.name)
+    assert test_key(f"test_add_dtype[xnnc_{QUANTIZED[0]}-float32]") == "test_add_dtype[float32]"

@@ -12,6 +12,8 @@ residual add a one-step difference of a branch can add to one of the sum's own (
 
 from __future__ import annotations
 
+import operator
+
 import pytest
 import torch
 
@@ -149,16 +151,62 @@ def test_asymmetric_per_channel_weight_stays_outside_with_its_reason():
     torch.testing.assert_close(prog(x), gm(x), rtol=0, atol=atol)  # still runs, in part on torch
 
 
-def test_asymmetric_per_channel_weight_in_a_pte_runs_in_fp32_in_the_delegate():
-    """XnncPartitioner sees weights as fake tensors, so it cannot tell the zero points and
-    delegates the conv; the delegate dequantizes that weight at compile time instead."""
-    from xnnc.pte.export import StockRuntime, to_pte
+def _delegates_and_outside(edge) -> tuple[int, list[str]]:
+    """(delegate calls, the other ops in graph order) of an edge program."""
+    nodes = [n for n in edge.exported_program().graph.nodes if n.op == "call_function"]
+    call = torch.ops.higher_order.executorch_call_delegate
+    outside = [str(n.target) for n in nodes if n.target not in (call, operator.getitem)]
+    return sum(n.target is call for n in nodes), outside
+
+
+def test_partitioner_keeps_an_asymmetric_per_channel_weight_outside_as_compile_does():
+    """ExecuTorch hands `partition` fake state; XnncPartitioner reads the q/dq parameters
+    from the real program it is shown first (`ops_to_not_decompose`), so it leaves out the
+    conv that `xnnc.compile` leaves out, for the same reason, and ExecuTorch's quantized
+    kernels run it between two delegates."""
+    import copy
+
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.pte.export import StockRuntime
 
     model, inputs = float_model("conv_net")
     gm = quantize(model, inputs).module()
     gm._zero_point_1.fill_(3)
     ep = torch.export.export(gm, inputs)
-    (y,) = StockRuntime(to_pte(ep))(*inputs)
+    compiled_outside = {o.op for o in xnnc.compile(ep, inputs).outside()}
+    edge = to_edge_transform_and_lower(
+        copy.deepcopy(ep), partitioner=[xnnc.XnncPartitioner(target="stock")]
+    )
+    delegates, outside = _delegates_and_outside(edge)
+    # the conv and its weight's dequantize, between the pieces before and after it
+    assert compiled_outside == {"aten.convolution", "aten.dequantize"}
+    assert delegates == 2 and len(outside) == 2, outside
+    assert "convolution" in outside[1] and "dequantize_per_channel" in outside[0], outside
+    (y,) = StockRuntime(edge.to_executorch().buffer)(*inputs)
+    torch.testing.assert_close(y, gm(*inputs), rtol=0, atol=_output_scale(ep) * 1.01)
+
+
+def test_partitioner_shown_only_fake_state_delegates_the_conv_in_fp32():
+    """`to_edge(...).to_backend(XnncPartitioner())` never shows the real program: the
+    partitioner reads scales of 1 and zero points of 0, so it delegates the conv, and the
+    delegate, which has the data, dequantizes that weight at compile time instead. (Plain
+    `to_edge` also decomposes the linear into addmm on a permuted dequantized weight, which
+    stays outside with its dequantize: that path asks no partitioner what to keep.)"""
+    import copy
+
+    from executorch.exir import to_edge
+
+    from xnnc.pte.export import StockRuntime
+
+    model, inputs = float_model("conv_net")
+    gm = quantize(model, inputs).module()
+    gm._zero_point_1.fill_(3)
+    ep = torch.export.export(gm, inputs)
+    edge = to_edge(copy.deepcopy(ep)).to_backend(xnnc.XnncPartitioner(target="stock"))
+    _, outside = _delegates_and_outside(edge)
+    assert not any("convolution" in op for op in outside), outside
+    (y,) = StockRuntime(edge.to_executorch().buffer)(*inputs)
     torch.testing.assert_close(y, gm(*inputs), rtol=0, atol=_output_scale(ep) * 1.01)
 
 
@@ -203,3 +251,44 @@ def test_qs8_activation(name):
     (unary,) = [op for op in prog.module.walk() if op.name == "xnn.unary"]
     assert is_quantized(unary.input.type) and is_quantized(unary.output.type)  # qs8 -> qs8
     torch.testing.assert_close(prog(x), model(x), rtol=0, atol=scale * 1.01)
+
+
+class _TensorParameters(torch.nn.Module):
+    """A sigmoid between q/dq nodes whose scale and zero point are tensors (buffers), the
+    `quantize_per_tensor.tensor` overloads: static parameters, not chosen at run time."""
+
+    def __init__(self):
+        super().__init__()
+        for name, value in (("s_in", 0.05), ("z_in", 3), ("s_out", 1 / 256), ("z_out", -128)):
+            self.register_buffer(name, torch.tensor(value))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        qd = torch.ops.quantized_decomposed
+        q = qd.quantize_per_tensor.tensor(x, self.s_in, self.z_in, -128, 127, torch.int8)
+        y = torch.sigmoid(
+            qd.dequantize_per_tensor.tensor(q, self.s_in, self.z_in, -128, 127, torch.int8)
+        )
+        q = qd.quantize_per_tensor.tensor(y, self.s_out, self.z_out, -128, 127, torch.int8)
+        return qd.dequantize_per_tensor.tensor(q, self.s_out, self.z_out, -128, 127, torch.int8)
+
+
+def test_tensor_overload_with_constant_parameters_lowers_to_qs8():
+    """Imported as static quantized types, by `xnnc.compile` and by XnncPartitioner (which
+    sees the buffers as fake tensors in `partition`): one delegate, the sigmoid on qs8,
+    within one output step (XNNPACK's table rounds the exact sigmoid, PT2E the fp32 one)."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401 (defines quantized_decomposed)
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.pte.export import StockRuntime
+
+    model, x = _TensorParameters().eval(), torch.randn(2, 64) * 3
+    prog = xnnc.compile(model, (x,))
+    assert prog.num_partitions == 1 and prog.outside() == []
+    (unary,) = [op for op in prog.module.walk() if op.name == "xnn.unary"]
+    assert is_quantized(unary.input.type) and is_quantized(unary.output.type)
+    torch.testing.assert_close(prog(x), model(x), rtol=0, atol=1.01 / 256)
+    ep = torch.export.export(model, (x,))
+    edge = to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner(target="stock")])
+    assert _delegates_and_outside(edge) == (1, [])
+    (y,) = StockRuntime(edge.to_executorch().buffer)(x)
+    torch.testing.assert_close(y, model(x), rtol=0, atol=1.01 / 256)

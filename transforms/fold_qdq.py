@@ -82,7 +82,11 @@ class FoldQdq(RewritePattern):
         if is_dynamic(q.result.type):
             return  # parameters chosen at run time: no static quantized result type
         act = q.input.owner if isinstance(q.input.owner, CLAMPS) else None
-        core = _compute_op(act.input if act is not None else q.input)
+        core = _compute_op(act.input) if act is not None else None
+        if core is None:
+            # a clamp right after a dequantize (XNNPACKQuantizer annotates relu6 apart
+            # from the conv before it) is the op itself
+            act, core = None, _compute_op(q.input)
         if core is None or (act is not None and _sole_use(q.input) is None):
             return
         dqs = [v.owner for v in core.operands if isinstance(v.owner, aten.DequantizeOp)]

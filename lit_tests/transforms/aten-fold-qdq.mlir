@@ -21,6 +21,21 @@ func.func @conv_relu(%x: tensor<1x1x2x2x!xnn.quant.uniform<i8:f32, 0.1:-3>>) -> 
 
 // -----
 
+// XNNPACKQuantizer annotates relu6 apart from the conv before it: dequantize -> hardtanh ->
+// quantize to the same parameters is the hardtanh on the quantized type (conversion then
+// fuses it into the conv's output range).
+// CHECK-LABEL: func.func @lone_hardtanh(
+// CHECK-NEXT:    %{{.*}} = aten.hardtanh %x {{.*}}: (tensor<4x!xnn.quant.uniform<i8:f32, 0.1:-2>>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.1:-2>>
+// CHECK-NEXT:    func.return
+func.func @lone_hardtanh(%x: tensor<4x!xnn.quant.uniform<i8:f32, 0.1:-2>>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.1:-2>> {
+  %xd = aten.dequantize %x : (tensor<4x!xnn.quant.uniform<i8:f32, 0.1:-2>>) -> tensor<4xf32>
+  %h = aten.hardtanh %xd {min_val = 0.0 : f64, max_val = 6.0 : f64} : (tensor<4xf32>) -> tensor<4xf32>
+  %q = aten.quantize %h : (tensor<4xf32>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.1:-2>>
+  func.return %q : tensor<4x!xnn.quant.uniform<i8:f32, 0.1:-2>>
+}
+
+// -----
+
 // A residual add: both operands quantized, each with its own scale.
 // CHECK-LABEL: func.func @add(
 // CHECK-NEXT:    %{{.*}} = aten.add %a, %b : (tensor<4x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<4x!xnn.quant.uniform<i8:f32, 0.3:5>>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.4:-2>>
