@@ -502,18 +502,21 @@ class FP16ConvNet(nn.Module):
     StyleGAN2-style nearest-upsampled RGB skip path. Output [1, 3, H, W] cast back to fp32.
     """
 
-    def __init__(self, channels: Sequence[int] = (32, 64, 128, 256, 256)) -> None:
+    def __init__(
+        self, channels: Sequence[int] = (32, 64, 128, 256, 256), dtype: torch.dtype = torch.float16
+    ) -> None:
         super().__init__()
+        self.dtype = dtype  # fp32 for the quantized target (examples/quantized.py)
         self.from_rgb = nn.Sequential(nn.Conv2d(4, channels[0], 1), nn.LeakyReLU(0.2))
         pairs = list(zip(channels[:-1], channels[1:], strict=True))
         self.encoder = nn.ModuleList(_EncoderBlock(c_in, c_out) for c_in, c_out in pairs)
         self.bottleneck = _SeparableConv2d(channels[-1], channels[-1])
         self.to_rgb = nn.Conv2d(channels[-1], 3, 1)
         self.decoder = nn.ModuleList(_DecoderBlock(c_out, c_in) for c_in, c_out in pairs[::-1])
-        self.half()
+        self.to(dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.from_rgb(x.half())
+        x = self.from_rgb(x.to(self.dtype))
         skips = []
         for block in self.encoder:
             skips.append(x)

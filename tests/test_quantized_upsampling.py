@@ -1,0 +1,104 @@
+"""Static int8 transposed convolutions (XNNPACK's qs8 deconvolution over qc8w filters, and
+their polyphase form), qs8 multiply, and the issue-14 targets built from them: the
+MI-GAN-style net and the Mimi-style decoder, quantized with ExecuTorch's XNNPACKQuantizer.
+
+Tolerance. Each XNNPACK qs8 node accumulates in int32 with a bias rounded to the
+accumulator's grid and requantizes in fp32, where the PT2E model computes the float op on
+dequantized values: one node's output differs from PT2E's by at most one output step
+(atol = scale x 1.01, the 1% for the fp32 rounding of the step). A whole network stacks
+such differences, amplified by the layers after them; its bound is stated with it.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+import xnnc
+from xnnc.dialects.quant import is_quantized
+from xnnc.examples.quantized import quantize
+
+
+def _output_scale(ep: torch.export.ExportedProgram) -> float:
+    (out,) = ep.graph.output_node().args[0]
+    assert "dequantize_per_tensor" in str(out.target)
+    return float(out.args[1])
+
+
+def _inputs(shape: tuple[int, ...], count: int = 4) -> list[torch.Tensor]:
+    """Random inputs at several ranges, some saturating the input's quantization."""
+    g = torch.Generator().manual_seed(7)
+    return [torch.randn(shape, generator=g) * (0.5 + i / 2) for i in range(count)]
+
+
+def _ops(prog: xnnc.Program, name: str) -> list:
+    return [op for op in prog.module.walk() if op.name == name]
+
+
+class Upsample1d(nn.Module):
+    """conv1d, then a transposed conv1d (k = 2 x stride, EnCodec/Mimi-style) with a bias."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Conv1d(8, 16, 3, padding=1)
+        self.t = nn.ConvTranspose1d(16, 8, 8, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.t(self.a(x))
+
+
+class Upsample2d(nn.Module):
+    """A transposed conv2d x2 (k4, padding 1, as in GAN decoders) and a fused relu."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.t = nn.ConvTranspose2d(8, 16, 4, 2, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.t(x))
+
+
+class Gate(nn.Module):
+    """Two conv branches multiplied (a GLU-style gate): qs8 multiply of two qs8 tensors."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Conv2d(4, 8, 3, padding=1)
+        self.b = nn.Conv2d(4, 8, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.a(x) * self.b(x)
+
+
+SMALL = {"upsample1d": (Upsample1d, (1, 8, 20)), "upsample2d": (Upsample2d, (1, 8, 9, 9)),
+         "gate": (Gate, (1, 4, 8, 8))}  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=list(SMALL))
+def small(request):
+    make, shape = SMALL[request.param]
+    torch.manual_seed(0)
+    inputs = (torch.randn(shape),)
+    ep = quantize(make().eval(), inputs)
+    return request.param, ep, inputs, ep.module()
+
+
+def _within_one_step(prog, ep, pt2e, shape) -> None:
+    atol = _output_scale(ep) * 1.01
+    for x in _inputs(shape):
+        torch.testing.assert_close(prog(x), pt2e(x), rtol=0, atol=atol)
+
+
+def test_qs8_deconvolution_within_one_step(small):
+    """Without polyphase the transposed conv is one qs8 deconvolution over a qc8w filter."""
+    name, ep, inputs, pt2e = small
+    if name == "gate":
+        pytest.skip("no transposed conv")
+    prog = xnnc.compile(ep, inputs, disable=("xnn-polyphase",), tune=False)
+    assert prog.num_partitions == 1 and prog.outside() == []
+    (deconv,) = _ops(prog, "xnn.deconvolution_2d")
+    assert is_quantized(deconv.input.type) and is_quantized(deconv.output.type)
+    filt = deconv.filter.type.element_type
+    assert not filt.per_tensor and filt.axis.data == 0  # per output channel: qcint8
+    _within_one_step(prog, ep, pt2e, inputs[0].shape)
