@@ -9,6 +9,8 @@ filter and bias types.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
@@ -184,10 +186,16 @@ def deconvolution_filter_type(
     """A transposed conv's filter type in XNNPACK's layout [G * Cout_g, KH, KW, Cin_g]:
     per-channel scales (one per Cout_g, shared by the groups) repeated for each group along
     axis 0, where XNNPACK's qcint8 deconvolution filter keeps them."""
+    return repeated_type(q, shape, groups, 0)
+
+
+def repeated_type(q: UniformQuantType, shape: Sequence[int], repeats: int, axis: int) -> TensorType:
+    """A tensor of `shape` quantized as `q`, whose per-channel parameters (if any) are
+    repeated `repeats` times along `axis` (groups, or polyphase's phase-major channels)."""
     if q.per_tensor:
         return TensorType(q, shape)
     tiled = UniformQuantType(
-        q.storage_type, q.scales.data * groups, q.zero_points.data * groups, axis=0,
+        q.storage_type, q.scales.data * repeats, q.zero_points.data * repeats, axis=axis,
         storage_range=q.storage_range, expressed_type=q.expressed_type,
     )  # fmt: skip
     return TensorType(tiled, shape)

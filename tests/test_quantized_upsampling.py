@@ -60,34 +60,36 @@ class Upsample2d(nn.Module):
 
 
 class Gate(nn.Module):
-    """Two conv branches multiplied (a GLU-style gate): qs8 multiply of two qs8 tensors."""
+    """x * y broadcast over channels (a gate): XNNPACK's qs8 multiply of two qs8 tensors.
+    The operands come straight from the inputs' quantization, so the multiply is the only
+    node that can differ (a product of conv outputs multiplies their own one-step
+    differences)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.a = nn.Conv2d(4, 8, 3, padding=1)
-        self.b = nn.Conv2d(4, 8, 1)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.a(x) * self.b(x)
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return x * y
 
 
-SMALL = {"upsample1d": (Upsample1d, (1, 8, 20)), "upsample2d": (Upsample2d, (1, 8, 9, 9)),
-         "gate": (Gate, (1, 4, 8, 8))}  # fmt: skip
+SMALL = {"upsample1d": (Upsample1d, [(1, 8, 20)]), "upsample2d": (Upsample2d, [(1, 8, 9, 9)]),
+         "gate": (Gate, [(1, 4, 8, 8), (1, 1, 8, 8)])}  # fmt: skip
 
 
 @pytest.fixture(scope="module", params=list(SMALL))
 def small(request):
-    make, shape = SMALL[request.param]
+    make, shapes = SMALL[request.param]
     torch.manual_seed(0)
-    inputs = (torch.randn(shape),)
+    inputs = tuple(torch.randn(shape) for shape in shapes)
     ep = quantize(make().eval(), inputs)
     return request.param, ep, inputs, ep.module()
 
 
-def _within_one_step(prog, ep, pt2e, shape) -> None:
+def _samples(inputs: tuple[torch.Tensor, ...], count: int = 4) -> list[tuple[torch.Tensor, ...]]:
+    return list(zip(*(_inputs(x.shape, count) for x in inputs), strict=True))
+
+
+def _within_one_step(prog, ep, pt2e, inputs) -> None:
     atol = _output_scale(ep) * 1.01
-    for x in _inputs(shape):
-        torch.testing.assert_close(prog(x), pt2e(x), rtol=0, atol=atol)
+    for xs in _samples(inputs):
+        torch.testing.assert_close(prog(*xs), pt2e(*xs), rtol=0, atol=atol)
 
 
 def test_qs8_deconvolution_within_one_step(small):
@@ -101,4 +103,43 @@ def test_qs8_deconvolution_within_one_step(small):
     assert is_quantized(deconv.input.type) and is_quantized(deconv.output.type)
     filt = deconv.filter.type.element_type
     assert not filt.per_tensor and filt.axis.data == 0  # per output channel: qcint8
-    _within_one_step(prog, ep, pt2e, inputs[0].shape)
+    _within_one_step(prog, ep, pt2e, inputs)
+
+
+def test_qs8_polyphase_within_one_step(small):
+    """By default the qs8 transposed conv is polyphase: qs8 convolutions, no deconvolution;
+    the decision is recorded as for fp32."""
+    name, ep, inputs, pt2e = small
+    if name == "gate":
+        pytest.skip("no transposed conv")
+    prog = xnnc.compile(ep, inputs, tune=False)
+    assert prog.num_partitions == 1 and prog.outside() == []
+    assert _ops(prog, "xnn.deconvolution_2d") == []
+    convs = _ops(prog, "xnn.convolution_2d")
+    assert convs and all(is_quantized(c.output.type) for c in convs)
+    if name == "upsample2d":  # 1-D: the interleave's reshape folds away with its record
+        assert [(d.form, d.choice) for d in prog.decisions()] == [("polyphase", "polyphase")]
+    _within_one_step(prog, ep, pt2e, inputs)
+
+
+def test_qs8_polyphase_on_stock_executorch(small):
+    """The same program through XnncPartitioner's .pte on stock ExecuTorch 1.5.1 (the
+    interleave legalized into stock node kinds)."""
+    from xnnc.pte.export import StockRuntime, to_pte
+
+    name, ep, inputs, pt2e = small
+    runtime = StockRuntime(to_pte(ep))
+    atol = _output_scale(ep) * 1.01
+    for xs in _samples(inputs, 2):
+        torch.testing.assert_close(runtime(*xs)[0], pt2e(*xs), rtol=0, atol=atol)
+
+
+def test_qs8_multiply(small):
+    name, ep, inputs, pt2e = small
+    if name != "gate":
+        pytest.skip("no multiply")
+    prog = xnnc.compile(ep, inputs)
+    assert prog.num_partitions == 1 and prog.outside() == []
+    (mul,) = [op for op in _ops(prog, "xnn.binary") if op.kind.data.name == "MULTIPLY"]
+    assert all(is_quantized(v.type) for v in (*mul.operands, mul.output))
+    _within_one_step(prog, ep, pt2e, inputs)
