@@ -230,6 +230,7 @@ QUANTIZED_CHECKS = {
     aten.MaxPool2dWithIndicesOp: _same_reason,
     aten.CatOp: _same_reason,
     aten.ConstantPadNdOp: _same_reason,
+    aten.SliceOp: _same_reason,
     aten.ViewOp: _same_reason,
     aten.PermuteOp: _same_reason,
     aten.QuantizeOp: _quantize_reason,
