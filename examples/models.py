@@ -516,7 +516,8 @@ class FP16ConvNet(nn.Module):
         self.to(dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.from_rgb(x.to(self.dtype))
+        # No cast at all in fp32: PT2E would quantize around a no-op `to`.
+        x = self.from_rgb(x if self.dtype == torch.float32 else x.to(self.dtype))
         skips = []
         for block in self.encoder:
             skips.append(x)
@@ -525,16 +526,17 @@ class FP16ConvNet(nn.Module):
         img = self.to_rgb(x)
         for block, skip in zip(self.decoder, reversed(skips), strict=True):
             x, img = block(x, skip, img)
-        return img.float()
+        return img if self.dtype == torch.float32 else img.float()
 
 
-def make_fp16_convnet(small: bool = False) -> Example:
-    """MI-GAN-style fp16 net; full [1, 4, 256, 256] -> [1, 3, 256, 256], small 32x32, fp32 I/O."""
+def make_fp16_convnet(small: bool = False, dtype: torch.dtype = torch.float16) -> Example:
+    """MI-GAN-style fp16 net; full [1, 4, 256, 256] -> [1, 3, 256, 256], small 32x32, fp32 I/O.
+    `dtype=torch.float32`: the same net in fp32 (what PT2E quantizes)."""
     torch.manual_seed(0)
     if small:
-        model, size = FP16ConvNet((8, 16, 32, 64, 64)), 32
+        model, size = FP16ConvNet((8, 16, 32, 64, 64), dtype), 32
     else:
-        model, size = FP16ConvNet(), 256
+        model, size = FP16ConvNet(dtype=dtype), 256
     _init_conv_weights(model)
     image = torch.rand(1, 3, size, size) * 2 - 1
     mask = (torch.rand(1, 1, size, size) > 0.3).float()

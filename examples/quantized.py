@@ -5,7 +5,9 @@ model exported, annotated by `XNNPACKQuantizer`, calibrated, converted (torchao'
     program, inputs = quantized_program("conv_net")      # an ExportedProgram of the int8 model
 
 `small_conv_net` is the net of issue 14 (conv 3->32, strided conv 32->64, depthwise, 1x1,
-linear); `conv1d_residual` adds a conv1d, a residual add, max pooling and a concatenate.
+linear); `conv1d_residual` adds a conv1d, a residual add, max pooling and a concatenate;
+`migan_*` and `mimi*` are the MI-GAN-style net (fp32) and the Mimi-style decoder of
+`examples/models.py` (issue 14's qs8 targets, with transposed convs).
 """
 
 from __future__ import annotations
@@ -52,10 +54,28 @@ class Conv1dResidual(nn.Module):
         return torch.cat([y, torch.relu(self.c(y))], dim=1)
 
 
+def _migan_style(small: bool) -> Callable[[], nn.Module]:
+    """The MI-GAN-style encoder-decoder of examples/models.py in fp32 (PT2E quantizes fp32)."""
+    from xnnc.examples.models import make_fp16_convnet
+
+    return lambda: make_fp16_convnet(small, torch.float32)[0]
+
+
+def _mimi_style(small: bool) -> Callable[[], nn.Module]:
+    """The Mimi-style decoder of examples/models.py (no LSTM: Mimi's decoder has none)."""
+    from xnnc.examples.models import make_mimi_decoder
+
+    return lambda: make_mimi_decoder(small)[0]
+
+
 MODELS: dict[str, tuple[Callable[[], nn.Module], tuple[int, ...]]] = {
     "conv_net": (SmallConvNet, (1, 3, 16, 16)),
     "conv_net_224": (SmallConvNet, (1, 3, 224, 224)),
     "conv1d_residual": (Conv1dResidual, (1, 8, 64)),
+    "migan_32": (_migan_style(True), (1, 4, 32, 32)),
+    "migan_256": (_migan_style(False), (1, 4, 256, 256)),
+    "mimi_small": (_mimi_style(True), (1, 64, 4)),
+    "mimi": (_mimi_style(False), (1, 512, 13)),
 }
 
 

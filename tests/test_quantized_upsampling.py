@@ -143,3 +143,63 @@ def test_qs8_multiply(small):
     (mul,) = [op for op in _ops(prog, "xnn.binary") if op.kind.data.name == "MULTIPLY"]
     assert all(is_quantized(v.type) for v in (*mul.operands, mul.output))
     _within_one_step(prog, ep, pt2e, inputs)
+
+
+# --- the issue-14 targets ----------------------------------------------------------------------
+
+# Measured max |xnnc - PT2E| in output steps over `_samples` (extended runtime, Sapphire
+# Rapids-class Xeon): MI-GAN-style 3-4, Mimi-style 5-7 (the same with or without polyphase);
+# the fp32 model is 2.6-132 and 11-45 steps from PT2E. Each qs8 node is within one step of
+# PT2E's (the tests above), and a one-step difference early on grows through the layers
+# after it (MI-GAN: 28 convs; Mimi-style: 15 convs, 13 ELU tables, 4 residual adds), so
+# the bounds are per model.
+TARGETS = {"migan_32": 5, "mimi_small": 8}
+
+
+@pytest.fixture(scope="module", params=list(TARGETS))
+def target(request):
+    from xnnc.examples.quantized import quantized_program
+
+    ep, inputs = quantized_program(request.param)
+    return request.param, ep, inputs, ep.module()
+
+
+def test_target_one_subgraph_nothing_outside(target):
+    """Everything in one subgraph; the transposed convs XNNPACKQuantizer quantizes (groups
+    1) are qs8 polyphase convolutions, the depthwise ones it leaves float (it skips
+    transposed convs with groups > 1) run in fp32 between converts."""
+    name, ep, inputs, _ = target
+    prog = xnnc.compile(ep, inputs)
+    assert prog.num_partitions == 1 and prog.outside() == []
+    assert _ops(prog, "xnn.deconvolution_2d") == []
+    convs = _ops(prog, "xnn.convolution_2d")
+    assert convs and all(is_quantized(c.output.type) for c in convs)
+    float_dw = [c for c in _ops(prog, "xnn.depthwise_convolution_2d")
+                if not is_quantized(c.output.type)]  # fmt: skip
+    transposed_dw = {"migan_32": 4, "mimi_small": 1}[name]
+    strides = {"migan_32": 4, "mimi_small": 2}[name]  # one convolution per output phase
+    assert len(float_dw) == transposed_dw * strides
+
+
+def _within_steps(run, ep, pt2e, inputs, steps: int, count: int = 4) -> None:
+    scale = _output_scale(ep)
+    for xs in _samples(inputs, count):
+        y = run(*xs)
+        y = y[0] if isinstance(y, tuple) else y
+        error = (y - pt2e(*xs)).abs()
+        assert error.max().item() <= steps * scale * 1.01
+        # A systematic error (a wrong scale, zero point or bias) moves every output: the
+        # fp32 model's mean is 1.6-4 steps from PT2E, xnnc's measured 0.26-0.61 (Mimi-style).
+        assert error.mean().item() < scale
+
+
+def test_target_numerics_extended(target):
+    name, ep, inputs, pt2e = target
+    _within_steps(xnnc.compile(ep, inputs), ep, pt2e, inputs, TARGETS[name])
+
+
+def test_target_numerics_stock_executorch(target):
+    from xnnc.pte.export import StockRuntime, to_pte
+
+    name, ep, inputs, pt2e = target
+    _within_steps(StockRuntime(to_pte(ep)), ep, pt2e, inputs, TARGETS[name], count=2)
