@@ -228,6 +228,9 @@ QUANTIZED_CHECKS = {
     # XNNPACK computes its unary ops on qs8 through a lookup table of the 256 inputs.
     **dict.fromkeys(QS8_UNARY, _elementwise_reason),
     aten.MaxPool2dWithIndicesOp: _same_reason,
+    # qs8 averages are depthwise convolutions (conversion/pooling.py): they may requantize.
+    aten.AvgPool2dOp: _elementwise_reason,
+    aten.AdaptiveAvgPool2dOp: _elementwise_reason,
     aten.CatOp: _same_reason,
     aten.ConstantPadNdOp: _same_reason,
     aten.SliceOp: _same_reason,

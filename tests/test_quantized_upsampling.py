@@ -203,3 +203,60 @@ def test_target_numerics_stock_executorch(target):
 
     name, ep, inputs, pt2e = target
     _within_steps(StockRuntime(to_pte(ep)), ep, pt2e, inputs, TARGETS[name], count=2)
+
+
+# --- qs8 average pooling --------------------------------------------------------------------
+
+
+class _QuantizedPool(nn.Module):
+    """quantize -> dequantize -> pool -> quantize -> dequantize with a new output scale, as
+    PT2E writes a pool between quantized ops."""
+
+    def __init__(self, pool) -> None:
+        super().__init__()
+        self.pool = pool
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        qd = torch.ops.quantized_decomposed
+        q = qd.quantize_per_tensor(x, 0.05, 3, -128, 127, torch.int8)
+        y = self.pool(qd.dequantize_per_tensor(q, 0.05, 3, -128, 127, torch.int8))
+        q = qd.quantize_per_tensor(y, 0.03, -2, -128, 127, torch.int8)
+        return qd.dequantize_per_tensor(q, 0.03, -2, -128, 127, torch.int8)
+
+
+F = nn.functional
+POOLS = {
+    "avg3x3_s2_pad1": lambda t: F.avg_pool2d(t, 3, 2, padding=1),
+    "avg2x2": lambda t: F.avg_pool2d(t, 2),
+    "avg3x3_divisor": lambda t: F.avg_pool2d(t, 3, 1, padding=1, divisor_override=4),
+    "adaptive_2x2": lambda t: F.adaptive_avg_pool2d(t, (2, 2)),
+}  # a global one imports as a mean: XNNPACK's qs8 mean (test_quantized.py's conv net)
+
+
+@pytest.mark.parametrize("name", list(POOLS))
+def test_qs8_average_pooling_as_depthwise_convolution(name):
+    """XNNPACK has no qs8 average pooling: a qs8 depthwise convolution of ones at scale
+    1 / divisor, within one output step (the requantization rounds the exact window sum)."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401 (defines quantized_decomposed)
+
+    model, x = _QuantizedPool(POOLS[name]), torch.randn(1, 8, 10, 10) * 2
+    prog = xnnc.compile(model, (x,))
+    assert prog.num_partitions == 1 and prog.outside() == []
+    (dw,) = _ops(prog, "xnn.depthwise_convolution_2d")
+    assert is_quantized(dw.input.type) and is_quantized(dw.output.type)
+    for xs in _samples((x,)):
+        torch.testing.assert_close(prog(*xs), model(*xs), rtol=0, atol=0.03 * 1.01)
+
+
+def test_qs8_average_pooling_partial_windows_stay_float():
+    """count_include_pad=False divides border windows by fewer elements: the pool runs in
+    fp32 between converts, and the model still matches."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401
+
+    model = _QuantizedPool(lambda t: F.avg_pool2d(t, 3, 2, padding=1, count_include_pad=False))
+    x = torch.randn(1, 8, 10, 10)
+    prog = xnnc.compile(model, (x,))
+    assert prog.num_partitions == 1 and prog.outside() == []
+    (pool,) = _ops(prog, "xnn.average_pooling_2d")
+    assert not is_quantized(pool.input.type)
+    torch.testing.assert_close(prog(x), model(x), rtol=0, atol=0.03 * 1.01)
