@@ -2,10 +2,13 @@
 stock ExecuTorch's quantized lowering of the same program vs xnnc's fp32 compile of the
 float model.
 
-    python -m xnnc.benchmarks.quant_bench [--model conv_net_224] [--samples 11] [--threads 1]
+    python -m xnnc.benchmarks.quant_bench [--model conv_net_224 migan_256 mimi] [--samples 11]
+                                          [--threads 1]
 
-The model is `examples/quantized.py`'s (issue 14's conv net: conv 3->32, strided conv 32->64,
-depthwise, 1x1, mean, linear) at 224x224. Systems:
+The models are `examples/quantized.py`'s: issue 14's conv net (conv 3->32, strided conv
+32->64, depthwise, 1x1, mean, linear) at 224x224 (the default), the MI-GAN-style net in fp32
+at 256x256 (`migan_256`) and the Mimi-style decoder, [1, 512, 13] -> [1, 1, 24960] (`mimi`),
+whose transposed convs run as qs8 polyphase convolutions. Each model is one table. Systems:
 
 - xnnc qs8: `xnnc.compile` of the PT2E program, extended runtime;
 - xnnc qs8 .pte: `to_pte` of the same program (XnncPartitioner), stock ExecuTorch 1.5.1;
@@ -108,17 +111,24 @@ def measure(calls: dict[str, Callable], samples: int) -> dict[str, list[float]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="conv_net_224", choices=sorted(MODELS))
+    parser.add_argument("--model", nargs="+", default=["conv_net_224"], choices=sorted(MODELS))
     parser.add_argument("--samples", type=int, default=11)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
-    made, (pt2e_out, float_out), scale = systems(args.model, args.threads)
-    times = measure({k: v[0] for k, v in made.items()}, args.samples)
+    for model in args.model:
+        table(model, args.samples, args.threads)
+    return 0
+
+
+def table(model: str, samples: int, threads: int) -> None:
+    """One model's systems measured side by side, as a table."""
+    made, (pt2e_out, float_out), scale = systems(model, threads)
+    times = measure({k: v[0] for k, v in made.items()}, samples)
     base = statistics.median(times["xnnc qs8"])
-    shape = "x".join(map(str, MODELS[args.model][1]))
-    print(f"{args.model} {shape}, {time.strftime('%Y-%m-%d')}, {args.threads} thread(s), "
-          f"median [p25, p75] of {args.samples} alternating samples; ratio = system / xnnc "
+    shape = "x".join(map(str, MODELS[model][1]))
+    print(f"{model} {shape}, {time.strftime('%Y-%m-%d')}, {threads} thread(s), "
+          f"median [p25, p75] of {samples} alternating samples; ratio = system / xnnc "
           f"qs8; error in output steps ({scale:.3g})")  # fmt: skip
     print(f"{'system':16} {'ms':>26} {'ratio':>6} {'error':>6}  delegated")
     for name, (call, counts) in made.items():
@@ -127,7 +137,6 @@ def main(argv: list[str] | None = None) -> int:
         error = (call() - ref).abs().max().item() / scale
         cell = f"{median * 1e3:8.3f} [{p25 * 1e3:7.3f}, {p75 * 1e3:7.3f}]"
         print(f"{name:16} {cell:>26} {median / base:6.2f} {error:6.2f}  {counts}", flush=True)
-    return 0
 
 
 if __name__ == "__main__":
