@@ -30,15 +30,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import torch
-
 import xnnc
-from xnnc.examples.quantized import MODELS, float_model, quantize
-
-
-def _output_scale(ep: torch.export.ExportedProgram) -> float:
-    (out,) = ep.graph.output_node().args[0]
-    return float(out.args[1])
+from xnnc.examples.quantized import MODELS, float_model, output_scale, quantize
 
 
 def _stock_counts(edge: Any) -> tuple[int, int]:
@@ -82,7 +75,7 @@ def systems(name: str, threads: int) -> tuple[dict[str, tuple[Callable, str]], A
         "stock qs8 .pte": _pte_system(ep, XnnpackPartitioner(), inputs),
         "xnnc fp32": (lambda: fp32(*inputs), _xnnc_counts(fp32)),
     }
-    return made, (ep.module()(*inputs), model(*inputs)), _output_scale(ep)
+    return made, (ep.module()(*inputs), model(*inputs)), output_scale(ep)
 
 
 def _xnnc_counts(program: Any) -> str:

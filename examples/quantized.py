@@ -110,3 +110,10 @@ def quantized_program(name: str) -> tuple[ExportedProgram, tuple[torch.Tensor, .
     """(the PT2E int8 program of model `name`, example inputs)."""
     model, inputs = float_model(name)
     return quantize(model, inputs), inputs
+
+
+def output_scale(program: ExportedProgram) -> float:
+    """The scale of the program's one output's last dequantize (its quantization step)."""
+    (out,) = program.graph.output_node().args[0]
+    assert "dequantize_per_tensor" in str(out.target), f"the output is {out.target}"
+    return float(out.args[1])

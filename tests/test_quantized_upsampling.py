@@ -17,13 +17,7 @@ from torch import nn
 
 import xnnc
 from xnnc.dialects.quant import is_quantized
-from xnnc.examples.quantized import quantize
-
-
-def _output_scale(ep: torch.export.ExportedProgram) -> float:
-    (out,) = ep.graph.output_node().args[0]
-    assert "dequantize_per_tensor" in str(out.target)
-    return float(out.args[1])
+from xnnc.examples.quantized import output_scale, quantize
 
 
 def _inputs(shape: tuple[int, ...], count: int = 4) -> list[torch.Tensor]:
@@ -87,7 +81,7 @@ def _samples(inputs: tuple[torch.Tensor, ...], count: int = 4) -> list[tuple[tor
 
 
 def _within_one_step(prog, ep, pt2e, inputs) -> None:
-    atol = _output_scale(ep) * 1.01
+    atol = output_scale(ep) * 1.01
     for xs in _samples(inputs):
         torch.testing.assert_close(prog(*xs), pt2e(*xs), rtol=0, atol=atol)
 
@@ -129,7 +123,7 @@ def test_qs8_polyphase_on_stock_executorch(small):
 
     name, ep, inputs, pt2e = small
     runtime = StockRuntime(to_pte(ep))
-    atol = _output_scale(ep) * 1.01
+    atol = output_scale(ep) * 1.01
     for xs in _samples(inputs, 2):
         torch.testing.assert_close(runtime(*xs)[0], pt2e(*xs), rtol=0, atol=atol)
 
@@ -182,7 +176,7 @@ def test_target_one_subgraph_nothing_outside(target):
 
 
 def _within_steps(run, ep, pt2e, inputs, steps: int, count: int = 4) -> None:
-    scale = _output_scale(ep)
+    scale = output_scale(ep)
     for xs in _samples(inputs, count):
         y = run(*xs)
         y = y[0] if isinstance(y, tuple) else y
