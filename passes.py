@@ -37,6 +37,7 @@ _PASSES = {
     "xnn-fold-pad": "xnnc.transforms.fold_pad:FoldPadPass",
     "xnn-polyphase": "xnnc.transforms.polyphase:PolyphasePass",
     "xnn-upsample-nearest": "xnnc.transforms.upsample_nearest:UpsampleNearestPass",
+    "xnn-quantize-early": "xnnc.transforms.quantize_early:QuantizeEarlyPass",
     "xnn-fuse-activation": "xnnc.transforms.fuse_activation:FuseActivationPass",
     "xnn-layout": "xnnc.transforms.layout:LayoutPass",
     # optimization

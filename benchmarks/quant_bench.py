@@ -2,11 +2,14 @@
 stock ExecuTorch's quantized lowering of the same program vs xnnc's fp32 compile of the
 float model.
 
-    python -m xnnc.benchmarks.quant_bench [--model conv_net_224] [--samples 11] [--threads 1]
+    python -m xnnc.benchmarks.quant_bench [--model conv_net_224 migan_256 mimi] [--samples 11]
+                                          [--threads 1]
 
 The models are `examples/quantized.py`'s: issue 14's conv net (conv 3->32, strided conv
 32->64, depthwise, 1x1, mean, linear) at 224x224 (the default), `resnet` (ResNet-18) and
-`mobilenetv2` at 224x224 (`_small` forms at 64x64). Systems:
+`mobilenetv2` at 224x224 (`_small` forms at 64x64), the MI-GAN-style net in fp32
+at 256x256 (`migan_256`) and the Mimi-style decoder, [1, 512, 13] -> [1, 1, 24960] (`mimi`),
+whose transposed convs run as qs8 polyphase convolutions. Each model is one table. Systems:
 
 - xnnc qs8: `xnnc.compile` of the PT2E program, extended runtime;
 - xnnc qs8 .pte: `to_pte` of the same program (XnncPartitioner), stock ExecuTorch 1.5.1;
@@ -28,15 +31,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import torch
-
 import xnnc
-from xnnc.examples.quantized import MODELS, float_model, quantize
-
-
-def _output_scale(ep: torch.export.ExportedProgram) -> float:
-    (out,) = ep.graph.output_node().args[0]
-    return float(out.args[1])
+from xnnc.examples.quantized import MODELS, float_model, output_scale, quantize
 
 
 def _stock_counts(edge: Any) -> tuple[int, int]:
@@ -80,7 +76,7 @@ def systems(name: str, threads: int) -> tuple[dict[str, tuple[Callable, str]], A
         "stock qs8 .pte": _pte_system(ep, XnnpackPartitioner(), inputs),
         "xnnc fp32": (lambda: fp32(*inputs), _xnnc_counts(fp32)),
     }
-    return made, (ep.module()(*inputs), model(*inputs)), _output_scale(ep)
+    return made, (ep.module()(*inputs), model(*inputs)), output_scale(ep)
 
 
 def _xnnc_counts(program: Any) -> str:
@@ -109,17 +105,24 @@ def measure(calls: dict[str, Callable], samples: int) -> dict[str, list[float]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="conv_net_224", choices=sorted(MODELS))
+    parser.add_argument("--model", nargs="+", default=["conv_net_224"], choices=sorted(MODELS))
     parser.add_argument("--samples", type=int, default=11)
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
-    made, (pt2e_out, float_out), scale = systems(args.model, args.threads)
-    times = measure({k: v[0] for k, v in made.items()}, args.samples)
+    for model in args.model:
+        table(model, args.samples, args.threads)
+    return 0
+
+
+def table(model: str, samples: int, threads: int) -> None:
+    """One model's systems measured side by side, as a table."""
+    made, (pt2e_out, float_out), scale = systems(model, threads)
+    times = measure({k: v[0] for k, v in made.items()}, samples)
     base = statistics.median(times["xnnc qs8"])
-    shape = "x".join(map(str, float_model(args.model)[1][0].shape))
-    print(f"{args.model} {shape}, {time.strftime('%Y-%m-%d')}, {args.threads} thread(s), "
-          f"median [p25, p75] of {args.samples} alternating samples; ratio = system / xnnc "
+    shape = "x".join(map(str, float_model(model)[1][0].shape))
+    print(f"{model} {shape}, {time.strftime('%Y-%m-%d')}, {threads} thread(s), "
+          f"median [p25, p75] of {samples} alternating samples; ratio = system / xnnc "
           f"qs8; error in output steps ({scale:.3g})")  # fmt: skip
     print(f"{'system':16} {'ms':>26} {'ratio':>6} {'error':>6}  delegated")
     for name, (call, counts) in made.items():
@@ -128,7 +131,6 @@ def main(argv: list[str] | None = None) -> int:
         error = (call() - ref).abs().max().item() / scale
         cell = f"{median * 1e3:8.3f} [{p25 * 1e3:7.3f}, {p75 * 1e3:7.3f}]"
         print(f"{name:16} {cell:>26} {median / base:6.2f} {error:6.2f}  {counts}", flush=True)
-    return 0
 
 
 if __name__ == "__main__":

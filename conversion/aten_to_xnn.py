@@ -40,6 +40,7 @@ from xnnc.conversion.constants import constant_op, constant_tensor, drop_constan
 from xnnc.conversion.dynamic_quant import dynamic_reason, lower_dynamic_linear, uses_dynamic
 from xnnc.conversion.emitter import Emitter
 from xnnc.conversion.quantized import (
+    deconvolution_filter_type,
     filter_reason,
     filter_type,
     qtype,
@@ -207,17 +208,23 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
     bias = None
     name = weight_name(op.weight)
     wq = qtype(op.weight)
-    if op.bias is not None:
+    transposed = op.transposed.value.data
+    if op.bias is not None and not (transposed and wq is not None):
         bias = _bias(op, e)
     window = dict(
         padding_top=pad[0], padding_bottom=pad[0], padding_left=pad[1], padding_right=pad[1],
         kernel_height=kh, kernel_width=kw, dilation_height=dil[0], dilation_width=dil[1],
     )  # fmt: skip
-    if op.transposed.value.data:
+    if transposed:
         # torch [G*Cin_g, Cout_g, KH, KW] -> XNNPACK [G*Cout_g, KH, KW, Cin_g]
         cin_g, cout_g = w.shape[0] // groups, w.shape[1]
         filt = w.reshape(groups, cin_g, cout_g, kh, kw).permute(0, 2, 3, 4, 1)
         filt = filt.reshape(groups * cout_g, kh, kw, cin_g)
+        filt_type = None
+        if wq is not None:
+            filt_type = deconvolution_filter_type(wq, tuple(filt.shape), groups)
+            if op.bias is not None:
+                bias = _quantized_bias(op, e, filt_type.element_type)
         if filt.dtype == torch.float16:
             # XNNPACK's fp16 deconvolution takes fp32 static weights (and converts them).
             filt = filt.float()
@@ -225,8 +232,9 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
                 bias = e.const(_data(op.bias).float(), f"{weight_name(op.bias)}.f32")
         adj = _pair(ints(op.output_padding), rank, 0)
         y = e.node(
-            xnn.Deconvolution2dOp, x, e.const(filt, f"{name}.deconv"), bias,
-            shape=(n, oh, ow, groups * cout_g), upsampling_height=stride[0],
+            xnn.Deconvolution2dOp, x, e.const(filt, f"{name}.deconv", filt_type), bias,
+            shape=(n, oh, ow, groups * cout_g), elem=element_type(op.result),
+            upsampling_height=stride[0],
             upsampling_width=stride[1], adjustment_height=adj[0], adjustment_width=adj[1],
             groups=groups, group_input_channels=cin_g, group_output_channels=cout_g, **window,
         )  # fmt: skip
@@ -259,10 +267,15 @@ def _filter(q: UniformQuantType | None, filt: torch.Tensor, axis: int) -> Tensor
 
 def _bias(op: Operation, e: Emitter) -> SSAValue:
     """The bias constant: as is, or for a quantized op XNNPACK's int32 bias."""
-    data, name = _data(op.bias), weight_name(op.bias)
     if qtype(op.weight) is None:
-        return e.const(data, name)
-    values, type_ = quantized_bias(data, qtype(op.input), qtype(op.weight))
+        return e.const(_data(op.bias), weight_name(op.bias))
+    return _quantized_bias(op, e, qtype(op.weight))
+
+
+def _quantized_bias(op: Operation, e: Emitter, filter_q: UniformQuantType) -> SSAValue:
+    """XNNPACK's int32 bias of a quantized op whose filter (in XNNPACK's layout) is `filter_q`."""
+    data, name = _data(op.bias), weight_name(op.bias)
+    values, type_ = quantized_bias(data, qtype(op.input), filter_q)
     return e.const(values, f"{name}.qint32", type_)
 
 

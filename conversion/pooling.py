@@ -14,17 +14,27 @@ XNNPACK pads max pooling with -inf and leaves the padding out of an average's di
 - adaptive pooling whose output divides the input is pooling with kernel = stride =
   input / output. Other adaptive windows overlap by varying amounts: outside (the reason
   in `_check_adaptive`).
+
+XNNPACK 92a7ad50 has no qs8 average pooling (f16/f32 only), so a qs8 average is a qs8
+depthwise convolution whose filter is all 1 at scale 1 / (window or divisor), per tensor:
+the int32 accumulator sums the window exactly, the requantization divides, and the
+convolution's padding is the input's zero point (real 0), counted as count_include_pad
+counts it. Partial windows (ceil_mode's overhang, count_include_pad=False with padding)
+would need a divisor per window: left float between converts (the reason in `_check_avg_pool`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import torch
+from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import SSAValue
 
 from xnnc.conversion.aten_to_xnn import _prop, lowering
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.quant import UniformQuantType, is_quantized
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.ir.types import ints, shape_of
 
@@ -102,13 +112,50 @@ def _max_pool(op: aten.MaxPool2dWithIndicesOp, e: Emitter) -> Sequence[SSAValue 
 def _check_avg_pool(op: aten.AvgPool2dOp) -> str | None:
     if _prop(op, "divisor_override") is not None and any(_Window(op).overhang):
         return "divisor_override with ceil_mode's partial windows (a divisor per window)"
+    if is_quantized(op.result.type):
+        return _qs8_avg_pool_reason(op)
     return None
+
+
+def _qs8_avg_pool_reason(op: aten.AvgPool2dOp) -> str | None:
+    window = _Window(op)
+    if any(window.overhang):
+        return "qs8 average pooling with ceil_mode's partial windows (a divisor per window)"
+    if any(window.pad) and not _prop(op, "count_include_pad", True):
+        if _prop(op, "divisor_override") is None:
+            return "qs8 average pooling with count_include_pad=False (a divisor per window)"
+    return None
+
+
+def _qs8_average(
+    op: aten.AvgPool2dOp | aten.AdaptiveAvgPool2dOp, x: SSAValue, e: Emitter, **window: int
+) -> SSAValue:
+    """The qs8 average of `x` (NHWC) as a depthwise convolution summing each window into
+    int32 and requantizing by 1 / divisor (module docstring)."""
+    kh, kw = window["kernel_height"], window["kernel_width"]
+    divisor = _prop(op, "divisor_override") or kh * kw
+    c = shape_of(x)[3]
+    q = UniformQuantType(IntegerType(8), [1.0 / divisor], storage_range=(-127, 127))
+    ones = e.const(torch.ones(1, kh, kw, c, dtype=torch.int8), "avg_pool.ones",
+                   TensorType(q, [1, kh, kw, c]))  # fmt: skip
+    return e.node(xnn.DepthwiseConvolution2dOp, x, ones, None, shape=_nhwc_shape(op),
+                  elem=op.result.type.element_type, input_channels=c, **window)  # fmt: skip
+
+
+def _qs8_avg_pool(op: aten.AvgPool2dOp, x: SSAValue, e: Emitter) -> SSAValue:
+    w = _Window(op)
+    (kh, kw), (sh, sw), (ph, pw) = w.kernel, w.stride, w.pad
+    return _qs8_average(op, x, e, kernel_height=kh, kernel_width=kw, subsampling_height=sh,
+                        subsampling_width=sw, padding_top=ph, padding_bottom=ph,
+                        padding_left=pw, padding_right=pw)  # fmt: skip
 
 
 @lowering(aten.AvgPool2dOp, check=_check_avg_pool)
 def _avg_pool(op: aten.AvgPool2dOp, e: Emitter) -> Sequence[SSAValue]:
     window = _Window(op)
     x = _to_nhwc(op.input, e)
+    if is_quantized(op.result.type):
+        return [_from_nhwc(_qs8_avg_pool(op, x, e), len(shape_of(op.input)), e)]
     divisor = _prop(op, "divisor_override")
     pad = window.pad
     if any(pad) and (_prop(op, "count_include_pad", True) or divisor is not None):
@@ -153,10 +200,14 @@ def _adaptive_pool(
     x = _to_nhwc(op.input, e)
     n, h, w, c = shape_of(x)
     oh, ow = ints(op.output_size)
+    kh, kw = adaptive_window(h, oh), adaptive_window(w, ow)
+    if isinstance(op, aten.AdaptiveAvgPool2dOp) and is_quantized(op.result.type):
+        y = _qs8_average(op, x, e, kernel_height=kh, kernel_width=kw, subsampling_height=kh,
+                         subsampling_width=kw)  # fmt: skip
+        return [_from_nhwc(y, rank, e)]
     if (oh, ow) == (1, 1) and isinstance(op, aten.AdaptiveAvgPool2dOp):
         y = e.node(xnn.GlobalAveragePooling2dOp, x, shape=(n, 1, 1, c), flags=xnn.FLAG_KEEP_DIMS)
         return [e.reshape(y, shape_of(op.result))]
-    kh, kw = adaptive_window(h, oh), adaptive_window(w, ow)
     params = dict(pooling_height=kh, pooling_width=kw, stride_height=kh, stride_width=kw)
     if isinstance(op, aten.AdaptiveMaxPool2dOp):
         y = e.node(xnn.MaxPooling2dOp, x, shape=(n, oh, ow, c), **params)

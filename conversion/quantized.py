@@ -9,6 +9,8 @@ filter and bias types.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
@@ -110,7 +112,7 @@ def _float_bias(op: Operation) -> str | None:
 
 def _conv_reason(op: aten.ConvolutionOp) -> str | None:
     if op.transposed.value.data:
-        return "a quantized transposed convolution is not lowered yet (deconvolution, polyphase)"
+        return _transposed_conv_reason(op)
     return _gemm_reason(op)
 
 
@@ -164,6 +166,52 @@ def _dequantize_reason(op: aten.DequantizeOp) -> str | None:
     return activation_reason(op.input, "the input")
 
 
+# --- transposed convolutions and multiply (issue 14) ------------------------------------------
+
+
+def _transposed_conv_reason(op: aten.ConvolutionOp) -> str | None:
+    """A transposed conv's torch weight is [G * Cin_g, Cout_g, KH, KW]: PT2E quantizes it
+    per output channel along axis 1 (XNNPACKQuantizer's conv_transpose annotation)."""
+    return _first(
+        activation_reason(op.input, "the input"),
+        activation_reason(op.result, "the result"),
+        filter_reason(op.weight, 1),
+        _float_bias(op),
+    )
+
+
+def deconvolution_filter_type(
+    q: UniformQuantType, shape: tuple[int, ...], groups: int
+) -> TensorType:
+    """A transposed conv's filter type in XNNPACK's layout [G * Cout_g, KH, KW, Cin_g]:
+    per-channel scales (one per Cout_g, shared by the groups) repeated for each group along
+    axis 0, where XNNPACK's qcint8 deconvolution filter keeps them."""
+    return repeated_type(q, shape, groups, 0)
+
+
+def repeated_type(q: UniformQuantType, shape: Sequence[int], repeats: int, axis: int) -> TensorType:
+    """A tensor of `shape` quantized as `q`, whose per-channel parameters (if any) are
+    repeated `repeats` times along `axis` (groups, or polyphase's phase-major channels)."""
+    if q.per_tensor:
+        return TensorType(q, shape)
+    tiled = UniformQuantType(
+        q.storage_type, q.scales.data * repeats, q.zero_points.data * repeats, axis=axis,
+        storage_range=q.storage_range, expressed_type=q.expressed_type,
+    )  # fmt: skip
+    return TensorType(tiled, shape)
+
+
+def _mul_reason(op: aten.MulOp) -> str | None:
+    """XNNPACK's qs8 multiply: two qs8 tensors (broadcast), any scales, per-tensor."""
+    if op.other is None:
+        return "multiplies a quantized tensor by a scalar"
+    return _first(
+        activation_reason(op.input, "the input"),
+        activation_reason(op.other, "the other operand"),
+        activation_reason(op.result, "the result"),
+    )
+
+
 QS8_UNARY = (
     aten.SigmoidOp, aten.TanhOp, aten.HardswishOp, aten.LeakyReluOp, aten.EluOp, aten.GeluOp,
 )  # fmt: skip
@@ -172,6 +220,7 @@ QUANTIZED_CHECKS = {
     aten.ConvolutionOp: _conv_reason,
     aten.LinearOp: _gemm_reason,
     aten.AddOp: _add_reason,
+    aten.MulOp: _mul_reason,
     aten.ReluOp: _same_reason,
     aten.HardtanhOp: _same_reason,
     aten.ClampOp: _same_reason,
@@ -179,8 +228,12 @@ QUANTIZED_CHECKS = {
     # XNNPACK computes its unary ops on qs8 through a lookup table of the 256 inputs.
     **dict.fromkeys(QS8_UNARY, _elementwise_reason),
     aten.MaxPool2dWithIndicesOp: _same_reason,
+    # qs8 averages are depthwise convolutions (conversion/pooling.py): they may requantize.
+    aten.AvgPool2dOp: _elementwise_reason,
+    aten.AdaptiveAvgPool2dOp: _elementwise_reason,
     aten.CatOp: _same_reason,
     aten.ConstantPadNdOp: _same_reason,
+    aten.SliceOp: _same_reason,
     aten.ViewOp: _same_reason,
     aten.PermuteOp: _same_reason,
     aten.CloneOp: _same_reason,  # an inference-mode dropout

@@ -502,18 +502,22 @@ class FP16ConvNet(nn.Module):
     StyleGAN2-style nearest-upsampled RGB skip path. Output [1, 3, H, W] cast back to fp32.
     """
 
-    def __init__(self, channels: Sequence[int] = (32, 64, 128, 256, 256)) -> None:
+    def __init__(
+        self, channels: Sequence[int] = (32, 64, 128, 256, 256), dtype: torch.dtype = torch.float16
+    ) -> None:
         super().__init__()
+        self.dtype = dtype  # fp32 for the quantized target (examples/quantized.py)
         self.from_rgb = nn.Sequential(nn.Conv2d(4, channels[0], 1), nn.LeakyReLU(0.2))
         pairs = list(zip(channels[:-1], channels[1:], strict=True))
         self.encoder = nn.ModuleList(_EncoderBlock(c_in, c_out) for c_in, c_out in pairs)
         self.bottleneck = _SeparableConv2d(channels[-1], channels[-1])
         self.to_rgb = nn.Conv2d(channels[-1], 3, 1)
         self.decoder = nn.ModuleList(_DecoderBlock(c_out, c_in) for c_in, c_out in pairs[::-1])
-        self.half()
+        self.to(dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.from_rgb(x.half())
+        # No cast at all in fp32: PT2E would quantize around a no-op `to`.
+        x = self.from_rgb(x if self.dtype == torch.float32 else x.to(self.dtype))
         skips = []
         for block in self.encoder:
             skips.append(x)
@@ -522,16 +526,17 @@ class FP16ConvNet(nn.Module):
         img = self.to_rgb(x)
         for block, skip in zip(self.decoder, reversed(skips), strict=True):
             x, img = block(x, skip, img)
-        return img.float()
+        return img if self.dtype == torch.float32 else img.float()
 
 
-def make_fp16_convnet(small: bool = False) -> Example:
-    """MI-GAN-style fp16 net; full [1, 4, 256, 256] -> [1, 3, 256, 256], small 32x32, fp32 I/O."""
+def make_fp16_convnet(small: bool = False, dtype: torch.dtype = torch.float16) -> Example:
+    """MI-GAN-style fp16 net; full [1, 4, 256, 256] -> [1, 3, 256, 256], small 32x32, fp32 I/O.
+    `dtype=torch.float32`: the same net in fp32 (what PT2E quantizes)."""
     torch.manual_seed(0)
     if small:
-        model, size = FP16ConvNet((8, 16, 32, 64, 64)), 32
+        model, size = FP16ConvNet((8, 16, 32, 64, 64), dtype), 32
     else:
-        model, size = FP16ConvNet(), 256
+        model, size = FP16ConvNet(dtype=dtype), 256
     _init_conv_weights(model)
     image = torch.rand(1, 3, size, size) * 2 - 1
     mask = (torch.rand(1, 1, size, size) > 0.3).float()

@@ -8,6 +8,8 @@ model exported, annotated by `XNNPACKQuantizer`, calibrated, converted (torchao'
 linear); `conv1d_residual` adds a conv1d, a residual add, max pooling and a concatenate;
 `resnet` / `mobilenetv2` (and their `_small` forms) are `examples.models`' ResNet-18 and
 MobileNetV2 (batch norms folded into the convs by `prepare_pt2e`).
+`migan_*` and `mimi*` are the MI-GAN-style net (fp32) and the Mimi-style decoder of
+`examples/models.py` (issue 14's qs8 targets, with transposed convs).
 """
 
 from __future__ import annotations
@@ -56,6 +58,20 @@ class Conv1dResidual(nn.Module):
         return torch.cat([y, torch.relu(self.c(y))], dim=1)
 
 
+def _migan_style(small: bool) -> Callable[[], nn.Module]:
+    """The MI-GAN-style encoder-decoder of examples/models.py in fp32 (PT2E quantizes fp32)."""
+    from xnnc.examples.models import make_fp16_convnet
+
+    return lambda: make_fp16_convnet(small, torch.float32)[0]
+
+
+def _mimi_style(small: bool) -> Callable[[], nn.Module]:
+    """The Mimi-style decoder of examples/models.py (no LSTM: Mimi's decoder has none)."""
+    from xnnc.examples.models import make_mimi_decoder
+
+    return lambda: make_mimi_decoder(small)[0]
+
+
 Example = tuple[nn.Module, tuple[torch.Tensor, ...]]
 
 
@@ -75,6 +91,10 @@ MODELS: dict[str, Callable[[], Example]] = {
     "resnet_small": lambda: make_resnet(small=True),
     "mobilenetv2": lambda: make_mobilenetv2(),
     "mobilenetv2_small": lambda: make_mobilenetv2(small=True),
+    "migan_32": _seeded(_migan_style(True), (1, 4, 32, 32)),
+    "migan_256": _seeded(_migan_style(False), (1, 4, 256, 256)),
+    "mimi_small": _seeded(_mimi_style(True), (1, 64, 4)),
+    "mimi": _seeded(_mimi_style(False), (1, 512, 13)),
 }
 
 
@@ -107,3 +127,10 @@ def quantized_program(name: str) -> tuple[ExportedProgram, tuple[torch.Tensor, .
     """(the PT2E int8 program of model `name`, example inputs)."""
     model, inputs = float_model(name)
     return quantize(model, inputs), inputs
+
+
+def output_scale(program: ExportedProgram) -> float:
+    """The scale of the program's one output's last dequantize (its quantization step)."""
+    (out,) = program.graph.output_node().args[0]
+    assert "dequantize_per_tensor" in str(out.target), f"the output is {out.target}"
+    return float(out.args[1])

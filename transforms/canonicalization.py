@@ -39,6 +39,7 @@ CANONICALIZATION_SETS: dict[str, str] = {
     "xnn-fold-pad": "xnnc.transforms.fold_pad",
     "xnn-polyphase": "xnnc.transforms.polyphase",
     "xnn-upsample-nearest": "xnnc.transforms.upsample_nearest",
+    "xnn-quantize-early": "xnnc.transforms.quantize_early",
     "xnn-fuse-activation": "xnnc.transforms.fuse_activation",
     "xnn-layout": "xnnc.transforms.layout",
 }

@@ -11,9 +11,10 @@ An op on quantized tensors means exactly what the chain computed: its quantized 
 dequantized, the float op, the result quantized to the result type (the reference
 interpreter computes it so). A relu, hardtanh or clamp between the op and the quantize comes
 along on the quantized type: quantization is monotonic, so clamping before or after it is
-the same, and conversion fuses it into the node's output range.
+the same, and conversion fuses it into the node's output range. So does a constant pad or
+a slice (elementwise, quantizing the padding value is the same before or after).
 
-Does nothing unless: the quantize's input is one op (or op + relu/hardtanh/clamp) whose
+Does nothing unless: the quantize's input is one op (or op + a clamp, pad or slice) whose
 result is used only there, at least one of the op's operands is a dequantize, and the op
 on quantized types lowers to XNNPACK (`convertible`). A chain left alone stays float between
 its quantize and dequantize, which lower to converts, so the float op may still run in
@@ -28,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -46,6 +47,9 @@ from xnnc.transforms.raising import erase_unused, fused_location
 
 # Activations that commute with quantization (clamps), so they may follow the fused op.
 CLAMPS = (aten.ReluOp, aten.HardtanhOp, aten.ClampOp)
+# Ops that commute with quantization too: quantize(pad(y, v)) = pad(quantize(y), quantize(v))
+# elementwise, and a slice moves values. SEANet's causal conv pads after the ELU.
+COMMUTING = (*CLAMPS, aten.ConstantPadNdOp, aten.SliceOp)
 _NOT_COMPUTE = (aten.QuantizeOp, aten.DequantizeOp, aten.ConstantOp)
 
 
@@ -62,6 +66,12 @@ def _compute_op(value: SSAValue) -> Operation | None:
     if _sole_use(value) is None or any(r.uses for r in op.results if r is not value):
         return None
     return op
+
+
+def _quantized_like(value: SSAValue, quantized: TensorType) -> TensorType:
+    """`value`'s tensor type with the element type of `quantized` (a pad or slice after the
+    op changes the shape, not the quantization)."""
+    return TensorType(quantized.element_type, value.type.get_shape(), value.type.encoding)
 
 
 def _retyped(op: Operation, operands: list[SSAValue], result: SSAValue, type_) -> Operation:
@@ -81,11 +91,11 @@ class FoldQdq(RewritePattern):
     def match_and_rewrite(self, q: aten.QuantizeOp, rewriter: PatternRewriter) -> None:
         if is_dynamic(q.result.type):
             return  # parameters chosen at run time: no static quantized result type
-        act = q.input.owner if isinstance(q.input.owner, CLAMPS) else None
+        act = q.input.owner if isinstance(q.input.owner, COMMUTING) else None
         core = _compute_op(act.input) if act is not None else None
         if core is None:
-            # a clamp right after a dequantize (XNNPACKQuantizer annotates relu6 apart
-            # from the conv before it) is the op itself
+            # no op before the clamp, pad or slice: that is the op (XNNPACKQuantizer
+            # annotates a relu6 apart from the conv before it)
             act, core = None, _compute_op(q.input)
         if core is None or (act is not None and _sole_use(q.input) is None):
             return
@@ -96,7 +106,7 @@ class FoldQdq(RewritePattern):
         operands = [v.owner.input if isinstance(v.owner, aten.DequantizeOp) else v
                     for v in core.operands]  # fmt: skip
         used = act.input if act is not None else q.input
-        new_core = _retyped(core, operands, used, quantized)
+        new_core = _retyped(core, operands, used, _quantized_like(used, quantized))
         index = list(core.results).index(used)
         new = [new_core]
         if act is not None:

@@ -31,10 +31,16 @@ while the padded kernel has at most 1.4 times the taps). The pattern records the
 followed on the op computing the result. Pass options other than the defaults replace the
 rule (source "option"): `max-kernel-growth`, `pad-kernels=false` (growth 1).
 
+A qs8 deconvolution (XNNPACK's qs8 input and output, qcint8 or qint8 filter, int32 bias)
+becomes qs8 convolutions with the same scales: a phase's taps are the deconvolution's
+integers, the padded taps are 0 (symmetric filters: real 0), per-channel scales and the
+bias repeat per phase like the channels, and the convolutions pad with the input's zero
+point (real 0), as the deconvolution's implicit zeros are.
+
 Does nothing when: the decision is "deconvolution"; the dilation is not 1; both strides are
-1; the filter or bias is not a constant with data; the filter or input is not a float type
-(quantized weights); the groups are neither 1 nor depthwise (1 input and 1 output channel
-per group), or depthwise with `depthwise=false`.
+1; the filter or bias is not a constant with data; the input and filter are neither float
+types nor qs8 with a symmetric int8 filter; the groups are neither 1 nor depthwise (1 input
+and 1 output channel per group), or depthwise with `depthwise=false`.
 """
 
 from __future__ import annotations
@@ -46,7 +52,7 @@ from typing import ClassVar
 
 import torch
 from xdsl.context import Context
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, bf16, f16, f32, i64
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, bf16, f16, f32, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -64,6 +70,7 @@ from xnnc.conversion.constants import (
     weight_name,
 )
 from xnnc.conversion.emitter import Emitter
+from xnnc.conversion.quantized import activation_reason, filter_reason, repeated_type
 from xnnc.cost.decision import (
     DECLINED_ATTR,
     Decision,
@@ -75,6 +82,7 @@ from xnnc.cost.decision import (
 )
 from xnnc.cost.rules import MAX_KERNEL_GROWTH
 from xnnc.dialects import xnn
+from xnnc.dialects.quant import is_quantized, quant_type
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.dims import NotAffine, is_symbolic
 from xnnc.ir.shapes import relative_end
@@ -186,7 +194,7 @@ def _matched_weights(op: xnn.Deconvolution2dOp) -> tuple[torch.Tensor, torch.Ten
         return None
     if max(_stride(op)) == 1:
         return None
-    if element_type(op.filter) not in FLOAT_TYPES or element_type(op.input) not in FLOAT_TYPES:
+    if not _types_fit(op):
         return None
     w = constant_tensor(op.filter)
     b = None if op.bias is None else constant_tensor(op.bias)
@@ -207,9 +215,20 @@ def rewritable(op: xnn.Deconvolution2dOp) -> bool:
         return False
     if (_int(op, "dilation_height"), _int(op, "dilation_width")) != (1, 1):
         return False
-    if max(_stride(op)) == 1 or element_type(op.filter) not in FLOAT_TYPES:
-        return False
-    return element_type(op.input) in FLOAT_TYPES
+    return max(_stride(op)) > 1 and _types_fit(op)
+
+
+def _types_fit(op: xnn.Deconvolution2dOp) -> bool:
+    """Float, or qs8 with an int8 filter (what XNNPACK's qs8 convolutions take)."""
+    if element_type(op.filter) in FLOAT_TYPES and element_type(op.input) in FLOAT_TYPES:
+        return True
+    q = quant_type(element_type(op.filter))
+    return (
+        q is not None
+        and activation_reason(op.input, "") is None
+        and activation_reason(op.output, "") is None
+        and filter_reason(op.filter, 0) is None
+    )
 
 
 def _decision(op: xnn.Deconvolution2dOp, max_growth: float | None) -> Decision:
@@ -238,8 +257,21 @@ def _decided_weights(
 
 
 def _as_input(tensor: torch.Tensor, op: xnn.Deconvolution2dOp) -> torch.Tensor:
-    """Convolutions take weights of their input's type (the fp16 deconvolution takes fp32)."""
+    """Convolutions take weights of their input's type (the fp16 deconvolution takes fp32);
+    quantized weights keep their integers."""
+    if is_quantized(op.input.type):
+        return tensor
     return tensor.to(TORCH_DTYPES[element_type(op.input)])
+
+
+def _weight_type(
+    weight: SSAValue, shape: Sequence[int], repeats: int = 1, axis: int = 0
+) -> TensorType | None:
+    """A new weight's type: None for a float one (its dtype says it); for a quantized one
+    the quantization of `weight`, per-channel parameters repeated `repeats` times along
+    `axis` (the phase-major channels)."""
+    q = quant_type(element_type(weight))
+    return None if q is None else repeated_type(q, shape, repeats, axis)
 
 
 def _window(rows: Window, cols: Window, op: xnn.Deconvolution2dOp) -> dict[str, object]:
@@ -382,14 +414,16 @@ class DeconvolutionToPolyphase(RewritePattern):
         sh, sw = _stride(op)
         cin, cout = _int(op, "group_input_channels"), _int(op, "group_output_channels")
         e = Emitter(rewriter, op)
-        filt = e.const(_as_input(polyphase_filter(w, (sh, sw)), op),
-                       f"{weight_name(op.filter)}.polyphase")  # fmt: skip
+        phase_filter = _as_input(polyphase_filter(w, (sh, sw)), op)
+        filt = e.const(phase_filter, f"{weight_name(op.filter)}.polyphase",
+                       _weight_type(op.filter, phase_filter.shape, sh * sw))  # fmt: skip
         bias = None
         if b is not None:
-            bias = e.const(_as_input(b.repeat(sh * sw), op), f"{weight_name(op.bias)}.polyphase")
+            bias = e.const(_as_input(b.repeat(sh * sw), op), f"{weight_name(op.bias)}.polyphase",
+                           _weight_type(op.bias, [sh * sw * b.numel()], sh * sw))  # fmt: skip
         n = shape_of(op.input)[0]
         phases = e.node(
-            xnn.Convolution2dOp, op.input, filt, bias,
+            xnn.Convolution2dOp, op.input, filt, bias, elem=element_type(op.output),
             shape=(n, rows.steps, cols.steps, sh * sw * cout),
             group_input_channels=cin, group_output_channels=sh * sw * cout,
             **_window(rows, cols, op),
@@ -430,12 +464,18 @@ class DepthwiseDeconvolutionToPolyphase(RewritePattern):
         filters = _as_input(polyphase_filter(w, (sh, sw)), op)
         filters = filters.reshape(sh * sw, channels, *filters.shape[1:3]).permute(0, 2, 3, 1)
         e = Emitter(rewriter, op)
-        bias = None if b is None else e.const(_as_input(b, op), f"{weight_name(op.bias)}.polyphase")
+        bias = None
+        if b is not None:
+            bias = e.const(_as_input(b, op), f"{weight_name(op.bias)}.polyphase",
+                           _weight_type(op.bias, b.shape))  # fmt: skip
         name, n = weight_name(op.filter), shape_of(op.input)[0]
+        # XNNPACK's depthwise filter [1, MH, MW, C] keeps per-channel scales along axis 3.
+        filter_type = _weight_type(op.filter, [1, *filters.shape[1:]], axis=3)
         phases = [
             e.node(
                 xnn.DepthwiseConvolution2dOp, op.input,
-                e.const(filters[p].unsqueeze(0), f"{name}.polyphase{p}"), bias,
+                e.const(filters[p].unsqueeze(0), f"{name}.polyphase{p}", filter_type), bias,
+                elem=element_type(op.output),
                 shape=(n, rows.steps, cols.steps, channels), input_channels=channels,
                 **_window(rows, cols, op),
             )

@@ -70,3 +70,41 @@ func.func @asymmetric(%x: tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor
   %y = aten.linear %x, %w : (tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x2x!xnn.quant.uniform<i8:f32:0, {0.5:1, 0.25}>>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3>>
   func.return %y : tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3>>
 }
+
+// -----
+
+// A transposed conv: torch's weight [G * Cin_g, Cout_g, KH, KW] is quantized along axis 1
+// (Cout_g); in XNNPACK's [G * Cout_g, KH, KW, Cin_g] the scales repeat for each group along
+// axis 0 (a qcint8 filter), and the int32 bias takes them too.
+// CHECK-LABEL: func.func @deconvolution(
+// CHECK:         %[[B:.*]] = xnn.constant #xnnc.weight<"const.qint32", "0x14000000500000001400000050000000"> : tensor<4x!xnn.quant.uniform<i32:f32:0, {0.05, 0.025, 0.05, 0.025}>>
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"w4.deconv", "0x0102030405060708"> : tensor<4x1x2x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25, 0.5, 0.25}>>
+// CHECK-NEXT:    xnn.deconvolution_2d %{{.*}}, %[[W]], %[[B]] {{.*}}upsampling_width = 2 : i64, groups = 2 : i64, group_input_channels = 1 : i64, group_output_channels = 2 : i64} : {{.*}} -> tensor<1x1x6x4x!xnn.quant.uniform<i8:f32, 0.2>>
+func.func @deconvolution(%x: tensor<1x2x1x3x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x1x6x!xnn.quant.uniform<i8:f32, 0.2>> {
+  %w = aten.constant #xnnc.weight<"w4", "0x0102030405060708"> : tensor<2x2x1x2x!xnn.quant.uniform<i8<-127:127>:f32:1, {0.5, 0.25}>>
+  %b = aten.constant dense<[1.0, 2.0, 1.0, 2.0]> : tensor<4xf32>
+  %y = aten.convolution %x, %w, %b {stride = array<i64: 1, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = true, output_padding = array<i64: 0, 0>, groups = 2 : i64} : (tensor<1x2x1x3x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x2x1x2x!xnn.quant.uniform<i8<-127:127>:f32:1, {0.5, 0.25}>>, tensor<4xf32>) -> tensor<1x4x1x6x!xnn.quant.uniform<i8:f32, 0.2>>
+  func.return %y : tensor<1x4x1x6x!xnn.quant.uniform<i8:f32, 0.2>>
+}
+
+// -----
+
+// qs8 multiply: XNNPACK's binary multiply on qs8 operands, each with its own scale.
+// CHECK-LABEL: func.func @mul(
+// CHECK:         xnn.binary multiply %a_1, %b_1 : (tensor<4x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<4x!xnn.quant.uniform<i8:f32, 0.3:5>>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.02:-2>>
+func.func @mul(%a: tensor<4x!xnn.quant.uniform<i8:f32, 0.1>>, %b: tensor<4x!xnn.quant.uniform<i8:f32, 0.3:5>>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.02:-2>> {
+  %m = aten.mul %a, %b : (tensor<4x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<4x!xnn.quant.uniform<i8:f32, 0.3:5>>) -> tensor<4x!xnn.quant.uniform<i8:f32, 0.02:-2>>
+  func.return %m : tensor<4x!xnn.quant.uniform<i8:f32, 0.02:-2>>
+}
+
+// -----
+
+// qs8 average pooling (none in XNNPACK 92a7ad50): a depthwise convolution of int8 ones at
+// scale 1/9 that pads with the input's zero point (count_include_pad).
+// CHECK-LABEL: func.func @avg_pool(
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"avg_pool.ones", "0x010101010101010101010101010101010101010101010101010101010101010101010101"> : tensor<1x3x3x4x!xnn.quant.uniform<i8<-127:127>:f32, 0.1111111{{[0-9]*}}>>
+// CHECK-NEXT:    xnn.depthwise_convolution_2d %{{.*}}, %[[W]] {kernel_height = 3 : i64, kernel_width = 3 : i64, subsampling_height = 2 : i64, subsampling_width = 2 : i64, input_channels = 4 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : {{.*}} -> tensor<1x3x3x4x!xnn.quant.uniform<i8:f32, 0.03:-2>>
+func.func @avg_pool(%x: tensor<1x4x6x6x!xnn.quant.uniform<i8:f32, 0.05:3>>) -> tensor<1x4x3x3x!xnn.quant.uniform<i8:f32, 0.03:-2>> {
+  %y = aten.avg_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 2, 2>, padding = array<i64: 1, 1>} : (tensor<1x4x6x6x!xnn.quant.uniform<i8:f32, 0.05:3>>) -> tensor<1x4x3x3x!xnn.quant.uniform<i8:f32, 0.03:-2>>
+  func.return %y : tensor<1x4x3x3x!xnn.quant.uniform<i8:f32, 0.03:-2>>
+}

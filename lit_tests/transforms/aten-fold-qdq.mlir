@@ -92,3 +92,34 @@ func.func @two_users(%x: tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>) -> (tensor
   %q = aten.quantize %y : (tensor<1x2xf32>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.2>>
   func.return %q, %y : tensor<1x2x!xnn.quant.uniform<i8:f32, 0.2>>, tensor<1x2xf32>
 }
+
+// -----
+
+// SEANet's causal conv input: dequantize -> ELU -> pad -> quantize. The pad commutes with
+// quantization (the padding value is quantized either way), so the ELU takes the result's
+// quantization at its own shape and the pad follows on the quantized type.
+// CHECK-LABEL: func.func @elu_pad(
+// CHECK-NEXT:    %[[E:.*]] = aten.elu %x {{.*}} : (tensor<1x4x6x!xnn.quant.uniform<i8:f32, 0.05:3>>) -> tensor<1x4x6x!xnn.quant.uniform<i8:f32, 0.02:-70>>
+// CHECK-NEXT:    %{{.*}} = aten.constant_pad_nd %[[E]] {pad = array<i64: 2, 0>} : (tensor<1x4x6x!xnn.quant.uniform<i8:f32, 0.02:-70>>) -> tensor<1x4x8x!xnn.quant.uniform<i8:f32, 0.02:-70>>
+// CHECK-NEXT:    func.return
+func.func @elu_pad(%x: tensor<1x4x6x!xnn.quant.uniform<i8:f32, 0.05:3>>) -> tensor<1x4x8x!xnn.quant.uniform<i8:f32, 0.02:-70>> {
+  %xd = aten.dequantize %x : (tensor<1x4x6x!xnn.quant.uniform<i8:f32, 0.05:3>>) -> tensor<1x4x6xf32>
+  %e = aten.elu %xd {alpha = 1.000000e+00 : f32} : (tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
+  %p = aten.constant_pad_nd %e {pad = array<i64: 2, 0>} : (tensor<1x4x6xf32>) -> tensor<1x4x8xf32>
+  %q = aten.quantize %p : (tensor<1x4x8xf32>) -> tensor<1x4x8x!xnn.quant.uniform<i8:f32, 0.02:-70>>
+  func.return %q : tensor<1x4x8x!xnn.quant.uniform<i8:f32, 0.02:-70>>
+}
+
+// -----
+
+// A transposed conv's trim, dequantize -> slice -> quantize at the same scale: the slice
+// itself on the quantized type (it is the op, nothing before it to fuse).
+// CHECK-LABEL: func.func @slice(
+// CHECK-NEXT:    %{{.*}} = aten.slice %x {{.*}} : (tensor<1x4x10x!xnn.quant.uniform<i8:f32, 0.05:3>>) -> tensor<1x4x8x!xnn.quant.uniform<i8:f32, 0.05:3>>
+// CHECK-NEXT:    func.return
+func.func @slice(%x: tensor<1x4x10x!xnn.quant.uniform<i8:f32, 0.05:3>>) -> tensor<1x4x8x!xnn.quant.uniform<i8:f32, 0.05:3>> {
+  %xd = aten.dequantize %x : (tensor<1x4x10x!xnn.quant.uniform<i8:f32, 0.05:3>>) -> tensor<1x4x10xf32>
+  %s = aten.slice %xd {dim = 2 : i64, start = 0 : i64, end = 8 : i64} : (tensor<1x4x10xf32>) -> tensor<1x4x8xf32>
+  %q = aten.quantize %s : (tensor<1x4x8xf32>) -> tensor<1x4x8x!xnn.quant.uniform<i8:f32, 0.05:3>>
+  func.return %q : tensor<1x4x8x!xnn.quant.uniform<i8:f32, 0.05:3>>
+}

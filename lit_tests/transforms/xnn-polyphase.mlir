@@ -1,6 +1,7 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-polyphase | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-polyphase{pad-kernels=false depthwise=false}' | filecheck %s --check-prefix=OFF
 // RUN: xnn-opt %s --split-input-file -p 'xnn-polyphase{max-kernel-growth=2.0}' | filecheck %s --check-prefix=GROW
+// RUN: xnn-opt %s --split-input-file -p xnn-polyphase --print-weights | filecheck %s --check-prefix=WEIGHTS
 
 // 1-D (kernel_height 1): k4 s2 is a 2-tap convolution with 2 phase-major groups of 3 output
 // channels; the interleave is a reshape and the padding of 1 a slice.
@@ -327,6 +328,28 @@ func.func @symbolic_width_uncropped(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) ->
 
 // -----
 
+// qs8: the phases are qs8 convolutions with the deconvolution's scales. Filter o0 = [1, 2,
+// 3, 4], o1 = [5, 6, 7, 8] (k4 s2): phase j takes taps w[2(1-u) + j], channels phase-major
+// (j, o): [3, 1], [7, 5], [4, 2], [8, 6]; per-channel scales and the int32 bias repeat per
+// phase, the output keeps the deconvolution's type and its fused clamp.
+// CHECK-LABEL: func.func @qs8_dense_1d
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"w.polyphase"> : tensor<4x1x2x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25, 0.5, 0.25}>>
+// CHECK-NEXT:    %[[B:.*]] = xnn.constant #xnnc.weight<"b.polyphase"> : tensor<4x!xnn.quant.uniform<i32:f32:0, {0.05, 0.025, 0.05, 0.025}>>
+// CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]], %[[B]] {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 1 : i64, group_output_channels = 4 : i64, padding_right = 1 : i64, padding_left = 1 : i64, output_min = 0.000000e+00 : f32} : ({{.*}}) -> tensor<1x1x4x4x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[C]] {{.*}}new_shape = array<i64: 1, 1, 8, 2>} : (tensor<1x1x4x4x!xnn.quant.uniform<i8:f32, 0.2:-1>>) -> tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+// CHECK-NEXT:    func.return %[[Y]]
+// WEIGHTS-LABEL: func.func @qs8_dense_1d
+// WEIGHTS:         xnn.constant #xnnc.weight<"w.polyphase", "0x0301070504020806">
+// WEIGHTS-NEXT:    xnn.constant #xnnc.weight<"b.polyphase", "0x14000000500000001400000050000000">
+func.func @qs8_dense_1d(%x: tensor<1x1x3x1x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>> {
+  %w = xnn.constant #xnnc.weight<"w", "0x0102030405060708"> : tensor<2x1x4x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>
+  %b = xnn.constant #xnnc.weight<"b", "0x1400000050000000"> : tensor<2x!xnn.quant.uniform<i32:f32:0, {0.05, 0.025}>>
+  %y = xnn.deconvolution_2d %x, %w, %b {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 1 : i64, group_output_channels = 2 : i64, output_min = 0.000000e+00 : f32} : (tensor<1x1x3x1x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x1x4x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>, tensor<2x!xnn.quant.uniform<i32:f32:0, {0.05, 0.025}>>) -> tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+  func.return %y : tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+}
+
+// -----
+
 // A causal trim (SEANet: the last k - s outputs) on a symbolic width folds into the
 // deconvolution's right padding, which XNNPACK applies at every size; the phases then cover
 // the output exactly.
@@ -343,6 +366,27 @@ func.func @symbolic_causal_trim(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> ten
 
 // -----
 
+// qs8 depthwise: one qs8 depthwise convolution per phase, the filter [1, MH, MW, C] with its
+// per-channel scales along axis 3 (channel c of phase j: taps w_c[2(1-u) + j]).
+// CHECK-LABEL: func.func @qs8_depthwise_1d
+// CHECK:         %[[W0:.*]] = xnn.constant #xnnc.weight<"w.polyphase0"> : tensor<1x1x2x2x!xnn.quant.uniform<i8<-127:127>:f32:3, {0.5, 0.25}>>
+// CHECK-NEXT:    %[[P0:.*]] = xnn.depthwise_convolution_2d %x, %[[W0]] {{.*}} -> tensor<1x1x4x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+// CHECK-NEXT:    %[[W1:.*]] = xnn.constant #xnnc.weight<"w.polyphase1"> : tensor<1x1x2x2x!xnn.quant.uniform<i8<-127:127>:f32:3, {0.5, 0.25}>>
+// CHECK-NEXT:    %[[P1:.*]] = xnn.depthwise_convolution_2d %x, %[[W1]] {{.*}} -> tensor<1x1x4x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+// CHECK-NEXT:    %[[J:.*]] = xnn.concatenate %[[P0]], %[[P1]] {axis = 3 : i64} : {{.*}} -> tensor<1x1x4x4x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[J]] {{.*}}new_shape = array<i64: 1, 1, 8, 2>}
+// CHECK-NEXT:    func.return %[[Y]]
+// WEIGHTS-LABEL: func.func @qs8_depthwise_1d
+// WEIGHTS:         xnn.constant #xnnc.weight<"w.polyphase0", "0x03070105">
+// WEIGHTS:         xnn.constant #xnnc.weight<"w.polyphase1", "0x04080206">
+func.func @qs8_depthwise_1d(%x: tensor<1x1x3x2x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>> {
+  %w = xnn.constant #xnnc.weight<"w", "0x0102030405060708"> : tensor<2x1x4x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, groups = 2 : i64, group_input_channels = 1 : i64, group_output_channels = 1 : i64} : (tensor<1x1x3x2x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x1x4x1x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>) -> tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+  func.return %y : tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+}
+
+// -----
+
 // A symbolic depthwise deconvolution with a crop: one convolution per output phase, each
 // with its own padding, so that nothing is left to slice.
 // CHECK-LABEL: func.func @symbolic_depthwise_cropped
@@ -354,4 +398,17 @@ func.func @symbolic_depthwise_cropped(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) 
   %w = xnn.constant dense<5.000000e-01> : tensor<4x1x4x1xf32>
   %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, groups = 4 : i64, group_input_channels = 1 : i64, group_output_channels = 1 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>, tensor<4x1x4x1xf32>) -> tensor<1x1x?x4xf32, #xnnc.dims<"2*T">>
   func.return %y : tensor<1x1x?x4xf32, #xnnc.dims<"2*T">>
+}
+
+// -----
+
+// Left alone: an asymmetric filter (zero point 3): the padded taps would not be real 0, and
+// XNNPACK's qs8 convolutions take symmetric filters only.
+// CHECK-LABEL: func.func @qs8_asymmetric_filter
+// CHECK-NEXT:    %w = xnn.constant
+// CHECK-NEXT:    xnn.deconvolution_2d
+func.func @qs8_asymmetric_filter(%x: tensor<1x1x3x1x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>> {
+  %w = xnn.constant #xnnc.weight<"w", "0x0102030405060708"> : tensor<2x1x4x1x!xnn.quant.uniform<i8:f32, 0.5:3>>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 1 : i64, group_output_channels = 2 : i64} : (tensor<1x1x3x1x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x1x4x1x!xnn.quant.uniform<i8:f32, 0.5:3>>) -> tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
+  func.return %y : tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
 }
