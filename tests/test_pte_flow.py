@@ -447,7 +447,7 @@ def test_index_put_stays_outside_with_its_reason() -> None:
     inputs = (torch.randn(5, 3), torch.tensor([0, 2]), torch.randn(2, 3))
     program = xnnc.compile(model, inputs)
     (outside,) = program.outside()
-    assert outside.op == "aten::index_put" and "no scatter node" in outside.reason
+    assert outside.op == "aten.index_put" and "no scatter node" in outside.reason
     assert torch.equal(program(*inputs), model(*inputs))
 
 
