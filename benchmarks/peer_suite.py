@@ -3,6 +3,10 @@ flow side by side, in one run of the suite's own pytest harness (`benchmarks/pee
 
     python -m xnnc.benchmarks.peer_suite [--out benchmarks/PEER_SUITE.md] [--workers 2]
                                          [-k EXPR] [--results run.jsonl] [--render-only]
+                                         [--flow xnnc|xnnpack]
+
+`--flow` runs one flow only and writes no table; `--render-only` with `--results` given once
+per file renders the table of runs made that way.
 
 Runs all operator files (`executorch.backends.test.suite.operators`, 80 in ExecuTorch
 1.5.1) and the model files whose packages are installed (torchvision, torchaudio), then
@@ -126,10 +130,11 @@ class Test:
         )
 
 
-def load(results: Path) -> dict[str, dict[str, Test]]:
-    """file -> test key -> Test, from the plugin's JSON lines."""
+def load(*results: Path) -> dict[str, dict[str, Test]]:
+    """file -> test key -> Test, from the plugin's JSON lines (of one run or several)."""
     files: dict[str, dict[str, Test]] = defaultdict(dict)
-    for line in results.read_text().splitlines():
+    lines = [line for path in results for line in path.read_text().splitlines()]
+    for line in lines:
         rec = json.loads(line)
         key = test_key(rec["test"])
         test = files[rec["file"]].setdefault(key, Test(rec["file"], key))
@@ -296,7 +301,13 @@ def render(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "PEER_SUITE.md"))
-    parser.add_argument("--results", help="the run's JSON lines (kept; default: a temp file)")
+    parser.add_argument(
+        "--results",
+        action="append",
+        help="the run's JSON lines (kept; default: a temp file); with --render-only, repeat "
+        "it to render several runs together",
+    )
+    parser.add_argument("--flow", choices=FLOWS, help="run this flow only, without a table")
     parser.add_argument(
         "--render-only", action="store_true", help="the table from --results, without a run"
     )
@@ -304,14 +315,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers")
     parser.add_argument("-k", dest="keyword", help="pytest -k: a part of the suite")
     args = parser.parse_args(argv)
+    paths = [Path(p) for p in args.results or []]
+    if len(paths) > 1 and not args.render_only:
+        parser.error("--results names one file for a run")
+    if args.flow and args.render_only:
+        parser.error("--flow runs a flow; --render-only runs nothing")
     with tempfile.TemporaryDirectory() as tmp:
-        results = Path(args.results or Path(tmp) / "results.jsonl")
+        results = paths[0] if paths else Path(tmp) / "results.jsonl"
         seconds = None
         if not args.render_only:
             start = datetime.datetime.now()
-            run_suite(results, args.workers, args.keyword)  # failing tests are the data
+            flows = (args.flow,) if args.flow else FLOWS
+            run_suite(results, args.workers, args.keyword, flows=flows)  # failures are data
             seconds = (datetime.datetime.now() - start).total_seconds()
-        files = load(results)
+            if args.flow:
+                print(f"ran flow {args.flow} in {seconds / 60:.0f} min: {results}")
+                return 0
+        files = load(*(paths if args.render_only else [results]))
         if not files:
             print("peer-suite: error: no results", file=sys.stderr)
             return 1
