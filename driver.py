@@ -47,7 +47,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
-from xdsl.ir import Operation
 
 import xnnc
 from xnnc import heap
@@ -79,15 +78,12 @@ class SubgraphFunctions(InterpreterFunctions):
 
 
 class Outside(NamedTuple):
-    """An op left to torch: its name (`aten.generic`'s target for those), location, reason."""
+    """An op left to torch: its name (`conversion.partition.op_label`: `aten.linear`,
+    `aten.index.Tensor`), location, reason."""
 
     op: str
     location: str
     reason: str
-
-
-def _op_name(op: Operation) -> str:
-    return op.target.data if isinstance(op, aten.GenericOp) else op.name
 
 
 class Explained(NamedTuple):
@@ -247,10 +243,10 @@ class Program:
     def outside(self) -> list[Outside]:
         """The ops of the top-level function left to torch, each with its location and why
         it is not in XNNPACK."""
-        from xnnc.conversion.partition import left_outside
+        from xnnc.conversion.partition import left_outside, op_label
 
         return [
-            Outside(_op_name(op), str(op.location), why)
+            Outside(op_label(op), str(op.location), why)
             for op, why in left_outside(self._func, self.options.exclude)
         ]
 

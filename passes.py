@@ -30,6 +30,9 @@ _PASSES = {
     "aten-recognize-layer-norm": "xnnc.transforms.layer_norm_pattern:RecognizeLayerNormPass",
     "aten-recognize-safe-softmax": "xnnc.transforms.safe_softmax_guard:RecognizeSafeSoftmaxPass",
     "aten-recognize-prelu": "xnnc.transforms.prelu_pattern:RecognizePreluPass",
+    "aten-recognize-circular-pad": (
+        "xnnc.transforms.circular_pad_pattern:RecognizeCircularPadPass"
+    ),
     # conversion
     "xnn-partition": "xnnc.conversion.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.conversion.aten_to_xnn:ConvertAtenToXnnPass",

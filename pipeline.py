@@ -56,6 +56,7 @@ from xnnc.legalize.stock import LegalizeStockPass
 from xnnc.options import OPTIONAL_PASSES, CompileOptions, tune_mode
 from xnnc.target import Target
 from xnnc.transforms.canonicalization import CanonicalizePass
+from xnnc.transforms.circular_pad_pattern import RecognizeCircularPadPass
 from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
 from xnnc.transforms.fc_as_bmm import FcAsBmmPass
@@ -83,6 +84,7 @@ def raising_passes() -> list[ModulePass]:
         RecognizeSafeSoftmaxPass(),
         RecognizeLayerNormPass(),
         RecognizePreluPass(),
+        RecognizeCircularPadPass(),
         FoldDynamicQdqPass(),
         FoldQdqPass(),
     ]

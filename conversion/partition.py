@@ -245,9 +245,16 @@ def left_outside(func: FuncOp, exclude: tuple[str, ...] = ()) -> list[tuple[Oper
     return left
 
 
-def _describe(op: Operation) -> str:
-    name = op.name
+def op_label(op: Operation) -> str:
+    """An op as `program.outside()` and `xnn-partition{strict=true}` name it, one spelling
+    for both: the dialect's name (`aten.linear`), and for an op the dialect does not model
+    its ATen target in the same dotted form (`aten::index.Tensor` -> `aten.index.Tensor`)."""
     if isinstance(op, aten.GenericOp):
-        name = f"aten.generic {op.target.data}"
+        return op.target.data.replace("::", ".")
+    return op.name
+
+
+def _describe(op: Operation) -> str:
+    name = op_label(op)
     loc = str(op.location)
     return f"{name} at {loc}" if "unknown" not in loc else name

@@ -195,8 +195,14 @@ def import_model(
 def _numpy_view(t: torch.Tensor) -> Any:
     """The tensor's bytes as a numpy array sharing its memory (bf16 via int16), or None."""
     t = t.detach()
-    if isinstance(t, FakeTensor) or t.is_meta:
-        return None  # a program traced without data: the weight is known by shape only
+    if isinstance(t, FakeTensor):
+        # ExecuTorch's partitioners see a fake program; fake mode keeps the value of the
+        # small constants it was given (the scalar bounds of torch's reflect padding).
+        t = t.constant
+        if t is None:
+            return None  # a program traced without data: the weight is known by shape only
+    if t.is_meta:
+        return None
     if not t.is_contiguous():
         t = t.contiguous()
     if t.dtype == torch.bfloat16:

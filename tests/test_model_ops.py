@@ -174,7 +174,7 @@ def test_comparisons_and_where_stay_outside_with_reasons(target) -> None:
     outside = {(entry.op, entry.reason) for entry in program.outside()}
     comparison = "XNNPACK 92a7ad50 has no comparison operator"
     for op in ("eq.Tensor", "ne.Tensor", "lt.Tensor", "le.Scalar", "gt.Tensor", "ge.Tensor"):
-        assert any(name == f"aten::{op}" and why.startswith(comparison) for name, why in outside)
+        assert any(name == f"aten.{op}" and why.startswith(comparison) for name, why in outside)
     wheres = [why for name, why in outside if name == "aten.where"]
     assert wheres and all(w.startswith("XNNPACK 92a7ad50 has no select operator") for w in wheres)
     assert all(entry.location.startswith("loc(") for entry in program.outside())
@@ -186,7 +186,7 @@ def test_index_select_stays_outside_with_the_gather_reason() -> None:
     program = xnnc.compile(Fn(lambda t, i: torch.index_select(t, 0, i).relu()).eval(),
                            (table, index))  # fmt: skip
     (entry,) = program.outside()
-    assert entry.op == "aten::index_select" and "no gather node" in entry.reason
+    assert entry.op == "aten.index_select" and "no gather node" in entry.reason
     torch.testing.assert_close(program(table, index), table[index].relu(), **TOL[torch.float32])
 
 

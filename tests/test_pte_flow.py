@@ -21,7 +21,7 @@ import torch
 import torch.nn as nn
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 from executorch.backends.xnnpack.xnnpack_preprocess import XnnpackBackend
-from executorch.exir import to_edge_transform_and_lower
+from executorch.exir import to_edge, to_edge_transform_and_lower
 from executorch.exir.lowered_backend_module import LoweredBackendModule
 from op_cases import Fn
 
@@ -447,5 +447,37 @@ def test_index_put_stays_outside_with_its_reason() -> None:
     inputs = (torch.randn(5, 3), torch.tensor([0, 2]), torch.randn(2, 3))
     program = xnnc.compile(model, inputs)
     (outside,) = program.outside()
-    assert outside.op == "aten::index_put" and "no scatter node" in outside.reason
+    assert outside.op == "aten.index_put" and "no scatter node" in outside.reason
     assert torch.equal(program(*inputs), model(*inputs))
+
+
+class _PaddedConv(nn.Module):
+    def __init__(self, mode: str, dims: int) -> None:
+        super().__init__()
+        conv = nn.Conv1d if dims == 1 else nn.Conv2d
+        self.conv = conv(3, 4, 3, padding=2, padding_mode=mode)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+@pytest.mark.parametrize("flow", ["transform_and_lower", "to_backend"])
+@pytest.mark.parametrize("dims", [1, 2])
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_padding_modes_delegated_in_both_flows(mode, dims, flow) -> None:
+    """`to_edge(...).to_backend(...)` partitions the program ExecuTorch decomposed: reflect
+    padding indexes with bounds held in lifted scalar constants (fake, but carrying their
+    value, in the partitioner), circular padding writes slices into an `empty`. Both are
+    one delegate, as with `to_edge_transform_and_lower`; pure data movement before a
+    27-to-48-term conv, so fp32's 1e-5."""
+    torch.manual_seed(0)
+    model = _PaddedConv(mode, dims).eval()
+    x = torch.randn(1, 3, 9) if dims == 1 else torch.randn(1, 3, 7, 9)
+    ep = torch.export.export(model, (x,))
+    if flow == "to_backend":
+        edge = to_edge(ep).to_backend(xnnc.XnncPartitioner())
+    else:
+        edge = to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner()])
+    assert len(_lowered(edge)) == 1 and _outside(edge) == []
+    (got,) = StockRuntime(edge.to_executorch().buffer)(x)
+    torch.testing.assert_close(got, model(x), **FP32)
