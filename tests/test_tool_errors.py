@@ -112,6 +112,24 @@ def test_stdin_that_is_not_a_pt2_is_named_stdin(monkeypatch, capsys) -> None:
     assert line == "xnn-opt: error: <stdin>: not a torch.export archive (not a zip file)"
 
 
+def test_a_pass_error_names_file_line_col(tmp_path, capsys) -> None:
+    """An op read without loc(...) is located where it was read (as mlir-opt does), so an
+    error a pass raises about it later (here, a malformed decision) names file:line:col."""
+    path = tmp_path / "decision.mlir"
+    path.write_text(
+        "func.func @f(%x: tensor<8x16xf32>, %w: tensor<4x16xf32>) -> tensor<8x4xf32> {\n"
+        '  %y = xnn.fully_connected %x, %w {xnn.decision = {form = "fc-or-bmm", '
+        'choice = "banana", source = "option", layer = "linear f32 8x16->4"}} : '
+        "(tensor<8x16xf32>, tensor<4x16xf32>) -> tensor<8x4xf32>\n"
+        "  func.return %y : tensor<8x4xf32>\n}\n"
+    )
+    line = _one_error(*_run(xnn_opt.main, [str(path), "-p", "xnn-fc-as-bmm"], capsys)[::2])
+    assert line == (
+        f'xnn-opt: error: xnn.fully_connected at loc("{path}":2:3): xnn.decision: unknown '
+        "fc-or-bmm choice 'banana'; valid: fc, bmm"
+    )
+
+
 @pytest.mark.parametrize(
     ("pipeline", "message"),
     [

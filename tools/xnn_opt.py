@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import IO, Any, NoReturn
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, UnknownLoc
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
@@ -125,16 +125,23 @@ class _LocatingParser(Parser):
                 message = f"a value out of range for its type ({message})"
             raise ParseError(span, message) from None
         self.op_starts[op] = span.start
+        if isinstance(op.location, UnknownLoc):
+            # Like mlir-opt: an op without loc(...) is where it was read, so that errors
+            # from the passes that run on it (a decision, a lowering) name file:line:col.
+            name, line, col = self._position(span.start)
+            op.location = FileLineColLoc(StringAttr(name), IntAttr(line), IntAttr(col))
         return op
+
+    def _position(self, start: int) -> tuple[str, int, int]:
+        text = self.lexer.input.content
+        line = text.count("\n", 0, start) + 1 + self.line_offset
+        col = start - (text.rfind("\n", 0, start) + 1) + 1
+        return self.lexer.input.name, line, col
 
     def location_of(self, op: Operation) -> str | None:
         if op not in self.op_starts:
             return None
-        text = self.lexer.input.content
-        start = self.op_starts[op]
-        line = text.count("\n", 0, start) + 1 + self.line_offset
-        col = start - (text.rfind("\n", 0, start) + 1) + 1
-        return f"{self.lexer.input.name}:{line}:{col}"
+        return "{}:{}:{}".format(*self._position(self.op_starts[op]))
 
 
 def parse_ir(
