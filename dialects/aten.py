@@ -57,6 +57,7 @@ from xnnc.dialects.quant import QuantizedShapesVerifier, quant_type
 from xnnc.dialects.quant_dynamic import dynamic_quant_type
 from xnnc.dialects.weights import WeightAttr
 from xnnc.ir.constants import ConstantValueOp
+from xnnc.ir.dims import DimExpr, NotAffine
 from xnnc.ir.shapes import (
     broadcast_shapes,
     conv_output_size,
@@ -64,6 +65,7 @@ from xnnc.ir.shapes import (
     normalize_dim,
     numel,
     pool_output_size,
+    same_numel,
 )
 from xnnc.ir.types import ints, shape_of
 
@@ -915,7 +917,11 @@ class ViewOp(AtenOp):
 
     def verify_(self) -> None:
         x, y = shape_of(self.input), shape_of(self.result)
-        if numel(x) != numel(y):
+        try:
+            same = same_numel(x, y)
+        except NotAffine:
+            _fail(f"cannot view {list(x)} as {list(y)} for every size")
+        if not same:
             _fail(f"cannot view {list(x)} ({numel(x)} elements) as {list(y)} ({numel(y)})")
 
 
@@ -1005,6 +1011,12 @@ class SliceOp(AtenOp):
             _fail(f"step must be positive, got {step}")
         if x[d] == DYNAMIC_INDEX:
             return  # the sliced length is known only at run time
+        if self.end is not None and self.end.value.data == DYNAMIC_INDEX:
+            # Ends at a symbolic size, which the result's dim carries (from start 0).
+            got = shape_of(self.result)[d]
+            if not isinstance(got, DimExpr) or (self.start and self.start.value.data) or step != 1:
+                _fail(f"a symbolic end needs start 0, step 1 and a symbolic result dim, got {got}")
+            return
         start, end, _ = slice(
             self.start.value.data if self.start is not None else None,
             self.end.value.data if self.end is not None else None,
