@@ -30,6 +30,7 @@ _PASSES = {
     "aten-recognize-layer-norm": "xnnc.transforms.layer_norm_pattern:RecognizeLayerNormPass",
     "aten-recognize-safe-softmax": "xnnc.transforms.safe_softmax_guard:RecognizeSafeSoftmaxPass",
     "aten-recognize-prelu": "xnnc.transforms.prelu_pattern:RecognizePreluPass",
+    "aten-recognize-matmul": "xnnc.transforms.matmul_pattern:RecognizeMatmulPass",
     # conversion
     "xnn-partition": "xnnc.conversion.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.conversion.aten_to_xnn:ConvertAtenToXnnPass",

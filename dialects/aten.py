@@ -563,6 +563,24 @@ class BmmOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {[a[0], a[1], b[2]]}")
 
 
+@aten_op("aten::matmul")
+class MatmulOp(AtenOp):
+    """[B..., M, K] x [B..., K, N] -> [B..., M, N] with equal batch dims: what
+    `aten-recognize-matmul` raises torch.matmul's view -> bmm -> view decomposition back to."""
+
+    name = "aten.matmul"
+    input = operand_def(TensorType)
+    other = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        a, b = shape_of(self.input), shape_of(self.other)
+        if len(a) < 3 or len(a) != len(b) or a[:-2] != b[:-2] or a[-1] != b[-2]:
+            _fail(f"{list(a)} and {list(b)} are not batched [B..., M, K] x [B..., K, N]")
+        if shape_of(self.result) != (*a[:-1], b[-1]):
+            _fail(f"result shape {list(shape_of(self.result))} should be {[*a[:-1], b[-1]]}")
+
+
 # --- reductions and normalization ------------------------------------------------------------
 
 
@@ -1195,7 +1213,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     HardswishOp,
     HardsigmoidOp, SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
     FloorOp, CeilOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
-    LinearOp, AddmmOp, MmOp, BmmOp, MeanOp,
+    LinearOp, AddmmOp, MmOp, BmmOp, MatmulOp, MeanOp,
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,
     GroupNormOp, EmbeddingOp,
     MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, AdaptiveMaxPool2dOp,
