@@ -601,14 +601,7 @@ def _axes(op: Operation) -> list[int]:
 _REDUCE = {aten.MeanOp: R.MEAN, aten.SumOp: R.SUM, aten.AmaxOp: R.MAX}
 
 
-def _check_reduce(op: Operation) -> str | None:
-    x = shape_of(op.input)
-    if any(isinstance(x[a], DimExpr) for a in _axes(op)):
-        return "a reduction over a symbolic dim (not verified size-generic on XNNPACK yet)"
-    return None
-
-
-@lowering(*_REDUCE, check=_check_reduce)
+@lowering(*_REDUCE)
 def _reduce(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     """mean/sum with `dtype=` cast the input first, as torch does (`convertible` has already
     kept float64 and integer dtypes, which XNNPACK lacks, outside)."""

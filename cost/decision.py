@@ -179,7 +179,9 @@ def decide(op: Operation, layer: Layer) -> Decision:
         })  # fmt: skip
         rule = static(op, smallest)
         at = ", ".join(f"{s} = {v}" for s, v in env.items())
-        why = f"symbolic size {', '.join(symbols)}: the form at the smallest size ({at}): {rule.why}"
+        why = (
+            f"symbolic size {', '.join(symbols)}: the form at the smallest size ({at}): {rule.why}"
+        )
         return Decision(layer.form, rule.choice, "rule", layer.key(), why)
     if symbols:
         why = f"symbolic size {', '.join(symbols)}: {_STATIC_ONLY[layer.form]}"

@@ -77,7 +77,9 @@ def _as_f32(t: Attribute) -> Attribute:
 
 def _convert(value: SSAValue, element_type: Attribute, like: Operation) -> xnn.ConvertOp:
     assert isinstance(value.type, TensorType)
-    op = xnn.ConvertOp.make(value, result_type=TensorType(element_type, value.type.get_shape(), value.type.encoding))
+    op = xnn.ConvertOp.make(
+        value, result_type=TensorType(element_type, value.type.get_shape(), value.type.encoding)
+    )
     op.location = like.location
     return op
 

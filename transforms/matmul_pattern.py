@@ -64,7 +64,8 @@ class RecognizeMatmul(RewritePattern):
         if len(shape_of(x)) != len(shape_of(w)) or shape_of(w)[:-2] != batch:
             return
         if not isinstance(out, aten.ViewOp) or shape_of(out.result) != (
-            *batch, *shape_of(op.result)[1:]
+            *batch,
+            *shape_of(op.result)[1:],
         ):
             return
         new = aten.MatmulOp.build(operands=[x, w], result_types=[out.result.type])
