@@ -563,10 +563,11 @@ class BmmOp(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {[a[0], a[1], b[2]]}")
 
 
-@aten_op("aten::matmul")
+@aten_op()
 class MatmulOp(AtenOp):
     """[B..., M, K] x [B..., K, N] -> [B..., M, N] with equal batch dims: what
-    `aten-recognize-matmul` raises torch.matmul's view -> bmm -> view decomposition back to."""
+    `aten-recognize-matmul` raises torch.matmul's view -> bmm -> view decomposition back to.
+    No ATen overload: torch.matmul's broadcasting forms still decompose at import."""
 
     name = "aten.matmul"
     input = operand_def(TensorType)

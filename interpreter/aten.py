@@ -208,6 +208,7 @@ def _make_functions() -> type[InterpreterFunctions]:
         aten.ToDimOrderCopyOp: _run_to_dim_order_copy,
         aten.QuantizeOp: _run_quantize,
         aten.DequantizeOp: _run_dequantize,
+        aten.MatmulOp: lambda self, interpreter, op, args: (torch.matmul(*args),),
         aten.ViewOp: _run_sized,
         aten.ExpandOp: _run_sized,
         aten.SliceOp: _run_sized,
