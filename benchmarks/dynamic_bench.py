@@ -1,6 +1,6 @@
 """A program compiled once with a dynamic size against a static compile at each size.
 
-    python -m xnnc.benchmarks.dynamic_bench [--quick]
+    python -m xnnc.benchmarks.dynamic_bench [--quick] [--llama]
 
 Two models with a dynamic time axis (1..64): a conv1d audio stack (3 convs, 64 channels,
 kernel 7, a skip and a concatenate) and a 2-layer MLP over a sequence (256 -> 1024 -> 256).
@@ -10,6 +10,10 @@ disturbed by other processes). `ratio` is dynamic / static: the issue's target i
 `reshape` is what a call that changes the size costs on top of one that does not: the
 dynamic program alternates between the size and 1 frame (each call reshapes XNNPACK once),
 less the two sizes' fixed-size times, per call.
+
+Then the LLaMA-style bf16 block (dim 512, 8 heads, SwiGLU 1536, a 512-row causal mask, so
+S in 1..511) compiled once against static compiles at S = 1 (decode, the issue's target:
+<= 1.05) and S = 64 (prefill): bf16 in and out, 1 thread.
 """
 
 from __future__ import annotations
@@ -91,13 +95,39 @@ def bench(name: str, model: torch.nn.Module, axis: int, repeats: int, n: int) ->
         print(f"{size:>5} {s:>10.1f} {d:>11.1f} {d / s:>6.3f} {(c - d - d1) / 2:>10.1f}")
 
 
+def bench_llama(repeats: int, n: int) -> None:
+    from xnnc.examples.models import TransformerBlockBF16, _randomize_norms
+
+    torch.manual_seed(0)
+    model = TransformerBlockBF16(512, 8, 1536, seq_len=512)
+    _randomize_norms(model)
+    model.eval()
+    x7 = torch.randn(1, 7, 512, dtype=torch.bfloat16)
+    dims = {"x": {1: Dim("S", min=1, max=511)}}
+    dynamic = xnnc.compile(model, (x7,), dynamic_shapes=dims)
+    print("\nllama bf16 block: dynamic compile (S in 1..511) vs static compile at S, 1 thread")
+    print(f"{'S':>5} {'static us':>10} {'dynamic us':>11} {'ratio':>6}")
+    for size in (1, 64):
+        x = torch.randn(1, size, 512, dtype=torch.bfloat16)
+        static = xnnc.compile(model, (x,))
+        with torch.no_grad():
+            err = (dynamic(x).float() - model(x).float()).abs().max().item()
+        assert err < 3e-2 * 8, f"llama at {size}: max error {err}"
+        s, d = _best_us([lambda: static(x), lambda: dynamic(x)], repeats, n)  # noqa: B023
+        print(f"{size:>5} {s:>10.1f} {d:>11.1f} {d / s:>6.3f}")
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
+    if "--llama" in sys.argv:
+        bench_llama(*((3, 10) if quick else (9, 40)))
+        return
     repeats, n = (3, 20) if quick else (7, 100)
     torch.manual_seed(0)
     print("CPU: Intel Xeon Sapphire Rapids-class (AVX2/FMA3/AVX-512/AMX), 2 shared cores")
     bench("audio", AudioStack().eval(), 2, repeats, n)
     bench("mlp", Mlp().eval(), 1, repeats, n)
+    bench_llama(repeats, max(n // 4, 5))
 
 
 if __name__ == "__main__":

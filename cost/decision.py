@@ -170,6 +170,8 @@ def decide(op: Operation, layer: Layer) -> Decision:
     fields = [d for v in vars(layer).values() for d in (v if isinstance(v, tuple) else (v,))]
     symbols = sorted({s for d in fields if isinstance(d, DimExpr) for s in d.symbols})
     if symbols and layer.form == "bf16-gemm":
+        if (tuned := recorded(op, layer.form)) is not None:
+            return tuned
         # One blob serves every size: the smallest (decode, M = 1) decides, as a static
         # compile at that size would; the split runtime reshapes the operators per size.
         ranges = symbol_ranges(op)
