@@ -163,7 +163,8 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp, aten.PowOp, aten.ToCopyOp,
     aten.ToDimOrderCopyOp, aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp, aten.PermuteOp,
     aten.ExpandOp, aten.BmmOp, aten.MatmulOp, aten.SoftmaxOp, aten.MeanOp, aten.SumOp,
-    aten.AmaxOp,
+    aten.AmaxOp, aten.MaxPool2dWithIndicesOp, aten.AvgPool2dOp, aten.AdaptiveAvgPool2dOp,
+    aten.AdaptiveMaxPool2dOp, aten.BatchNormOp,
 })  # fmt: skip
 
 
