@@ -417,3 +417,63 @@ def test_llama_out_of_range_is_one_line(llama) -> None:
     with pytest.raises(XnncError) as e:
         program(torch.randn(1, 512, 64, dtype=torch.bfloat16))
     assert str(e.value) == "input 'x' dim 1 is 512; allowed: S in [1, 511]"
+
+
+# --- conv nets with derived H and W ------------------------------------------------------------
+
+CONV_TOL = dict(atol=1e-4, rtol=1e-4)  # the static compiles' (test_models_import)
+IMAGE_SIZES = ((64, 64), (64, 128), (256, 192))
+
+
+def test_strided_sizes_simplify_exactly_when_divisible() -> None:
+    """A stride-2 conv (k 7, pad 3) on H = 32*h: (32*h - 1)//2 + 1 is 16*h for every h;
+    on H = 3*h it depends on h's parity, which no affine expression says."""
+    from xnnc.ir.shapes import conv_output_size
+
+    h = DimExpr.symbol("h")
+    assert conv_output_size(32 * h, 7, 2, 6, 1) == 16 * h
+    assert conv_output_size(16 * h, 3, 2, 2, 1) == 8 * h
+    with pytest.raises(NotAffine, match=r"^\(3\*h - 1\) // 2 is not affine"):
+        conv_output_size(3 * h, 7, 2, 6, 1)
+
+
+@pytest.fixture(scope="module", params=["resnet", "mobilenetv2"])
+def convnet(request):
+    """ResNet-18 and MobileNetV2 (small), H = 32*h and W = 32*w: export raises h and w to
+    >= 2 (at 1 the last stage would be 1x1, which it specializes)."""
+    from xnnc.examples import models
+
+    model, (x,) = getattr(models, f"make_{request.param}")(small=True)
+    h, w = Dim("h", min=1, max=8), Dim("w", min=1, max=8)
+    dims = {"x": {2: 32 * h, 3: 32 * w}}
+    return model, xnnc.compile(model, (x,), dynamic_shapes=dims, savable=True)
+
+
+def test_conv_net_compiles_once_for_derived_sizes(convnet) -> None:
+    model, program = convnet
+    text = xnnc.print_module(program.module)
+    assert "xnnc.symbols = #xnnc.symbols<h = [2, 8], w = [2, 8]>" in text
+    assert 'tensor<1x3x?x?xf32, #xnnc.dims<"32*h", "32*w">>' in text
+    assert program.num_partitions == 1 and program.outside() == []
+    for height, width in IMAGE_SIZES:
+        x = torch.randn(1, 3, height, width)
+        torch.testing.assert_close(program(x), model(x), **CONV_TOL)
+
+
+def test_conv_net_size_the_constraints_forbid_is_one_line(convnet, tmp_path, capsys) -> None:
+    import numpy as np
+
+    from xnnc.tools import xnn_run
+
+    _, program = convnet
+    message = "input 'x' dim 2 is 80; allowed: 32*h for h in [2, 8]"
+    with pytest.raises(XnncError) as e:
+        program(torch.randn(1, 3, 80, 64))
+    assert str(e.value) == message
+    with pytest.raises(XnncError, match=r"^input 'x' dim 3 is 288; allowed: 32\*w for w in "):
+        program(torch.randn(1, 3, 64, 288))
+    path = tmp_path / "net.xnnc"
+    program.save(str(path))
+    np.savez(tmp_path / "in.npz", x=np.random.randn(1, 3, 80, 64).astype(np.float32))
+    assert xnn_run.main([str(path), "--inputs", str(tmp_path / "in.npz")]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [f"xnn-run: error: {path}: {message}"]
