@@ -1,6 +1,6 @@
 """A program compiled once with a dynamic size against a static compile at each size.
 
-    python -m xnnc.benchmarks.dynamic_bench [--quick] [--llama]
+    python -m xnnc.benchmarks.dynamic_bench [--quick] [--llama | --convnet]
 
 Two models with a dynamic time axis (1..64): a conv1d audio stack (3 convs, 64 channels,
 kernel 7, a skip and a concatenate) and a 2-layer MLP over a sequence (256 -> 1024 -> 256).
@@ -13,7 +13,8 @@ less the two sizes' fixed-size times, per call.
 
 Then the LLaMA-style bf16 block (dim 512, 8 heads, SwiGLU 1536, a 512-row causal mask, so
 S in 1..511) compiled once against static compiles at S = 1 (decode, the issue's target:
-<= 1.05) and S = 64 (prefill): bf16 in and out, 1 thread.
+<= 1.05) and S = 64 (prefill): bf16 in and out, 1 thread. And ResNet-18 (small) compiled
+once for H = 32*h, W = 32*w against static compiles at three image sizes (`--convnet`).
 """
 
 from __future__ import annotations
@@ -117,10 +118,31 @@ def bench_llama(repeats: int, n: int) -> None:
         print(f"{size:>5} {s:>10.1f} {d:>11.1f} {d / s:>6.3f}")
 
 
+def bench_convnet(repeats: int, n: int) -> None:
+    from xnnc.examples.models import make_resnet
+
+    model, (x64,) = make_resnet(small=True)
+    h, w = Dim("h", min=1, max=8), Dim("w", min=1, max=8)
+    dynamic = xnnc.compile(model, (x64,), dynamic_shapes={"x": {2: 32 * h, 3: 32 * w}})
+    print("\nresnet (small): dynamic compile (H = 32*h, W = 32*w) vs static compile, fp32")
+    print(f"{'HxW':>8} {'static us':>10} {'dynamic us':>11} {'ratio':>6}")
+    for height, width in ((64, 64), (128, 96), (256, 256)):
+        x = torch.randn(1, 3, height, width)
+        static = xnnc.compile(model, (x,))
+        with torch.no_grad():
+            err = (dynamic(x) - model(x)).abs().max().item()
+        assert err < 1e-3, f"resnet at {height}x{width}: max error {err}"
+        s, d = _best_us([lambda: static(x), lambda: dynamic(x)], repeats, n)  # noqa: B023
+        print(f"{f'{height}x{width}':>8} {s:>10.1f} {d:>11.1f} {d / s:>6.3f}")
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     if "--llama" in sys.argv:
         bench_llama(*((3, 10) if quick else (9, 40)))
+        return
+    if "--convnet" in sys.argv:
+        bench_convnet(*((3, 10) if quick else (9, 40)))
         return
     repeats, n = (3, 20) if quick else (7, 100)
     torch.manual_seed(0)
@@ -128,6 +150,7 @@ def main() -> None:
     bench("audio", AudioStack().eval(), 2, repeats, n)
     bench("mlp", Mlp().eval(), 1, repeats, n)
     bench_llama(repeats, max(n // 4, 5))
+    bench_convnet(repeats, max(n // 4, 5))
 
 
 if __name__ == "__main__":
