@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Data, Dialect
+from xdsl.ir import Attribute, Data, Dialect, SSAValue
 from xdsl.irdl import (
     AnyOf,
     AttrSizedOperandSegments,
@@ -556,11 +556,19 @@ class BmmOp(AtenOp):
     result = result_def(TensorType)
 
     def verify_(self) -> None:
-        a, b = shape_of(self.input), shape_of(self.mat2)
-        if len(a) != 3 or len(b) != 3 or a[0] != b[0] or a[2] != b[1]:
-            _fail(f"{list(a)} and {list(b)} are not batched [B, M, K] x [B, K, N]")
-        if shape_of(self.result) != (a[0], a[1], b[2]):
-            _fail(f"result shape {list(shape_of(self.result))} should be {[a[0], a[1], b[2]]}")
+        _verify_batched(self.input, self.mat2, self.result, rank=3)
+
+
+def _verify_batched(x: SSAValue, y: SSAValue, result: SSAValue, rank: int | None) -> None:
+    """[B..., M, K] x [B..., K, N] -> [B..., M, N], equal batch dims (`rank` dims, or any
+    number from 3)."""
+    a, b = shape_of(x), shape_of(y)
+    ranked = len(a) == rank if rank is not None else len(a) >= 3
+    if not ranked or len(a) != len(b) or a[:-2] != b[:-2] or a[-1] != b[-2]:
+        batch = "B" if rank == 3 else "B..."
+        _fail(f"{list(a)} and {list(b)} are not batched [{batch}, M, K] x [{batch}, K, N]")
+    if shape_of(result) != (*a[:-1], b[-1]):
+        _fail(f"result shape {list(shape_of(result))} should be {[*a[:-1], b[-1]]}")
 
 
 @aten_op()
@@ -575,11 +583,7 @@ class MatmulOp(AtenOp):
     result = result_def(TensorType)
 
     def verify_(self) -> None:
-        a, b = shape_of(self.input), shape_of(self.other)
-        if len(a) < 3 or len(a) != len(b) or a[:-2] != b[:-2] or a[-1] != b[-2]:
-            _fail(f"{list(a)} and {list(b)} are not batched [B..., M, K] x [B..., K, N]")
-        if shape_of(self.result) != (*a[:-1], b[-1]):
-            _fail(f"result shape {list(shape_of(self.result))} should be {[*a[:-1], b[-1]]}")
+        _verify_batched(self.input, self.other, self.result, rank=None)
 
 
 # --- reductions and normalization ------------------------------------------------------------
