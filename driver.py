@@ -55,7 +55,7 @@ from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
 from xnnc.errors import OptionError, PackedWeightsWarning, TrainingModeWarning, XnncError
-from xnnc.interpreter.aten import AtenFunctions, check_inputs
+from xnnc.interpreter.aten import AtenFunctions, bind_inputs, tensor_of
 from xnnc.ir.dims import is_symbolic
 from xnnc.ir.types import shape_of, symbol_ranges
 from xnnc.options import CompileOptions
@@ -220,17 +220,27 @@ class Program:
                         op.value.data.data = None
         self._unsavable = why
 
-    def _whole_subgraph(self) -> Any:
-        """The runtime, when the function is one subgraph taking the arguments in order and
-        returning its results: calls then skip the interpreter."""
+    def _whole_subgraph(self) -> _Direct | None:
+        """The function as one subgraph call, when it is one subgraph returning its results
+        whose inputs are arguments or values of constants alone (a causal mask sliced to
+        the sequence length, outside XNNPACK): calls then skip the interpreter."""
         block = self._func.body.block
         ops = [op for op in block.ops if not isinstance(op, aten.ConstantOp)]
-        if len(ops) != 2 or not isinstance(ops[0], xnn.SubgraphOp):
+        subs = [op for op in ops if isinstance(op, xnn.SubgraphOp)]
+        if len(subs) != 1 or list(ops[-1].operands) != list(subs[0].outputs):
             return None
-        sub, ret = ops
-        if list(sub.inputs) != list(block.args) or list(ret.operands) != list(sub.outputs):
+        sub, prelude = subs[0], [op for op in ops[:-1] if op is not subs[0]]
+        known = {op.result for op in block.ops if isinstance(op, aten.ConstantOp)}
+        for op in prelude:
+            if any(v not in known for v in op.operands) or any(
+                u.operation is not sub and u.operation not in prelude
+                for r in op.results for u in r.uses
+            ):  # fmt: skip
+                return None
+            known.update(op.results)
+        if any(v not in known and v not in block.args for v in sub.inputs):
             return None
-        return self.runtimes[sub]
+        return _Direct(self.module, self.runtimes[sub], list(block.args), sub, prelude)
 
     @property
     def num_partitions(self) -> int:
@@ -274,23 +284,25 @@ class Program:
 
     def __call__(self, *inputs: Any) -> Any:
         """Runs the function on `inputs`; outputs are fresh tensors no later call touches."""
-        tensors = check_inputs(self._func, inputs)
+        tensors, sizes = bind_inputs(self._func, inputs)
         with torch.no_grad():
             if self._direct is not None:
-                outputs = tuple(self._direct(*tensors))
+                outputs = tuple(self._direct(tensors, sizes))
             else:
-                outputs = self._interpret(tensors)
+                outputs = self._interpret(tensors, sizes)
         if self._profiling:
             self._last_profile = self._per_thread.profile = self._profile_rows()
         return outputs[0] if len(outputs) == 1 else outputs
 
-    def _interpret(self, tensors: tuple[torch.Tensor, ...]) -> tuple:
+    def _interpret(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> tuple:
         interpreter = getattr(self._per_thread, "interpreter", None)
         if interpreter is None:
             interpreter = Interpreter(self.module)
             interpreter.register_implementations(FuncFunctions())
-            interpreter.register_implementations(AtenFunctions())
+            self._per_thread.aten = AtenFunctions()
+            interpreter.register_implementations(self._per_thread.aten)
             interpreter.register_implementations(SubgraphFunctions(self.runtimes))
+        self._per_thread.aten.sizes = sizes
         # Taken while running, so that a failed call's half-filled scopes are dropped with it.
         self._per_thread.interpreter = None
         outputs = tuple(interpreter.call_op(self._func.sym_name.data, tensors))
@@ -349,6 +361,50 @@ class Program:
             z.writestr(f"subgraph_{i}.xnn", blob)
         for i, sub in enumerate(self.subgraphs):
             _save_packed(z, i, self.runtimes[sub])
+
+
+class _Direct:
+    """One subgraph's runtime called with the function's arguments, and with the values it
+    takes that depend on the sizes only, computed from constants once per size (the few
+    most recent sizes kept: a prefill/decode loop alternates between two)."""
+
+    KEPT = 4
+
+    def __init__(self, module: ModuleOp, runtime: Any, args: list, sub: Any, prelude: list):
+        self.runtime = runtime
+        self.prelude = prelude
+        self.feeds = [args.index(v) if v in args else v for v in sub.inputs]
+        self.sized = [v for v in sub.inputs if v not in args]
+        self.module = module
+        self.cache: dict[tuple, list[torch.Tensor]] = {}
+
+    def __call__(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> Any:
+        if not self.sized:
+            return self.runtime(*(tensors[i] for i in self.feeds))
+        key = tuple(sorted(sizes.items()))
+        values = self.cache.get(key)
+        if values is None:
+            values = self._compute(sizes)
+            if len(self.cache) >= self.KEPT:
+                self.cache.pop(next(iter(self.cache)))
+            self.cache[key] = values
+        given = dict(zip(self.sized, values))
+        return self.runtime(*(tensors[f] if isinstance(f, int) else given[f] for f in self.feeds))
+
+    def _compute(self, sizes: dict[str, int]) -> list[torch.Tensor]:
+        interpreter = Interpreter(self.module)
+        functions = AtenFunctions()
+        functions.sizes = sizes
+        interpreter.register_implementations(functions)
+        values: dict[Any, Any] = {}
+        for op in self.prelude:
+            args = []
+            for v in op.operands:
+                if v not in values:
+                    values[v] = tensor_of(v.owner.value, v.type)
+                args.append(values[v])
+            values.update(zip(op.results, interpreter.run_op(op, tuple(args))))
+        return [values[v].contiguous() for v in self.sized]
 
 
 def _symbolic_inputs(sub: xnn.SubgraphOp) -> dict[str, Any]:

@@ -33,6 +33,7 @@ _PASSES = {
     "aten-recognize-circular-pad": (
         "xnnc.transforms.circular_pad_pattern:RecognizeCircularPadPass"
     ),
+    "aten-recognize-matmul": "xnnc.transforms.matmul_pattern:RecognizeMatmulPass",
     # conversion
     "xnn-partition": "xnnc.conversion.partition:PartitionPass",
     "convert-aten-to-xnn": "xnnc.conversion.aten_to_xnn:ConvertAtenToXnnPass",

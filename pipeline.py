@@ -3,7 +3,7 @@ target, in stages.
 
 | stage            | passes                                                            |
 |------------------|-------------------------------------------------------------------|
-| aten             | aten-recognize-{safe-softmax,layer-norm},                         |
+| aten             | aten-recognize-{safe-softmax,layer-norm,prelu,matmul},            |
 |                  | aten-fold-{dynamic-qdq,qdq},                                      |
 |                  | fold-batch-norm,                                                  |
 |                  | fold-constants, index-as-slices                                   |
@@ -66,6 +66,7 @@ from xnnc.transforms.fold_qdq import FoldQdqPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 from xnnc.transforms.index_as_slices import IndexAsSlicesPass
 from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
+from xnnc.transforms.matmul_pattern import RecognizeMatmulPass
 from xnnc.transforms.prelu_pattern import RecognizePreluPass
 from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
 from xnnc.tuning.tuner import TunePass
@@ -85,6 +86,7 @@ def raising_passes() -> list[ModulePass]:
         RecognizeLayerNormPass(),
         RecognizePreluPass(),
         RecognizeCircularPadPass(),
+        RecognizeMatmulPass(),
         FoldDynamicQdqPass(),
         FoldQdqPass(),
     ]

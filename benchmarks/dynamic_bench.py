@@ -1,6 +1,7 @@
 """A program compiled once with a dynamic size against a static compile at each size.
 
     python -m xnnc.benchmarks.dynamic_bench [--quick] [--decoders-only] [--small]
+                                            [--llama | --convnet]
 
 Two models with a dynamic time axis (1..64): a conv1d audio stack (3 convs, 64 channels,
 kernel 7, a skip and a concatenate) and a 2-layer MLP over a sequence (256 -> 1024 -> 256).
@@ -16,6 +17,11 @@ small variants), compiled once for 1..64 frames and statically at each size, bot
 static rules (`tune=False`: the tuner times forms at one size, so the dynamic compile skips
 it). `forms` lists what the dynamic compile declined (`xnn.declined`), i.e. where it runs a
 different form from the static one.
+
+Then the LLaMA-style bf16 block (dim 512, 8 heads, SwiGLU 1536, a 512-row causal mask, so
+S in 1..511) compiled once against static compiles at S = 1 (decode, the issue's target:
+<= 1.05) and S = 64 (prefill): bf16 in and out, 1 thread. And ResNet-18 (small) compiled
+once for H = 32*h, W = 32*w against static compiles at three image sizes (`--convnet`).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import torch
 from torch.export import Dim
 
 import xnnc
+from xnnc.benchmarks.zoo import machine
 from xnnc.cost.decision import DECLINED_ATTR
 from xnnc.examples.models import MODELS
 
@@ -138,17 +145,65 @@ def bench_decoder(name: str, small: bool, repeats: int, n: int) -> None:
     print(f"{'':>6} {'':>10} {'worst':>11} {max(ratios):>6.3f}")
 
 
+def bench_llama(repeats: int, n: int) -> None:
+    from xnnc.examples.models import TransformerBlockBF16, _randomize_norms
+
+    torch.manual_seed(0)
+    model = TransformerBlockBF16(512, 8, 1536, seq_len=512)
+    _randomize_norms(model)
+    model.eval()
+    x7 = torch.randn(1, 7, 512, dtype=torch.bfloat16)
+    dims = {"x": {1: Dim("S", min=1, max=511)}}
+    dynamic = xnnc.compile(model, (x7,), dynamic_shapes=dims)
+    print("\nllama bf16 block: dynamic compile (S in 1..511) vs static compile at S, 1 thread")
+    print(f"{'S':>5} {'static us':>10} {'dynamic us':>11} {'ratio':>6}")
+    for size in (1, 64):
+        x = torch.randn(1, size, 512, dtype=torch.bfloat16)
+        static = xnnc.compile(model, (x,))
+        with torch.no_grad():
+            err = (dynamic(x).float() - model(x).float()).abs().max().item()
+        assert err < 3e-2 * 8, f"llama at {size}: max error {err}"
+        s, d = _best_us([lambda: static(x), lambda: dynamic(x)], repeats, n)  # noqa: B023
+        print(f"{size:>5} {s:>10.1f} {d:>11.1f} {d / s:>6.3f}")
+
+
+def bench_convnet(repeats: int, n: int) -> None:
+    from xnnc.examples.models import make_resnet
+
+    model, (x64,) = make_resnet(small=True)
+    h, w = Dim("h", min=1, max=8), Dim("w", min=1, max=8)
+    dynamic = xnnc.compile(model, (x64,), dynamic_shapes={"x": {2: 32 * h, 3: 32 * w}})
+    print("\nresnet (small): dynamic compile (H = 32*h, W = 32*w) vs static compile, fp32")
+    print(f"{'HxW':>8} {'static us':>10} {'dynamic us':>11} {'ratio':>6}")
+    for height, width in ((64, 64), (128, 96), (256, 256)):
+        x = torch.randn(1, 3, height, width)
+        static = xnnc.compile(model, (x,))
+        with torch.no_grad():
+            err = (dynamic(x) - model(x)).abs().max().item()
+        assert err < 1e-3, f"resnet at {height}x{width}: max error {err}"
+        s, d = _best_us([lambda: static(x), lambda: dynamic(x)], repeats, n)  # noqa: B023
+        print(f"{f'{height}x{width}':>8} {s:>10.1f} {d:>11.1f} {d / s:>6.3f}")
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
+    if "--llama" in sys.argv:
+        bench_llama(*((3, 10) if quick else (9, 40)))
+        return
+    if "--convnet" in sys.argv:
+        bench_convnet(*((3, 10) if quick else (9, 40)))
+        return
     repeats, n = (3, 20) if quick else (7, 100)
     torch.manual_seed(0)
-    print("CPU: Intel Xeon Sapphire Rapids-class (AVX2/FMA3/AVX-512 F/BW/VNNI/BF16/FP16/AMX), "
-          "2 shared cores")  # fmt: skip
+    print(f"CPU: {machine()}")
     if "--decoders-only" not in sys.argv:
         bench("audio", AudioStack().eval(), 2, repeats, n)
         bench("mlp", Mlp().eval(), 1, repeats, n)
     for name in DECODERS:
         bench_decoder(name, "--small" in sys.argv, repeats, max(n // 20, 2))
+    if "--decoders-only" not in sys.argv:
+        bench_llama(repeats, max(n // 4, 5))
+        bench_convnet(repeats, max(n // 4, 5))
 
 
 if __name__ == "__main__":

@@ -62,6 +62,7 @@ from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
 from xnnc.errors import XnncError
 from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.ir.dims import DimExpr
 from xnnc.ir.shapes import numel, relative_end, slice_bounds
 from xnnc.ir.types import DimsAttr, element_type, ints, shape_of
 
@@ -160,8 +161,12 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ClampOp, aten.GeluOp, aten.SiluOp, aten.EluOp, aten.LeakyReluOp, aten.AddOp,
     aten.SubOp, aten.MulOp, aten.DivOp, aten.MaximumOp, aten.MinimumOp, aten.SigmoidOp,
     aten.TanhOp, aten.ExpOp, aten.LogOp, aten.SqrtOp, aten.RsqrtOp, aten.AbsOp, aten.NegOp,
-    aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp, aten.PowOp, aten.ConstantPadNdOp,
-    aten.SliceOp,
+    aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp, aten.PowOp, aten.ToCopyOp,
+    aten.ToDimOrderCopyOp, aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp, aten.PermuteOp,
+    aten.ExpandOp, aten.BmmOp, aten.MatmulOp, aten.SoftmaxOp, aten.MeanOp, aten.SumOp,
+    aten.AmaxOp, aten.MaxPool2dWithIndicesOp, aten.AvgPool2dOp, aten.AdaptiveAvgPool2dOp,
+    aten.AdaptiveMaxPool2dOp, aten.BatchNormOp,
+    aten.ConstantPadNdOp, aten.SliceOp,
 })  # fmt: skip
 
 
@@ -533,9 +538,9 @@ def _mm(op: aten.MmOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.BatchMatrixMultiplyOp, op.input, op.mat2, shape=shape_of(op.result))]
 
 
-@lowering(aten.BmmOp)
-def _bmm(op: aten.BmmOp, e: Emitter) -> Sequence[SSAValue]:
-    return [e.node(xnn.BatchMatrixMultiplyOp, op.input, op.mat2, shape=shape_of(op.result))]
+@lowering(aten.BmmOp, aten.MatmulOp)
+def _bmm(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    return [e.node(xnn.BatchMatrixMultiplyOp, *op.operands, shape=shape_of(op.result))]
 
 
 # --- the ops models need beyond convolutions: log-probabilities, and what stays outside ------
@@ -803,19 +808,40 @@ def _pixel_unshuffle(op: aten.PixelUnshuffleOp, e: Emitter) -> Sequence[SSAValue
 # --- shape and layout ------------------------------------------------------------------------
 
 
-@lowering(aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp)
+def _check_reshape(op: Operation) -> str | None:
+    if sum(isinstance(d, DimExpr) for d in shape_of(op.result)) > 1:
+        return "a reshape to more than one symbolic dim (XNNPACK's reshape infers one)"
+    return None
+
+
+@lowering(aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp, check=_check_reshape)
 def _reshape(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.StaticReshapeOp, op.input, shape=shape_of(op.result),
-                   new_shape=shape_of(op.result))]  # fmt: skip
+                   new_shape=_inferred(shape_of(op.result)))]  # fmt: skip
 
 
-@lowering(aten.ExpandOp)
+def _inferred(shape: Sequence[int | DimExpr]) -> list[int]:
+    """XNNPACK's `new_shape`: a symbolic dim is 0, inferred (reshape) or kept (broadcast)."""
+    return [0 if isinstance(d, DimExpr) else d for d in shape]
+
+
+def _check_expand(op: aten.ExpandOp) -> str | None:
+    x, y = shape_of(op.input), shape_of(op.result)
+    x = (1,) * (len(y) - len(x)) + x
+    if any(isinstance(b, DimExpr) and a != b for a, b in zip(x, y)):
+        return "an expand to a symbolic size (XNNPACK's broadcast keeps a 0 dim as it is)"
+    return None
+
+
+@lowering(aten.ExpandOp, check=_check_expand)
 def _expand(op: aten.ExpandOp, e: Emitter) -> Sequence[SSAValue]:
     # ATen aligns trailing dims; XNNPACK's broadcast wants the input's rank to match.
     x = shape_of(op.input)
     y = shape_of(op.result)
     value = e.reshape(op.input, (1,) * (len(y) - len(x)) + x)
-    return [e.node(xnn.StaticBroadcastOp, value, shape=y, new_shape=y)]
+    if shape_of(value) == y:
+        return [value]  # a no-op expand (as torch.matmul's decomposition emits)
+    return [e.node(xnn.StaticBroadcastOp, value, shape=y, new_shape=_inferred(y))]
 
 
 @lowering(aten.PermuteOp)

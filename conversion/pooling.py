@@ -36,6 +36,7 @@ from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.quant import UniformQuantType, is_quantized
 from xnnc.dialects.xnn import BinaryOperator as B
+from xnnc.ir.dims import DimExpr, NotAffine
 from xnnc.ir.types import ints, shape_of
 
 
@@ -94,10 +95,22 @@ def _from_nhwc(y: SSAValue, rank: int, e: Emitter) -> SSAValue:
     return e.from_nhwc(y, 4)
 
 
+def _symbolic_window(op: aten.MaxPool2dWithIndicesOp | aten.AvgPool2dOp) -> str | None:
+    """Why a window over symbolic sizes is not size-generic: XNNPACK computes the output
+    size at run time from fixed padding, so ceil_mode's overhang must not depend on it."""
+    try:
+        window = _Window(op, _two(_prop(op, "dilation"), (1,)))
+    except NotAffine as e:
+        return f"pooling whose partial last window depends on the size ({e})"
+    if any(isinstance(o, DimExpr) for o in window.overhang):
+        return "pooling whose partial last window depends on the size"
+    return None
+
+
 def _check_max_pool(op: aten.MaxPool2dWithIndicesOp) -> str | None:
     if op.indices.uses:
         return "pooling indices are used (XNNPACK's max pooling gives none)"
-    return None
+    return _symbolic_window(op)
 
 
 @lowering(aten.MaxPool2dWithIndicesOp, check=_check_max_pool)
@@ -110,6 +123,8 @@ def _max_pool(op: aten.MaxPool2dWithIndicesOp, e: Emitter) -> Sequence[SSAValue 
 
 
 def _check_avg_pool(op: aten.AvgPool2dOp) -> str | None:
+    if (why := _symbolic_window(op)) is not None:
+        return why
     if _prop(op, "divisor_override") is not None and any(_Window(op).overhang):
         return "divisor_override with ceil_mode's partial windows (a divisor per window)"
     if is_quantized(op.result.type):
@@ -184,6 +199,10 @@ def _check_adaptive(op: aten.AdaptiveAvgPool2dOp | aten.AdaptiveMaxPool2dOp) -> 
     if isinstance(op, aten.AdaptiveMaxPool2dOp) and op.indices.uses:
         return "pooling indices are used (XNNPACK's max pooling gives none)"
     size, out = shape_of(op.input)[-2:], ints(op.output_size)
+    if tuple(out) == (1, 1) and isinstance(op, aten.AdaptiveAvgPool2dOp):
+        return None  # global average pooling, of any size
+    if any(isinstance(s, DimExpr) for s in size):
+        return f"adaptive pooling of symbolic {list(size)} to {list(out)} (a window per size)"
     if any(adaptive_window(s, o) is None for s, o in zip(size, out)):
         return (
             f"adaptive pooling of {list(size)} to {list(out)}: the output does not divide the "

@@ -14,6 +14,7 @@ the layer's result. `source` is "rule", "tuned" (`times_ms` has every form that 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ from xnnc.cost.rules import (
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import target_of
 from xnnc.ir.dims import DimExpr
-from xnnc.ir.types import element_nbytes, element_type, shape_of, size_symbols
+from xnnc.ir.types import element_nbytes, element_type, shape_of, size_symbols, symbol_ranges
 
 DECISION_ATTR = "xnn.decision"
 DECLINED_ATTR = "xnn.declined"
@@ -170,6 +171,22 @@ def decide(op: Operation, layer: Layer) -> Decision:
     symbols = sorted({s for d in fields if isinstance(d, DimExpr) for s in d.symbols})
     if symbols and layer.form in _SIZE_FREE_RULES:
         return static(op, layer)  # the rule reads no size, and the rewrite checks its form
+    if symbols and layer.form == "bf16-gemm":
+        if (tuned := recorded(op, layer.form)) is not None:
+            return tuned
+        # One blob serves every size: the smallest (decode, M = 1) decides, as a static
+        # compile at that size would; the split runtime reshapes the operators per size.
+        ranges = symbol_ranges(op)
+        env = {s: ranges[s][0] for s in symbols}
+        smallest = dataclasses.replace(layer, **{
+            k: v.evaluate(env) for k, v in vars(layer).items() if isinstance(v, DimExpr)
+        })  # fmt: skip
+        rule = static(op, smallest)
+        at = ", ".join(f"{s} = {v}" for s, v in env.items())
+        why = (
+            f"symbolic size {', '.join(symbols)}: the form at the smallest size ({at}): {rule.why}"
+        )
+        return Decision(layer.form, rule.choice, "rule", layer.key(), why)
     if symbols:
         why = f"symbolic size {', '.join(symbols)}: {_STATIC_ONLY[layer.form]}"
         return Decision(layer.form, rules.FORMS[layer.form][0], "rule", layer.key(), why)

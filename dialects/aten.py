@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Data, Dialect
+from xdsl.ir import Attribute, Data, Dialect, SSAValue
 from xdsl.irdl import (
     AnyOf,
     AttrSizedOperandSegments,
@@ -66,6 +66,7 @@ from xnnc.ir.shapes import (
     numel,
     pool_output_size,
     slice_bounds,
+    same_numel,
 )
 from xnnc.ir.types import ints, shape_of
 
@@ -556,11 +557,34 @@ class BmmOp(AtenOp):
     result = result_def(TensorType)
 
     def verify_(self) -> None:
-        a, b = shape_of(self.input), shape_of(self.mat2)
-        if len(a) != 3 or len(b) != 3 or a[0] != b[0] or a[2] != b[1]:
-            _fail(f"{list(a)} and {list(b)} are not batched [B, M, K] x [B, K, N]")
-        if shape_of(self.result) != (a[0], a[1], b[2]):
-            _fail(f"result shape {list(shape_of(self.result))} should be {[a[0], a[1], b[2]]}")
+        _verify_batched(self.input, self.mat2, self.result, rank=3)
+
+
+def _verify_batched(x: SSAValue, y: SSAValue, result: SSAValue, rank: int | None) -> None:
+    """[B..., M, K] x [B..., K, N] -> [B..., M, N], equal batch dims (`rank` dims, or any
+    number from 3)."""
+    a, b = shape_of(x), shape_of(y)
+    ranked = len(a) == rank if rank is not None else len(a) >= 3
+    if not ranked or len(a) != len(b) or a[:-2] != b[:-2] or a[-1] != b[-2]:
+        batch = "B" if rank == 3 else "B..."
+        _fail(f"{list(a)} and {list(b)} are not batched [{batch}, M, K] x [{batch}, K, N]")
+    if shape_of(result) != (*a[:-1], b[-1]):
+        _fail(f"result shape {list(shape_of(result))} should be {[*a[:-1], b[-1]]}")
+
+
+@aten_op()
+class MatmulOp(AtenOp):
+    """[B..., M, K] x [B..., K, N] -> [B..., M, N] with equal batch dims: what
+    `aten-recognize-matmul` raises torch.matmul's view -> bmm -> view decomposition back to.
+    No ATen overload: torch.matmul's broadcasting forms still decompose at import."""
+
+    name = "aten.matmul"
+    input = operand_def(TensorType)
+    other = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    def verify_(self) -> None:
+        _verify_batched(self.input, self.other, self.result, rank=None)
 
 
 # --- reductions and normalization ------------------------------------------------------------
@@ -917,7 +941,11 @@ class ViewOp(AtenOp):
 
     def verify_(self) -> None:
         x, y = shape_of(self.input), shape_of(self.result)
-        if numel(x) != numel(y):
+        try:
+            same = same_numel(x, y)
+        except NotAffine:
+            _fail(f"cannot view {list(x)} as {list(y)} for every size")
+        if not same:
             _fail(f"cannot view {list(x)} ({numel(x)} elements) as {list(y)} ({numel(y)})")
 
 
@@ -1007,6 +1035,12 @@ class SliceOp(AtenOp):
             _fail(f"step must be positive, got {step}")
         if x[d] == DYNAMIC_INDEX:
             return  # the sliced length is known only at run time
+        if self.end is not None and self.end.value.data == DYNAMIC_INDEX:
+            # Ends at a symbolic size, which the result's dim carries (from start 0).
+            got = shape_of(self.result)[d]
+            if not isinstance(got, DimExpr) or (self.start and self.start.value.data) or step != 1:
+                _fail(f"a symbolic end needs start 0, step 1 and a symbolic result dim, got {got}")
+            return
         bounds = [b.value.data if b is not None else None for b in (self.start, self.end)]
         if isinstance(x[d], DimExpr):
             if step != 1:
@@ -1190,7 +1224,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     HardswishOp,
     HardsigmoidOp, SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
     FloorOp, CeilOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
-    LinearOp, AddmmOp, MmOp, BmmOp, MeanOp,
+    LinearOp, AddmmOp, MmOp, BmmOp, MatmulOp, MeanOp,
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,
     GroupNormOp, EmbeddingOp,
     MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, AdaptiveMaxPool2dOp,

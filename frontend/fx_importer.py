@@ -26,6 +26,7 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.fx import Node
 from xdsl.builder import Builder, InsertPoint
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     ArrayAttr,
     DictionaryAttr,
     ModuleOp,
@@ -427,6 +428,8 @@ class _Importer:
                     continue
                 if optional and arg.has_default_value() and value == arg.default_value:
                     continue
+                if _has_size(value):
+                    value = _symbolic_sizes(node, field, value)
                 props[field] = prop_for(str(arg.type), value)
             elif not (value is None or arg.name in _PLACEMENT_ARGS or (
                 arg.has_default_value() and value == arg.default_value
@@ -498,3 +501,24 @@ class _Importer:
             return to_attr(value)
         except ModelImportError as e:
             raise ModelImportError(f"node {node.name}: {e}") from e
+
+
+def _has_size(value: Any) -> bool:
+    """Whether a property's value holds a traced size (a `sym_size` node)."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return any(isinstance(v, Node) for v in items)
+
+
+def _symbolic_sizes(node: Node, field: str, value: Any) -> Any:
+    """A size argument that depends on a symbolic size, MLIR-style: each traced size is `?`
+    (DYNAMIC_INDEX) and the result type's `#xnnc.dims` carries its expression, so a view or
+    expand size keeps its static entries and a slice ends where its result's dim says."""
+    start = node.args[2] if len(node.args) > 2 else node.kwargs.get("start")
+    if field == "size" and isinstance(value, (list, tuple)):
+        return [DYNAMIC_INDEX if isinstance(v, Node) else v for v in value]
+    if field == "end" and isinstance(value, Node) and start in (None, 0):
+        return DYNAMIC_INDEX
+    raise ModelImportError(
+        f"node {node.name}: takes the size {value} as its {field}; xnnc imports symbolic "
+        "sizes as a view's or expand's size or a slice's end from 0"
+    )

@@ -83,4 +83,7 @@ def _debug_name(sym: sympy.Symbol, d: torch.SymInt) -> str | None:
         name = names.get(key)
         if name is not None and name.isidentifier():
             return name
+        # The root of derived dims (`32*h`) is sourced from the `Dim` itself.
+        if type(source).__name__ == "ConstantSource" and key.isidentifier():
+            return key
     return None

@@ -27,8 +27,8 @@ from xnnc.frontend.fx_importer import torch_overload
 from xnnc.frontend.schema import TORCH_DTYPES, from_attr, torch_dtype
 from xnnc.interpreter.quant import dequantize, quantize
 from xnnc.interpreter.quant_dynamic import fake_quantize
-from xnnc.ir.dims import DimError, bind_dims
-from xnnc.ir.types import dims_of_type, symbol_ranges
+from xnnc.ir.dims import DimError, DimExpr, bind_dims
+from xnnc.ir.types import dims_of_type, shape_of, symbol_ranges
 
 
 class ReferenceRunError(XnncError):
@@ -162,6 +162,25 @@ def _run_dequantize(self: Any, interpreter: Interpreter, op: aten.DequantizeOp, 
     return (dequantize(args[0], quant_type(op.input.type.element_type)),)
 
 
+def _run_sized(self: Any, interpreter: Interpreter, op: Operation, args: tuple) -> tuple:
+    """A view, expand or slice whose size argument is `?`: its result's dims at the call's
+    sizes (`self.sizes`, bound from the inputs by `bind_sizes`) give the size."""
+    size = op.properties.get("size")
+    end = op.properties.get("end")
+    if not (
+        (size is not None and DYNAMIC_INDEX in size.get_values())
+        or (end is not None and end.value.data == DYNAMIC_INDEX)
+    ):
+        return _on_real_numbers(_run_named)(self, interpreter, op, args)
+    env = getattr(self, "sizes", {})
+    shape = [d.evaluate(env) if isinstance(d, DimExpr) else d for d in shape_of(op.results[0])]
+    x = args[0]
+    if isinstance(op, aten.SliceOp):
+        d = op.dim.value.data % x.dim() if op.dim is not None else 0
+        return (x.narrow(d, 0, shape[d]),)
+    return (x.expand(shape) if isinstance(op, aten.ExpandOp) else x.reshape(shape),)
+
+
 def _on_real_numbers(run: Any) -> Any:
     """An op on quantized tensors computed as PT2E's converted model computes it: its
     quantized operands dequantized, the float op, its quantized results quantized."""
@@ -189,6 +208,10 @@ def _make_functions() -> type[InterpreterFunctions]:
         aten.ToDimOrderCopyOp: _run_to_dim_order_copy,
         aten.QuantizeOp: _run_quantize,
         aten.DequantizeOp: _run_dequantize,
+        aten.MatmulOp: lambda self, interpreter, op, args: (torch.matmul(*args),),
+        aten.ViewOp: _run_sized,
+        aten.ExpandOp: _run_sized,
+        aten.SliceOp: _run_sized,
     }
     namespace = {
         f"run_{cls.__name__}": impl(cls)(special.get(cls, _on_real_numbers(_run_named)))
@@ -214,30 +237,39 @@ def _as_tensor(value: Any, index: int, expected: TensorType) -> torch.Tensor:
     return t
 
 
-# The input shapes each function last accepted: a call at the same sizes skips the check.
-_ACCEPTED: WeakKeyDictionary[Any, tuple] = WeakKeyDictionary()
+# The input shapes each function last accepted, and the sizes they bind: a call at the same
+# shapes skips the check.
+_ACCEPTED: WeakKeyDictionary[Any, tuple[tuple, dict[str, int]]] = WeakKeyDictionary()
 
 
 def check_inputs(func: Any, inputs: Sequence[Any]) -> tuple[torch.Tensor, ...]:
     """`inputs` as torch tensors, checked against `func`'s signature (count, dtype, shape;
     symbolic sizes against their ranges and expressions)."""
+    return bind_inputs(func, inputs)[0]
+
+
+def bind_inputs(func: Any, inputs: Sequence[Any]) -> tuple[tuple[torch.Tensor, ...], dict]:
+    """`check_inputs`, and the values of the size symbols the inputs bind ({} if static)."""
     arg_types = func.function_type.inputs.data
     name = func.sym_name.data
     if len(inputs) != len(arg_types):
         raise ReferenceRunError(f"@{name} takes {len(arg_types)} inputs, got {len(inputs)}")
     tensors = tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
-    if any(DYNAMIC_INDEX in t.get_shape() for t in arg_types):
-        shapes = tuple(t.shape for t in tensors)
-        if _ACCEPTED.get(func) != shapes:
-            args = func.body.block.args
-            names = [f"'{a.name_hint}'" if a.name_hint else str(i) for i, a in enumerate(args)]
-            specs = [dims_of_type(t) for t in arg_types]
-            try:
-                bind_dims(specs, symbol_ranges(func), shapes, names)
-            except DimError as e:
-                raise ReferenceRunError(str(e)) from None
-            _ACCEPTED[func] = shapes
-    return tensors
+    if not any(DYNAMIC_INDEX in t.get_shape() for t in arg_types):
+        return tensors, {}
+    shapes = tuple(t.shape for t in tensors)
+    accepted = _ACCEPTED.get(func)
+    if accepted is not None and accepted[0] == shapes:
+        return tensors, accepted[1]
+    args = func.body.block.args
+    names = [f"'{a.name_hint}'" if a.name_hint else str(i) for i, a in enumerate(args)]
+    specs = [dims_of_type(t) for t in arg_types]
+    try:
+        env = bind_dims(specs, symbol_ranges(func), shapes, names)
+    except DimError as e:
+        raise ReferenceRunError(str(e)) from None
+    _ACCEPTED[func] = (shapes, env)
+    return tensors, env
 
 
 def run_reference(
@@ -249,9 +281,11 @@ def run_reference(
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
     if func not in funcs:
         raise ReferenceRunError(f"no function @{func}; the module has {sorted(funcs)}")
-    tensors = check_inputs(funcs[func], inputs)
+    tensors, sizes = bind_inputs(funcs[func], inputs)
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())
-    interpreter.register_implementations(AtenFunctions())
+    functions = AtenFunctions()
+    functions.sizes = sizes
+    interpreter.register_implementations(functions)
     with torch.no_grad():
         return tuple(interpreter.call_op(func, tensors))

@@ -55,6 +55,18 @@ def numel(shape: Sequence[int]) -> int:
     return n
 
 
+def same_numel(x: Sequence, y: Sequence) -> bool:
+    """Whether shapes of `int | DimExpr` dims hold as many elements for every size: equal
+    symbolic factors cancel (`[4, S, S]` and `[1, 4, S, S]`), the rest must agree as
+    affine products; NotAffine when that depends on the size."""
+    left, right = list(x), list(y)
+    for d in [d for d in left if not isinstance(d, int)]:
+        if d in right:
+            left.remove(d)
+            right.remove(d)
+    return numel(left) == numel(right)
+
+
 def normalize_dim(dim: int, rank: int) -> int | None:
     """A possibly negative dim as an index in [0, rank); None when out of range."""
     d = dim + rank if dim < 0 else dim

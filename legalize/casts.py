@@ -52,7 +52,7 @@ from xnnc.backend_xnnpack import nodes
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.cost.decision import Decision, decide, gemm_layer, record
 from xnnc.dialects import xnn
-from xnnc.ir.types import has_element_type, shape_of
+from xnnc.ir.types import has_element_type, shape_of, tensor_type
 
 # The node table's bf16 capabilities: nodes XNNPACK 92a7ad50 rejects on bf16 values, and its
 # bf16 x bf16 -> fp32 GEMMs (fp32 too where the cost model chooses it).
@@ -60,8 +60,8 @@ NO_BF16_KERNEL = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf1
 BF16_GEMMS = xnn.node_ops(nodes.ops_with(lambda spec: spec.bf16 is nodes.Bf16.GEMM))
 
 
-def _f32(shape: tuple[int, ...]) -> TensorType:
-    return TensorType(f32, list(shape))
+def _f32(shape: tuple) -> TensorType:
+    return tensor_type(f32, shape)
 
 
 def _widened_constants(operands: list[SSAValue]) -> dict[int, xnn.ConstantOp] | None:

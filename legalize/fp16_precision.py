@@ -71,13 +71,15 @@ MODES = ("auto", "native", "fp32")
 def _as_f32(t: Attribute) -> Attribute:
     """`t` with f16 elements replaced by f32; any other type unchanged."""
     if isinstance(t, TensorType) and t.element_type == f16:
-        return TensorType(f32, t.get_shape())
+        return TensorType(f32, t.get_shape(), t.encoding)
     return t
 
 
 def _convert(value: SSAValue, element_type: Attribute, like: Operation) -> xnn.ConvertOp:
     assert isinstance(value.type, TensorType)
-    op = xnn.ConvertOp.make(value, result_type=TensorType(element_type, value.type.get_shape()))
+    op = xnn.ConvertOp.make(
+        value, result_type=TensorType(element_type, value.type.get_shape(), value.type.encoding)
+    )
     op.location = like.location
     return op
 

@@ -317,23 +317,41 @@ def test_xnnpack_facts_the_runtime_relies_on(mlp) -> None:
 
 
 class Pooled(torch.nn.Module):
-    """A linear layer, then a mean over the sequence (not lowered size-generic yet)."""
+    """A linear layer, then reductions over the sequence: XNNPACK's reduce computes its
+    count at reshape time."""
 
     def __init__(self) -> None:
         super().__init__()
         self.proj = torch.nn.Linear(16, 8)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.relu(self.proj(x)).mean(dim=1)
+        y = torch.relu(self.proj(x))
+        return y.mean(dim=1) + x.sum(dim=1)[:, :8] + x.amax(dim=1)[:, 8:]
 
 
-def test_ops_not_size_generic_stay_outside_and_say_why() -> None:
+class LogProbs(torch.nn.Module):
+    """log_softmax over the sequence (not lowered size-generic yet)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.log_softmax(x * 2.0, dim=1)
+
+
+def test_reductions_over_a_symbolic_dim_run_in_xnnpack() -> None:
     torch.manual_seed(5)
     model = Pooled().eval()
     program = xnnc.compile(model, (torch.randn(1, 5, 16),), dynamic_shapes={"x": {1: _frames()}})
+    assert program.outside() == [] and program.num_partitions == 1
+    for size in SIZES:
+        x = torch.randn(1, size, 16)
+        torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+
+
+def test_ops_not_size_generic_stay_outside_and_say_why() -> None:
+    model = LogProbs().eval()
+    program = xnnc.compile(model, (torch.randn(1, 5, 16),), dynamic_shapes={"x": {1: _frames()}})
     (outside,) = program.outside()
-    assert outside.op == "aten.mean" and outside.reason == (
-        'symbolic shape tensor<1x?x8xf32, #xnnc.dims<"T">>: aten.mean is not lowered '
+    assert outside.op == "aten._log_softmax" and outside.reason == (
+        'symbolic shape tensor<1x?x16xf32, #xnnc.dims<"T">>: aten._log_softmax is not lowered '
         "size-generic yet"
     )
     for size in (1, 40):
@@ -474,3 +492,138 @@ def test_a_slice_ending_before_a_symbolic_end_stays_outside_and_says_why() -> No
     for size in (5, 40):
         x = torch.randn(1, 4, size)
         torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+
+
+# --- LLaMA-style bf16 block, dynamic sequence length ----------------------------------------
+
+needs_native_bf16_gemm = pytest.mark.skipif(
+    not xnnc.Target.host().bf16_gemm, reason="XNNPACK's bf16 GEMM needs an AVX512-BF16 CPU"
+)
+
+
+@pytest.fixture(scope="module")
+def llama():
+    """The small bf16 block with a 512-row causal mask: export allows S <= 511 (the slice
+    mask[:S + 1] must stay inside it)."""
+    from xnnc.examples.models import TransformerBlockBF16, _randomize_norms
+
+    torch.manual_seed(0)
+    model = TransformerBlockBF16(64, 4, 192, seq_len=512)
+    _randomize_norms(model)
+    model.eval()
+    dims = {"x": {1: Dim("S", min=1, max=511)}}
+    x = torch.randn(1, 7, 64, dtype=torch.bfloat16)
+    return model, xnnc.compile(model, (x,), dynamic_shapes=dims, profile=True)
+
+
+def test_llama_block_compiles_once_and_matches_bf16_eager(llama) -> None:
+    """Tolerance 3e-2 as the static bf16 block's (test_backend): bf16's 8-bit mantissa over
+    a few roundings."""
+    model, program = llama
+    assert program.num_partitions == 1
+    # The mask slice mask[:S, :S] has no XNNPACK form (its size comes from another input);
+    # it stays outside, computed from the constant once per size.
+    assert [o.op for o in program.outside()] == ["aten.slice", "aten.slice"]
+    assert program._direct is not None
+    for size in (1, 7, 64, 511, 1):
+        x = torch.randn(1, size, 64, dtype=torch.bfloat16)
+        y = program(x)
+        assert y.shape == (1, size, 64)
+        torch.testing.assert_close(y, model(x), atol=3e-2, rtol=3e-2)
+
+
+def test_llama_block_ir_is_size_generic(llama) -> None:
+    _, program = llama
+    text = xnnc.print_module(program.module)
+    # torch.matmul's view -> bmm -> view is one N-D batch matmul: no reshape of [4, S, S].
+    assert "aten.bmm" not in text and text.count("xnn.batch_matrix_multiply") == 2
+    assert 'tensor<1x4x?x?xf32, #xnnc.dims<"S", "S">>' in text  # softmax over the keys
+    reshapes = [line for line in text.splitlines() if "xnn.static_reshape" in line]
+    assert reshapes and all("new_shape = array<i64: 1, 0," in line for line in reshapes)
+
+
+@needs_native_bf16_gemm
+def test_llama_decode_runs_native_bf16_gemms_at_every_size(llama) -> None:
+    """bf16 GEMMs with a symbolic M take the smallest size's form (decode, M = 1: native by
+    the static rule on an AVX512-BF16 CPU; the tuner may pick fp32 per layer, so the static
+    rules here), recorded with why; the split runtime reshapes its operators per size."""
+    model, _ = llama
+    x7, dims = torch.randn(1, 7, 64, dtype=torch.bfloat16), {"x": {1: Dim("S", min=1, max=511)}}
+    program = xnnc.compile(model, (x7,), tune=False, dynamic_shapes=dims, profile=True)
+    assert len(program.decisions()) == 9  # 7 linear layers, 2 attention matmuls
+    for d in program.decisions():
+        assert d.choice == "native"
+        assert d.why.startswith("symbolic size S: the form at the smallest size (S = 1): ")
+    for size in (1, 9):
+        x = torch.randn(1, size, 64, dtype=torch.bfloat16)
+        torch.testing.assert_close(program(x), model(x), atol=3e-2, rtol=3e-2)
+        names = {n.split(": ", 1)[1] for n, _ in program.profile()}
+        assert {"Fully Connected (NC, BF16, F32) GEMM",
+                "Batch Matrix Multiply (NC, BF16_F32) GEMM"} <= names  # fmt: skip
+
+
+def test_llama_out_of_range_is_one_line(llama) -> None:
+    _, program = llama
+    with pytest.raises(XnncError) as e:
+        program(torch.randn(1, 512, 64, dtype=torch.bfloat16))
+    assert str(e.value) == "input 'x' dim 1 is 512; allowed: S in [1, 511]"
+
+
+# --- conv nets with derived H and W ------------------------------------------------------------
+
+CONV_TOL = dict(atol=1e-4, rtol=1e-4)  # the static compiles' (test_models_import)
+IMAGE_SIZES = ((64, 64), (64, 128), (256, 192))
+
+
+def test_strided_sizes_simplify_exactly_when_divisible() -> None:
+    """A stride-2 conv (k 7, pad 3) on H = 32*h: (32*h - 1)//2 + 1 is 16*h for every h;
+    on H = 3*h it depends on h's parity, which no affine expression says."""
+    from xnnc.ir.shapes import conv_output_size
+
+    h = DimExpr.symbol("h")
+    assert conv_output_size(32 * h, 7, 2, 6, 1) == 16 * h
+    assert conv_output_size(16 * h, 3, 2, 2, 1) == 8 * h
+    with pytest.raises(NotAffine, match=r"^\(3\*h - 1\) // 2 is not affine"):
+        conv_output_size(3 * h, 7, 2, 6, 1)
+
+
+@pytest.fixture(scope="module", params=["resnet", "mobilenetv2"])
+def convnet(request):
+    """ResNet-18 and MobileNetV2 (small), H = 32*h and W = 32*w: export raises h and w to
+    >= 2 (at 1 the last stage would be 1x1, which it specializes)."""
+    from xnnc.examples import models
+
+    model, (x,) = getattr(models, f"make_{request.param}")(small=True)
+    h, w = Dim("h", min=1, max=8), Dim("w", min=1, max=8)
+    dims = {"x": {2: 32 * h, 3: 32 * w}}
+    return model, xnnc.compile(model, (x,), dynamic_shapes=dims, savable=True)
+
+
+def test_conv_net_compiles_once_for_derived_sizes(convnet) -> None:
+    model, program = convnet
+    text = xnnc.print_module(program.module)
+    assert "xnnc.symbols = #xnnc.symbols<h = [2, 8], w = [2, 8]>" in text
+    assert 'tensor<1x3x?x?xf32, #xnnc.dims<"32*h", "32*w">>' in text
+    assert program.num_partitions == 1 and program.outside() == []
+    for height, width in IMAGE_SIZES:
+        x = torch.randn(1, 3, height, width)
+        torch.testing.assert_close(program(x), model(x), **CONV_TOL)
+
+
+def test_conv_net_size_the_constraints_forbid_is_one_line(convnet, tmp_path, capsys) -> None:
+    import numpy as np
+
+    from xnnc.tools import xnn_run
+
+    _, program = convnet
+    message = "input 'x' dim 2 is 80; allowed: 32*h for h in [2, 8]"
+    with pytest.raises(XnncError) as e:
+        program(torch.randn(1, 3, 80, 64))
+    assert str(e.value) == message
+    with pytest.raises(XnncError, match=r"^input 'x' dim 3 is 288; allowed: 32\*w for w in "):
+        program(torch.randn(1, 3, 64, 288))
+    path = tmp_path / "net.xnnc"
+    program.save(str(path))
+    np.savez(tmp_path / "in.npz", x=np.random.randn(1, 3, 80, 64).astype(np.float32))
+    assert xnn_run.main([str(path), "--inputs", str(tmp_path / "in.npz")]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [f"xnn-run: error: {path}: {message}"]

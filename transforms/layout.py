@@ -68,7 +68,8 @@ from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
 from xnnc.dialects.quant_dynamic import is_dynamic
-from xnnc.ir.shapes import normalize_dim, numel, sliced_shape, whole_sizes
+from xnnc.ir.dims import NotAffine
+from xnnc.ir.shapes import normalize_dim, numel, same_numel, sliced_shape, whole_sizes
 from xnnc.ir.types import element_type, ints, shape_of
 
 Shape = tuple[int, ...]
@@ -105,7 +106,7 @@ def reshape_blocks(src: Sequence[int], dst: Sequence[int]) -> Blocks | None:
     """The smallest blocks of non-unit dims a reshape maps onto each other, as pairs
     (src dims, dst dims) in order: [2, 3, 1, 4] -> [6, 2, 2] is ((0, 1), (0,)), ((3,), (1, 2)).
     None when the element counts differ or a dim is empty."""
-    if 0 in src or 0 in dst or numel(src) != numel(dst):
+    if 0 in src or 0 in dst or not _same_numel(src, dst):
         return None
     a = [i for i, d in enumerate(src) if d != 1]
     b = [j for j, d in enumerate(dst) if d != 1]
@@ -519,7 +520,7 @@ class SinkThroughBinary(RewritePattern):
     def _other(layout: Layout, b: SSAValue, out: Shape, e: Emitter) -> SSAValue | None:
         """`b` as the other operand against the layout's source, or None."""
         x = layout.shape
-        if numel(shape_of(b)) == 1:
+        if all(d == 1 for d in shape_of(b)):  # one element (a symbolic dim is never 1)
             return b if len(shape_of(b)) <= len(x) else None
         same = layout_of(b)
         if same is not None and type(same.op) is type(layout.op) and shape_of(b) == out:
@@ -753,3 +754,10 @@ class LayoutPass(ModulePass):
         by_op = layout_patterns(self.reshapes).values()
         patterns = list(dict.fromkeys(p for group in by_op for p in group))
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
+
+
+def _same_numel(src: tuple, dst: tuple) -> bool:
+    try:
+        return same_numel(src, dst)
+    except NotAffine:
+        return False  # depends on the size: not a reshape the pattern may move

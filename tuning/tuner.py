@@ -61,7 +61,8 @@ from xnnc.dialects import xnn
 from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph_named, set_target, target_of
 from xnnc.errors import OptionError, XnncError
-from xnnc.ir.types import has_element_type, size_symbols
+from xnnc.ir.dims import DimExpr
+from xnnc.ir.types import dims_of_type, has_element_type, size_symbols, symbol_ranges, tensor_type
 from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass, is_fp16_layer
 from xnnc.target import Target
@@ -296,6 +297,7 @@ class Tuner:
     _seen: dict[str, Decision | None] = field(default_factory=dict)
 
     def decide(self, op: Operation, form: str) -> Decision | None:
+        op = _sized(op)
         layer = _layer(form, op)
         key = tuning_db.key(self.target, layer.key())
         if key not in self._seen:
@@ -327,13 +329,50 @@ class Tuner:
         return Decision(form, entry["choice"], "tuned", layer.key(), times_ms=times)
 
 
+def _sized(op: Operation) -> Operation:
+    """`op`, or with a symbolic size (a bf16 GEMM) its copy at the size whose form the
+    program runs: the smallest (decode)."""
+    return _at_smallest_size(op) if size_symbols(op) else op
+
+
+def _at_smallest_size(op: Operation) -> Operation:
+    """A detached copy of `op` with each size symbol at its smallest value: its non-constant
+    operands arguments of a block of their own, its constants cloned beside them."""
+    ranges = symbol_ranges(op)
+    sizes = {s: ranges[s][0] for s in size_symbols(op)}
+
+    def static(t: Attribute) -> Attribute:
+        if not isinstance(t, TensorType):
+            return t
+        dims = [d.evaluate(sizes) if isinstance(d, DimExpr) else d for d in dims_of_type(t)]
+        return tensor_type(t.element_type, dims)
+
+    block = Block(arg_types=[static(v.type) for v in op.operands])
+    operands = []
+    for v, arg in zip(op.operands, block.args):
+        const = constant_op(v)
+        if const is not None:
+            block.add_op(const := const.clone())
+            operands.append(const.results[0])
+        else:
+            operands.append(arg)
+    clone = type(op).create(
+        operands=operands,
+        result_types=[static(r.type) for r in op.results],
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    block.add_op(clone)
+    return clone
+
+
 def _ops(module: ModuleOp, form: str) -> Iterator[Operation]:
     for sub in module.walk():
         if isinstance(sub, xnn.SubgraphOp):
             for op in sub.body.block.ops:
-                # A symbolic size is timed at one size only: `decide` keeps the form as
-                # converted there.
-                if size_symbols(op) or recorded(op, form) is not None:
+                # A symbolic size is timed at one size only; a bf16 GEMM takes the form of
+                # its smallest size (decode), the other forms keep the form as converted.
+                if (size_symbols(op) and form != "bf16-gemm") or recorded(op, form) is not None:
                     continue
                 if SPECS[form].candidate(op):
                     yield op
@@ -381,7 +420,7 @@ def tune_module(module: ModuleOp, tuner: Tuner, forms: tuple[str, ...]) -> None:
     try:
         for form in forms:
             # The largest layers first: they weigh most, if the budget ends the timing.
-            for op in sorted(_ops(module, form), key=lambda o: -_layer(form, o).macs):
+            for op in sorted(_ops(module, form), key=lambda o: -_layer(form, _sized(o)).macs):
                 decision = tuner.decide(op, form)
                 if decision is not None:
                     record(op, decision)

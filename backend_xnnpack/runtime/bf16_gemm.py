@@ -48,6 +48,7 @@ from xnnc.backend_xnnpack.runtime.runtime import (
     _check_blob,
 )
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
+from xnnc.ir.dims import DimExpr
 
 _DT = fb.XNNDatatype
 _INVALID = nodes.INVALID_VALUE_ID
@@ -72,13 +73,13 @@ def open_runtime(
     symbols: Any = None,
 ) -> Runtime:
     """`blob` on XNNPACK: a `SplitRuntime` when it has native bf16 GEMM nodes and the CPU
-    runs XNNPACK's bf16 GEMM, else an `XnnRuntime`. Arguments as for `XnnRuntime` (`consume`,
-    `packed` and the symbolic `input_dims` apply to the latter only: a split runtime's
-    operators are static)."""
+    runs XNNPACK's bf16 GEMM, else an `XnnRuntime`. Arguments as for `XnnRuntime` (`consume`
+    and `packed` apply to the latter only)."""
     read = read_blob(blob, named_data)
-    if native_gemms(read) and symbols is None:
+    if native_gemms(read):
         try:
-            return SplitRuntime(read, threads, profile, source=(blob, named_data))
+            return SplitRuntime(read, threads, profile, source=(blob, named_data),
+                                input_dims=input_dims, symbols=symbols)  # fmt: skip
         except XnnpackError as e:
             if e.status != STATUS_UNSUPPORTED_HARDWARE:
                 raise
@@ -201,6 +202,8 @@ class _Gemm:
         self.inputs = [t.input1Id] + ([t.input2Id] if self.kind == "XNNBatchMatrixMultiply" else [])
         self.output = t.outputId
         self.shape = _dims(blob, t.outputId)
+        self.flags = t.flags
+        self.in_shapes: tuple = tuple(tuple(_dims(blob, v)) for v in self.inputs)
         self.pool = pool
         self.op = c_void_p()
         self.workspace: torch.Tensor | None = None
@@ -217,31 +220,49 @@ class _Gemm:
         w = _dims(blob, t.filterId)
         transposed = t.flags & nodes.FLAG_TRANSPOSE_WEIGHTS
         k, n = (w[0], w[1]) if transposed else (w[1], w[0])
+        self.n = n
         kernel = _padded(blob.value_data(t.filterId))
         bias = None if t.biasId == _INVALID else _padded(blob.value_data(t.biasId))
         lo, hi = (-math.inf, math.inf) if clamp is None else (clamp.outputMin, clamp.outputMax)
         _call("xnn_create_fully_connected_nc_bf16_f32", k, n, k, n, kernel.ctypes.data,
               None if bias is None else bias.ctypes.data, lo, hi, t.flags, None,
               ctypes.byref(self.op), where=self.where)  # fmt: skip
-        batch = math.prod(_dims(blob, t.input1Id)[:-1])
-        _call("xnn_reshape_fully_connected_nc_bf16_f32", self.op, batch, self.pool,
-              where=self.where)  # fmt: skip
+        self._reshape(self.in_shapes)
 
     def _create_batch_matrix_multiply(self, blob: Blob, t: Any) -> None:
-        a, b = _dims(blob, t.input1Id), _dims(blob, t.input2Id)
-        rank = max(len(a), len(b))
-        a, b = [1] * (rank - len(a)) + a, [1] * (rank - len(b)) + b  # as XNNPACK pads them
-        m, k = a[-2:]
-        n = b[-2] if t.flags & nodes.FLAG_TRANSPOSE_B else b[-1]
         _call("xnn_create_batch_matrix_multiply_nc_bf16_f32", t.flags, ctypes.byref(self.op),
               where=self.where)  # fmt: skip
-        size = c_size_t()
-        _call("xnn_reshape_batch_matrix_multiply_nc_bf16_f32", self.op, rank - 2,
-              capi.sizes(a[:-2] or [1]), capi.sizes(b[:-2] or [1]), m, k, n,
-              ctypes.byref(size), self.pool, where=self.where)  # fmt: skip
-        self.workspace = torch.empty(size.value + 64, dtype=torch.uint8)
+        self._reshape(self.in_shapes)
+
+    def _reshape(self, shapes: tuple) -> None:
+        """The operator reshaped for input `shapes` (a symbolic size's new value): the
+        output's shape follows, and the pointers are set up again (XNNPACK's operators
+        run only after a setup that follows their last reshape)."""
+        if self.kind == "XNNFullyConnected":
+            (a,) = shapes
+            _call("xnn_reshape_fully_connected_nc_bf16_f32", self.op, math.prod(a[:-1]),
+                  self.pool, where=self.where)  # fmt: skip
+            self.shape = [*a[:-1], self.n]
+        else:
+            a, b = list(shapes[0]), list(shapes[1])
+            rank = max(len(a), len(b))
+            a, b = [1] * (rank - len(a)) + a, [1] * (rank - len(b)) + b  # as XNNPACK pads them
+            m, k = a[-2:]
+            n = b[-2] if self.flags & nodes.FLAG_TRANSPOSE_B else b[-1]
+            size = c_size_t()
+            _call("xnn_reshape_batch_matrix_multiply_nc_bf16_f32", self.op, rank - 2,
+                  capi.sizes(a[:-2] or [1]), capi.sizes(b[:-2] or [1]), m, k, n,
+                  ctypes.byref(size), self.pool, where=self.where)  # fmt: skip
+            if self.workspace is None or self.workspace.numel() < size.value + 64:
+                self.workspace = torch.empty(size.value + 64, dtype=torch.uint8)
+            batch = [max(x, y) for x, y in zip(a[:-2], b[:-2])]
+            self.shape = [*batch, m, n]
+        self.in_shapes, self.pointers = shapes, ()
 
     def run(self, env: dict[int, torch.Tensor], profile: bool) -> None:
+        shapes = tuple(tuple(env[v].shape) for v in self.inputs)
+        if shapes != self.in_shapes:
+            self._reshape(shapes)
         out = torch.empty(self.shape, dtype=torch.float32)
         pointers = (*(env[v].data_ptr() for v in self.inputs), out.data_ptr())
         if pointers != self.pointers:
@@ -346,7 +367,21 @@ class SplitRuntime(RuntimeHandle):
     """A blob whose native bf16 GEMM nodes run as XNNPACK operators and whose other nodes run
     as sub-blobs on `XnnRuntime`s, all on one thread pool. The interface is XnnRuntime's."""
 
-    def __init__(self, blob: Blob, threads: int = 1, profile: bool = False, *, source: Any = None):
+    def __init__(
+        self,
+        blob: Blob,
+        threads: int = 1,
+        profile: bool = False,
+        *,
+        source: Any = None,
+        input_dims: Any = None,
+        symbols: Any = None,
+    ):
+        """`input_dims`/`symbols` as for `XnnRuntime`: with symbolic sizes the inputs are
+        checked here, and each piece reshapes when the shapes reaching it change."""
+        if input_dims is not None and any(isinstance(d, DimExpr) for s in input_dims for d in s):
+            self._input_dims = [tuple(s) for s in input_dims]
+            self._ranges = dict(symbols or {})
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int, got {threads!r}")
         self._source = source  # the constants are views into it
@@ -400,7 +435,8 @@ class SplitRuntime(RuntimeHandle):
                 continue
             inputs, outputs = externals[k]
             sub = _sub_blob(blob, step, inputs, outputs)
-            runtime = XnnRuntime(sub, profile=self._profiling, threadpool=self._pool)
+            runtime = XnnRuntime(sub, profile=self._profiling, threadpool=self._pool,
+                                 resizable=self._input_dims is not None)  # fmt: skip
             self._owned.append(runtime)
             self._steps.append(runtime)
             self._reads.append(inputs)

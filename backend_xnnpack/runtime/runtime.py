@@ -427,6 +427,7 @@ class XnnRuntime(RuntimeHandle):
         packed: PackedWeights | None = None,
         input_dims: Sequence[Sequence[int | DimExpr]] | None = None,
         symbols: Ranges | None = None,
+        resizable: bool = False,
     ):
         """`blob` may be an already read `Blob`; `threadpool` is a pthreadpool_t the caller
         owns and keeps alive (it replaces `threads`). `consume`: the caller hands the weights
@@ -438,11 +439,14 @@ class XnnRuntime(RuntimeHandle):
         of them (a runtime built without `packed` then packs from the blob). `input_dims`:
         each input's dims, symbolic ones as `DimExpr`s over `symbols` (their ranges); the
         blob declares them at their upper bound, and each call at a new shape reshapes the
-        runtime once (`reshapes` counts it)."""
+        runtime once (`reshapes` counts it). `resizable`: the inputs may take any shape, which
+        the caller has checked (a piece of a `SplitRuntime` with symbolic sizes)."""
         self._runtime: int | None = None
         if input_dims is not None and any(isinstance(d, DimExpr) for s in input_dims for d in s):
             self._input_dims = [tuple(s) for s in input_dims]
             self._ranges = dict(symbols or {})
+        elif resizable:
+            self._input_dims = []  # no dims to check: reshape whenever the shapes change
         self.reshapes = 0
         self._subgraph: int | None = None
         self._weights: PackedWeights | None = None
