@@ -65,8 +65,8 @@ from xnnc.ir.shapes import (
     normalize_dim,
     numel,
     pool_output_size,
-    slice_bounds,
     same_numel,
+    slice_bounds,
 )
 from xnnc.ir.types import ints, shape_of
 

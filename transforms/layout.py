@@ -69,7 +69,7 @@ from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
 from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.ir.dims import NotAffine
-from xnnc.ir.shapes import normalize_dim, numel, same_numel, sliced_shape, whole_sizes
+from xnnc.ir.shapes import normalize_dim, same_numel, sliced_shape, whole_sizes
 from xnnc.ir.types import element_type, ints, shape_of
 
 Shape = tuple[int, ...]
