@@ -38,7 +38,7 @@ import warnings
 import zipfile
 import zlib
 from collections.abc import Sequence
-from threading import local
+from threading import Lock, local
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -377,17 +377,19 @@ class _Direct:
         self.sized = [v for v in sub.inputs if v not in args]
         self.module = module
         self.cache: dict[tuple, list[torch.Tensor]] = {}
+        self.cache_lock = Lock()  # a program is called from many threads at once
 
     def __call__(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> Any:
         if not self.sized:
             return self.runtime(*(tensors[i] for i in self.feeds))
         key = tuple(sorted(sizes.items()))
-        values = self.cache.get(key)
-        if values is None:
-            values = self._compute(sizes)
-            if len(self.cache) >= self.KEPT:
-                self.cache.pop(next(iter(self.cache)))
-            self.cache[key] = values
+        with self.cache_lock:
+            values = self.cache.get(key)
+            if values is None:
+                values = self._compute(sizes)
+                if len(self.cache) >= self.KEPT:
+                    self.cache.pop(next(iter(self.cache)))
+                self.cache[key] = values
         given = dict(zip(self.sized, values))
         return self.runtime(*(tensors[f] if isinstance(f, int) else given[f] for f in self.feeds))
 

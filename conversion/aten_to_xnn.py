@@ -19,6 +19,7 @@ from typing import Any
 import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     FloatAttr,
     IntegerAttr,
     ModuleOp,
@@ -853,6 +854,8 @@ def _permute(op: aten.PermuteOp, e: Emitter) -> Sequence[SSAValue]:
 def _check_slice(op: aten.SliceOp) -> str | None:
     if _prop(op, "step", 1) != 1:
         return "strided slice"
+    if _prop(op, "end") == DYNAMIC_INDEX:
+        return "its end is a size traced from another input (no XNNPACK node computes it)"
     x = shape_of(op.input)
     d = _prop(op, "dim", 0) % len(x)
     start, length = slice_bounds(x[d], _prop(op, "start"), _prop(op, "end"))

@@ -200,7 +200,8 @@ def _check_adaptive(op: aten.AdaptiveAvgPool2dOp | aten.AdaptiveMaxPool2dOp) -> 
         return "pooling indices are used (XNNPACK's max pooling gives none)"
     size, out = shape_of(op.input)[-2:], ints(op.output_size)
     if tuple(out) == (1, 1) and isinstance(op, aten.AdaptiveAvgPool2dOp):
-        return None  # global average pooling, of any size
+        if not is_quantized(op.result.type):
+            return None  # global average pooling, of any size
     if any(isinstance(s, DimExpr) for s in size):
         return f"adaptive pooling of symbolic {list(size)} to {list(out)} (a window per size)"
     if any(adaptive_window(s, o) is None for s, o in zip(size, out)):
@@ -219,14 +220,16 @@ def _adaptive_pool(
     x = _to_nhwc(op.input, e)
     n, h, w, c = shape_of(x)
     oh, ow = ints(op.output_size)
+    quantized = is_quantized(op.result.type)
+    if (oh, ow) == (1, 1) and isinstance(op, aten.AdaptiveAvgPool2dOp) and not quantized:
+        # global pooling also takes symbolic sizes (no window to compute)
+        y = e.node(xnn.GlobalAveragePooling2dOp, x, shape=(n, 1, 1, c), flags=xnn.FLAG_KEEP_DIMS)
+        return [e.reshape(y, shape_of(op.result))]
     kh, kw = adaptive_window(h, oh), adaptive_window(w, ow)
-    if isinstance(op, aten.AdaptiveAvgPool2dOp) and is_quantized(op.result.type):
+    if isinstance(op, aten.AdaptiveAvgPool2dOp) and quantized:
         y = _qs8_average(op, x, e, kernel_height=kh, kernel_width=kw, subsampling_height=kh,
                          subsampling_width=kw)  # fmt: skip
         return [_from_nhwc(y, rank, e)]
-    if (oh, ow) == (1, 1) and isinstance(op, aten.AdaptiveAvgPool2dOp):
-        y = e.node(xnn.GlobalAveragePooling2dOp, x, shape=(n, 1, 1, c), flags=xnn.FLAG_KEEP_DIMS)
-        return [e.reshape(y, shape_of(op.result))]
     params = dict(pooling_height=kh, pooling_width=kw, stride_height=kh, stride_width=kw)
     if isinstance(op, aten.AdaptiveMaxPool2dOp):
         y = e.node(xnn.MaxPooling2dOp, x, shape=(n, oh, ow, c), **params)

@@ -506,6 +506,8 @@ class FP16ConvNet(nn.Module):
         self, channels: Sequence[int] = (32, 64, 128, 256, 256), dtype: torch.dtype = torch.float16
     ) -> None:
         super().__init__()
+        if dtype not in (torch.float16, torch.float32):
+            raise ValueError(f"FP16ConvNet runs in fp16 or fp32, not {dtype}")
         self.dtype = dtype  # fp32 for the quantized target (examples/quantized.py)
         self.from_rgb = nn.Sequential(nn.Conv2d(4, channels[0], 1), nn.LeakyReLU(0.2))
         pairs = list(zip(channels[:-1], channels[1:], strict=True))
@@ -516,8 +518,9 @@ class FP16ConvNet(nn.Module):
         self.to(dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # No cast at all in fp32: PT2E would quantize around a no-op `to`.
-        x = self.from_rgb(x if self.dtype == torch.float32 else x.to(self.dtype))
+        # No cast at all in fp32: PT2E would quantize around a no-op `to`. `.half()`, not
+        # `.to(float16)`: tests compute the fp32 twin by running `.half()` as `.float()`.
+        x = self.from_rgb(x if self.dtype == torch.float32 else x.half())
         skips = []
         for block in self.encoder:
             skips.append(x)

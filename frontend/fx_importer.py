@@ -419,8 +419,10 @@ class _Importer:
                     return None
             elif field in prop_defs:
                 if isinstance(value, Node):
-                    if (value := self._slice_bound(node, schema, arg.name, value)) is None:
-                        return None
+                    # a slice bound a fixed distance from the end of its symbolic dim; else a
+                    # traced size (_symbolic_sizes below)
+                    bound = self._slice_bound(node, schema, arg.name, value)
+                    value = value if bound is None else bound
                 optional = isinstance(prop_defs[field], OptPropertyDef)
                 if value is None:
                     if not optional:

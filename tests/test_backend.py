@@ -134,7 +134,7 @@ def test_whole_subgraph_calls_skip_the_interpreter(zoo) -> None:
     """A function that is one subgraph runs its runtime directly, with the same results."""
     _, inputs = zoo.example("mimi")
     program = xnnc.compile(zoo.exported("mimi"))  # its own: the test changes it
-    assert program._direct is program.runtimes[program.subgraphs[0]]
+    assert program._direct.runtime is program.runtimes[program.subgraphs[0]]
     direct = program(*inputs)
     program._direct = None
     torch.testing.assert_close(direct, program(*inputs), atol=0, rtol=0)

@@ -125,7 +125,7 @@ def test_a_pass_error_names_file_line_col(tmp_path, capsys) -> None:
     )
     line = _one_error(*_run(xnn_opt.main, [str(path), "-p", "xnn-fc-as-bmm"], capsys)[::2])
     assert line == (
-        f'xnn-opt: error: xnn.fully_connected at loc("{path}":2:3): xnn.decision: unknown '
+        f'xnn.fully_connected at loc("{path}":2:3): xnn.decision: unknown '
         "fc-or-bmm choice 'banana'; valid: fc, bmm"
     )
 
@@ -208,7 +208,7 @@ def test_a_pass_that_breaks_the_ir_is_named(twice, capsys, monkeypatch) -> None:
     monkeypatch.setattr(PolyphasePass, "apply", break_it)
     line = _one_error(*_run(xnn_opt.main, [str(twice), "-p", "xnn-polyphase"], capsys)[::2])
     assert line == (
-        "aten.relu: error: 'aten.relu' op result shape [3, 3] differs from input shape "
+        f"{twice}:2:3: error: 'aten.relu' op result shape [3, 3] differs from input shape "
         "[2, 3] (IR after pass xnn-polyphase)"
     )
 
@@ -481,8 +481,8 @@ def test_dynamic_shapes_stay_outside_xnnpack(tmp_path, capsys) -> None:
     line = _one_error(*_run(xnn_opt.main, [str(path), "-p", "xnn-partition{strict=true}"],
                             capsys)[::2])  # fmt: skip
     assert line.startswith(
-        "xnn-opt: error: 2 ops stayed outside XNNPACK: aten.relu (dynamic shape "
-        "tensor<?x3xf32> (XNNPACK subgraphs here are static)); aten.add"
+        f'xnn-opt: error: 2 ops stayed outside XNNPACK: aten.relu at loc("{path}":2:3) '
+        "(dynamic shape tensor<?x3xf32> (XNNPACK subgraphs here are static)); aten.add"
     ), line
 
 

@@ -185,9 +185,12 @@ def verify_with_locations(module: ModuleOp, where: Any) -> None:
 
 def describe(op: Operation) -> str:
     """An op's location for a message: its loc(...) if it has one, else its name."""
-    if isinstance(op.location, UnknownLoc):
+    loc = op.location
+    if isinstance(loc, UnknownLoc):
         return op.name
-    return str(op.location)
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return str(loc)
 
 
 def load_weights(path: str | None) -> BlobStore:
