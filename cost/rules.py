@@ -195,6 +195,12 @@ def decide(target: Target, layer: Layer) -> Choice:
     return RULES[layer.form](target, layer)
 
 
+def _intel_since_sapphire_rapids(target: Target) -> bool:
+    """AMX or AVX512-FP16: Intel since Sapphire Rapids (Zen 4 and 5 have neither), whose two
+    512-bit FMA ports change which form wins."""
+    return target.has("amx") or target.has("avx512fp16")
+
+
 def conv_as_gemm(target: Target, layer: ConvLayer) -> Choice:
     """Direct (IGEMM) or as GEMMs over shifted slices (`transforms/conv_as_gemm.py`).
 
@@ -205,26 +211,39 @@ def conv_as_gemm(target: Target, layer: ConvLayer) -> Choice:
       barrier costs, so the rule holds at any thread count (not measured above one).
     - AVX-512, one thread: GEMM from 384 input channels on (`rewrites_bench` on a Sapphire
       Rapids Xeon: 1.0-1.65x on DAC's and Mimi's wide layers, 0.62-0.94x at <= 256).
-    - AVX-512, two threads or more: direct. Each tap's GEMM and add is a node, and every
-      node ends in a thread-pool barrier: on a 2-core Zen 4 conv-as-gemm slowed Mimi by 46%
-      and EnCodec by 5% at two threads (issue 10), against 6-12% at one.
-    - The one-output-channel form (depthwise + channel sum) and anything else: measured on
-      AVX2 only; direct elsewhere.
+    - AVX-512 on Intel since Sapphire Rapids (AMX / AVX512-FP16), two threads too: GEMM from
+      384 input channels on, and for one output channel at one thread. Tuned per layer on a
+      2-core Sapphire Rapids-class Xeon (every conv layer of the zoo, 1 and 2 threads), direct /
+      GEMM: 1.1-2.9x at >= 384 input channels but for three 2-tap layers (0.77-0.99), 0.22-0.92
+      at <= 256 but for three 11-tap ones (1.5-1.6); one output channel 1.46-2.5x at one
+      thread, 0.92-1.43x at two. Whole DAC at two threads: 625 ms with GEMM on its nine wide
+      convolutions, 762 ms all direct.
+    - Other AVX-512 CPUs, two threads or more: direct. Each tap's GEMM and add is a node, and
+      every node ends in a thread-pool barrier: on a 2-core Zen 4 conv-as-gemm slowed Mimi by
+      46% and EnCodec by 5% at two threads (issue 10), against 6-12% at one.
+    - The one-output-channel form (depthwise + channel sum) elsewhere: measured on AVX2 only;
+      direct.
     """
     x86 = target.arch == "x86_64"
     if not (x86 and target.has("avx2") and target.has("fma3")):
         return Choice("direct", "conv-as-gemm measured on x86-64 AVX2/FMA3 and AVX-512 only")
     if not target.has("avx512f"):
         return Choice("gemm", "AVX2/FMA3: XNNPACK's IGEMM spills, its GEMM does not (1.7-2x)")
-    if target.threads > 1:
-        return Choice("direct", f"AVX-512, {target.threads} threads: the taps' nodes are "
-                      "thread-pool barriers (Zen 4: -46% on Mimi at 2 threads)")  # fmt: skip
+    intel = _intel_since_sapphire_rapids(target)
+    where = f"AVX-512{' (AMX/FP16)' if intel else ''}, {target.threads} thread" + (
+        "s" if target.threads > 1 else "")  # fmt: skip
+    if target.threads > 1 and not intel:
+        return Choice("direct", f"{where}: the taps' nodes are thread-pool barriers (Zen 4: "
+                      "-46% on Mimi at 2 threads)")  # fmt: skip
     if layer.out_channels == 1:
-        return Choice("direct", "AVX-512: the one-output-channel form was measured on AVX2 only")
+        if intel and target.threads == 1:
+            return Choice("gemm", f"{where}, one output channel: 1.46-2.5x")
+        why = "0.92-1.43x, no clear gain" if intel else "measured on AVX2 and Intel AVX-512 only"
+        return Choice("direct", f"{where}, one output channel: {why}")
     if layer.in_channels >= AVX512_MIN_INPUT_CHANNELS:
-        return Choice("gemm", f"AVX-512, 1 thread, {layer.in_channels} >= "
+        return Choice("gemm", f"{where}, {layer.in_channels} >= "
                       f"{AVX512_MIN_INPUT_CHANNELS} input channels")  # fmt: skip
-    return Choice("direct", f"AVX-512, 1 thread, {layer.in_channels} < "
+    return Choice("direct", f"{where}, {layer.in_channels} < "
                   f"{AVX512_MIN_INPUT_CHANNELS} input channels")  # fmt: skip
 
 
@@ -242,7 +261,7 @@ def bf16_gemm(target: Target, layer: GemmLayer) -> Choice:
     """
     if not target.bf16_gemm:
         return Choice("fp32", "no bf16 GEMM kernel in XNNPACK 92a7ad50 for this CPU")
-    if not (target.has("amx") or target.has("avx512fp16")):
+    if not _intel_since_sapphire_rapids(target):
         return Choice("native", "AVX512-BF16 without AMX/AVX512-FP16 (Zen 4: 1.9x at M = 64)")
     if layer.rows == 1:
         return Choice("native", "AMX/AVX512-FP16 CPU, one row: memory-bound, 1.2-1.9x")

@@ -55,9 +55,12 @@ def test_static_rule():
     assert not gemm(Target.parse("x86_64+avx2"), _conv(16))  # no FMA3: other kernels
     assert not gemm(Target(), _conv(1024))  # no CPU feature assumed
     avx512 = Target.preset("x86-64-avx512")
-    assert not gemm(avx512, _conv(1024, 1))  # the one-output-channel form: AVX2 only
+    assert not gemm(avx512, _conv(1024, 1))  # the one-output-channel form: measured elsewhere
     assert not gemm(avx512, _conv(256)) and gemm(avx512, _conv(384))
-    assert not gemm(avx512.replace(threads=2), _conv(1024))  # thread-pool barriers
+    assert not gemm(avx512.replace(threads=2), _conv(1024))  # thread-pool barriers (Zen 4)
+    intel = Target.preset("x86-64-avx512fp16")  # Sapphire Rapids class: two threads too
+    assert gemm(intel.replace(threads=2), _conv(384)) and not gemm(intel, _conv(256))
+    assert gemm(intel, _conv(64, 1)) and not gemm(intel.replace(threads=2), _conv(64, 1))
     assert gemm(AVX2.replace(threads=2), _conv(16))
     assert not gemm(Target.preset("arm64"), _conv(1024))
 

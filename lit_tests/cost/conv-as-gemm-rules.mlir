@@ -5,13 +5,18 @@
 // RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx2,threads=2"},xnn-conv-as-gemm' | filecheck %s --check-prefixes=CHECK,AVX2
 // RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512fp16"},xnn-conv-as-gemm' | filecheck %s --check-prefixes=CHECK,AVX512
 // RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512fp16,threads=2"},xnn-conv-as-gemm' | filecheck %s --check-prefixes=CHECK,THREADS
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512bf16"},xnn-conv-as-gemm' | filecheck %s --check-prefixes=CHECK,ZEN
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx512bf16,threads=2"},xnn-conv-as-gemm' | filecheck %s --check-prefixes=CHECK,ZENTHREADS
 // RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock,arm64-fp16-dotprod"},xnn-conv-as-gemm' | filecheck %s --check-prefixes=CHECK,ARM
 
-// 512 input channels: GEMM with AVX2, and with AVX-512 at one thread (>= 384 channels).
+// 512 input channels: GEMM with AVX2, with AVX-512 at one thread (>= 384 channels), and at two
+// threads on Intel's AVX512-FP16/AMX CPUs (Sapphire Rapids class; Zen 4 has neither).
 // CHECK-LABEL: func.func @wide
 // AVX2:        xnn.binary add {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "gemm", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX2/FMA3: XNNPACK's IGEMM spills, its GEMM does not (1.7-2x)"}}
-// AVX512:      xnn.binary add {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "gemm", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512, 1 thread, 512 >= 384 input channels"}}
-// THREADS:     xnn.convolution_2d {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512, 2 threads: the taps' nodes are thread-pool barriers (Zen 4: -46% on Mimi at 2 threads)"}
+// AVX512:      xnn.binary add {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "gemm", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512 (AMX/FP16), 1 thread, 512 >= 384 input channels"}}
+// THREADS:     xnn.binary add {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "gemm", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512 (AMX/FP16), 2 threads, 512 >= 384 input channels"}}
+// ZEN:         xnn.binary add {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "gemm", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512, 1 thread, 512 >= 384 input channels"}}
+// ZENTHREADS:  xnn.convolution_2d {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512, 2 threads: the taps' nodes are thread-pool barriers (Zen 4: -46% on Mimi at 2 threads)"}
 // ARM:         xnn.convolution_2d {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "conv-as-gemm measured on x86-64 AVX2/FMA3 and AVX-512 only"}
 func.func @wide(%x: tensor<1x1x8x512xf32>) -> tensor<1x1x8x32xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<32x1x3x512xf32>
@@ -24,8 +29,10 @@ func.func @wide(%x: tensor<1x1x8x512xf32>) -> tensor<1x1x8x32xf32> {
 // 256 input channels: direct with AVX-512 at any thread count.
 // CHECK-LABEL: func.func @narrow
 // AVX2:        xnn.binary add {{.*}}choice = "gemm", source = "rule"
-// AVX512:      xnn.convolution_2d {{.*}}choice = "direct", source = "rule", layer = "conv f32 1x1x8x256->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512, 1 thread, 256 < 384 input channels"
+// AVX512:      xnn.convolution_2d {{.*}}choice = "direct", source = "rule", layer = "conv f32 1x1x8x256->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512 (AMX/FP16), 1 thread, 256 < 384 input channels"
 // THREADS:     xnn.convolution_2d {{.*}}choice = "direct", source = "rule"
+// ZEN:         xnn.convolution_2d {{.*}}choice = "direct", source = "rule"
+// ZENTHREADS:  xnn.convolution_2d {{.*}}choice = "direct", source = "rule"
 // ARM:         xnn.convolution_2d {{.*}}choice = "direct", source = "rule"
 func.func @narrow(%x: tensor<1x1x8x256xf32>) -> tensor<1x1x8x32xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<32x1x3x256xf32>
@@ -35,12 +42,16 @@ func.func @narrow(%x: tensor<1x1x8x256xf32>) -> tensor<1x1x8x32xf32> {
 
 // -----
 
-// One output channel: the depthwise + channel-sum form, measured on AVX2 only.
+// One output channel: the depthwise + channel-sum form, measured on AVX2 and on Intel AVX-512
+// (a gain at one thread only).
 // CHECK-LABEL: func.func @one_output_channel
 // AVX2:        xnn.depthwise_convolution_2d
 // AVX2:        xnn.fully_connected {{.*}}choice = "gemm", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3"
-// AVX512:      xnn.convolution_2d {{.*}}choice = "direct", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3", why = "AVX-512: the one-output-channel form was measured on AVX2 only"
-// THREADS:     xnn.convolution_2d {{.*}}choice = "direct"
+// AVX512:      xnn.depthwise_convolution_2d
+// AVX512:      xnn.fully_connected {{.*}}choice = "gemm", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3", why = "AVX-512 (AMX/FP16), 1 thread, one output channel: 1.46-2.5x"
+// THREADS:     xnn.convolution_2d {{.*}}choice = "direct", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3", why = "AVX-512 (AMX/FP16), 2 threads, one output channel: 0.92-1.43x, no clear gain"
+// ZEN:         xnn.convolution_2d {{.*}}choice = "direct", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3", why = "AVX-512, 1 thread, one output channel: measured on AVX2 and Intel AVX-512 only"
+// ZENTHREADS:  xnn.convolution_2d {{.*}}choice = "direct"
 // ARM:         xnn.convolution_2d {{.*}}choice = "direct"
 func.func @one_output_channel(%x: tensor<1x1x16x64xf32>) -> tensor<1x1x16x1xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<1x1x7x64xf32>
