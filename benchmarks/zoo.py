@@ -16,11 +16,11 @@ The ExecuTorch pool is resized with `_unsafe_reset_threadpool` before loading at
 count; xnnc builds one runtime per thread count from the same blobs.
 
 Method: every system runs twice to warm up; then --runs rounds, each timing one block per
-system in a rotated order. A block is one call for models slower than 50 ms, else as many
-calls as fill ~50 ms, each timed (wall clock). Before each block the harness waits (up to
---max-wait s) until other processes use less than --quiet cores, and records their load
-during the block (system-wide busy time from /proc/stat minus this process's own).
-Latency is the median of all samples, with p25 and p75.
+system in a new random order (seeded by the round). A block is one call for models slower
+than 50 ms, else as many calls as fill ~50 ms, each timed (wall clock). Before each block
+the harness waits (up to --max-wait s) until other processes use less than --quiet cores,
+and records their load during the block (system-wide busy time from /proc/stat minus this
+process's own). Latency is the median of all samples, with p25 and p75.
 
 Columns: latency and its ratio against stock ExecuTorch (> 1: faster than stock), compile
 time (model -> runnable program, warm: `torch.export` is paid once untimed first) and its
@@ -49,6 +49,7 @@ import contextlib
 import io
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -405,7 +406,9 @@ def measure(systems: list[System], threads: int, runs: int, expected: torch.Tens
         per_block[name] = max(1, int(BLOCK_SECONDS / max(seconds, 1e-6)))
     names = list(calls)
     for r in range(runs):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
+        # A new order each round: a system that always ran after the same neighbour would
+        # inherit its caches and thread pool's state in every sample.
+        for name in random.Random(r).sample(names, len(names)):
             meter.wait_for_quiet(quiet, max_wait)
             cell = cells[name]
             with meter.measure() as load:
