@@ -197,11 +197,14 @@ def check_inputs(declared: list[PteInput | None], inputs: Sequence[Any]) -> None
     """Raise PteInputError naming the first input (and dim) that does not fit `declared`,
     what `checked_inputs` read from the file; no check where it declares nothing."""
     if declared and len(inputs) != len(declared):
-        raise PteInputError(f"the .pte's forward takes {len(declared)} inputs; got {len(inputs)}")
+        raise PteInputError(f"the .pte's forward takes {len(declared)} input(s); got {len(inputs)}")
     for i, (want, got) in enumerate(zip(declared, inputs)):
         if want is None or not isinstance(got, torch.Tensor):
             continue
-        dtype = get_scalar_type(want.scalar_type)
+        try:
+            dtype = get_scalar_type(want.scalar_type)
+        except KeyError:  # a scalar type torch has no dtype for: ExecuTorch decides
+            dtype = got.dtype
         if got.dtype != dtype:
             raise PteInputError(f"input {i} is {got.dtype}; the .pte takes {dtype}")
         if got.dim() != len(want.sizes):

@@ -253,15 +253,17 @@ def test_import_errors_are_one_line() -> None:
         xnnc.compile(strided, (torch.randn(1, 4, 13),), dynamic_shapes={"input": {2: frames}})
 
 
-def test_stock_pte_runs_on_stock_executorch_over_the_range(audio) -> None:
+def test_stock_pte_runs_on_stock_executorch_over_the_range(audio, tmp_path, capsys) -> None:
     """The blob declares upper-bound dims and reshapes with an inferred 0, as stock
     ExecuTorch's own delegate does; its runtime reshapes from the input's shape.
     `StockRuntime` checks each input against what the `.pte` declares first: stock checks
     only that a bounded input's element count fits (a [1, 5, 13] input would pass)."""
+    import numpy as np
     from executorch.exir import to_edge_transform_and_lower
 
     from xnnc.options import CompileOptions
     from xnnc.pte import PteInputError, StockRuntime, XnncPartitioner, to_pte
+    from xnnc.tools import xnn_run
 
     model, _ = audio
     ep = torch.export.export(model, (torch.randn(1, 4, 13),),
@@ -270,7 +272,8 @@ def test_stock_pte_runs_on_stock_executorch_over_the_range(audio) -> None:
     edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(stock)])
     calls = [n for n in edge.exported_program().graph.nodes if n.op == "call_function"]
     assert ["executorch_call_delegate" in str(n.target) for n in calls] == [True, False]  # getitem
-    run = StockRuntime(to_pte(ep))
+    pte = to_pte(ep)
+    run = StockRuntime(pte)
     for size in (1, 13, 40, 64):
         x = torch.randn(1, 4, size)
         (y,) = run(x)
@@ -285,8 +288,15 @@ def test_stock_pte_runs_on_stock_executorch_over_the_range(audio) -> None:
         with pytest.raises(PteInputError) as e:
             run(bad)
         assert str(e.value) == message
-    with pytest.raises(PteInputError, match=r"^the .pte's forward takes 1 inputs; got 2$"):
+    with pytest.raises(PteInputError, match=r"^the .pte's forward takes 1 input\(s\); got 2$"):
         run(torch.randn(1, 4, 13), torch.randn(1, 4, 13))
+    path = tmp_path / "audio.pte"
+    path.write_bytes(pte)
+    np.savez(tmp_path / "in.npz", x=np.random.randn(1, 4, 65).astype(np.float32))
+    assert xnn_run.main([str(path), "--inputs", str(tmp_path / "in.npz")]) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"xnn-run: error: {path}: input 0 dim 2 is 65; allowed: at most 64 (the .pte's bound)"
+    ]
 
 
 class WideConv(torch.nn.Module):
