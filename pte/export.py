@@ -137,10 +137,10 @@ def _program(
 
 def check_planned_bounds(planned: ExportedProgram, ranges: dict) -> None:
     """Raise XnncError if ExecuTorch planned a user input for less than the export's
-    `ranges` allow: its memory planning reads the ranges from the program's ShapeEnv, which
-    a fake run of an op outside the delegates can still narrow (see
-    `backend.install_unguarded_fake_run` for the delegates), and the `.pte` would then
-    fail above the narrowed size."""
+    `ranges` allow, rather than write a `.pte` that fails above the planned size: memory
+    planning reads the ranges from the program's ShapeEnv, which any guard recorded during
+    `to_executorch` narrows (a stock delegate's fake run does; xnnc's do not:
+    `backend.install_unguarded_fake_run`)."""
     users = set(planned.graph_signature.user_inputs)
     for node in planned.graph.nodes:
         val, spec = node.meta.get("val"), node.meta.get("spec")
@@ -153,8 +153,8 @@ def check_planned_bounds(planned: ExportedProgram, ranges: dict) -> None:
             if isinstance(upper, sympy.Integer) and planned_size < int(upper):
                 raise XnncError(
                     f"to_pte: ExecuTorch planned input '{node.name}' dim {d} for at most "
-                    f"{planned_size} but the export allows {upper}: a fake run outside the "
-                    "delegates narrowed its range"
+                    f"{planned_size} but the export allows {upper} (its memory planning read "
+                    "a narrowed range)"
                 )
 
 
