@@ -502,22 +502,28 @@ def test_encodec_lstm_cannot_export_with_dynamic_frames() -> None:
         xnnc.compile(model, (x,), dynamic_shapes={"x": {2: _frames()}})
 
 
-@pytest.mark.parametrize("name", ["mimi", "dac"])
-def test_decoder_pte_runs_on_stock_executorch_over_its_whole_range(name) -> None:
+@pytest.mark.parametrize("name", DECODERS)
+def test_decoder_pte_runs_on_stock_executorch_over_its_whole_range(name, tmp_path) -> None:
     """Fully delegated, at 1..64 frames: the delegate's fake run in `to_executorch` no
     longer narrows T (Mimi small was planned for 20 frames), so memory planning sizes the
-    input for 64 (docs/dynamic-shapes.md, stock `.pte`)."""
-    from xnnc.pte import PteInputError, StockRuntime, to_pte
+    input for 64 (docs/dynamic-shapes.md, "Stock `.pte` over the whole range"). DAC goes
+    through `write_pte` (`Program.save("m.pte")`'s path), the others through `to_pte`."""
+    from xnnc.pte import PteInputError, StockRuntime, to_pte, write_pte
 
     model, x, dims = _decoder(name)
-    run = StockRuntime(to_pte(model, (x,), dynamic_shapes=dims, tune=False))
+    if name == "dac":
+        write_pte(str(tmp_path / "dac.pte"), model, (x,), dynamic_shapes=dims, tune=False)
+        run = StockRuntime((tmp_path / "dac.pte").read_bytes())
+    else:
+        run = StockRuntime(to_pte(model, (x,), dynamic_shapes=dims, tune=False))
+    channels = x.shape[1]
     for size in (1, 13, 40, 64):
-        latent = torch.randn(1, 64, size)
+        latent = torch.randn(1, channels, size)
         (y,) = run(latent)
         with torch.no_grad():
             torch.testing.assert_close(y, model(latent), **DECODER_TOL)
     with pytest.raises(PteInputError, match=r"^input 0 dim 2 is 65; allowed: at most 64 "):
-        run(torch.randn(1, 64, 65))
+        run(torch.randn(1, channels, 65))
 
 
 class Trims(torch.nn.Module):
