@@ -175,16 +175,12 @@ def install_dispatch() -> None:
 
 def install_unguarded_fake_run() -> None:
     """Fake-run the original graph of xnnc's delegates with the ShapeEnv's guards
-    suppressed; idempotent. Every ExportPass of `to_executorch` (SpecPropPass first)
-    fake-runs each `executorch_call_delegate`, i.e. the piece's original ATen graph, on the
-    program's symbolic inputs. Torch's kernels guard on the sizes as they go (the conv
-    fake kernel's backend selection: `C*T > 20480`, taken at the export's example size),
-    and each guard narrows the symbol's range in the ShapeEnv that memory planning then
-    reads as the input's upper bound (Mimi small: T in [1, 64] planned for 20 frames).
-    Those guards describe torch's eager kernels, which a delegate never runs; the output
-    shapes the run exists to infer come out the same without them, and the sizes the
-    graph itself needs were checked by the export. Stock `XnnpackPartitioner` pieces run
-    as before."""
+    suppressed; idempotent. `to_executorch`'s ExportPasses fake-run each delegate's
+    original ATen graph on the program's symbolic inputs; the guards torch's kernels record
+    there (the conv kernel's backend choice, `1024*T <= 20480` at the example size) narrow
+    the range that memory planning reads as the input's bound (Mimi small: 20 frames, not
+    64). A delegate runs no torch kernel, and the output shapes come out the same without
+    them (docs/dynamic-shapes.md). Stock `XnnpackPartitioner` pieces run as before."""
     from torch._higher_order_ops.executorch_call_delegate import executorch_call_delegate
     from torch._higher_order_ops.utils import registered_hop_fake_fns
 
