@@ -18,12 +18,20 @@ on which of two same-named classes wins (first match in `to_backend`, last in
 """
 
 from xnnc.pte.backend import XnncBackend
-from xnnc.pte.export import StockRuntime, retarget, to_executorch, to_pte, write_pte
+from xnnc.pte.export import (
+    PteInputError,
+    StockRuntime,
+    retarget,
+    to_executorch,
+    to_pte,
+    write_pte,
+)
 from xnnc.pte.partitioner import XnncPartitioner
 from xnnc.pte.verify import PteError, check_pte
 
 __all__ = [
     "PteError",
+    "PteInputError",
     "StockRuntime",
     "XnncBackend",
     "XnncPartitioner",

@@ -8,7 +8,9 @@ module wraps `XnnpackBackend.preprocess` (once per process): a piece whose compi
 carry `OPTIONS_KEY` goes to `XnncBackend.preprocess`, any other piece to the original, so
 `XnnpackPartitioner` flows in the same process are unchanged. A second class named
 `XnnpackBackend` would not do: ExecuTorch looks backends up by class name, first match in
-one place and last in another.
+one place and last in another. It also wraps `executorch_call_delegate`'s fake
+implementation (`install_unguarded_fake_run`): an xnnc piece's original graph is fake-run
+without recording guards, so `to_executorch` keeps a dynamic input's range.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 import torch
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
+from torch._guards import detect_fake_mode
 from torch.export import ExportedProgram
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -170,4 +173,33 @@ def install_dispatch() -> None:
     XnnpackBackend.copy_exported_program_for_preprocess = classmethod(copy_for_preprocess)
 
 
+def install_unguarded_fake_run() -> None:
+    """Fake-run the original graph of xnnc's delegates with the ShapeEnv's guards
+    suppressed; idempotent. `to_executorch`'s ExportPasses fake-run each delegate's
+    original ATen graph on the program's symbolic inputs; the guards torch's kernels record
+    there (the conv kernel's backend choice, `1024*T <= 20480` at the example size) narrow
+    the range that memory planning reads as the input's bound (Mimi small: 20 frames, not
+    64). A delegate runs no torch kernel, and the output shapes come out the same without
+    them (docs/dynamic-shapes.md). Stock `XnnpackPartitioner` pieces run as before."""
+    from torch._higher_order_ops.executorch_call_delegate import executorch_call_delegate
+    from torch._higher_order_ops.utils import registered_hop_fake_fns
+
+    stock = registered_hop_fake_fns[executorch_call_delegate]
+    if getattr(stock, "xnnc_stock_fake_run", None) is not None:
+        return
+
+    def fake_run(lowered_module: Any, *args: Any) -> Any:
+        mode = detect_fake_mode(args)
+        shape_env = None if mode is None else mode.shape_env
+        specs = getattr(lowered_module, "compile_specs", [])
+        if shape_env is None or not carries_xnnc_options(specs):
+            return stock(lowered_module, *args)
+        with shape_env.suppress_guards():
+            return stock(lowered_module, *args)
+
+    fake_run.xnnc_stock_fake_run = stock  # type: ignore[attr-defined]
+    registered_hop_fake_fns[executorch_call_delegate] = fake_run
+
+
 install_dispatch()
+install_unguarded_fake_run()

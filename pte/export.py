@@ -13,18 +13,25 @@ from __future__ import annotations
 import gc
 import tempfile
 import threading
+from collections.abc import Sequence
 from typing import Any, BinaryIO
 
+import sympy
 import torch
 from executorch.exir.lowered_backend_module import LoweredBackendModule
+from executorch.exir.tensor import get_scalar_type
+from torch.export import ExportedProgram
+from torch.utils._sympy.value_ranges import bound_sympy
 
 from xnnc import heap
 from xnnc.backend_xnnpack.runtime.runtime import check_threads
+from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import forget_trace_nodes
 from xnnc.options import CompileOptions
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
 from xnnc.pte.partitioner import XnncPartitioner
-from xnnc.pte.verify import check_pte
+from xnnc.pte.schema.program_generated import TensorShapeDynamism as Dynamism
+from xnnc.pte.verify import PteInput, checked_inputs
 
 
 def retarget(edge_manager: Any) -> Any:
@@ -121,7 +128,34 @@ def _program(
     options = CompileOptions.of(options, **fields)
     options = options.replace(target=options.target.replace(runtime="stock"))
     ep = copy_sharing_tensors(export_program(model, example_inputs, dynamic_shapes))
-    return to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)]).to_executorch()
+    ranges = dict(ep.range_constraints)  # the export's, before any fake run can narrow them
+    lowered = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
+    program = lowered.to_executorch()
+    check_planned_bounds(program.exported_program(), ranges)
+    return program
+
+
+def check_planned_bounds(planned: ExportedProgram, ranges: dict) -> None:
+    """Raise XnncError if ExecuTorch planned a user input for less than the export's
+    `ranges` allow, rather than write a `.pte` that fails above the planned size: memory
+    planning reads the ranges from the program's ShapeEnv, which any guard recorded during
+    `to_executorch` narrows (a stock delegate's fake run does; xnnc's do not:
+    `backend.install_unguarded_fake_run`)."""
+    users = set(planned.graph_signature.user_inputs)
+    for node in planned.graph.nodes:
+        val, spec = node.meta.get("val"), node.meta.get("spec")
+        if node.name not in users or not isinstance(val, torch.Tensor) or spec is None:
+            continue
+        for d, (size, planned_size) in enumerate(zip(val.shape, spec.shape)):
+            if not isinstance(size, torch.SymInt):
+                continue
+            upper = bound_sympy(size.node.expr, ranges).upper
+            if isinstance(upper, sympy.Integer) and planned_size < int(upper):
+                raise XnncError(
+                    f"to_pte: ExecuTorch planned input '{node.name}' dim {d} for at most "
+                    f"{planned_size} but the export allows {upper} (its memory planning read "
+                    "a narrowed range)"
+                )
 
 
 class StockRuntime:
@@ -139,7 +173,7 @@ class StockRuntime:
 
         if threads is not None:
             check_threads(threads)  # the check (and message) of xnnc's own runtime
-        check_pte(pte, name)
+        self._inputs = checked_inputs(pte, name)
         if threads is not None:
             portable_lib._unsafe_reset_threadpool(threads)
         self._buffer = bytes(pte)
@@ -147,5 +181,41 @@ class StockRuntime:
         self._lock = threading.Lock()
 
     def __call__(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """`forward` on `inputs`, each checked against the `.pte`'s declaration first (stock
+        ExecuTorch checks only that a bounded input's element count fits its memory, so
+        65 frames of 4 channels would pass a bound of 5 channels, 64 frames)."""
+        check_inputs(self._inputs, inputs)
         with self._lock:
             return tuple(self._module.forward(list(inputs), clone_outputs=True))
+
+
+class PteInputError(XnncError):
+    """An input a `.pte`'s method does not take: the count, dtype, rank or a size."""
+
+
+def check_inputs(declared: list[PteInput | None], inputs: Sequence[Any]) -> None:
+    """Raise PteInputError naming the first input (and dim) that does not fit `declared`,
+    what `checked_inputs` read from the file; no check where it declares nothing."""
+    if declared and len(inputs) != len(declared):
+        raise PteInputError(f"the .pte's forward takes {len(declared)} input(s); got {len(inputs)}")
+    for i, (want, got) in enumerate(zip(declared, inputs)):
+        if want is None or not isinstance(got, torch.Tensor):
+            continue
+        try:
+            dtype = get_scalar_type(want.scalar_type)
+        except KeyError:  # a scalar type torch has no dtype for: ExecuTorch decides
+            dtype = got.dtype
+        if got.dtype != dtype:
+            raise PteInputError(f"input {i} is {got.dtype}; the .pte takes {dtype}")
+        if got.dim() != len(want.sizes):
+            raise PteInputError(
+                f"input {i} has {got.dim()} dims; the .pte takes {len(want.sizes)} "
+                f"(sizes {list(want.sizes)})"
+            )
+        for d, (size, bound) in enumerate(zip(got.shape, want.sizes)):
+            if want.dynamism == Dynamism.STATIC and size != bound:
+                raise PteInputError(f"input {i} dim {d} is {size}; allowed: {bound}")
+            if want.dynamism == Dynamism.DYNAMIC_BOUND and size > bound:
+                raise PteInputError(
+                    f"input {i} dim {d} is {size}; allowed: at most {bound} (the .pte's bound)"
+                )

@@ -13,6 +13,7 @@ as the extended runtime validates it (`read_blob`, named constants looked up).
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
 from typing import Any
 
 from xnnc.backend_xnnpack.blob import read_blob
@@ -31,15 +32,48 @@ class PteError(XnncError):
     """A `.pte` ExecuTorch would abort or fail on, with the reason."""
 
 
+@dataclass(frozen=True)
+class PteInput:
+    """A tensor input of a `.pte` method as the file declares it: `sizes` are exact when
+    STATIC, each dim's upper bound when DYNAMIC_BOUND (the file says neither which dims
+    vary nor their minimum), the planned sizes when DYNAMIC_UNBOUND."""
+
+    sizes: tuple[int, ...]
+    scalar_type: int  # ExecuTorch's ScalarType
+    dynamism: int  # TensorShapeDynamism
+
+
 def check_pte(data: bytes | memoryview, name: str) -> None:
     """Raise PteError (`name: not a valid .pte: ...`) unless `data` is structurally sound."""
+    checked_inputs(data, name, None)
+
+
+def checked_inputs(
+    data: bytes | memoryview, name: str, method: str | None = "forward"
+) -> list[PteInput | None]:
+    """`check_pte`, then the inputs of `method` as declared (None for a non-tensor input;
+    [] for no `method`)."""
     try:
-        _check(memoryview(data).cast("B"))
+        program = _check(memoryview(data).cast("B"))
     except ValueError as e:
         raise PteError(f"{name}: not a valid .pte: {e}") from None
+    plans = [p for p in program.executionPlan or [] if _text(p.name) == method]
+    if not plans:
+        return []
+    values = plans[0].values or []
+    inputs: list[PteInput | None] = []
+    for i in [] if plans[0].inputs is None else [int(i) for i in plans[0].inputs]:
+        value = values[i] if 0 <= i < len(values) else None
+        if value is None or value.valType != pfb.KernelTypes.Tensor:
+            inputs.append(None)
+            continue
+        t = value.val
+        sizes = () if t.sizes is None else tuple(int(n) for n in t.sizes)  # numpy, if found
+        inputs.append(PteInput(sizes, t.scalarType, t.shapeDynamism))
+    return inputs
 
 
-def _check(buf: memoryview) -> None:
+def _check(buf: memoryview) -> Any:
     if len(buf) < 8:
         raise ValueError(f"{len(buf)} bytes is too short for a file identifier")
     if bytes(buf[4:8]) != FILE_IDENTIFIER:
@@ -67,6 +101,7 @@ def _check(buf: memoryview) -> None:
                     read_blob(blob, named)
                 except ValueError as e:
                     raise ValueError(f"{where} (XnnpackBackend): {e}") from None
+    return program
 
 
 def _extended_header(buf: memoryview) -> tuple[int, int]:

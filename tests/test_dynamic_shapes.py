@@ -253,13 +253,17 @@ def test_import_errors_are_one_line() -> None:
         xnnc.compile(strided, (torch.randn(1, 4, 13),), dynamic_shapes={"input": {2: frames}})
 
 
-def test_stock_pte_runs_on_stock_executorch_at_three_sizes(audio) -> None:
+def test_stock_pte_runs_on_stock_executorch_over_the_range(audio, tmp_path, capsys) -> None:
     """The blob declares upper-bound dims and reshapes with an inferred 0, as stock
-    ExecuTorch's own delegate does; its runtime reshapes from the input's shape."""
+    ExecuTorch's own delegate does; its runtime reshapes from the input's shape.
+    `StockRuntime` checks each input against what the `.pte` declares first: stock checks
+    only that a bounded input's element count fits (a [1, 5, 13] input would pass)."""
+    import numpy as np
     from executorch.exir import to_edge_transform_and_lower
 
     from xnnc.options import CompileOptions
-    from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
+    from xnnc.pte import PteInputError, StockRuntime, XnncPartitioner, to_pte
+    from xnnc.tools import xnn_run
 
     model, _ = audio
     ep = torch.export.export(model, (torch.randn(1, 4, 13),),
@@ -268,11 +272,79 @@ def test_stock_pte_runs_on_stock_executorch_at_three_sizes(audio) -> None:
     edge = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(stock)])
     calls = [n for n in edge.exported_program().graph.nodes if n.op == "call_function"]
     assert ["executorch_call_delegate" in str(n.target) for n in calls] == [True, False]  # getitem
-    run = StockRuntime(to_pte(ep))
-    for size in (1, 13, 64):
+    pte = to_pte(ep)
+    run = StockRuntime(pte)
+    for size in (1, 13, 40, 64):
         x = torch.randn(1, 4, size)
         (y,) = run(x)
         torch.testing.assert_close(y, model(x), atol=ATOL, rtol=0)
+    for bad, message in [
+        (torch.randn(1, 4, 65), "input 0 dim 2 is 65; allowed: at most 64 (the .pte's bound)"),
+        (torch.randn(1, 5, 13), "input 0 dim 1 is 5; allowed: at most 4 (the .pte's bound)"),
+        (torch.randn(4, 13), "input 0 has 2 dims; the .pte takes 3 (sizes [1, 4, 64])"),
+        (torch.randn(1, 4, 13, dtype=torch.float64),
+         "input 0 is torch.float64; the .pte takes torch.float32"),
+    ]:  # fmt: skip
+        with pytest.raises(PteInputError) as e:
+            run(bad)
+        assert str(e.value) == message
+    with pytest.raises(PteInputError, match=r"^the .pte's forward takes 1 input\(s\); got 2$"):
+        run(torch.randn(1, 4, 13), torch.randn(1, 4, 13))
+    path = tmp_path / "audio.pte"
+    path.write_bytes(pte)
+    np.savez(tmp_path / "in.npz", x=np.random.randn(1, 4, 65).astype(np.float32))
+    assert xnn_run.main([str(path), "--inputs", str(tmp_path / "in.npz")]) == 1
+    err = capsys.readouterr().err.splitlines()  # after ExecuTorch's loader logs
+    assert [line for line in err if line.startswith("xnn-run")] == [
+        f"xnn-run: error: {path}: input 0 dim 2 is 65; allowed: at most 64 (the .pte's bound)"
+    ]
+
+
+class WideConv(torch.nn.Module):
+    """A conv over 1024 channels. Torch's conv fake kernel selects a backend
+    (`_select_conv_backend`: MKLDNN when `N*C*H*W > 20480`) and guards `1024*T <= 20480`
+    at the example's 13 frames: recorded, the guard narrows T to at most 20."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv1d(1024, 4, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.conv(x))
+
+
+def test_a_delegate_fake_run_keeps_the_range_and_a_narrowed_plan_is_one_line() -> None:
+    """ExecuTorch's unmodified `to_executorch` fake-runs each delegate's original graph; for
+    xnnc's delegates that run records no guard, so memory planning keeps the export's bound
+    and the user's `XnncPartitioner` flow runs to 64 frames. Stock `XnnpackPartitioner`'s
+    delegate still narrows T to 20 (ExecuTorch's own flow): `check_planned_bounds`, which
+    `to_pte` runs on its program, says so in one line."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.pte import StockRuntime, XnncPartitioner
+    from xnnc.pte.export import check_planned_bounds
+
+    torch.manual_seed(8)
+    model, dims = WideConv().eval(), {"x": {2: _frames()}}
+    ep = torch.export.export(model, (torch.randn(1, 1024, 13),), dynamic_shapes=dims)
+    ranges = dict(ep.range_constraints)
+    program = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner("stock")])
+    program = program.to_executorch()
+    check_planned_bounds(program.exported_program(), ranges)
+    run = StockRuntime(program.buffer)
+    for size in (1, 21, 64):
+        x = torch.randn(1, 1024, size)
+        # 3072 products per output (1e-4: the sums' fp32 rounding, summed in another order)
+        torch.testing.assert_close(run(x)[0], model(x), atol=1e-4, rtol=1e-4)
+    ep = torch.export.export(model, (torch.randn(1, 1024, 13),), dynamic_shapes=dims)
+    ranges = dict(ep.range_constraints)
+    stock = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch()
+    with pytest.raises(XnncError, match=(
+        r"^to_pte: ExecuTorch planned input 'x' dim 2 for at most 20 but the export allows "
+        r"64 \(its memory planning read a narrowed range\)$"
+    )):  # fmt: skip
+        check_planned_bounds(stock.exported_program(), ranges)
 
 
 def test_xnn_run_takes_any_size_in_range(audio, tmp_path, capsys) -> None:
@@ -430,20 +502,28 @@ def test_encodec_lstm_cannot_export_with_dynamic_frames() -> None:
         xnnc.compile(model, (x,), dynamic_shapes={"x": {2: _frames()}})
 
 
-def test_mimi_pte_with_dynamic_shapes_runs_on_stock_executorch_at_three_sizes() -> None:
-    """Fully delegated. Sizes up to 20 only: ExecuTorch's `to_executorch` fake-runs the
-    delegate's original graph, where torch's conv backend selection guards on the size and
-    narrows T's range in the shared ShapeEnv to [2, 20]; ExecuTorch then plans the input
-    for 20 frames (docs/dynamic-shapes.md, status)."""
-    from xnnc.pte import StockRuntime, to_pte
+@pytest.mark.parametrize("name", DECODERS)
+def test_decoder_pte_runs_on_stock_executorch_over_its_whole_range(name, tmp_path) -> None:
+    """Fully delegated, at 1..64 frames: the delegate's fake run in `to_executorch` no
+    longer narrows T (Mimi small was planned for 20 frames), so memory planning sizes the
+    input for 64 (docs/dynamic-shapes.md, "Stock `.pte` over the whole range"). DAC goes
+    through `write_pte` (`Program.save("m.pte")`'s path), the others through `to_pte`."""
+    from xnnc.pte import PteInputError, StockRuntime, to_pte, write_pte
 
-    model, x, dims = _decoder("mimi")
-    run = StockRuntime(to_pte(model, (x,), dynamic_shapes=dims, tune=False))
-    for size in (1, 7, 13):
-        latent = torch.randn(1, 64, size)
+    model, x, dims = _decoder(name)
+    if name == "dac":
+        write_pte(str(tmp_path / "dac.pte"), model, (x,), dynamic_shapes=dims, tune=False)
+        run = StockRuntime((tmp_path / "dac.pte").read_bytes())
+    else:
+        run = StockRuntime(to_pte(model, (x,), dynamic_shapes=dims, tune=False))
+    channels = x.shape[1]
+    for size in (1, 13, 40, 64):
+        latent = torch.randn(1, channels, size)
         (y,) = run(latent)
         with torch.no_grad():
             torch.testing.assert_close(y, model(latent), **DECODER_TOL)
+    with pytest.raises(PteInputError, match=r"^input 0 dim 2 is 65; allowed: at most 64 "):
+        run(torch.randn(1, channels, 65))
 
 
 class Trims(torch.nn.Module):

@@ -27,7 +27,7 @@ from op_cases import Fn
 
 import xnnc
 from xnnc.pte import PteError, StockRuntime, XnncBackend, check_pte
-from xnnc.pte.backend import OPTIONS_KEY, install_dispatch
+from xnnc.pte.backend import OPTIONS_KEY, install_dispatch, install_unguarded_fake_run
 from xnnc.tools import xnn_run
 
 FP32 = dict(atol=1e-5, rtol=1e-5)
@@ -125,6 +125,16 @@ def test_dispatch_installed_once() -> None:
     assert XnnpackBackend.preprocess is installed
     original = installed.xnnc_stock_preprocess
     assert getattr(original, "xnnc_stock_preprocess", None) is None
+
+
+def test_fake_run_wrapped_once() -> None:
+    from torch._higher_order_ops.executorch_call_delegate import executorch_call_delegate
+    from torch._higher_order_ops.utils import registered_hop_fake_fns
+
+    installed = registered_hop_fake_fns[executorch_call_delegate]
+    install_unguarded_fake_run()
+    assert registered_hop_fake_fns[executorch_call_delegate] is installed
+    assert getattr(installed.xnnc_stock_fake_run, "xnnc_stock_fake_run", None) is None
 
 
 @pytest.mark.parametrize("shape", [(4, 16), (2, 4, 16)], ids=["2d", "3d"])
