@@ -231,7 +231,7 @@ def test_polyphase_where_its_form_follows_the_size(kernel, stride, padding, form
         assert "per-phase convolutions need output phases of one length" in text
     else:
         assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
-        assert [d.choice for d in program.decisions()] == [form]
+        assert [d.choice for d in program.decisions() if d.form == "polyphase"] == [form]
     for size in SIZES:
         x = torch.randn(1, 8, size)
         y = program(x)
@@ -425,6 +425,16 @@ def test_decoder_forms_at_symbolic_sizes(name, decoders) -> None:
         assert choices == ["per-phase"] * 4
         assert all("symbolic size T: the single convolution's crop would end" in d.why
                    for d in program.decisions() if d.form == "polyphase")  # fmt: skip
+
+
+def test_a_static_decoder_keeps_the_single_convolution_and_its_crop() -> None:
+    """The per-phase form is for symbolic sizes: a static DAC compile (static rules) keeps
+    one convolution over all phases per upsampler, cropped by a slice."""
+    model, x, _ = _decoder("dac")
+    program = xnnc.compile(model, (x,), tune=False)
+    choices = [d.choice for d in program.decisions() if d.form == "polyphase"]
+    assert choices == ["polyphase"] * 4
+    assert xnnc.print_module(program.module).count("xnn.static_slice") >= 4
 
 
 def test_decoder_out_of_range_is_one_line(decoders) -> None:
