@@ -40,9 +40,9 @@ the rewrite pays is the cost model's decision per layer ("polyphase", "per-phase
 `cost.rules.polyphase` (always for depthwise kernels, whose deconvolution XNNPACK runs
 slowly, and for dense ones while the padded kernel has at most 1.4 times the taps). A choice
 whose form does not fit the layer (`forms`) becomes the one that does, saying why. The
-pattern records the decision it followed on the op computing the result. Pass options other
-than the defaults replace the rule (source "option"): `max-kernel-growth`,
-`pad-kernels=false` (growth 1).
+pattern records the decision it followed on the op computing the result (per-phase: the
+concatenate, which layout leaves in place). Pass options other than the defaults replace
+the rule (source "option"): `max-kernel-growth`, `pad-kernels=false` (growth 1).
 
 A qs8 deconvolution (XNNPACK's qs8 input and output, qcint8 or qint8 filter, int32 bias)
 becomes qs8 convolutions with the same scales: a phase's taps are the deconvolution's
@@ -544,12 +544,16 @@ class DeconvolutionToPolyphase(RewritePattern):
             runs = phase_runs(output_phases(op))  # type: ignore[arg-type]
             convs = [_dense_phases(e, op, weights, phases, (rows, cols), str(i))
                      for i, (phases, rows, cols) in enumerate(runs)]  # fmt: skip
-            y = _interleave(e, _concatenate(e, convs), sh, sw)
+            joined = _concatenate(e, convs)
+            y = _interleave(e, joined, sh, sw)
+            # On the concatenate, the last op of this form: the layout patterns fold the
+            # interleaving reshape into its neighbours, and the decision with it.
+            record_moved(op, joined.owner, decision)  # type: ignore[arg-type]
         else:
             (rows, top), (cols, left) = (plan_axis(*axis) for axis in _axes(op))
             phases = _dense_phases(e, op, weights, range(sh * sw), (rows, cols))
             y = _slice(e, _interleave(e, phases, sh, sw), (top, left), shape_of(op.output))
-        record_moved(op, y.owner, decision)  # type: ignore[arg-type]
+            record_moved(op, y.owner, decision)  # type: ignore[arg-type]
         replace_dropping_weights(rewriter, op, y)
 
 

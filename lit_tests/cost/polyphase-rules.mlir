@@ -60,8 +60,8 @@ func.func @tuned(%x: tensor<1x1x5x2xf32>, %z: tensor<1x4x4x2xf32>) -> (tensor<1x
 // decision saying why.
 // CHECK-LABEL: func.func @tuned_per_phase
 // CHECK-COUNT-2: xnn.convolution_2d
-// CHECK-NEXT:  xnn.concatenate
-// CHECK-NEXT:  xnn.static_reshape {{.*}}xnn.decision = {form = "polyphase", choice = "per-phase", source = "tuned", layer = "deconv f32 1x1x5x2->3 g1 k1x4 s1x2 p0,1,0,1", times_ms = {{.*}}}
+// CHECK-NEXT:  xnn.concatenate {{.*}}xnn.decision = {form = "polyphase", choice = "per-phase", source = "tuned", layer = "deconv f32 1x1x5x2->3 g1 k1x4 s1x2 p0,1,0,1", times_ms = {{.*}}}
+// CHECK-NEXT:  xnn.static_reshape
 // CHECK:       xnn.convolution_2d
 // CHECK:       xnn.static_slice {{.*}}xnn.decision = {form = "polyphase", choice = "polyphase", source = "rule", layer = "deconv f32 1x1x5x2->3 g1 k1x4 s1x2 p0,0,0,1", why = "per-phase convolutions need output phases of one length and a dense filter"}
 func.func @tuned_per_phase(%x: tensor<1x1x5x2xf32>) -> (tensor<1x1x10x3xf32>, tensor<1x1x11x3xf32>) {

@@ -308,8 +308,8 @@ func.func @filter_not_constant(%x: tensor<1x1x5x2xf32>, %w: tensor<3x1x4x2xf32>)
 // CHECK-NEXT:    %[[P0:.*]] = xnn.convolution_2d %x, %[[W0]] {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x2x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"T">>
 // CHECK-NEXT:    %[[W1:.*]] = xnn.constant #xnnc.weight<"const.polyphase1"> : tensor<3x1x2x2xf32>
 // CHECK-NEXT:    %[[P1:.*]] = xnn.convolution_2d %x, %[[W1]] {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x2x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"T">>
-// CHECK-NEXT:    %[[J:.*]] = xnn.concatenate %[[P0]], %[[P1]] {axis = 3 : i64} : {{.*}} -> tensor<1x1x?x6xf32, #xnnc.dims<"T">>
-// CHECK-NEXT:    %y = xnn.static_reshape %[[J]] {xnn.decision = {form = "polyphase", choice = "per-phase", source = "rule", layer = {{.*}}, why = "dense, kernel growth 1.00x <= 1.4 (1.15-1.95x); symbolic size T: the single convolution's crop would end before the end of a symbolic dim; per-phase convolutions need none"}, new_shape = array<i64: 1, 1, 0, 3>} : (tensor<1x1x?x6xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+// CHECK-NEXT:    %[[J:.*]] = xnn.concatenate %[[P0]], %[[P1]] {{.*}}xnn.decision = {form = "polyphase", choice = "per-phase", source = "rule", layer = {{.*}}, why = "dense, kernel growth 1.00x <= 1.4 (1.15-1.95x); symbolic size T: the single convolution's crop would end before the end of a symbolic dim; per-phase convolutions need none"}{{.*}} : {{.*}} -> tensor<1x1x?x6xf32, #xnnc.dims<"T">>
+// CHECK-NEXT:    %y = xnn.static_reshape %[[J]] {new_shape = array<i64: 1, 1, 0, 3>} : (tensor<1x1x?x6xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
 // CHECK-NEXT:    func.return %y
 // CHECK-NOT:     xnn.static_slice
 // CHECK-NOT:     xnn.deconvolution_2d
@@ -329,8 +329,8 @@ func.func @symbolic_width(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x
 // CHECK-NEXT:    xnn.convolution_2d {{.*}}group_output_channels = 8 : i64, padding_left = 1 : i64} {{.*}} -> tensor<1x1x?x8xf32, #xnnc.dims<"T">>
 // CHECK-NEXT:    xnn.constant #xnnc.weight<"const.polyphase1"> : tensor<8x1x2x2xf32>
 // CHECK-NEXT:    xnn.convolution_2d {{.*}}group_output_channels = 8 : i64, padding_right = 1 : i64} {{.*}} -> tensor<1x1x?x8xf32, #xnnc.dims<"T">>
-// CHECK-NEXT:    xnn.concatenate
-// CHECK-NEXT:    xnn.static_reshape {{.*}}choice = "per-phase"{{.*}}new_shape = array<i64: 1, 1, 0, 2>} : (tensor<1x1x?x16xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"8*T">>
+// CHECK-NEXT:    xnn.concatenate {{.*}}choice = "per-phase"
+// CHECK-NEXT:    xnn.static_reshape {{.*}}new_shape = array<i64: 1, 1, 0, 2>} : (tensor<1x1x?x16xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"8*T">>
 // CHECK-NOT:     xnn.static_slice
 // CHECK-NOT:     xnn.deconvolution_2d
 func.func @symbolic_width_stride_8(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"8*T">> {
