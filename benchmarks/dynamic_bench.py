@@ -15,8 +15,9 @@ less the two sizes' fixed-size times, per call.
 Then the zoo's audio decoders (examples/models.py: Mimi, DAC, HiFi-GAN; `--small` for their
 small variants), compiled once for 1..64 frames and statically at each size, both with the
 static rules (`tune=False`: the tuner times forms at one size, so the dynamic compile skips
-it). `forms` lists what the dynamic compile declined (`xnn.declined`), i.e. where it runs a
-different form from the static one.
+it). The header lists what the dynamic compile declined (`xnn.declined`) and its polyphase
+choices: where those differ from the static compile's ("per-phase" on a symbolic size where
+the static compile crops one convolution), it runs a different form.
 
 Then the LLaMA-style bf16 block (dim 512, 8 heads, SwiGLU 1536, a 512-row causal mask, so
 S in 1..511) compiled once against static compiles at S = 1 (decode, the issue's target:
@@ -121,6 +122,15 @@ def _declined(program: xnnc.Program) -> str:
     return ", ".join(f"{k} x{v}" for k, v in sorted(counts.items())) or "none"
 
 
+def _polyphase_forms(program: xnnc.Program) -> str:
+    """`choice xcount` of the program's polyphase decisions."""
+    counts: dict[str, int] = {}
+    for d in program.decisions():
+        if d.form == "polyphase":
+            counts[d.choice] = counts.get(d.choice, 0) + 1
+    return ", ".join(f"{k} x{v}" for k, v in sorted(counts.items())) or "none"
+
+
 def bench_decoder(name: str, small: bool, repeats: int, n: int) -> None:
     model, (example,) = MODELS[name](small=small)
     channels = example.shape[1]
@@ -129,7 +139,8 @@ def bench_decoder(name: str, small: bool, repeats: int, n: int) -> None:
     dynamic = xnnc.compile(model, (example,), dynamic_shapes=dims, tune=False)
     size_note = "small" if small else "full"
     print(f"\n{name} ({size_note}): dynamic compile (1..64 frames) vs static compile at each "
-          f"size, fp32, 1 thread, static rules; declined: {_declined(dynamic)}")  # fmt: skip
+          f"size, fp32, 1 thread, static rules; declined: {_declined(dynamic)}; "
+          f"polyphase: {_polyphase_forms(dynamic)}")  # fmt: skip
     print(f"{'frames':>6} {'static ms':>10} {'dynamic ms':>11} {'ratio':>6}")
     ratios = []
     for size in SIZES:

@@ -19,7 +19,7 @@ FORMS: dict[str, tuple[str, ...]] = {
     "conv-as-gemm": ("direct", "gemm"),
     "bf16-gemm": ("fp32", "native"),
     "upsample-nearest": ("broadcast", "depth-to-space"),
-    "polyphase": ("deconvolution", "polyphase"),
+    "polyphase": ("deconvolution", "polyphase", "per-phase"),
     "fc-or-bmm": ("fc", "bmm"),
     "fp16-compute": ("native", "fp32"),
 }
@@ -332,6 +332,9 @@ MAX_KERNEL_GROWTH = 1.4
 
 def polyphase(target: Target, layer: DeconvLayer) -> Choice:
     """Stride-1 convolutions over the output phases ("polyphase") or XNNPACK's deconvolution.
+    The rule never picks "per-phase" (one dense convolution per run of output phases, no
+    crop): the rewrite takes it where the single convolution's crop cannot follow a symbolic
+    size, and the tuner times it where it fits (`transforms/polyphase.py: forms`).
 
     `polyphase_bench` (1 thread, fp32 / fp16, this project's x86-64 machines; README's
     per-layer table): 1.15-1.95x on dense upsamplers whose kernel is a multiple of the

@@ -100,7 +100,8 @@ FORCED = [
     ("upsample-nearest", "broadcast", "xnn.static_broadcast"),
     ("upsample-nearest", "depth-to-space", "xnn.depth_to_space_2d"),
     ("polyphase", "deconvolution", "xnn.deconvolution_2d"),
-    ("polyphase", "polyphase", "xnn.convolution_2d"),
+    ("polyphase", "polyphase", "xnn.static_slice"),
+    ("polyphase", "per-phase", "xnn.concatenate"),
     ("fc-or-bmm", "fc", "xnn.fully_connected"),
     ("fc-or-bmm", "bmm", "xnn.batch_matrix_multiply"),
 ]
@@ -159,17 +160,39 @@ def _before_tuning(form: str, model: nn.Module, inputs: tuple) -> ModuleOp:
 
 @pytest.mark.parametrize("form", list(_models()))
 def test_the_tuner_times_every_form_on_xnnpack(form):
-    """The candidates are the owning rewrite's forms: two different programs, each run and
-    timed on XNNPACK."""
+    """The candidates are the owning rewrite's forms: different programs (polyphase: three,
+    the per-phase convolutions included), each run and timed on XNNPACK."""
     model, inputs, _ = _models()[form]
     module = _before_tuning(form, model, inputs)
     anchors = [op for op in module.walk() if SPECS[form].candidate(op)]
     assert anchors, f"no {form} layer"
     forms = candidate_forms(anchors[0], form, Target.host())
     kinds = {c: tuple(o.name for o in sub.walk()) for c, sub in forms.items()}
-    assert len(set(kinds.values())) == 2, kinds
+    assert set(forms) == set(rules.FORMS[form]) and len(set(kinds.values())) == len(forms), kinds
     times = time_on_xnnpack(forms, 1, rounds=2, sample_ms=0.2)
     assert set(times) == set(rules.FORMS[form]) and all(t > 0 for t in times.values())
+
+
+def test_a_polyphase_entry_tuned_before_per_phase_is_followed(tmp_path, monkeypatch):
+    """A database entry timed when polyphase had two forms (no per-phase time) still loads
+    and decides: the tuner times nothing, and the program takes the single convolution."""
+    model, inputs, tol = _models()["polyphase"]
+    module = _before_tuning("polyphase", model, inputs)
+    [layer] = [SPECS["polyphase"].layer(op) for op in module.walk()
+               if SPECS["polyphase"].candidate(op)]  # fmt: skip
+    path = tmp_path / "db.json"
+    entry = {"choice": "polyphase", "times_ms": {"deconvolution": 2.0, "polyphase": 1.0}}
+    entries = {tuning_db.key(Target.host(), layer.key()): entry}
+    path.write_text(json.dumps({"format": tuning_db.FORMAT, "entries": entries}))
+    timed: list[set[str]] = []  # the forms of each layer timed (other forms' layers too)
+    monkeypatch.setattr(tuner, "time_on_xnnpack", lambda forms, _: timed.append(set(forms)) or {})
+    program = xnnc.compile(model.eval(), inputs, tuning_db=str(path), tune=True)
+    assert not [forms for forms in timed if "deconvolution" in forms]
+    [d] = [d for d in program.decisions() if d.form == "polyphase"]
+    assert (d.choice, d.source, d.times_ms) == ("polyphase", "tuned", entry["times_ms"])
+    assert "xnn.static_slice" in {op.name for op in program.module.walk()}
+    with torch.no_grad():
+        torch.testing.assert_close(program(*inputs), model(*inputs), **tol)
 
 
 def test_an_op_carries_one_decision_per_form():

@@ -99,11 +99,11 @@ class Mlp(torch.nn.Module):
 
 
 class Upsampler(torch.nn.Module):
-    """A strided transposed conv: frames -> 2 * frames + 2 - 2 * padding."""
+    """A strided transposed conv: frames -> stride * (frames - 1) + kernel - 2 * padding."""
 
-    def __init__(self, padding: int = 0) -> None:
+    def __init__(self, padding: int = 0, kernel: int = 4, stride: int = 2) -> None:
         super().__init__()
-        self.up = torch.nn.ConvTranspose1d(8, 4, 4, stride=2, padding=padding)
+        self.up = torch.nn.ConvTranspose1d(8, 4, kernel, stride=stride, padding=padding)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.sigmoid(self.up(x))
@@ -208,26 +208,37 @@ def test_derived_dims_run_and_are_checked() -> None:
     )
 
 
-@pytest.mark.parametrize("padding", [0, 1])
-def test_polyphase_where_its_form_follows_the_size(padding) -> None:
-    """Padding 0: the phases cover the output exactly (no slice), so polyphase runs at every
-    size. Padding 1 crops one output at each end: the phases' slice would end before the
-    symbolic end, which the stock slice node cannot express, so the deconvolution stays."""
+@pytest.mark.parametrize(
+    "kernel, stride, padding, form",
+    [(4, 2, 0, "polyphase"), (4, 2, 1, "per-phase"), (16, 8, 4, "per-phase"),
+     (6, 3, 1, "deconvolution")],
+)  # fmt: skip
+def test_polyphase_where_its_form_follows_the_size(kernel, stride, padding, form) -> None:
+    """Padding 0: the phases cover the output exactly (no slice), so the single convolution
+    runs at every size. k = 2s with padding s/2 (DAC, HiFi-GAN) crops each end: its slice
+    would end before the symbolic end, so one convolution per run of output phases computes
+    exactly its outputs. k6 s3 p1 gives 3*T + 1 outputs, phases of unequal length: neither
+    form follows the size, and the deconvolution stays, saying why."""
     torch.manual_seed(3)
-    model = Upsampler(padding).eval()
-    program = xnnc.compile(model, (torch.randn(1, 8, 13),),
+    model = Upsampler(padding, kernel, stride).eval()
+    program = xnnc.compile(model, (torch.randn(1, 8, 13),), tune=False,
                            dynamic_shapes={"x": {2: _frames()}})  # fmt: skip
     text = xnnc.print_module(program.module)
-    if padding == 0:
-        assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
-        assert "xnn.convolution_2d" in text
-    else:
+    assert program.num_partitions == 1 and program.ops_outside() == []
+    if form == "deconvolution":
         assert "xnn.deconvolution_2d" in text
         assert '"xnn-polyphase" = "symbolic size T: the phases\' crop ends before' in text
+        assert "per-phase convolutions need output phases of one length" in text
+    else:
+        assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
+        choices = [d.choice for d in program.decisions() if d.form == "polyphase"]
+        # The single convolution's decision sits on its interleaving reshape, which layout
+        # may fold away with it here (no slice after it); per-phase's is on the concatenate.
+        assert choices == [form] if form == "per-phase" else set(choices) <= {form}
     for size in SIZES:
         x = torch.randn(1, 8, size)
         y = program(x)
-        assert y.shape == (1, 4, 2 * size + 2 - 2 * padding)
+        assert y.shape == (1, 4, stride * (size - 1) + kernel - 2 * padding)
         torch.testing.assert_close(y, model(x), atol=ATOL, rtol=0)
 
 
@@ -472,17 +483,33 @@ def test_decoder_compiles_once_and_matches_eager_at_every_size(name, decoders) -
 
 @pytest.mark.parametrize("name", DECODERS)
 def test_decoder_forms_at_symbolic_sizes(name, decoders) -> None:
-    """Mimi's causal trims fold into the deconvolutions' padding and every upsampler runs
-    as polyphase; DAC's and HiFi-GAN's symmetric crops (s/2 at each end) would need a slice
-    ending before the symbolic end, so their dense deconvolutions stay and say why."""
+    """No deconvolution and no slice left: Mimi's causal trims fold into the deconvolutions'
+    padding and every upsampler runs as one convolution over its phases; DAC's and
+    HiFi-GAN's symmetric crops (s/2 at each end) would need a slice ending before the
+    symbolic end, so their four dense upsamplers run as per-phase convolutions, which the
+    decisions say."""
     _, program = decoders[name]
     text = xnnc.print_module(program.module)
+    assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
+    assert "xnn.declined" not in text
+    choices = [d.choice for d in program.decisions() if d.form == "polyphase"]
     if name == "mimi":
-        assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
         assert "xnn.static_constant_pad" not in text  # folded into the convs
+        assert set(choices) <= {"polyphase"}  # on reshapes layout may fold (see above)
     else:
-        assert text.count("xnn.deconvolution_2d %") == 4
-        assert text.count('"xnn-polyphase" = "symbolic size T: the phases\' crop ends') == 4
+        assert choices == ["per-phase"] * 4
+        assert all("symbolic size T: the single convolution's crop would end" in d.why
+                   for d in program.decisions() if d.form == "polyphase")  # fmt: skip
+
+
+def test_a_static_decoder_keeps_the_single_convolution_and_its_crop() -> None:
+    """The per-phase form is for symbolic sizes: a static DAC compile (static rules) keeps
+    one convolution over all phases per upsampler, cropped by a slice."""
+    model, x, _ = _decoder("dac")
+    program = xnnc.compile(model, (x,), tune=False)
+    choices = [d.choice for d in program.decisions() if d.form == "polyphase"]
+    assert choices == ["polyphase"] * 4
+    assert xnnc.print_module(program.module).count("xnn.static_slice") >= 4
 
 
 def test_decoder_out_of_range_is_one_line(decoders) -> None:

@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 import xnnc
 from xnnc.cost.rules import MAX_KERNEL_GROWTH, kernel_growth
 from xnnc.frontend.fx_importer import export_program
-from xnnc.transforms.polyphase import plan_axis, plan_output_phases, polyphase_filter
+from xnnc.transforms.polyphase import (
+    Window,
+    phase_runs,
+    plan_axis,
+    plan_output_phases,
+    polyphase_filter,
+)
 
 TOL = {torch.float32: dict(atol=1e-4, rtol=1e-4), torch.float16: dict(atol=1e-2, rtol=1e-2)}
 DECONV = "xnn.deconvolution_2d"
@@ -108,6 +114,45 @@ def test_plan_output_phases_need_no_slice(axis, channels) -> None:
     ]
     assert all(y.shape[-1] == w.steps for y, (_, w) in zip(ys, plan, strict=True))
     torch.testing.assert_close(torch.stack(ys, -1).reshape(want.shape), want)
+
+
+@settings(max_examples=100, deadline=None)
+@given(axis=axes(), cin=st.integers(1, 3), cout=st.integers(1, 3))
+def test_per_phase_runs_compute_the_cropped_output(axis, cin, cout) -> None:
+    """The dense per-phase form in torch: one convolution per run of output phases (its
+    kernel phases' channels side by side, its own padding), concatenated and interleaved, is
+    the transposed convolution, crop included, with nothing to slice."""
+    size, kernel, stride, padding, _ = axis
+    length = (size - 1) * stride - 2 * padding + kernel
+    output_padding = -length % stride
+    assume(length + output_padding >= 1)
+    weight = torch.randn(cin, cout, kernel, dtype=torch.float64)
+    bias = torch.randn(cout, dtype=torch.float64)
+    x = torch.randn(1, cin, size, dtype=torch.float64)
+    want = F.conv_transpose1d(x, weight, bias, stride, padding, output_padding)
+    plan = plan_output_phases(size, kernel, stride, padding, want.shape[-1])
+    assume(plan is not None)
+    runs = phase_runs([(j, Window(1, 0, 0, 1), w) for j, w in plan])  # H: one row
+    phases = polyphase_filter(weight.permute(1, 2, 0).unsqueeze(1), (1, stride))[:, 0]
+    phases = phases.reshape(stride, cout, -1, cin)  # [kernel phase, O, taps, I]
+    ys = [
+        F.conv1d(F.pad(x, (w.pad_before, w.pad_after)),
+                 phases[list(js)].flatten(0, 1).permute(0, 2, 1), bias.repeat(len(js)))
+        for js, _, w in runs
+    ]  # fmt: skip
+    assert all(y.shape[-1] == w.steps for y, (_, _, w) in zip(ys, runs, strict=True))
+    y = torch.cat(ys, 1).reshape(1, stride, cout, -1).permute(0, 2, 3, 1)
+    torch.testing.assert_close(y.reshape(want.shape), want)
+
+
+def test_phase_runs_of_a_dac_upsampler() -> None:
+    """k16 s8 p4 (DAC, HiFi-GAN) on 5 frames: two runs of four phases, not eight convolutions."""
+    plan = plan_output_phases(5, 16, 8, 4, 40)
+    runs = phase_runs([(j, Window(1, 0, 0, 1), w) for j, w in plan])
+    assert [(js, w.pad_before, w.pad_after, w.steps) for js, _, w in runs] == [
+        ((4, 5, 6, 7), 1, 0, 5),
+        ((0, 1, 2, 3), 0, 1, 5),
+    ]
 
 
 def test_plan_output_phases_of_unequal_length() -> None:

@@ -23,13 +23,26 @@ phase-major (nested beyond 5 phases) and interleaved. When every output phase ha
 length, each convolution computes exactly the outputs of its phase (its own padding), so no
 slice is left.
 
+A dense one takes that form too ("per-phase") where the slice cannot follow a symbolic size
+(DAC's and HiFi-GAN's crop of s/2 at each end: the stock slice node has no end relative to
+the dim's end): output phases are grouped into runs of consecutive phases whose windows
+agree, one convolution per run, each computing exactly its phases' outputs:
+
+    %a = xnn.convolution_2d %x, %w_phases_0_3 {padding_left = 1}   // phases 0..3: 4*C
+    %b = xnn.convolution_2d %x, %w_phases_4_7 {padding_right = 1}  // phases 4..7: 4*C
+    %y = xnn.static_reshape (xnn.concatenate %a, %b)               // interleave, no slice
+
+On a static size the static rule keeps the single convolution; the tuner times both.
+
 Kernels that are not a multiple of the stride are zero-padded to the next multiple. Whether
-the rewrite pays is the cost model's decision per layer ("polyphase" or "deconvolution";
-`xnn.decision` on the op, by `xnn-tune`), else the static rule `cost.rules.polyphase`
-(always for depthwise kernels, whose deconvolution XNNPACK runs slowly, and for dense ones
-while the padded kernel has at most 1.4 times the taps). The pattern records the decision it
-followed on the op computing the result. Pass options other than the defaults replace the
-rule (source "option"): `max-kernel-growth`, `pad-kernels=false` (growth 1).
+the rewrite pays is the cost model's decision per layer ("polyphase", "per-phase" or
+"deconvolution"; `xnn.decision` on the op, by `xnn-tune`), else the static rule
+`cost.rules.polyphase` (always for depthwise kernels, whose deconvolution XNNPACK runs
+slowly, and for dense ones while the padded kernel has at most 1.4 times the taps). A choice
+whose form does not fit the layer (`forms`) becomes the one that does, saying why. The
+pattern records the decision it followed on the op computing the result (per-phase: the
+concatenate, which layout leaves in place). Pass options other than the defaults replace
+the rule (source "option"): `max-kernel-growth`, `pad-kernels=false` (growth 1).
 
 A qs8 deconvolution (XNNPACK's qs8 input and output, qcint8 or qint8 filter, int32 bias)
 becomes qs8 convolutions with the same scales: a phase's taps are the deconvolution's
@@ -40,7 +53,8 @@ point (real 0), as the deconvolution's implicit zeros are.
 Does nothing when: the decision is "deconvolution"; the dilation is not 1; both strides are
 1; the filter or bias is not a constant with data; the input and filter are neither float
 types nor qs8 with a symmetric int8 filter; the groups are neither 1 nor depthwise (1 input
-and 1 output channel per group), or depthwise with `depthwise=false`.
+and 1 output channel per group), or depthwise with `depthwise=false`; a size is symbolic and
+no form follows it (recorded as `xnn.declined`).
 """
 
 from __future__ import annotations
@@ -167,6 +181,25 @@ def plan_output_phases(
     return phases
 
 
+# An output phase of a 2-D deconvolution: the kernel phase it takes (phase-major index) and
+# its windows along H and W.
+Phase = tuple[int, Window, Window]
+
+
+def phase_runs(phases: Sequence[Phase]) -> list[tuple[tuple[int, ...], Window, Window]]:
+    """Output phases (phase-major) as runs of consecutive phases with the same windows: one
+    dense convolution computes a run (its kernel phases' channels side by side), and
+    concatenating the runs keeps the phase-major order. DAC's k = 2s, crop s/2 gives two
+    runs: phases [0, s/2) with padding (1, 0), [s/2, s) with (0, 1)."""
+    runs: list[tuple[tuple[int, ...], Window, Window]] = []
+    for kernel_phase, rows, cols in phases:
+        if runs and runs[-1][1:] == (rows, cols):
+            runs[-1] = ((*runs[-1][0], kernel_phase), rows, cols)
+        else:
+            runs.append(((kernel_phase,), rows, cols))
+    return runs
+
+
 # --- the patterns ----------------------------------------------------------------------------
 
 
@@ -243,17 +276,36 @@ def _decision(op: xnn.Deconvolution2dOp, max_growth: float | None) -> Decision:
 def _decided_weights(
     op: xnn.Deconvolution2dOp, max_growth: float | None
 ) -> tuple[Decision, torch.Tensor, torch.Tensor | None] | None:
-    """The decision and the weights when `op` is rewritten; None otherwise (a "deconvolution"
-    decision recorded on `op`)."""
+    """The decision and the weights when `op` is rewritten, its choice one of `forms(op)`;
+    None otherwise (a "deconvolution" decision or the reason no form follows the size
+    recorded on `op`)."""
     if (weights := _matched_weights(op)) is None:
         return None
-    if not _size_generic(op) and declined(op, "xnn-polyphase", _SIZED):
+    fitting = forms(op)
+    if not fitting and declined(op, "xnn-polyphase", _SIZED):
         return None
     decision = _decision(op, max_growth)
     if decision.choice == "deconvolution":
         record(op, decision)
         return None
+    if decision.choice not in fitting:
+        decision = _refitted(op, decision, fitting[0])
     return decision, *weights
+
+
+def _refitted(op: xnn.Deconvolution2dOp, decision: Decision, choice: str) -> Decision:
+    """`decision` moved to `choice`, the form that fits `op`, with why (a tuned one keeps
+    no times: they were measured for the other form)."""
+    if choice == "per-phase":
+        why = (
+            f"symbolic size {', '.join(size_symbols(op))}: the single convolution's crop "
+            "would end before the end of a symbolic dim; per-phase convolutions need none"
+        )
+    else:
+        why = "per-phase convolutions need output phases of one length and a dense filter"
+    why = f"{decision.why}; {why}" if decision.why else why
+    source = "rule" if decision.source == "tuned" else decision.source
+    return Decision(decision.form, choice, source, decision.layer, why)
 
 
 def _as_input(tensor: torch.Tensor, op: xnn.Deconvolution2dOp) -> torch.Tensor:
@@ -318,21 +370,35 @@ def _slice(e: Emitter, y: SSAValue, offsets: tuple[int, int], out: Sequence[int]
 # Why a symbolic size keeps the deconvolution (which XNNPACK reshapes at run time).
 _SIZED = (
     "the phases' crop ends before the end of a symbolic dim, and the stock XNNStaticSlice "
-    "node takes only absolute unsigned sizes (a slice to the end is the most it can follow)"
+    "node takes only absolute unsigned sizes (a slice to the end is the most it can follow); "
+    "per-phase convolutions need output phases of one length"
 )
 
 
-def _size_generic(op: xnn.Deconvolution2dOp) -> bool:
-    """Whether the rewrite's form follows the deconvolution's symbolic sizes: every
-    convolution window is a fixed distance from the input's ends and the crop, if any,
-    keeps a symbolic dim up to its end (a trim still to fold waits for the fold)."""
-    if not size_symbols(op):
-        return True
-    if trim_to_fold(op) is not None:
-        return False
+def output_phases(op: xnn.Deconvolution2dOp) -> list[Phase] | None:
+    """Each output phase of `op`, phase-major, with the window that computes exactly its
+    outputs (`plan_output_phases` per axis); None when an axis's phases differ in length,
+    one would need negative padding, or a padding depends on a symbolic size."""
     try:
-        if _depthwise(op) and all(plan_output_phases(*axis) for axis in _axes(op)):
-            return True
+        rows, cols = (plan_output_phases(*axis) for axis in _axes(op))
+    except NotAffine:
+        return None
+    if rows is None or cols is None:
+        return None
+    pads = [p for _, w in rows + cols for p in (w.pad_before, w.pad_after)]
+    if not all(isinstance(p, int) for p in pads):
+        return None
+    sw = _stride(op)[1]
+    return [(jh * sw + jw, r, c) for jh, r in rows for jw, c in cols]
+
+
+def _single_follows(op: xnn.Deconvolution2dOp) -> bool:
+    """Whether the single convolution's form follows `op`'s symbolic sizes: every window is
+    a fixed distance from the input's ends and the crop, if any, keeps a symbolic dim up to
+    its end (a depthwise one with exact phases has no crop)."""
+    if _depthwise(op) and output_phases(op) is not None:
+        return True
+    try:
         for size, kernel, stride, crop, out in _axes(op):
             window, offset = plan_axis(size, kernel, stride, crop, out)
             if not isinstance(size, int) and stride * window.steps - offset - out != 0:
@@ -340,6 +406,27 @@ def _size_generic(op: xnn.Deconvolution2dOp) -> bool:
     except NotAffine:
         return False
     return True
+
+
+def forms(op: xnn.Deconvolution2dOp) -> tuple[str, ...]:
+    """The rewritten forms of `op` (`cost.rules.FORMS["polyphase"]` other than the
+    deconvolution) that fit it and follow its sizes: "polyphase", the single convolution
+    (depthwise: per phase) and its crop; "per-phase" (dense only), one convolution per run
+    of output phases, no crop. Empty on a symbolic size whose trim is still to fold."""
+    symbolic = bool(size_symbols(op))
+    if symbolic and trim_to_fold(op) is not None:
+        return ()
+    fitting = []
+    if not symbolic or _single_follows(op):
+        fitting.append("polyphase")
+    if _int(op, "groups") == 1 and output_phases(op) is not None:
+        fitting.append("per-phase")
+    return tuple(fitting)
+
+
+def choices(op: xnn.Deconvolution2dOp) -> tuple[str, ...]:
+    """The polyphase choices that are distinct forms of `op`: what the tuner times."""
+    return ("deconvolution", *forms(op))
 
 
 def trim_to_fold(op: xnn.Deconvolution2dOp) -> xnn.StaticSliceOp | None:
@@ -396,10 +483,49 @@ class FoldTrimIntoDeconvolution(RewritePattern):
         rewriter.erase(deconv)
 
 
+def _kernel_phases(filters: torch.Tensor, phases: Sequence[int]) -> torch.Tensor:
+    """The filter of a convolution computing `phases` (phase-major channels), from the
+    polyphase filter as [phases, O, MH, MW, I]: a view when they are consecutive, so that
+    the runs of one deconvolution share one copy of its filter."""
+    first = phases[0]
+    if list(phases) == list(range(first, first + len(phases))):
+        taken = filters[first : first + len(phases)]
+    else:
+        taken = filters[list(phases)]
+    return taken.flatten(0, 1)
+
+
+def _dense_phases(
+    e: Emitter,
+    op: xnn.Deconvolution2dOp,
+    weights: tuple[torch.Tensor, torch.Tensor | None],
+    phases: Sequence[int],
+    windows: tuple[Window, Window],
+    suffix: str = "",
+) -> SSAValue:
+    """One stride-1 convolution of `op`'s input computing the kernel `phases` of its
+    polyphase filter (`weights[0]` as [phases, O, MH, MW, I]) over `windows`."""
+    (w, b), (rows, cols), k = weights, windows, len(phases)
+    cin, cout = _int(op, "group_input_channels"), _int(op, "group_output_channels")
+    taken = _as_input(_kernel_phases(w, phases), op)
+    filt = e.const(taken, f"{weight_name(op.filter)}.polyphase{suffix}",
+                   _weight_type(op.filter, taken.shape, k))  # fmt: skip
+    bias = None
+    if b is not None:
+        bias = e.const(_as_input(b.repeat(k), op), f"{weight_name(op.bias)}.polyphase{suffix}",
+                       _weight_type(op.bias, [k * b.numel()], k))  # fmt: skip
+    return e.node(
+        xnn.Convolution2dOp, op.input, filt, bias, elem=element_type(op.output),
+        shape=(shape_of(op.input)[0], rows.steps, cols.steps, k * cout),
+        group_input_channels=cin, group_output_channels=k * cout, **_window(rows, cols, op),
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class DeconvolutionToPolyphase(RewritePattern):
     """A dense (groups = 1) strided deconvolution as one stride-1 convolution over all its
-    output phases, an interleave and a slice."""
+    output phases, an interleave and a slice ("polyphase"), or as one convolution per run of
+    output phases that computes exactly their outputs, and the interleave ("per-phase")."""
 
     max_kernel_growth: float | None = None  # None: the cost model decides
 
@@ -410,26 +536,24 @@ class DeconvolutionToPolyphase(RewritePattern):
         if (decided := _decided_weights(op, self.max_kernel_growth)) is None:
             return
         decision, w, b = decided
-        (rows, top), (cols, left) = (plan_axis(*axis) for axis in _axes(op))
         sh, sw = _stride(op)
-        cin, cout = _int(op, "group_input_channels"), _int(op, "group_output_channels")
+        filters = polyphase_filter(w, (sh, sw))
+        weights = filters.view(sh * sw, -1, *filters.shape[1:]), b
         e = Emitter(rewriter, op)
-        phase_filter = _as_input(polyphase_filter(w, (sh, sw)), op)
-        filt = e.const(phase_filter, f"{weight_name(op.filter)}.polyphase",
-                       _weight_type(op.filter, phase_filter.shape, sh * sw))  # fmt: skip
-        bias = None
-        if b is not None:
-            bias = e.const(_as_input(b.repeat(sh * sw), op), f"{weight_name(op.bias)}.polyphase",
-                           _weight_type(op.bias, [sh * sw * b.numel()], sh * sw))  # fmt: skip
-        n = shape_of(op.input)[0]
-        phases = e.node(
-            xnn.Convolution2dOp, op.input, filt, bias, elem=element_type(op.output),
-            shape=(n, rows.steps, cols.steps, sh * sw * cout),
-            group_input_channels=cin, group_output_channels=sh * sw * cout,
-            **_window(rows, cols, op),
-        )  # fmt: skip
-        y = _slice(e, _interleave(e, phases, sh, sw), (top, left), shape_of(op.output))
-        record_moved(op, y.owner, decision)  # type: ignore[arg-type]
+        if decision.choice == "per-phase":
+            runs = phase_runs(output_phases(op))  # type: ignore[arg-type]
+            convs = [_dense_phases(e, op, weights, phases, (rows, cols), str(i))
+                     for i, (phases, rows, cols) in enumerate(runs)]  # fmt: skip
+            joined = _concatenate(e, convs)
+            y = _interleave(e, joined, sh, sw)
+            # On the concatenate, the last op of this form: the layout patterns fold the
+            # interleaving reshape into its neighbours, and the decision with it.
+            record_moved(op, joined.owner, decision)  # type: ignore[arg-type]
+        else:
+            (rows, top), (cols, left) = (plan_axis(*axis) for axis in _axes(op))
+            phases = _dense_phases(e, op, weights, range(sh * sw), (rows, cols))
+            y = _slice(e, _interleave(e, phases, sh, sw), (top, left), shape_of(op.output))
+            record_moved(op, y.owner, decision)  # type: ignore[arg-type]
         replace_dropping_weights(rewriter, op, y)
 
 
@@ -450,14 +574,10 @@ class DepthwiseDeconvolutionToPolyphase(RewritePattern):
             return
         decision, w, b = decided
         sh, sw = _stride(op)
-        axes = _axes(op)
-        exact = [plan_output_phases(*axis) for axis in axes]
-        if exact[0] is not None and exact[1] is not None:
-            # kernel phase and window per output phase, rows x cols in phase-major order
-            plan = [(jh * sw + jw, rows, cols) for jh, rows in exact[0] for jw, cols in exact[1]]
-            offsets = (0, 0)
+        if (exact := output_phases(op)) is not None:
+            plan, offsets = exact, (0, 0)
         else:
-            (rows, top), (cols, left) = (plan_axis(*axis) for axis in axes)
+            (rows, top), (cols, left) = (plan_axis(*axis) for axis in _axes(op))
             plan = [(p, rows, cols) for p in range(sh * sw)]
             offsets = (top, left)
         # [P * C, MH, MW, 1] -> per kernel phase the depthwise layout [1, MH, MW, C]

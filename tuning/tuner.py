@@ -70,6 +70,7 @@ from xnnc.transforms.conv_as_gemm import ConvAsGemmPass, rewritable
 from xnnc.transforms.fc_as_bmm import FcAsBmmPass
 from xnnc.transforms.fc_as_bmm import rewritable as fc_rewritable
 from xnnc.transforms.polyphase import PolyphasePass
+from xnnc.transforms.polyphase import choices as polyphase_choices
 from xnnc.transforms.polyphase import rewritable as polyphase_rewritable
 from xnnc.transforms.upsample_nearest import UpsampleNearestPass, upsample_chain
 from xnnc.tuning import db as tuning_db
@@ -96,6 +97,8 @@ class FormSpec:
     ops: Callable[[Operation], list[Operation]] = lambda op: [op]  # the layer's ops, in order
     # The element type the layer's neighbours give it when timed alone (None: its own).
     boundary: Callable[[Target], Attribute | None] = lambda target: None
+    # The choices that are distinct forms of the layer (None: all of `rules.FORMS[form]`).
+    choices: Callable[[Operation], tuple[str, ...]] | None = None
 
 
 def _upsample_ops(op: Operation) -> list[Operation]:
@@ -130,6 +133,7 @@ SPECS: dict[str, FormSpec] = {
         lambda op: isinstance(op, xnn.Deconvolution2dOp) and polyphase_rewritable(op),
         deconv_layer,  # type: ignore[arg-type]
         PolyphasePass,
+        choices=polyphase_choices,  # type: ignore[arg-type]
     ),
     "fc-or-bmm": FormSpec(
         lambda op: isinstance(op, xnn.FullyConnectedOp) and fc_rewritable(op),
@@ -196,11 +200,12 @@ def layer_module(
 
 def candidate_forms(op: Operation, form: str, target: Target) -> dict[str, xnn.SubgraphOp]:
     """Each form of the layer anchored at `op`, built by the pass owning `form`, as a
-    subgraph."""
+    subgraph (only the forms that differ for this layer: per-phase convolutions where the
+    output phases allow them)."""
     spec = SPECS[form]
     layer, ops = spec.layer(op), spec.ops(op)
     forms = {}
-    for choice in rules.FORMS[form]:
+    for choice in spec.choices(op) if spec.choices else rules.FORMS[form]:
         module, clones = layer_module(ops, target, spec.boundary(target))
         record(clones[-1], Decision(form, choice, "option", layer.key(), "tuning candidate"))
         spec.rewrite().apply(Context(), module)

@@ -51,3 +51,23 @@ func.func @tuned(%x: tensor<1x1x5x2xf32>, %z: tensor<1x4x4x2xf32>) -> (tensor<1x
   %u = xnn.deconvolution_2d %z, %v {kernel_height = 3 : i64, kernel_width = 3 : i64, upsampling_height = 2 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, xnn.decision = {form = "polyphase", choice = "polyphase", source = "tuned", layer = "deconv f32 1x4x4x2->3 g1 k3x3 s2x2 p0,0,0,0", times_ms = {deconvolution = 2.0 : f64, polyphase = 1.0 : f64}}} : (tensor<1x4x4x2xf32>, tensor<3x3x3x2xf32>) -> tensor<1x9x9x3xf32>
   func.return %y, %u : tensor<1x1x12x3xf32>, tensor<1x9x9x3xf32>
 }
+
+// -----
+
+// A tuned "per-phase" is followed on a static size: one convolution per run of output phases
+// (here one phase each), concatenated and interleaved, no crop. Where the output phases differ
+// in length (11 outputs at stride 2) it has no form: the single convolution and its crop, the
+// decision saying why.
+// CHECK-LABEL: func.func @tuned_per_phase
+// CHECK-COUNT-2: xnn.convolution_2d
+// CHECK-NEXT:  xnn.concatenate {{.*}}xnn.decision = {form = "polyphase", choice = "per-phase", source = "tuned", layer = "deconv f32 1x1x5x2->3 g1 k1x4 s1x2 p0,1,0,1", times_ms = {{.*}}}
+// CHECK-NEXT:  xnn.static_reshape
+// CHECK:       xnn.convolution_2d
+// CHECK:       xnn.static_slice {{.*}}xnn.decision = {form = "polyphase", choice = "polyphase", source = "rule", layer = "deconv f32 1x1x5x2->3 g1 k1x4 s1x2 p0,0,0,1", why = "per-phase convolutions need output phases of one length and a dense filter"}
+func.func @tuned_per_phase(%x: tensor<1x1x5x2xf32>) -> (tensor<1x1x10x3xf32>, tensor<1x1x11x3xf32>) {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_height = 1 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64, xnn.decision = {form = "polyphase", choice = "per-phase", source = "tuned", layer = "deconv f32 1x1x5x2->3 g1 k1x4 s1x2 p0,1,0,1", times_ms = {deconvolution = 2.0 : f64, polyphase = 1.5 : f64, "per-phase" = 1.0 : f64}}} : (tensor<1x1x5x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x10x3xf32>
+  %v = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %u = xnn.deconvolution_2d %x, %v {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_height = 1 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_left = 1 : i64, xnn.decision = {form = "polyphase", choice = "per-phase", source = "tuned", layer = "deconv f32 1x1x5x2->3 g1 k1x4 s1x2 p0,0,0,1", times_ms = {deconvolution = 2.0 : f64, polyphase = 1.5 : f64, "per-phase" = 1.0 : f64}}} : (tensor<1x1x5x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x11x3xf32>
+  func.return %y, %u : tensor<1x1x10x3xf32>, tensor<1x1x11x3xf32>
+}

@@ -7,7 +7,7 @@
 // RUN: %python -c "import json,sys; e=json.load(open(sys.argv[1]))['entries']; print(len(e), *sorted(k.rsplit('|', 1)[1] for k in e), sep='\n')" %t.json | filecheck %s --check-prefix=DB
 
 // CHECK-DAG: xnn.static_reshape {{.*}}xnn.decision = {form = "upsample-nearest", choice = "{{broadcast|depth-to-space}}", source = "tuned", layer = "upsample2x f32 1x8x8x16", times_ms = {broadcast = {{.*}}, "depth-to-space" = {{.*}}}}
-// CHECK-DAG: xnn.deconvolution_2d {{.*}}xnn.decision = {form = "polyphase", choice = "{{deconvolution|polyphase}}", source = "tuned", layer = "deconv f32 1x1x16x32->32 g1 k1x4 s1x2 p0,1,0,1"
+// CHECK-DAG: xnn.deconvolution_2d {{.*}}xnn.decision = {form = "polyphase", choice = "{{deconvolution|polyphase|per-phase}}", source = "tuned", layer = "deconv f32 1x1x16x32->32 g1 k1x4 s1x2 p0,1,0,1"
 // CHECK-DAG: xnn.fully_connected {{.*}}xnn.decision = {form = "fc-or-bmm", choice = "{{fc|bmm}}", source = "tuned", layer = "linear f32 16x64->32"
 // CHECK-DAG: xnn.convolution_2d {{.*}}xnn.decision = {form = "fp16-compute", choice = "{{native|fp32}}", source = "tuned", layer = "fp16 convolution_2d 1x8x8x16,32x1x1x16->1x8x8x32 group_input_channels=16 group_output_channels=32 kernel_height=1 kernel_width=1"
 // FOLLOWED-DAG: source = "tuned", layer = "upsample2x f32 1x8x8x16"

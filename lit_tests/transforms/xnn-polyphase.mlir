@@ -298,17 +298,60 @@ func.func @filter_not_constant(%x: tensor<1x1x5x2xf32>, %w: tensor<3x1x4x2xf32>)
 
 // -----
 
-// Left alone: a symbolic width whose phases' crop would end one output before the symbolic
-// end, which the stock slice node cannot express; the deconvolution itself reshapes at run
-// time. The reason is recorded on the op.
+// A symbolic width whose single convolution's crop would end one output before the symbolic
+// end (DAC's k = 2s, padding s/2), which the stock slice node cannot express: one convolution
+// per run of output phases with the same window, each computing exactly its outputs (phase 0
+// takes kernel phase 1 with padding (1, 0), phase 1 kernel phase 0 with (0, 1)), and the
+// interleave; no slice, no deconvolution.
 // CHECK-LABEL: func.func @symbolic_width
-// CHECK-NEXT:    %w = xnn.constant
-// CHECK-NEXT:    %y = xnn.deconvolution_2d %x, %w {{.*}}xnn.declined = {"xnn-polyphase" = "symbolic size T: the phases' crop ends before the end of a symbolic dim, and the stock XNNStaticSlice node takes only absolute unsigned sizes (a slice to the end is the most it can follow)"}{{.*}} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+// CHECK:         %[[W0:.*]] = xnn.constant #xnnc.weight<"const.polyphase0"> : tensor<3x1x2x2xf32>
+// CHECK-NEXT:    %[[P0:.*]] = xnn.convolution_2d %x, %[[W0]] {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x2x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"T">>
+// CHECK-NEXT:    %[[W1:.*]] = xnn.constant #xnnc.weight<"const.polyphase1"> : tensor<3x1x2x2xf32>
+// CHECK-NEXT:    %[[P1:.*]] = xnn.convolution_2d %x, %[[W1]] {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x2x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"T">>
+// CHECK-NEXT:    %[[J:.*]] = xnn.concatenate %[[P0]], %[[P1]] {{.*}}xnn.decision = {form = "polyphase", choice = "per-phase", source = "rule", layer = {{.*}}, why = "dense, kernel growth 1.00x <= 1.4 (1.15-1.95x); symbolic size T: the single convolution's crop would end before the end of a symbolic dim; per-phase convolutions need none"}{{.*}} : {{.*}} -> tensor<1x1x?x6xf32, #xnnc.dims<"T">>
+// CHECK-NEXT:    %y = xnn.static_reshape %[[J]] {new_shape = array<i64: 1, 1, 0, 3>} : (tensor<1x1x?x6xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
 // CHECK-NEXT:    func.return %y
+// CHECK-NOT:     xnn.static_slice
+// CHECK-NOT:     xnn.deconvolution_2d
 func.func @symbolic_width(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">> {
   %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
   %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
   func.return %y : tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+}
+
+// -----
+
+// DAC's stride 8 (k16, padding 4): two runs of four phases, [0, 4) with padding (1, 0) taking
+// kernel phases 4..7 and [4, 8) with (0, 1) taking 0..3; each run one convolution of 4*C
+// channels.
+// CHECK-LABEL: func.func @symbolic_width_stride_8
+// CHECK:         xnn.constant #xnnc.weight<"const.polyphase0"> : tensor<8x1x2x2xf32>
+// CHECK-NEXT:    xnn.convolution_2d {{.*}}group_output_channels = 8 : i64, padding_left = 1 : i64} {{.*}} -> tensor<1x1x?x8xf32, #xnnc.dims<"T">>
+// CHECK-NEXT:    xnn.constant #xnnc.weight<"const.polyphase1"> : tensor<8x1x2x2xf32>
+// CHECK-NEXT:    xnn.convolution_2d {{.*}}group_output_channels = 8 : i64, padding_right = 1 : i64} {{.*}} -> tensor<1x1x?x8xf32, #xnnc.dims<"T">>
+// CHECK-NEXT:    xnn.concatenate {{.*}}choice = "per-phase"
+// CHECK-NEXT:    xnn.static_reshape {{.*}}new_shape = array<i64: 1, 1, 0, 2>} : (tensor<1x1x?x16xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"8*T">>
+// CHECK-NOT:     xnn.static_slice
+// CHECK-NOT:     xnn.deconvolution_2d
+func.func @symbolic_width_stride_8(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"8*T">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<2x1x16x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 16 : i64, upsampling_width = 8 : i64, group_input_channels = 2 : i64, group_output_channels = 2 : i64, padding_right = 4 : i64, padding_left = 4 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<2x1x16x2xf32>) -> tensor<1x1x?x2xf32, #xnnc.dims<"8*T">>
+  func.return %y : tensor<1x1x?x2xf32, #xnnc.dims<"8*T">>
+}
+
+// -----
+
+// Left alone: k6 s3 with padding 1 on each side gives 3*T + 1 outputs, phases of T + 1, T
+// and T; the single convolution's crop would end one output before the symbolic end. The
+// deconvolution itself reshapes at run time; the reason is recorded on the op.
+// CHECK-LABEL: func.func @symbolic_width_unequal_phases
+// CHECK-NEXT:    %w = xnn.constant
+// CHECK-NEXT:    %y = xnn.deconvolution_2d %x, %w {{.*}}xnn.declined = {"xnn-polyphase" = "symbolic size T: the phases' crop ends before the end of a symbolic dim, and the stock XNNStaticSlice node takes only absolute unsigned sizes (a slice to the end is the most it can follow); per-phase convolutions need output phases of one length"}{{.*}} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x6x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"3*T + 1">>
+// CHECK-NEXT:    func.return %y
+func.func @symbolic_width_unequal_phases(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"3*T + 1">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x6x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 6 : i64, upsampling_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x6x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"3*T + 1">>
+  func.return %y : tensor<1x1x?x3xf32, #xnnc.dims<"3*T + 1">>
 }
 
 // -----
