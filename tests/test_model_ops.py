@@ -225,7 +225,7 @@ def test_outside_reason_keys_can_match() -> None:
     from xnnc.conversion.aten_to_xnn import OUTSIDE_REASONS
 
     assert [key for key in OUTSIDE_REASONS if not _reason_key_matches(key)] == []
-    # The spellings that never match: ATen's `::`, no overload where the op has none named
-    # default, an explicit `.default`, a modelled op that lowers, a made-up overload.
-    for key in ("aten::eq", "aten.eq", "aten.embedding.default", "aten.mean", "aten.eq.Banana"):
+    # The spellings that never match: ATen's `::`, an explicit `.default`, a modelled op that
+    # lowers, an overload or an op ATen does not have.
+    for key in ("aten::eq", "aten.embedding.default", "aten.mean", "aten.eq.Banana", "aten.frob"):
         assert not _reason_key_matches(key), key
