@@ -78,7 +78,7 @@ class SubgraphFunctions(InterpreterFunctions):
 
 
 class Outside(NamedTuple):
-    """An op left to torch: its name (`conversion.partition.op_label`: `aten.linear`,
+    """An op left to torch: its name (`dialects.locations.op_label`: `aten.linear`,
     `aten.index.Tensor`), location, reason."""
 
     op: str
@@ -253,7 +253,8 @@ class Program:
     def outside(self) -> list[Outside]:
         """The ops of the top-level function left to torch, each with its location and why
         it is not in XNNPACK."""
-        from xnnc.conversion.partition import left_outside, op_label
+        from xnnc.conversion.partition import left_outside
+        from xnnc.dialects.locations import op_label
 
         return [
             Outside(op_label(op), str(op.location), why)

@@ -3,9 +3,10 @@ catch everything xnnc reports about its input with one clause.
 
 Every message is one line that names the problem and where it is (the option, the op's
 location, the blob's node, the runtime's input). The kinds live with the layer that raises
-them: `OptionError` (here), `ModelImportError` (frontend), `ReferenceRunError` (the
-reference interpreter), `PartitionError` and `ConversionError` (conversion), `ShapeError`
-and `SerializeError` (backend_xnnpack). XNNPACK's own failures are `XnnpackError`, a
+them: `OptionError` and `LocatedError` (here; the latter for errors about one op, such as
+`DecisionError` and `ConversionError`), `ModelImportError` (frontend), `ReferenceRunError`
+(the reference interpreter), `PartitionError` (conversion), `ShapeError` and
+`SerializeError` (backend_xnnpack). XNNPACK's own failures are `XnnpackError`, a
 RuntimeError: the runtime validates first, so they are not the user's input.
 `TrainingModeWarning`: a module compiled in training mode; `TuningDatabaseWarning`: a
 tuning database xnnc cannot read or write; `PackedWeightsWarning`: `load` packs the
@@ -17,6 +18,15 @@ from __future__ import annotations
 
 class XnncError(ValueError):
     """Something wrong with what the user gave xnnc: a model, an option, IR, a blob."""
+
+
+class LocatedError(XnncError):
+    """An error about one op of the IR: `where` is the op as `dialects.locations.where`
+    renders it (`file:line:col` for IR read from a file), `problem` what is wrong there."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(f"{where}: {problem}")
+        self.where, self.problem = where, problem
 
 
 class OptionError(XnncError):

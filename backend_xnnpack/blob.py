@@ -36,6 +36,7 @@ from xnnc.backend_xnnpack.nodes import (
     MAX_CONCATENATE_INPUTS,
     MAX_TENSOR_DIMS,
     NodeView,
+    broadcast_drop_misshapes,
 )
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 
@@ -647,6 +648,7 @@ class _Validator:
     def _check_nodes(self, inputs: tuple[int, ...], outputs: tuple[int, ...]) -> tuple[str, ...]:
         ready = set(inputs) | {v for v, t in self.tensors.items() if t.constantBufferIdx}
         kinds = []
+        broadcasts: dict[int, int] = {}  # a static broadcast's output -> its input
         for i, xnode in enumerate(self.graph.xnodes):
             kind = xnode.xnodeUnionType
             name = NODE_KIND_NAMES.get(kind)
@@ -672,6 +674,7 @@ class _Validator:
                 ready.add(vid)
             self._check_node(where, name, table)
             self._check_clamp(where, xnode.outputMinMax)
+            self._check_broadcast_use(where, name, table, broadcasts)
             kinds.append(name)
         for vid in outputs:
             if vid not in ready:
@@ -713,6 +716,31 @@ class _Validator:
         view = NodeView(where, table, self.tensors)
         for check in kind.validate:
             check(view)
+
+    def _check_broadcast_use(
+        self, where: str, name: str, table: Any, broadcasts: dict[int, int]
+    ) -> None:
+        """A binary node reading a static broadcast XNNPACK would drop to a smaller shape."""
+        spec = KINDS[name].op.name if name in KINDS else ""
+        if spec == "xnn.static_broadcast":
+            broadcasts[table.outputId] = table.inputId
+        if spec != "xnn.binary":
+            return
+        ids = (table.input1Id, table.input2Id)
+        sources = [broadcasts.get(vid, vid) for vid in ids]
+        out = self._dims(table.outputId)
+        if sources != list(ids) and broadcast_drop_misshapes([self._dims(s) for s in sources], out):
+            k = next(k for k, (a, b) in enumerate(zip(ids, sources)) if a != b)
+            raise ValueError(
+                f"{where}: input{k + 1}_id {ids[k]} is a static broadcast of value "
+                f"{sources[k]}, which XNNPACK 92a7ad50 drops before a binary node, leaving "
+                f"it a shape other than its output's {out} (xnn-legalize-broadcasts moves "
+                "the broadcast below the node)"
+            )
+
+    def _dims(self, vid: int) -> list[int]:
+        dims = self.tensors[vid].dims
+        return [] if dims is None else [int(d) for d in dims]
 
     @staticmethod
     def _check_clamp(where: str, clamp: fb.OutputMinMaxT | None) -> None:

@@ -410,6 +410,15 @@ def static_broadcast_shape(s: Shapes, p: Params) -> Out:
     return Out(y)
 
 
+def broadcast_drop_misshapes(sources: Sequence[Sequence[Any]], output: Sequence[Any]) -> bool:
+    """XNNPACK 92a7ad50's subgraph optimizer drops a static broadcast that feeds a binary
+    node (which broadcasts by itself), so that node computes the broadcast of its inputs'
+    `sources` (each broadcast undone): True when that is not `output` (XNNPACK then fails
+    at reshape, or the node writes a smaller tensor)."""
+    inner = broadcast_shapes(*sources)
+    return inner is None or tuple(inner) != tuple(output)
+
+
 def static_slice_shape(s: Shapes, p: Params) -> Out:
     """A size <= 0 on a symbolic dim ends that far before the dim's end (XNNPACK's v3 ends):
     the slice follows the dim when XNNPACK reshapes it."""

@@ -56,12 +56,13 @@ from xnnc.conversion.resample import (
     torch_source_maps,
 )
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.locations import op_label, where
 from xnnc.dialects.quant import UniformQuantType, is_quantized
 from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
-from xnnc.errors import XnncError
+from xnnc.errors import LocatedError
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.dims import DimExpr
 from xnnc.ir.shapes import numel, relative_end, slice_bounds
@@ -71,7 +72,7 @@ FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)
 
 
-class ConversionError(XnncError):
+class ConversionError(LocatedError):
     """An op that cannot be lowered as it stands (no lowering, or weights without data)."""
 
 
@@ -81,8 +82,9 @@ def _data(value: SSAValue) -> torch.Tensor:
     if tensor is None:
         op = value.owner
         raise ConversionError(
-            f"{op.name} at {op.location}: the weight has no data (it was printed elided or "
-            "traced without data); load it with --weights or import the model itself"
+            where(op),
+            "the weight has no data (it was printed elided or traced without data); load it "
+            "with --weights or import the model itself",
         )
     return tensor
 
@@ -135,7 +137,7 @@ def convertible(op: Operation) -> str | None:
     ExecuTorch 1.5.1 runs as well, and xnn-legalize-stock rewrites extension kinds."""
     lowering_ = LOWERINGS.get(type(op))
     if lowering_ is None:
-        return OUTSIDE_REASONS.get(aten_name(op), "no xnn lowering")
+        return OUTSIDE_REASONS.get(op_label(op), "no xnn lowering")
     allowed = CAST_TYPES
     # Unused results (max pooling's indices, batch norm's statistics) take no part.
     for v in (*op.operands, *(r for r in op.results if r.uses)):
@@ -583,17 +585,22 @@ _NO_GATHER = (
     "would be exact but costs num_embeddings x dim per index and cannot reject an "
     "out-of-range index as torch does"
 )
-# Why ops that have no lowering stay outside, by ATen name; the rest say "no xnn lowering".
+_NO_SELECT = (
+    "XNNPACK 92a7ad50 has no select operator and no bool tensors; a blend "
+    "y + c * (x - y) is not exact (an inf or nan in the operand not chosen leaks through)"
+)
+# Why ops that have no lowering stay outside, keyed by `op_label` (tests/test_partition.py
+# checks that each key names an aten op or an ATen overload the dialect leaves generic); the
+# rest say "no xnn lowering".
 OUTSIDE_REASONS = {
-    **{f"aten::{c}": _NO_COMPARISON for c in ("eq", "ne", "lt", "le", "gt", "ge")},
-    "aten::where": (
-        "XNNPACK 92a7ad50 has no select operator and no bool tensors; a blend "
-        "y + c * (x - y) is not exact (an inf or nan in the operand not chosen leaks through)"
-    ),
-    "aten::embedding": _NO_GATHER,
-    "aten::index_select": _NO_GATHER,
-    "aten::index_put": "XNNPACK 92a7ad50 has no scatter node and no int64 tensors",
-}
+    **{f"aten.{c}.{o}": _NO_COMPARISON for c in ("eq", "ne", "lt", "le", "gt", "ge")
+       for o in ("Tensor", "Scalar")},
+    "aten.where": _NO_SELECT,
+    **{f"aten.where.{o}": _NO_SELECT for o in ("ScalarSelf", "ScalarOther", "Scalar")},
+    "aten.embedding": _NO_GATHER,
+    "aten.index_select": _NO_GATHER,
+    "aten.index_put": "XNNPACK 92a7ad50 has no scatter node and no int64 tensors",
+}  # fmt: skip
 
 
 def aten_name(op: Operation) -> str:
@@ -617,10 +624,15 @@ def _axes(op: Operation) -> list[int]:
 _REDUCE = {aten.MeanOp: R.MEAN, aten.SumOp: R.SUM, aten.AmaxOp: R.MAX}
 
 
-@lowering(*_REDUCE)
+def _check_reduce(op: Operation) -> str | None:
+    return "a 0-d input (XNNPACK reduces over at least one dim)" if not shape_of(op.input) else None
+
+
+@lowering(*_REDUCE, check=_check_reduce)
 def _reduce(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     """mean/sum with `dtype=` cast the input first, as torch does (`convertible` has already
-    kept float64 and integer dtypes, which XNNPACK lacks, outside)."""
+    kept float64 and integer dtypes, which XNNPACK lacks, outside). With no dims (`x.mean()`)
+    every dim is reduced into a 0-d result, as torch gives."""
     keep = bool(_prop(op, "keepdim", False))
     x, elem = op.input, element_type(op.result)
     if element_type(x) != elem and not is_quantized(x.type):
@@ -705,14 +717,21 @@ def _bilinear(op: aten.UpsampleBilinear2dOp, e: Emitter) -> Sequence[SSAValue]:
 Period = tuple[int, int, Pieces]  # resample.nearest_period's (p, q, pieces)
 
 
-def _nearest_periods(op: aten.UpsampleNearest2dOp) -> tuple[Period | None, Period | None]:
-    _, _, h, w = shape_of(op.input)
-    rows, cols = torch_source_maps("nearest", (h, w), _prop(op, "output_size"),
-                                   _prop(op, "scale_factors"))  # fmt: skip
+Nearest = aten.UpsampleNearest1dOp | aten.UpsampleNearest2dOp
+
+
+def _nearest_periods(op: Nearest) -> tuple[Period | None, Period | None]:
+    """Per dim, the period of torch's index map; a 1-D upsample is a 2-D one of height 1."""
+    size, scales = _prop(op, "output_size"), _prop(op, "scale_factors")
+    h, w = (1, *shape_of(op.input)[2:])[-2:]
+    if isinstance(op, aten.UpsampleNearest1dOp):
+        size = None if size is None else (1, *size)
+        scales = None if scales is None else (1.0, *scales)
+    rows, cols = torch_source_maps("nearest", (h, w), size, scales)
     return nearest_period(rows, h), nearest_period(cols, w)
 
 
-def _check_nearest(op: aten.UpsampleNearest2dOp) -> str | None:
+def _check_nearest(op: Nearest) -> str | None:
     if min(shape_of(op.input)[2:]) < 1:
         return "empty input"
     for axis, period in zip(("height", "width"), _nearest_periods(op), strict=True):
@@ -746,6 +765,15 @@ def _nearest(op: aten.UpsampleNearest2dOp, e: Emitter) -> Sequence[SSAValue]:
         return [e.from_nhwc(e.reshape(x, (n, h * sh, w * sw, c)), 4)]
     x = _gather_period(e, x, 1, ph)
     return [e.from_nhwc(_gather_period(e, x, 2, pw), 4)]
+
+
+@lowering(aten.UpsampleNearest1dOp, check=_check_nearest)
+def _nearest_1d(op: aten.UpsampleNearest1dOp, e: Emitter) -> Sequence[SSAValue]:
+    """The width is the innermost dim already: `_gather_period` on it, no layout change."""
+    _, pw = _nearest_periods(op)
+    if _repeats(pw) == 1:
+        return [_identity(op, e)]
+    return [_gather_period(e, op.input, 2, pw)]
 
 
 def _gather_period(e: Emitter, x: SSAValue, axis: int, period: Period) -> SSAValue:
@@ -1128,6 +1156,7 @@ class ConvertAtenToXnnPass(ModulePass):
             if left:
                 o = left[0]
                 raise ConversionError(
-                    f"{o.name} at {o.location} inside xnn.subgraph has no lowering: "
-                    f"{convertible(o) or 'no xnn lowering'}"
+                    where(o),
+                    f"{op_label(o)} inside xnn.subgraph has no lowering: "
+                    f"{convertible(o) or 'no xnn lowering'}",
                 )

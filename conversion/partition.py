@@ -26,6 +26,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.locations import is_file_line_col, op_label, where
 from xnnc.errors import OptionError, XnncError
 
 Supported = Callable[[Operation], str | None]
@@ -245,16 +246,7 @@ def left_outside(func: FuncOp, exclude: tuple[str, ...] = ()) -> list[tuple[Oper
     return left
 
 
-def op_label(op: Operation) -> str:
-    """An op as `program.outside()` and `xnn-partition{strict=true}` name it, one spelling
-    for both: the dialect's name (`aten.linear`), and for an op the dialect does not model
-    its ATen target in the same dotted form (`aten::index.Tensor` -> `aten.index.Tensor`)."""
-    if isinstance(op, aten.GenericOp):
-        return op.target.data.replace("::", ".")
-    return op.name
-
-
 def _describe(op: Operation) -> str:
-    name = op_label(op)
-    loc = str(op.location)
-    return f"{name} at {loc}" if "unknown" not in loc else name
+    """`where`, naming the op after a file:line:col too (the list holds several)."""
+    at = where(op)
+    return f"{at}: {op_label(op)}" if is_file_line_col(at) else at

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerAttr, StringAttr, f64
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.utils.exceptions import VerifyException
 
 from xnnc.cost import rules
 from xnnc.cost.rules import (
@@ -33,13 +32,19 @@ from xnnc.cost.rules import (
     UpsampleLayer,
 )
 from xnnc.dialects import xnn
+from xnnc.dialects.locations import where
 from xnnc.dialects.xnn import target_of
+from xnnc.errors import LocatedError
 from xnnc.ir.dims import DimExpr
 from xnnc.ir.types import element_nbytes, element_type, shape_of, size_symbols, symbol_ranges
 
 DECISION_ATTR = "xnn.decision"
 DECLINED_ATTR = "xnn.declined"
 SOURCES = ("rule", "tuned", "option")
+
+
+class DecisionError(LocatedError):
+    """A malformed `xnn.decision` attribute, named by its op."""
 
 
 @dataclass(frozen=True)
@@ -76,11 +81,11 @@ class Decision:
 
     @classmethod
     def from_attr(cls, attr: Attribute, where: str) -> Decision:
-        """The decision an `xnn.decision` attribute holds; VerifyException naming `where`
-        (the op and its location) when it is not one."""
+        """The decision an `xnn.decision` attribute holds; DecisionError naming `where`
+        (`dialects.locations.where` of its op) when it is not one."""
 
-        def fail(problem: str) -> VerifyException:
-            return VerifyException(f"{where}: {DECISION_ATTR}: {problem}")
+        def fail(problem: str) -> DecisionError:
+            return DecisionError(where, f"{DECISION_ATTR}: {problem}")
 
         if not isinstance(attr, DictionaryAttr):
             raise fail(f"expected a dictionary, got {attr}")
@@ -113,10 +118,6 @@ class Decision:
         return cls(text["form"], text["choice"], text["source"], text["layer"], text["why"], pairs)
 
 
-def _where(op: Operation) -> str:
-    return f"{op.name} at {op.location}"
-
-
 def _all(op: Operation) -> list[Decision]:
     """The decisions on `op`: one dictionary, or an array of them when an op is a layer of
     several forms (an fp16 convolution: fp16-compute and conv-as-gemm)."""
@@ -124,10 +125,10 @@ def _all(op: Operation) -> list[Decision]:
     if attr is None:
         return []
     items = attr.data if isinstance(attr, ArrayAttr) else (attr,)
-    found = [Decision.from_attr(item, _where(op)) for item in items]
+    found = [Decision.from_attr(item, where(op)) for item in items]
     forms = [d.form for d in found]
     if len(set(forms)) != len(forms):
-        raise VerifyException(f"{_where(op)}: {DECISION_ATTR}: two decisions about one form")
+        raise DecisionError(where(op), f"{DECISION_ATTR}: two decisions about one form")
     return found
 
 

@@ -125,6 +125,15 @@ class AtenOp(QuantizedShapesVerifier, IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
     traits = traits_def(Pure())
 
+    def verify(self, verify_nested_ops: bool = True) -> None:
+        # A shape rule written for ints meets a symbolic dim it cannot decide on (NotAffine
+        # names the dim's expression): a verifier error on the op, not an internal one.
+        try:
+            super().verify(verify_nested_ops)
+        except NotAffine as e:
+            err = VerifyException(f"cannot be checked for every size of its symbolic dims: {e}")
+            self.emit_error(f"Operation does not verify: {err}", err)
+
 
 # --- constants and the generic op ------------------------------------------------------------
 
@@ -609,13 +618,13 @@ class _Reduce(AtenOp):
             _fail(f"result shape {list(shape_of(self.result))} should be {want}")
 
 
-@aten_op("aten::mean.dim")
+@aten_op("aten::mean.dim", "aten::mean")
 class MeanOp(_Reduce):
     name = "aten.mean"
     dtype = opt_prop_def(Attribute)
 
 
-@aten_op("aten::sum.dim_IntList")
+@aten_op("aten::sum.dim_IntList", "aten::sum")
 class SumOp(_Reduce):
     name = "aten.sum"
     dtype = opt_prop_def(Attribute)
@@ -875,11 +884,13 @@ class _Upsample(AtenOp):
     output_size = opt_prop_def(IntList)
     scale_factors = opt_prop_def(FloatList)
     result = result_def(TensorType)
+    LAYOUT: ClassVar[str] = "[N, C, H, W]"
 
     def verify_(self) -> None:
         x, y = shape_of(self.input), shape_of(self.result)
-        if len(x) != 4 or len(y) != 4 or x[:2] != y[:2]:
-            _fail(f"expects 4-D [N, C, H, W] input and result, got {list(x)} -> {list(y)}")
+        rank = self.LAYOUT.count(",") + 1
+        if len(x) != rank or len(y) != rank or x[:2] != y[:2]:
+            _fail(f"expects {rank}-D {self.LAYOUT} input and result, got {list(x)} -> {list(y)}")
         if self.output_size is None and self.scale_factors is None:
             _fail("needs output_size or scale_factors")
         if self.output_size is not None and ints(self.output_size) != y[2:]:
@@ -889,6 +900,12 @@ class _Upsample(AtenOp):
 @aten_op("aten::upsample_nearest2d.vec")
 class UpsampleNearest2dOp(_Upsample):
     name = "aten.upsample_nearest2d"
+
+
+@aten_op("aten::upsample_nearest1d.vec")
+class UpsampleNearest1dOp(_Upsample):
+    name = "aten.upsample_nearest1d"
+    LAYOUT: ClassVar[str] = "[N, C, W]"
 
 
 @aten_op("aten::upsample_bilinear2d.vec")
@@ -1228,7 +1245,8 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,
     GroupNormOp, EmbeddingOp,
     MaxPool2dWithIndicesOp, AvgPool2dOp, AdaptiveAvgPool2dOp, AdaptiveMaxPool2dOp,
-    UpsampleNearest2dOp, UpsampleBilinear2dOp, PixelShuffleOp, PixelUnshuffleOp, ViewOp, PermuteOp,
+    UpsampleNearest1dOp, UpsampleNearest2dOp, UpsampleBilinear2dOp, PixelShuffleOp,
+    PixelUnshuffleOp, ViewOp, PermuteOp,
     SqueezeOp, UnsqueezeOp, ExpandOp, SliceOp, SelectOp, FlipOp, CatOp, SplitWithSizesOp,
     ToCopyOp, ToDimOrderCopyOp, CloneOp, QuantizeOp, DequantizeOp,
 ]  # fmt: skip

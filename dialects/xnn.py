@@ -106,6 +106,7 @@ from xnnc.backend_xnnpack.nodes import (  # noqa: F401 (re-exported: the dialect
     c_value,
 )
 from xnnc.backend_xnnpack.serialize import GraphBuilder, Quantization, SerializeError
+from xnnc.dialects.locations import where
 from xnnc.dialects.quant import (
     QuantizedShapesVerifier,
     ScalesAttr,
@@ -943,14 +944,31 @@ def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValu
                         quant=_quantization(op.output))  # fmt: skip
             continue
         if not isinstance(op, XnnNode):
-            raise SerializeError(f"{op.name} at {op.location} is not an XNNPACK node")
+            raise SerializeError(f"{where(op)}: {op.name} is not an XNNPACK node")
         for result in op.results:
             external = "output" if result in outputs else None
             graph.value(result, _datatype(result), dims(result), external=external,
                         quant=_quantization(result))  # fmt: skip
         clamp = op.output_range() if isinstance(op, ClampedNode) else (-math.inf, math.inf)
-        graph.add_node(op.encode(graph), f"{op.name} at {op.location}", clamp)
+        _check_broadcast_operands(op, dims)
+        graph.add_node(op.encode(graph), f"{where(op)}: {op.name}", clamp)
     return graph, outputs
+
+
+def _check_broadcast_operands(op: Operation, dims: Callable[[SSAValue], Sequence[int]]) -> None:
+    if not isinstance(op, BinaryOp):
+        return
+    operands = [op.input1, op.input2]
+    broadcast = GENERATED_OPS["xnn.static_broadcast"]
+    sources = [v.owner.input if isinstance(v.owner, broadcast) else v for v in operands]
+    if sources != operands and nodes.broadcast_drop_misshapes(
+        [dims(v) for v in sources], dims(op.output)
+    ):
+        raise SerializeError(
+            f"{where(op)}: xnn.binary reads an xnn.static_broadcast, which XNNPACK 92a7ad50 "
+            "drops before a binary node, leaving it a smaller shape than its result's "
+            f"{list(dims(op.output))} (run xnn-legalize-broadcasts)"
+        )
 
 
 # --- the dialect -----------------------------------------------------------------------------

@@ -31,8 +31,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.backend_xnnpack.nodes import broadcast_drop_misshapes
 from xnnc.dialects import xnn
 from xnnc.ir.dims import DimExpr
+from xnnc.ir.rebuild import rebuilt
 from xnnc.ir.shapes import broadcast_shapes
 from xnnc.ir.types import shape_of, tensor_type
 
@@ -53,9 +55,11 @@ class SinkBroadcastBelowBinary(RewritePattern):
         if (a, b) == (op.input1, op.input2):
             return
         out = shape_of(op.output)
-        inner = broadcast_shapes(shape_of(a), shape_of(b))
-        if inner is None or tuple(inner) == tuple(out):
+        if not broadcast_drop_misshapes([shape_of(a), shape_of(b)], out):
             return  # XNNPACK's own broadcasting gives the same shape
+        inner = broadcast_shapes(shape_of(a), shape_of(b))
+        if inner is None:
+            return
         # "0 keeps the input's dim": the only way to name a symbolic size in new_shape.
         new_shape = []
         for i, d in enumerate(out):
@@ -67,13 +71,9 @@ class SinkBroadcastBelowBinary(RewritePattern):
             else:
                 return  # a 1 broadcast to a symbolic size: not expressible
         assert isinstance(op.output.type, TensorType)
-        binary = xnn.BinaryOp.create(
-            operands=[a, b],
-            result_types=[tensor_type(op.output.type.element_type, inner)],
-            properties=dict(op.properties),
-            attributes=dict(op.attributes),
+        binary = rebuilt(
+            op, operands=[a, b], result_types=[tensor_type(op.output.type.element_type, inner)]
         )
-        binary.location = op.location
         broadcast = xnn.StaticBroadcastOp.make(
             binary.results[0], result_type=op.output.type, new_shape=new_shape
         )

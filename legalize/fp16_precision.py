@@ -61,6 +61,7 @@ from xnnc.cost.decision import Decision, decide, fp16_layer, record
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import target_of
 from xnnc.errors import OptionError
+from xnnc.ir.rebuild import rebuilt
 from xnnc.ir.types import element_type, has_element_type
 from xnnc.target import Target
 
@@ -138,13 +139,7 @@ class ComputeF16InF32(RewritePattern):
                 new_ops.append(_convert(value, f32, op))
                 value = new_ops[-1].results[0]
             operands.append(value)
-        inner = type(op).create(
-            operands=operands,
-            result_types=[_as_f32(r.type) for r in op.results],
-            properties=dict(op.properties),
-            attributes=dict(op.attributes),
-            location=op.location,
-        )
+        inner = rebuilt(op, operands=operands, result_types=[_as_f32(r.type) for r in op.results])
         if decision is not None:
             record(inner, decision)
         new_ops.append(inner)

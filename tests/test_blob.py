@@ -819,3 +819,45 @@ def test_fuzz_mutated_blobs_read_or_raise_value_error(fuzz_seeds):
     case()
     assert sum(outcomes.values()) >= 10_000
     assert outcomes["ValueError"] > 1000 and outcomes["read"] > 10
+
+
+# --- a static broadcast XNNPACK drops before a binary node ----------------------------------
+
+
+def broadcast_multiply_graph(other_dims):
+    """x [3, 1] -> static_broadcast [3, 4] -> multiply by a constant of `other_dims`."""
+    k = fb.NodeUnion
+    values = [
+        tensor(0, [3, 1], ext=0, flags=B.VALUE_FLAG_EXTERNAL_INPUT),
+        tensor(1, [3, 4]),
+        tensor(2, other_dims, const=1),
+        tensor(3, [3, 4], ext=1, flags=B.VALUE_FLAG_EXTERNAL_OUTPUT),
+    ]
+    nodes = [
+        node(
+            k.XNNStaticBroadcast,
+            table(fb.XNNStaticBroadcastT, newShape=[3, 4], inputId=0, outputId=1),
+        ),  # fmt: skip
+        node(k.XNNMultiply, table(fb.XNNNode2x1T, input1Id=1, input2Id=2, outputId=3)),
+    ]
+    data = np.full(other_dims, 2.0, np.float32).tobytes()
+    return graph(values, nodes, 2), [data]
+
+
+def test_broadcast_dropped_before_binary_node_is_refused():
+    """XNNPACK 92a7ad50 would multiply x [3, 1] by the [1] constant and yield [3, 1] for the
+    [3, 4] output, failing at reshape (xnn-legalize-broadcasts is what avoids this)."""
+    g, constants = broadcast_multiply_graph([1])
+    with pytest.raises(ValueError) as info:
+        B.read_blob(B.pack_blob(g, constants, validate=False))
+    assert str(info.value) == (
+        "node 1 (XNNMultiply): input1_id 1 is a static broadcast of value 0, which XNNPACK "
+        "92a7ad50 drops before a binary node, leaving it a shape other than its output's "
+        "[3, 4] (xnn-legalize-broadcasts moves the broadcast below the node)"
+    )
+
+
+def test_broadcast_covered_by_the_other_operand_is_read():
+    g, constants = broadcast_multiply_graph([3, 4])
+    read = B.read_blob(B.pack_blob(g, constants))
+    assert read.node_kinds == ("XNNStaticBroadcast", "XNNMultiply")

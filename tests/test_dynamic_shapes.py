@@ -734,3 +734,18 @@ def test_conv_net_size_the_constraints_forbid_is_one_line(convnet, tmp_path, cap
     np.savez(tmp_path / "in.npz", x=np.random.randn(1, 3, 80, 64).astype(np.float32))
     assert xnn_run.main([str(path), "--inputs", str(tmp_path / "in.npz")]) == 1
     assert capsys.readouterr().err.strip().splitlines() == [f"xnn-run: error: {path}: {message}"]
+
+
+def test_xnn_run_without_inputs_takes_the_upper_bounds(convnet, tmp_path, capsys) -> None:
+    """Random inputs for a dynamic program: every size symbol at its upper bound (h = w = 8,
+    so x is 1x3x256x256), as `xnn-run --help` says."""
+    from xnnc.tools import xnn_run
+
+    _, program = convnet
+    path = tmp_path / "net.xnnc"
+    program.save(str(path))
+    assert xnn_run.main([str(path), "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"{path}: random inputs at the size symbols' upper bounds: h = 8, w = 8" in out
+    want = program(torch.randn(1, 3, 256, 256))
+    assert f"{path}: 1 output(s): {list(want.shape)} float32" in out

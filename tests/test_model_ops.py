@@ -200,3 +200,32 @@ def test_embedding_stays_outside_with_its_reason() -> None:
     assert program.num_partitions == 1  # the linear after it
     with torch.no_grad():
         torch.testing.assert_close(program(tokens), model(tokens), **TOL[torch.float32])
+
+
+def _reason_key_matches(key: str) -> bool:
+    """Whether `key` can be an `op_label`: an `aten` op conversion does not lower, or an ATen
+    overload the dialect leaves generic, spelled `aten.name[.overload]` (`.default` dropped)."""
+    from xnnc.conversion.aten_to_xnn import LOWERINGS
+    from xnnc.dialects.aten import ATEN_OPS
+    from xnnc.frontend.fx_importer import OPS_BY_OVERLOAD
+
+    modelled = {op.name: op for op in ATEN_OPS}
+    if key in modelled:
+        return modelled[key] not in LOWERINGS
+    namespace, _, rest = key.partition(".")
+    name, _, overload = rest.partition(".")
+    packet = getattr(getattr(torch.ops, namespace, None), name, None) if name else None
+    if packet is None or overload == "default":
+        return False
+    qualified = f"{namespace}::{name}" + (f".{overload}" if overload else "")
+    return (overload or "default") in packet.overloads() and qualified not in OPS_BY_OVERLOAD
+
+
+def test_outside_reason_keys_can_match() -> None:
+    from xnnc.conversion.aten_to_xnn import OUTSIDE_REASONS
+
+    assert [key for key in OUTSIDE_REASONS if not _reason_key_matches(key)] == []
+    # The spellings that never match: ATen's `::`, an explicit `.default`, a modelled op that
+    # lowers, an overload or an op ATen does not have.
+    for key in ("aten::eq", "aten.embedding.default", "aten.mean", "aten.eq.Banana", "aten.frob"):
+        assert not _reason_key_matches(key), key

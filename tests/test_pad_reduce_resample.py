@@ -184,6 +184,24 @@ def test_reduce_with_dtype(fn, dtype: torch.dtype, tol: dict) -> None:
     torch.testing.assert_close(got, want, **tol)
 
 
+@pytest.mark.parametrize("target", ["extended", "stock"])
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 3, 4, 5)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("reduce", ["mean", "sum"])
+def test_reduce_over_every_dim(reduce: str, shape: tuple, target: str) -> None:
+    """`x.mean()` / `x.sum()` (aten.mean.default, no dim) reduce every dim into a 0-d result.
+    Tolerance: reordered fp32 sums of n terms stay within n * 2**-24 * sum|x| (over n for
+    the mean)."""
+    x = torch.randn(shape)
+    model = Fn(lambda t: getattr(t, reduce)())
+    program = xnnc.compile(model, (x,), target=target)
+    _delegated(program)
+    got, want = program(x), model(x)
+    assert got.shape == want.shape == ()
+    n = x.numel()
+    bound = n * 2**-24 * float(x.abs().sum()) / (n if reduce == "mean" else 1)
+    torch.testing.assert_close(got, want, atol=bound, rtol=0)
+
+
 @pytest.mark.parametrize(
     "x, dtype, reason",
     [(torch.randn(5, 10), torch.float64, "dtype f64"),
@@ -367,3 +385,48 @@ def test_executorch_operator_suite(module: str, test: str) -> None:
             assert dict(r.undelegated_op_counts) == {"aten::mean.dim": 1}
         else:
             assert r.result == TestResult.SUCCESS and not r.undelegated_op_counts, r
+
+
+# Nearest upsampling by an integer scale is a broadcast (x2 in 2-D may become depth-to-space):
+# 1-D and 2-D, alone, under arithmetic XNNPACK would drop the broadcast before, and under a
+# following op that is not elementwise; the x2 rewrite on (the cost rule's choice) and off.
+THEN = {
+    "alone": lambda t: t,
+    "times-2": lambda t: t * 2,
+    "plus-max": lambda t: t + t.amax(-1, keepdim=True),
+    "softmax": lambda t: t.softmax(-1),
+}
+
+
+@pytest.mark.parametrize("rewrite", ["on", "off"])
+@pytest.mark.parametrize("then", list(THEN))
+@pytest.mark.parametrize("scale", [2, 3])
+@pytest.mark.parametrize("rank", [1, 2])
+def test_nearest_integer_scale_then_op(rank: int, scale: int, then: str, rewrite: str) -> None:
+    x = torch.randn((2, 5, 7) if rank == 1 else (1, 4, 5, 6))
+
+    def fn(t: torch.Tensor) -> torch.Tensor:
+        return THEN[then](F.interpolate(t, scale_factor=scale, mode="nearest"))
+
+    off = {"disable": "xnn-upsample-nearest"} if rewrite == "off" else {}
+    program = xnnc.compile(Fn(fn), (x,), **off)
+    _delegated(program)
+    if then == "softmax":
+        # exp and the sum's order differ from torch's kernel: a few ulps of fp32.
+        torch.testing.assert_close(program(x), fn(x), rtol=1e-6, atol=1e-6)
+    else:
+        # Data movement and at most one rounding per element, as in torch: exact.
+        assert torch.equal(program(x), fn(x))
+
+
+def test_nearest_1d_by_size_and_fraction() -> None:
+    """A 1-D map that is not a plain repeat (8 -> 12: a, a, b per pair) takes the periodic
+    gather."""
+    x = torch.randn(2, 3, 8)
+
+    def fn(t: torch.Tensor) -> torch.Tensor:
+        return F.interpolate(t, size=12, mode="nearest") * 3
+
+    program = xnnc.compile(Fn(fn), (x,))
+    _delegated(program)
+    assert torch.equal(program(x), fn(x))

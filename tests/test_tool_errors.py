@@ -124,9 +124,9 @@ def test_a_pass_error_names_file_line_col(tmp_path, capsys) -> None:
         "  func.return %y : tensor<8x4xf32>\n}\n"
     )
     line = _one_error(*_run(xnn_opt.main, [str(path), "-p", "xnn-fc-as-bmm"], capsys)[::2])
-    assert line == (
-        f'xnn.fully_connected at loc("{path}":2:3): xnn.decision: unknown '
-        "fc-or-bmm choice 'banana'; valid: fc, bmm"
+    assert (
+        line
+        == f"{path}:2:3: error: xnn.decision: unknown fc-or-bmm choice 'banana'; valid: fc, bmm"
     )
 
 
@@ -470,7 +470,8 @@ def test_xnn_run_asks_for_inputs_it_cannot_make(tmp_path, capsys) -> None:
     path.write_text(TWICE.replace("tensor<2x3xf32>", "tensor<?x3xf32>"))
     line = _one_error(*_run(xnn_run.main, [str(path)], capsys)[::2])
     assert line == (
-        f"xnn-run: error: {path}: input 0 has a dynamic shape (tensor<?x3xf32>): give --inputs"
+        f"xnn-run: error: {path}: input 0 has a dynamic shape (tensor<?x3xf32>) with no range: "
+        "give --inputs"
     )
 
 
@@ -481,8 +482,9 @@ def test_dynamic_shapes_stay_outside_xnnpack(tmp_path, capsys) -> None:
     line = _one_error(*_run(xnn_opt.main, [str(path), "-p", "xnn-partition{strict=true}"],
                             capsys)[::2])  # fmt: skip
     assert line.startswith(
-        f'xnn-opt: error: 2 ops stayed outside XNNPACK: aten.relu at loc("{path}":2:3) '
-        "(dynamic shape tensor<?x3xf32> (XNNPACK subgraphs here are static)); aten.add"
+        f"xnn-opt: error: 2 ops stayed outside XNNPACK: {path}:2:3: aten.relu "
+        f"(dynamic shape tensor<?x3xf32> (XNNPACK subgraphs here are static)); {path}:3:3: "
+        "aten.add"
     ), line
 
 

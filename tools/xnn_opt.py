@@ -40,9 +40,9 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from xnnc import make_context
-from xnnc.dialects import get_all_dialects
+from xnnc.dialects import get_all_dialects, locations
 from xnnc.dialects.weights import BlobStore, printing_weights_inline, using_blobs
-from xnnc.errors import XnncError
+from xnnc.errors import LocatedError, XnncError
 from xnnc.passes import get_all_passes, parse_pipeline
 
 
@@ -179,18 +179,8 @@ def verify_with_locations(module: ModuleOp, where: Any) -> None:
         except VerifyException as e:
             loc = where(op) if where else None
             raise VerifyException(
-                f"{loc or describe(op)}: error: '{op.name}' op {one_line(str(e))}"
+                f"{loc or locations.where(op)}: error: '{op.name}' op {one_line(str(e))}"
             ) from None
-
-
-def describe(op: Operation) -> str:
-    """An op's location for a message: its loc(...) if it has one, else its name."""
-    loc = op.location
-    if isinstance(loc, UnknownLoc):
-        return op.name
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    return str(loc)
 
 
 def load_weights(path: str | None) -> BlobStore:
@@ -414,6 +404,14 @@ def one_line(text: str) -> str:
     return lines[0].strip() if lines else text.strip()
 
 
+def error_line(e: Exception) -> str:
+    """`file:line:col: error: ...` for an error about an op read from a file, as for a
+    parse or verifier error; `xnn-opt: error: ...` for everything else."""
+    if isinstance(e, LocatedError) and locations.is_file_line_col(e.where):
+        return f"{e.where}: error: {one_line(e.problem)}"
+    return f"xnn-opt: error: {one_line(str(e))}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the driver and turn every failure into one line on stderr."""
     tool: XnnOptMain | None = None
@@ -428,7 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(one_line(str(e)), file=sys.stderr)
         return 1
     except (ToolError, XnncError) as e:
-        print(f"xnn-opt: error: {one_line(str(e))}", file=sys.stderr)
+        print(error_line(e), file=sys.stderr)
         return 1
     except BrokenPipeError:
         # The reader went away (`xnn-opt ... | head`): not an error of ours.

@@ -7,7 +7,8 @@
     xnn-run model.pte --threads 2       # a .pte on stock ExecuTorch (no reference to compare)
 
 Inputs are random (seeded) unless `--inputs` names an .npz whose arrays are the inputs in
-order (`arr_0`, `arr_1`, ... as `np.savez` writes them). Prints the max error against the
+order (`arr_0`, `arr_1`, ... as `np.savez` writes them); a symbolic dim of a random input
+takes its size with every size symbol at its upper bound. Prints the max error against the
 reference, the median latency, and the per-node profile. IR is verified before it is
 compiled. Errors are one line (`file:line:col: error: ...` for IR), exit 1; bad flags exit 2.
 """
@@ -43,6 +44,8 @@ class RunError(Exception):
 
 
 def _random_inputs(path: str, func: Any, seed: int) -> list[torch.Tensor]:
+    """Seeded random inputs; a symbolic dim takes its value at every size symbol's upper
+    bound (the largest size the program was compiled for)."""
     from xdsl.dialects.builtin import TensorType
 
     from xnnc.frontend.schema import TORCH_DTYPES
@@ -52,17 +55,34 @@ def _random_inputs(path: str, func: Any, seed: int) -> list[torch.Tensor]:
     for i, t in enumerate(func.function_type.inputs.data):
         if not isinstance(t, TensorType) or t.element_type not in TORCH_DTYPES:
             raise RunError(f"{path}: input {i} of type {t} has no random values: give --inputs")
-        if not t.has_static_shape():
-            raise RunError(f"{path}: input {i} has a dynamic shape ({t}): give --inputs")
         dtype = TORCH_DTYPES[t.element_type]
-        shape = tuple(t.get_shape())
+        shape = _largest_shape(path, func, i, t)
         if dtype.is_floating_point:
             inputs.append(torch.randn(shape, generator=gen).to(dtype))
         elif dtype == torch.bool:
             inputs.append(torch.randint(0, 2, shape, generator=gen).bool())
         else:
             inputs.append(torch.randint(0, 10, shape, generator=gen).to(dtype))
+    if not all(t.has_static_shape() for t in func.function_type.inputs.data):
+        from xnnc.ir.types import symbol_ranges
+
+        sizes = ", ".join(f"{s} = {hi}" for s, (_, hi) in sorted(symbol_ranges(func).items()))
+        print(f"{path}: random inputs at the size symbols' upper bounds: {sizes}")
     return inputs
+
+
+def _largest_shape(path: str, func: Any, i: int, t: Any) -> tuple[int, ...]:
+    from xnnc.ir.dims import DimExpr
+    from xnnc.ir.types import dims_of_type, symbol_ranges
+
+    if t.has_static_shape():
+        return tuple(t.get_shape())
+    dims, ranges = dims_of_type(t), symbol_ranges(func)
+    symbols = [s for d in dims if isinstance(d, DimExpr) for s in d.symbols]
+    if any(isinstance(d, int) and d < 0 for d in dims) or not set(symbols) <= set(ranges):
+        raise RunError(f"{path}: input {i} has a dynamic shape ({t}) with no range: give --inputs")
+    largest = {s: high for s, (_, high) in ranges.items()}
+    return tuple(d.evaluate(largest) if isinstance(d, DimExpr) else d for d in dims)
 
 
 def _npz_inputs(path: str) -> list[torch.Tensor]:
@@ -220,7 +240,9 @@ def _arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="xnn-run", description=__doc__.splitlines()[0])
     parser.error = types.MethodType(one_line_usage_error, parser)  # type: ignore
     parser.add_argument("file", help=".mlir (aten or lowered), .pt2, saved program, or .pte")
-    parser.add_argument("--inputs", help=".npz of the inputs, in order")
+    parser.add_argument("--inputs",
+                        help=".npz of the inputs, in order (default: random, seeded; each "
+                        "size symbol at its upper bound)")  # fmt: skip
     parser.add_argument("--weights", metavar="FILE",
                         help="for .mlir: a .npz holding the data of weights printed elided, "
                         "by name (as xnn-opt --weights)")  # fmt: skip

@@ -43,6 +43,7 @@ from xdsl.pattern_rewriter import (
 from xnnc.conversion.aten_to_xnn import convertible
 from xnnc.dialects import aten
 from xnnc.dialects.quant_dynamic import is_dynamic
+from xnnc.ir.rebuild import rebuilt
 from xnnc.transforms.raising import erase_unused, fused_location
 
 # Activations that commute with quantization (clamps), so they may follow the fused op.
@@ -76,14 +77,9 @@ def _quantized_like(value: SSAValue, quantized: TensorType) -> TensorType:
 
 def _retyped(op: Operation, operands: list[SSAValue], result: SSAValue, type_) -> Operation:
     """`op` on new operands, with `result`'s type replaced by `type_`."""
-    new = type(op).create(
-        operands=operands,
-        result_types=[type_ if r is result else r.type for r in op.results],
-        properties=dict(op.properties),
-        attributes=dict(op.attributes),
+    return rebuilt(
+        op, operands=operands, result_types=[type_ if r is result else r.type for r in op.results]
     )
-    new.location = op.location
-    return new
 
 
 class FoldQdq(RewritePattern):

@@ -99,6 +99,7 @@ from xnnc.dialects import xnn
 from xnnc.dialects.quant import is_quantized, quant_type
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.dims import NotAffine, is_symbolic
+from xnnc.ir.rebuild import rebuilt
 from xnnc.ir.shapes import relative_end
 from xnnc.ir.types import element_type, ints, shape_of, size_symbols
 
@@ -475,10 +476,7 @@ class FoldTrimIntoDeconvolution(RewritePattern):
         ):
             props[name] = IntegerAttr(value, i64)
         attrs = {k: v for k, v in deconv.attributes.items() if k != DECLINED_ATTR}
-        new = xnn.Deconvolution2dOp.create(
-            operands=list(deconv.operands), result_types=[op.output.type],
-            properties=props, attributes=attrs,
-        )  # fmt: skip
+        new = rebuilt(deconv, result_types=[op.output.type], properties=props, attributes=attrs)
         rewriter.replace(op, new)
         rewriter.erase(deconv)
 

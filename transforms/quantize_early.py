@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
 from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import is_quantized
+from xnnc.ir.rebuild import rebuilt
 from xnnc.ir.types import element_type, shape_of, tensor_type
 
 MOVEMENT = (xnn.ConcatenateOp, xnn.DepthToSpace2dOp)
@@ -57,13 +58,7 @@ class QuantizeBeforeMovement(RewritePattern):
         elem = element_type(op.output)
         e = Emitter(rewriter, moved)
         inputs = [e.node(xnn.ConvertOp, v, shape=shape_of(v), elem=elem) for v in moved.operands]
-        new = type(moved).create(
-            operands=inputs,
-            result_types=[tensor_type(elem, shape_of(op.output))],
-            properties=dict(moved.properties),
-            attributes=dict(moved.attributes),
-        )
-        new.location = moved.location
+        new = rebuilt(moved, operands=inputs, result_types=[tensor_type(elem, shape_of(op.output))])
         rewriter.insert(new)
         rewriter.replace(op, [], [new.results[0]])
         rewriter.erase(moved)

@@ -62,6 +62,7 @@ from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph_named, set_target, target_of
 from xnnc.errors import OptionError, XnncError
 from xnnc.ir.dims import DimExpr
+from xnnc.ir.rebuild import rebuilt
 from xnnc.ir.types import dims_of_type, has_element_type, size_symbols, symbol_ranges, tensor_type
 from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass, is_fp16_layer
@@ -361,12 +362,7 @@ def _at_smallest_size(op: Operation) -> Operation:
             operands.append(const.results[0])
         else:
             operands.append(arg)
-    clone = type(op).create(
-        operands=operands,
-        result_types=[static(r.type) for r in op.results],
-        properties=dict(op.properties),
-        attributes=dict(op.attributes),
-    )
+    clone = rebuilt(op, operands=operands, result_types=[static(r.type) for r in op.results])
     block.add_op(clone)
     return clone
 

@@ -64,7 +64,7 @@ func.func @linear_add(%x: tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor
 // CHECK-LABEL: func.func @asymmetric(
 // CHECK-NEXT:    aten.constant
 // CHECK-NEXT:    aten.linear
-// STRICT: xnn-opt: error: 1 ops stayed outside XNNPACK: aten.linear at loc("{{.*}}quantized.mlir":{{[0-9]+}}:{{[0-9]+}}) (asymmetric per-channel weight (zero points not all 0): XNNPACK's int8 filters are symmetric)
+// STRICT: xnn-opt: error: 1 ops stayed outside XNNPACK: {{.*}}quantized.mlir:{{[0-9]+}}:{{[0-9]+}}: aten.linear (asymmetric per-channel weight (zero points not all 0): XNNPACK's int8 filters are symmetric)
 func.func @asymmetric(%x: tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3>> {
   %w = aten.constant #xnnc.weight<"w3", "0x01FE0304"> : tensor<2x2x!xnn.quant.uniform<i8:f32:0, {0.5:1, 0.25}>>
   %y = aten.linear %x, %w : (tensor<1x2x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x2x!xnn.quant.uniform<i8:f32:0, {0.5:1, 0.25}>>) -> tensor<1x2x!xnn.quant.uniform<i8:f32, 0.3>>

@@ -428,12 +428,14 @@ func.func @adaptive_avg_pool2d(%x: tensor<1x8x7x7xf32>) -> tensor<1x8x1x1xf32> {
 // CHECK-LABEL: func.func @upsample(
 // CHECK-NEXT:    %0 = aten.upsample_nearest2d %x {output_size = array<i64: 8, 8>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
 // CHECK-NEXT:    %1 = aten.upsample_bilinear2d %x {scale_factors = array<f64: 2.000000e+00, 2.000000e+00>, align_corners = false} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
-// CHECK-NEXT:    func.return %0, %1 : tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>
+// CHECK-NEXT:    %2 = aten.upsample_nearest1d %w {scale_factors = array<f64: 3.000000e+00>} : (tensor<1x3x4xf32>) -> tensor<1x3x12xf32>
+// CHECK-NEXT:    func.return %0, %1, %2 : tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x12xf32>
 // CHECK-NEXT:  }
-func.func @upsample(%x: tensor<1x3x4x4xf32>) -> (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>) {
+func.func @upsample(%x: tensor<1x3x4x4xf32>, %w: tensor<1x3x4xf32>) -> (tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x12xf32>) {
   %0 = aten.upsample_nearest2d %x {output_size = array<i64: 8, 8>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   %1 = aten.upsample_bilinear2d %x {scale_factors = array<f64: 2.0, 2.0>, align_corners = false} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
-  func.return %0, %1 : tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>
+  %2 = aten.upsample_nearest1d %w {scale_factors = array<f64: 3.0>} : (tensor<1x3x4xf32>) -> tensor<1x3x12xf32>
+  func.return %0, %1, %2 : tensor<1x3x8x8xf32>, tensor<1x3x8x8xf32>, tensor<1x3x12xf32>
 }
 
 // -----

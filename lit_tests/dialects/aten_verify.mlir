@@ -451,6 +451,14 @@ func.func @upsample_rank(%x: tensor<1x3x4xf32>) {
 
 // -----
 
+// CHECK: {{.*}}aten_verify.mlir:[[# @LINE + 2]]:3: error: 'aten.upsample_nearest1d' op expects 3-D [N, C, W] input and result, got [1, 3, 4, 4] -> [1, 3, 8, 8]
+func.func @upsample_1d_rank(%x: tensor<1x3x4x4xf32>) {
+  %0 = aten.upsample_nearest1d %x {output_size = array<i64: 8, 8>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
+  func.return
+}
+
+// -----
+
 // CHECK: {{.*}}aten_verify.mlir:[[# @LINE + 2]]:3: error: 'aten.upsample_bilinear2d' op needs output_size or scale_factors
 func.func @upsample_no_size(%x: tensor<1x3x4x4xf32>) {
   %0 = aten.upsample_bilinear2d %x {align_corners = false} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>

@@ -4,6 +4,7 @@
 // RUN: not xnn-opt %S/../tools/inputs/dynamic_shapes_bad.mlir 2>&1 | filecheck %s --check-prefix=BAD
 // RUN: not xnn-opt %S/../tools/inputs/dynamic_dims_not_affine.mlir 2>&1 | filecheck %s --check-prefix=AFFINE
 // RUN: not xnn-opt %S/../tools/inputs/dynamic_symbols_bad_range.mlir 2>&1 | filecheck %s --check-prefix=RANGE
+// RUN: not xnn-opt %S/../tools/inputs/dynamic_size_dependent.mlir 2>&1 | filecheck %s --check-prefix=SIZE
 
 // Symbolic sizes (docs/dynamic-shapes.md): `?` dims whose expressions are the type's
 // `#xnnc.dims` encoding, and the module's symbol ranges in `xnnc.symbols`. Verifiers run
@@ -34,3 +35,5 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 64]>} {
 // BAD: {{^}}{{.*}}dynamic_shapes_bad.mlir:4:3: error: 'aten.convolution' op result shape [1, 8, T + 1] does not match the computed shape [1, 8, T]{{$}}
 // AFFINE: {{^}}{{.*}}dynamic_dims_not_affine.mlir:2:1: error: #xnnc.dims: 'T*T' is not an affine dim expression such as 2*T + 1{{$}}
 // RANGE: {{^}}{{.*}}dynamic_symbols_bad_range.mlir:2:1: error: #xnnc.symbols: T = [0, 64] is not a range of sizes >= 1{{$}}
+// SIZE-NOT: internal error
+// SIZE: {{^}}{{.*}}dynamic_size_dependent.mlir:5:3: error: 'aten.convolution' op cannot be checked for every size of its symbolic dims: (T - 1) // 2 is not affine in the symbols{{$}}

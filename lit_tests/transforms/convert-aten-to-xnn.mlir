@@ -681,3 +681,36 @@ func.func @flip(%x: tensor<2x1x3xf32>) -> tensor<2x1x3xf32> {
   %y = aten.flip %x {dims = array<i64: 1, -1>} : (tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
   func.return %y : tensor<2x1x3xf32>
 }
+
+// -----
+
+// mean/sum with no dim (`x.mean()`, `x.sum()`: aten.mean.default) reduce every dim into a 0-d
+// result, as torch gives; stock computes them from its own kinds.
+// CHECK-LABEL: func.func @reduce_every_dim
+// CHECK:         xnn.static_reduce mean %{{.*}} {axes = array<i64: 0, 1, 2>} : (tensor<2x3x4xf32>) -> tensor<f32>
+// CHECK-NEXT:    xnn.static_reduce sum %{{.*}} {axes = array<i64: 0, 1, 2>} : (tensor<2x3x4xf32>) -> tensor<f32>
+// STOCK-LABEL: func.func @reduce_every_dim
+// STOCK-NOT:     xnn.static_reduce
+func.func @reduce_every_dim(%x: tensor<2x3x4xf32>) -> (tensor<f32>, tensor<f32>) {
+  %m = aten.mean %x : (tensor<2x3x4xf32>) -> tensor<f32>
+  %s = aten.sum %x : (tensor<2x3x4xf32>) -> tensor<f32>
+  func.return %m, %s : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// Nearest 1-D upsampling by an integer scale: a broadcast on the innermost dim, in the
+// input's own layout (no transpose); 8 -> 12 (1.5x) gathers a, a, b from each pair.
+// CHECK-LABEL: func.func @upsample_nearest1d
+// CHECK-NOT:     xnn.static_transpose
+// CHECK:         %[[U:.*]] = xnn.static_reshape %{{.*}} {new_shape = array<i64: 2, 3, 8, 1>} : (tensor<2x3x8xf32>) -> tensor<2x3x8x1xf32>
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_broadcast %[[U]] {new_shape = array<i64: 2, 3, 8, 3>} : (tensor<2x3x8x1xf32>) -> tensor<2x3x8x3xf32>
+// CHECK-NEXT:    xnn.static_reshape %[[B]] {new_shape = array<i64: 2, 3, 24>} : (tensor<2x3x8x3xf32>) -> tensor<2x3x24xf32>
+// CHECK:         %[[P:.*]] = xnn.static_reshape %{{.*}} {new_shape = array<i64: 2, 3, 4, 2>} : (tensor<2x3x8xf32>) -> tensor<2x3x4x2xf32>
+// CHECK:         xnn.concatenate
+// CHECK-NOT:     xnn.static_transpose
+func.func @upsample_nearest1d(%x: tensor<2x3x8xf32>) -> (tensor<2x3x24xf32>, tensor<2x3x12xf32>) {
+  %y = aten.upsample_nearest1d %x {scale_factors = array<f64: 3.0>} : (tensor<2x3x8xf32>) -> tensor<2x3x24xf32>
+  %z = aten.upsample_nearest1d %x {output_size = array<i64: 12>} : (tensor<2x3x8xf32>) -> tensor<2x3x12xf32>
+  func.return %y, %z : tensor<2x3x24xf32>, tensor<2x3x12xf32>
+}
