@@ -172,6 +172,10 @@ def decide(op: Operation, layer: Layer) -> Decision:
     symbols = sorted({s for d in fields if isinstance(d, DimExpr) for s in d.symbols})
     if symbols and layer.form in _SIZE_FREE_RULES:
         return static(op, layer)  # the rule reads no size, and the rewrite checks its form
+    if symbols and layer.form == "conv-as-gemm" and layer.out_channels == 1:
+        # The one-output-channel form (depthwise + channel sum) slices nothing: both of its
+        # nodes reshape with the size, and its rule reads channels and threads only.
+        return recorded(op, layer.form) or static(op, layer)
     if symbols and layer.form == "bf16-gemm":
         if (tuned := recorded(op, layer.form)) is not None:
             return tuned

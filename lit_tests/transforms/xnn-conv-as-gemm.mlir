@@ -252,3 +252,19 @@ func.func @symbolic_width(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x
   func.return %y : tensor<1x1x?x16xf32, #xnnc.dims<"T">>
 }
 }
+
+// -----
+
+// One output channel on a symbolic width: the depthwise + channel-sum form slices nothing,
+// so it follows the size (both nodes reshape with it).
+// CHECK-LABEL: func.func @symbolic_one_output_channel
+// CHECK:         xnn.depthwise_convolution_2d %x, {{.*}} -> tensor<1x1x?x4xf32, #xnnc.dims<"T">>
+// CHECK:         xnn.fully_connected {{.*}}choice = "gemm", source = "rule"{{.*}} -> tensor<1x1x?x1xf32, #xnnc.dims<"T">>
+// CHECK-NOT:     xnn.convolution_2d
+builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
+func.func @symbolic_one_output_channel(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x1xf32, #xnnc.dims<"T">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<1x1x3x4xf32>
+  %y = xnn.convolution_2d %x, %w {padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 4, group_output_channels = 1} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>, tensor<1x1x3x4xf32>) -> tensor<1x1x?x1xf32, #xnnc.dims<"T">>
+  func.return %y : tensor<1x1x?x1xf32, #xnnc.dims<"T">>
+}
+}
