@@ -20,7 +20,6 @@ directory: the user's cache is not touched.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -35,7 +34,7 @@ import torch
 import xnnc
 from xnnc.examples.models import MODELS
 from xnnc.target import Target
-from xnnc.tuning.db import cpu_model
+from xnnc.tuning.db import TuningDB, cpu_model
 
 SAMPLE_SECONDS = 0.2
 
@@ -65,22 +64,14 @@ def compile_times(model: Any, inputs: tuple, threads: int, repeat: int, tmp: str
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-def _entries(db: str) -> int:
-    try:
-        with open(db) as f:
-            return len(json.load(f).get("entries", {}))
-    except (OSError, ValueError):
-        return 0
-
-
 def fill_database(model: Any, inputs: tuple, threads: int, db: str, limit: int = 12) -> int:
     """Compiles until one adds nothing to `db` (each compile's tuning budget covers some of
     the layers, largest first, so a large model takes a few): "warm" is a database that
     holds every layer. Returns the compiles it took."""
     for compiles in range(1, limit + 1):
-        before = _entries(db)
+        before = len(TuningDB(db))
         _compile(model, inputs, threads, True, db)
-        if _entries(db) == before:
+        if len(TuningDB(db)) == before:
             return compiles
     return limit
 
