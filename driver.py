@@ -55,7 +55,7 @@ from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
 from xnnc.errors import OptionError, PackedWeightsWarning, TrainingModeWarning, XnncError
-from xnnc.interpreter.aten import AtenFunctions, bind_inputs, tensor_of
+from xnnc.interpreter.aten import AtenFunctions, InputBinder, tensor_of
 from xnnc.ir.dims import is_symbolic
 from xnnc.ir.types import shape_of, symbol_ranges
 from xnnc.options import CompileOptions
@@ -135,6 +135,7 @@ class Program:
         if blobs is not None and len(blobs) != len(self.subgraphs):
             raise XnncError(f"{len(blobs)} blobs for {len(self.subgraphs)} subgraphs")
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
+        self._bind = InputBinder(self._func)
         self.runtimes = self._runtimes(blobs, profile, unsavable, packed)
         self._profiling = profile
         # xDSL's Interpreter keeps the values of the call it runs: one per calling thread.
@@ -285,11 +286,11 @@ class Program:
 
     def __call__(self, *inputs: Any) -> Any:
         """Runs the function on `inputs`; outputs are fresh tensors no later call touches."""
-        tensors, sizes = bind_inputs(self._func, inputs)
-        with torch.no_grad():
-            if self._direct is not None:
-                outputs = tuple(self._direct(tensors, sizes))
-            else:
+        tensors, sizes = self._bind(inputs)
+        if self._direct is not None:  # XNNPACK writes fresh tensors: nothing for autograd
+            outputs = tuple(self._direct(tensors, sizes))
+        else:
+            with torch.no_grad():
                 outputs = self._interpret(tensors, sizes)
         if self._profiling:
             self._last_profile = self._per_thread.profile = self._profile_rows()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import numpy as np
 import torch
@@ -223,53 +222,66 @@ def _make_functions() -> type[InterpreterFunctions]:
 AtenFunctions = _make_functions()
 
 
-def _as_tensor(value: Any, index: int, expected: TensorType) -> torch.Tensor:
+class InputBinder:
+    """Checks a function's inputs against its signature (count, dtype, shape; symbolic sizes
+    against their ranges and expressions) and binds the size symbols. Built once per
+    function, so a call reads no IR: what it checks is precomputed, and a call at the shapes
+    last accepted skips the size check (the pair is replaced whole, so threads may share a
+    binder)."""
+
+    def __init__(self, func: Any) -> None:
+        arg_types = func.function_type.inputs.data
+        self._name = func.sym_name.data
+        # (shape, or None where a dim is symbolic and `bind_dims` checks it; dtype; type)
+        self._expected = [
+            (None if DYNAMIC_INDEX in t.get_shape() else t.get_shape(),
+             torch_dtype(t.element_type), t)
+            for t in arg_types
+        ]  # fmt: skip
+        self._symbolic = any(shape is None for shape, _, _ in self._expected)
+        if self._symbolic:
+            args = func.body.block.args
+            self._names = [
+                f"'{a.name_hint}'" if a.name_hint else str(i) for i, a in enumerate(args)
+            ]
+            self._specs = [dims_of_type(t) for t in arg_types]
+            self._ranges = symbol_ranges(func)
+        self._accepted: tuple[tuple, dict[str, int]] | None = None
+
+    def __call__(self, inputs: Sequence[Any]) -> tuple[tuple[torch.Tensor, ...], dict]:
+        """The inputs as torch tensors and the values of the size symbols ({} if static)."""
+        expected = self._expected
+        if len(inputs) != len(expected):
+            raise ReferenceRunError(
+                f"@{self._name} takes {len(expected)} inputs, got {len(inputs)}"
+            )
+        tensors = tuple(_as_tensor(v, i, *expected[i]) for i, v in enumerate(inputs))
+        if not self._symbolic:
+            return tensors, {}
+        shapes = tuple(t.shape for t in tensors)
+        accepted = self._accepted
+        if accepted is not None and accepted[0] == shapes:
+            return tensors, accepted[1]
+        try:
+            env = bind_dims(self._specs, self._ranges, shapes, self._names)
+        except DimError as e:
+            raise ReferenceRunError(str(e)) from None
+        self._accepted = (shapes, env)
+        return tensors, env
+
+
+def _as_tensor(
+    value: Any, index: int, shape: tuple[int, ...] | None, dtype: torch.dtype, expected: TensorType
+) -> torch.Tensor:
     t = torch.from_numpy(value) if isinstance(value, np.ndarray) else value
     if not isinstance(t, torch.Tensor):
         raise ReferenceRunError(f"input {index}: expected a tensor, got {type(value).__name__}")
-    want_shape, want_dtype = expected.get_shape(), torch_dtype(expected.element_type)
-    symbolic = DYNAMIC_INDEX in want_shape  # its sizes are checked by `check_inputs`
-    if (not symbolic and tuple(t.shape) != want_shape) or t.dtype != want_dtype:
+    if (shape is not None and t.shape != shape) or t.dtype != dtype:
         raise ReferenceRunError(
-            f"input {index}: expected {want_dtype} {list(dims_of_type(expected))}, "
+            f"input {index}: expected {dtype} {list(dims_of_type(expected))}, "
             f"got {t.dtype} {list(t.shape)}"
         )
     return t
-
-
-# The input shapes each function last accepted, and the sizes they bind: a call at the same
-# shapes skips the check.
-_ACCEPTED: WeakKeyDictionary[Any, tuple[tuple, dict[str, int]]] = WeakKeyDictionary()
-
-
-def check_inputs(func: Any, inputs: Sequence[Any]) -> tuple[torch.Tensor, ...]:
-    """`inputs` as torch tensors, checked against `func`'s signature (count, dtype, shape;
-    symbolic sizes against their ranges and expressions)."""
-    return bind_inputs(func, inputs)[0]
-
-
-def bind_inputs(func: Any, inputs: Sequence[Any]) -> tuple[tuple[torch.Tensor, ...], dict]:
-    """`check_inputs`, and the values of the size symbols the inputs bind ({} if static)."""
-    arg_types = func.function_type.inputs.data
-    name = func.sym_name.data
-    if len(inputs) != len(arg_types):
-        raise ReferenceRunError(f"@{name} takes {len(arg_types)} inputs, got {len(inputs)}")
-    tensors = tuple(_as_tensor(v, i, t) for i, (v, t) in enumerate(zip(inputs, arg_types)))
-    if not any(DYNAMIC_INDEX in t.get_shape() for t in arg_types):
-        return tensors, {}
-    shapes = tuple(t.shape for t in tensors)
-    accepted = _ACCEPTED.get(func)
-    if accepted is not None and accepted[0] == shapes:
-        return tensors, accepted[1]
-    args = func.body.block.args
-    names = [f"'{a.name_hint}'" if a.name_hint else str(i) for i, a in enumerate(args)]
-    specs = [dims_of_type(t) for t in arg_types]
-    try:
-        env = bind_dims(specs, symbol_ranges(func), shapes, names)
-    except DimError as e:
-        raise ReferenceRunError(str(e)) from None
-    _ACCEPTED[func] = (shapes, env)
-    return tensors, env
 
 
 def run_reference(
@@ -281,7 +293,7 @@ def run_reference(
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
     if func not in funcs:
         raise ReferenceRunError(f"no function @{func}; the module has {sorted(funcs)}")
-    tensors, sizes = bind_inputs(funcs[func], inputs)
+    tensors, sizes = InputBinder(funcs[func])(inputs)
     interpreter = Interpreter(module)
     interpreter.register_implementations(FuncFunctions())
     functions = AtenFunctions()
