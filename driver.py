@@ -401,13 +401,14 @@ class _Direct:
         functions.sizes = sizes
         interpreter.register_implementations(functions)
         values: dict[Any, Any] = {}
-        for op in self.prelude:
-            args = []
-            for v in op.operands:
-                if v not in values:
-                    values[v] = tensor_of(v.owner.value, v.type)
-                args.append(values[v])
-            values.update(zip(op.results, interpreter.run_op(op, tuple(args))))
+        with torch.no_grad():  # once per size, on constants
+            for op in self.prelude:
+                args = []
+                for v in op.operands:
+                    if v not in values:
+                        values[v] = tensor_of(v.owner.value, v.type)
+                    args.append(values[v])
+                values.update(zip(op.results, interpreter.run_op(op, tuple(args))))
         return [values[v].contiguous() for v in self.sized]
 
 
