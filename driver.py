@@ -337,7 +337,10 @@ class Program:
                 )
             from xnnc.pte.export import write_pte
 
-            write_pte(path, self._exported, options=self.options)
+            # The stock runtime follows the static rules: tuning this program for the
+            # extended runtime says nothing about the .pte, so tune=True is not an error here.
+            tune = "auto" if self.options.tune is True else self.options.tune
+            write_pte(path, self._exported, options=self.options.replace(tune=tune))
             return
         # A new file replaces the old one: a program loaded from `path` maps its packed
         # weights, and truncating the file under that mapping would crash it.

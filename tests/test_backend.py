@@ -161,6 +161,16 @@ def test_save_pte(zoo, tmp_path) -> None:
     torch.testing.assert_close(got, program(*inputs), **TOL[torch.float32])
 
 
+def test_save_pte_of_a_tuned_program(tmp_path) -> None:
+    """tune=True tunes the program for the extended runtime; its .pte (stock runtime, static
+    rules) still saves."""
+    model, x = nn.Sequential(nn.Conv1d(4, 8, 3), nn.ReLU()).eval(), torch.randn(1, 4, 16)
+    program = xnnc.compile(model, (x,), tune=True, savable=True)
+    program.save(str(tmp_path / "m.pte"))
+    got = StockRuntime((tmp_path / "m.pte").read_bytes())(x)[0]
+    torch.testing.assert_close(got, model(x), **TOL[torch.float32])
+
+
 def test_save_pte_twice(zoo, tmp_path) -> None:
     """ExecuTorch's lowering takes lifted constants (the attention mask) out of the program
     it lowers: saving lowers a copy, so the Program can save again, with the same bytes."""
