@@ -34,7 +34,7 @@ from xnnc.backend_xnnpack.blob import (
 )
 from xnnc.backend_xnnpack.nodes import INVALID_VALUE_ID, KINDS, camel
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
-from xnnc.errors import XnncError
+from xnnc.errors import LocatedError, XnncError
 from xnnc.target import RUNTIMES
 
 _KIND_NUMBERS = {name: number for number, name in NODE_KIND_NAMES.items()}
@@ -42,6 +42,10 @@ _KIND_NUMBERS = {name: number for number, name in NODE_KIND_NAMES.items()}
 
 class SerializeError(XnncError):
     """A subgraph the runtime cannot express."""
+
+
+class NodeSerializeError(SerializeError, LocatedError):
+    """One op of the subgraph the runtime cannot express: `where` is the op."""
 
 
 @dataclass(frozen=True)
@@ -169,14 +173,17 @@ class GraphBuilder:
             setattr(table, attr, value)
         return number, table
 
-    def add_node(self, encoded: tuple[int, Any], where: str, clamp: tuple[float, float]) -> None:
-        """Append an encoded node; `where` names it in errors; `clamp` is its output range."""
+    def add_node(
+        self, encoded: tuple[int, Any], where: str, clamp: tuple[float, float], label: str = "node"
+    ) -> None:
+        """Append an encoded node; `where` (its location) and `label` (its op) name it in
+        errors; `clamp` is its output range."""
         number, table = encoded
         if self.runtime == "stock" and not KINDS[NODE_KIND_NAMES[number]].stock:
-            raise SerializeError(
-                f"{where} encodes to {NODE_KIND_NAMES[number]}, which stock ExecuTorch 1.5.1 "
+            raise NodeSerializeError(where,
+                f"{label} encodes to {NODE_KIND_NAMES[number]}, which stock ExecuTorch 1.5.1 "
                 "lacks; use the extended runtime or the xnn-legalize-stock pass"
-            )
+            )  # fmt: skip
         node = fb.XNodeT()
         node.xnodeUnionType, node.xnodeUnion = number, table
         node.debugHandle = len(self._nodes)

@@ -603,15 +603,6 @@ OUTSIDE_REASONS = {
 }  # fmt: skip
 
 
-def aten_name(op: Operation) -> str:
-    """`aten::eq` for `aten.generic "aten::eq.Tensor"`, `aten::where` for `aten.where`."""
-    if isinstance(op, aten.GenericOp):
-        qualified = op.target.data
-    else:
-        qualified = next(iter(getattr(op, "OVERLOADS", ())), op.name.replace(".", "::", 1))
-    return qualified.split(".")[0]
-
-
 # --- reductions, softmax, normalization ------------------------------------------------------
 
 

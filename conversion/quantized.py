@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xnnc.dialects import aten
+from xnnc.dialects.locations import op_label
 from xnnc.dialects.quant import UniformQuantType, is_quantized, quant_type
 
 QS8_RANGE = (-128, 127)
@@ -92,12 +93,8 @@ def same_quantization_reason(op: Operation, values: list[SSAValue]) -> str | Non
     """XNNPACK's qs8 pooling and concatenate keep the input's scale and zero point."""
     types = {qtype(v) for v in values} | {qtype(op.results[0])}
     if len(types) > 1:
-        return f"{aten_name(op)} changes the scale or zero point; XNNPACK's keeps them"
+        return f"{op_label(op)} changes the scale or zero point; XNNPACK's keeps them"
     return None
-
-
-def aten_name(op: Operation) -> str:
-    return op.name.removeprefix("aten.")
 
 
 def _first(*reasons: str | None) -> str | None:
@@ -249,5 +246,5 @@ def quantized_reason(op: Operation) -> str | None:
         return None
     check = QUANTIZED_CHECKS.get(type(op))
     if check is None:
-        return f"{aten_name(op)} on quantized tensors has no qs8 lowering yet"
+        return f"{op_label(op)} on quantized tensors has no qs8 lowering yet"
     return check(op)

@@ -105,7 +105,12 @@ from xnnc.backend_xnnpack.nodes import (  # noqa: F401 (re-exported: the dialect
     UnaryOperator,
     c_value,
 )
-from xnnc.backend_xnnpack.serialize import GraphBuilder, Quantization, SerializeError
+from xnnc.backend_xnnpack.serialize import (
+    GraphBuilder,
+    NodeSerializeError,
+    Quantization,
+    SerializeError,
+)
 from xnnc.dialects.locations import where
 from xnnc.dialects.quant import (
     QuantizedShapesVerifier,
@@ -944,14 +949,14 @@ def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValu
                         quant=_quantization(op.output))  # fmt: skip
             continue
         if not isinstance(op, XnnNode):
-            raise SerializeError(f"{where(op)}: {op.name} is not an XNNPACK node")
+            raise NodeSerializeError(where(op), f"{op.name} is not an XNNPACK node")
         for result in op.results:
             external = "output" if result in outputs else None
             graph.value(result, _datatype(result), dims(result), external=external,
                         quant=_quantization(result))  # fmt: skip
         clamp = op.output_range() if isinstance(op, ClampedNode) else (-math.inf, math.inf)
         _check_broadcast_operands(op, dims)
-        graph.add_node(op.encode(graph), f"{where(op)}: {op.name}", clamp)
+        graph.add_node(op.encode(graph), where(op), clamp, op.name)
     return graph, outputs
 
 
@@ -964,10 +969,11 @@ def _check_broadcast_operands(op: Operation, dims: Callable[[SSAValue], Sequence
     if sources != operands and nodes.broadcast_drop_misshapes(
         [dims(v) for v in sources], dims(op.output)
     ):
-        raise SerializeError(
-            f"{where(op)}: xnn.binary reads an xnn.static_broadcast, which XNNPACK 92a7ad50 "
+        raise NodeSerializeError(
+            where(op),
+            "xnn.binary reads an xnn.static_broadcast, which XNNPACK 92a7ad50 "
             "drops before a binary node, leaving it a smaller shape than its result's "
-            f"{list(dims(op.output))} (run xnn-legalize-broadcasts)"
+            f"{list(dims(op.output))} (run xnn-legalize-broadcasts)",
         )
 
 

@@ -239,6 +239,8 @@ class XnnpackTarget(Target):
         runtime = self.target or target_of(module).runtime
         try:
             return serialize_subgraph(subs[0], runtime)
+        except LocatedError:
+            raise  # about one op: `main` prints it at the op's file:line:col
         except (SerializeError, ValueError) as e:
             raise ToolError(str(e).splitlines()[0]) from None
 

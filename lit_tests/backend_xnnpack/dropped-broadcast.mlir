@@ -6,7 +6,7 @@
 // RUN: %python -c "import sys; from xnnc.backend_xnnpack.blob import read_blob; print(read_blob(open(sys.argv[1], 'rb').read()).node_kinds)" %t.legal.xnn | filecheck %s --check-prefix=LEGAL
 
 // CHECK-NOT: Traceback
-// CHECK: {{^}}xnn-opt: error: {{.*}}dropped-broadcast.mlir:20:{{[0-9]+}}: xnn.binary reads an xnn.static_broadcast, which XNNPACK 92a7ad50 drops before a binary node, leaving it a smaller shape than its result's [1, 3, 8, 2, 8, 2] (run xnn-legalize-broadcasts){{$}}
+// CHECK: {{^}}{{.*}}dropped-broadcast.mlir:20:{{[0-9]+}}: error: xnn.binary reads an xnn.static_broadcast, which XNNPACK 92a7ad50 drops before a binary node, leaving it a smaller shape than its result's [1, 3, 8, 2, 8, 2] (run xnn-legalize-broadcasts){{$}}
 // CHECK-NOT: {{.}}
 
 // LEGAL: ('XNNStaticReshape', 'XNNMultiply', 'XNNStaticBroadcast', 'XNNStaticReshape')
