@@ -175,7 +175,7 @@ def test_encodec_static_compile_has_nothing_outside() -> None:
     _close(program(x), want)
 
 
-def test_dynamic_encodec_pte_is_refused_in_one_line(encodec, tmp_path) -> None:
+def test_dynamic_encodec_pte_is_refused_but_the_xnnc_format_saves(tmp_path) -> None:
     """ExecuTorch 1.5.1 has no LSTM kernel (its portable `functions.yaml` lists none) and
     XNNPACK no recurrent node: `to_pte` and `Program.save("m.pte")` refuse, naming it."""
     from xnnc.pte import to_pte
@@ -193,3 +193,11 @@ def test_dynamic_encodec_pte_is_refused_in_one_line(encodec, tmp_path) -> None:
     with pytest.raises(XnncError, match=message):
         program.save(str(tmp_path / "m.pte"))
     assert not (tmp_path / "m.pte").exists()
+    # xnnc's own format keeps the LSTM's weights with the ops outside: it saves and loads.
+    program.save(str(tmp_path / "m.xnnc"))
+    loaded = xnnc.load(str(tmp_path / "m.xnnc"))
+    for size in (5, 50):
+        z = torch.randn(1, 16, size)
+        with torch.no_grad():
+            want = model(z)
+        _close(loaded(z), want)
