@@ -85,6 +85,34 @@ def test_a_static_lstm_still_unrolls_at_import() -> None:
     assert "aten::lstm" not in text and text.count("aten.sigmoid") == 2 * 5 * 3
 
 
+class BiLSTM(torch.nn.Module):
+    """A batch-first bidirectional LSTM between two linear layers: [B, T, 8] -> [B, T, 4]."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inp = torch.nn.Linear(8, 16)
+        self.lstm = torch.nn.LSTM(16, 12, 2, batch_first=True, bidirectional=True)
+        self.out = torch.nn.Linear(24, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y, _ = self.lstm(torch.relu(self.inp(x)))
+        return self.out(y)
+
+
+def test_a_batch_first_bidirectional_lstm_runs_at_every_size() -> None:
+    """The shapes `keep_lstm_whole` gives export follow batch_first and both directions
+    ([B, T, 2H]); the linear layers around the LSTM are delegated."""
+    torch.manual_seed(0)
+    model = BiLSTM().eval()
+    program = xnnc.compile(model, (torch.randn(2, 9, 8),), dynamic_shapes={"x": {1: _frames(1)}})
+    assert program.ops_outside() == ["aten.lstm.input"] and program.num_partitions == 2
+    for size in (1, 9, 64):
+        x = torch.randn(2, size, 8)
+        with torch.no_grad():
+            want = model(x)
+        _close(program(x), want)
+
+
 # --- EnCodec ---------------------------------------------------------------------------------
 
 
