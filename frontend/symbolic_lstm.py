@@ -38,7 +38,6 @@ from torch.export import ExportedProgram
 from xnnc.frontend.schema import ModelImportError
 from xnnc.frontend.symbols import SymbolTable
 
-LSTM = "aten::lstm.input"
 _KEYS = (DispatchKey.Autograd, DispatchKey.CompositeImplicitAutograd)
 
 
@@ -114,6 +113,7 @@ def symbolic_lstms(graph: torch.fx.Graph) -> list[torch.fx.Node]:
 
 
 def has_symbolic_lstm(graph: torch.fx.Graph) -> bool:
+    """Whether the graph has an LSTM that must stay whole (see `symbolic_lstms`)."""
     return bool(symbolic_lstms(graph))
 
 
