@@ -1,7 +1,7 @@
 """A program compiled once with a dynamic size against a static compile at each size.
 
     python -m xnnc.benchmarks.dynamic_bench [--quick] [--decoders-only] [--small]
-                                            [--llama | --convnet]
+                                            [--llama | --convnet | --encodec]
 
 Two models with a dynamic time axis (1..64): a conv1d audio stack (3 convs, 64 channels,
 kernel 7, a skip and a concatenate) and a 2-layer MLP over a sequence (256 -> 1024 -> 256).
@@ -12,8 +12,9 @@ disturbed by other processes). `ratio` is dynamic / static: the issue's target i
 dynamic program alternates between the size and 1 frame (each call reshapes XNNPACK once),
 less the two sizes' fixed-size times, per call.
 
-Then the zoo's audio decoders (examples/models.py: Mimi, DAC, HiFi-GAN; `--small` for their
-small variants), compiled once for 1..64 frames and statically at each size, both with the
+Then the zoo's audio decoders (examples/models.py: Mimi, DAC, HiFi-GAN, EnCodec; `--small`
+for their small variants), compiled once for 1..64 frames (EnCodec: 4..64, its reflect
+padding needs 4) and statically at each size, both with the
 static rules (`tune=False`: the tuner times forms at one size, so the dynamic compile skips
 it). The header lists what the dynamic compile declined (`xnn.declined`) and its polyphase
 choices: where those differ from the static compile's ("per-phase" on a symbolic size where
@@ -23,6 +24,14 @@ Then the LLaMA-style bf16 block (dim 512, 8 heads, SwiGLU 1536, a 512-row causal
 S in 1..511) compiled once against static compiles at S = 1 (decode, the issue's target:
 <= 1.05) and S = 64 (prefill): bf16 in and out, 1 thread. And ResNet-18 (small) compiled
 once for H = 32*h, W = 32*w against static compiles at three image sizes (`--convnet`).
+
+`--encodec [--small]` splits EnCodec's dynamic/static gap: its dynamic compile runs the
+LSTM on torch (a symbolic time axis cannot be unrolled) and its reflect pads on torch (their
+right side is not size-generic), each between XNNPACK pieces. Per size, interleaved: the
+static compile, the static compile with the reflect pads kept out of XNNPACK (`exclude`),
+the dynamic compile; and the SLSTM alone (the LSTM with its permutes and skip) as torch
+eager runs it against its static xnnc compile (unrolled in XNNPACK, the input projection
+hoisted). torch runs on 1 thread, like XNNPACK.
 """
 
 from __future__ import annotations
@@ -109,7 +118,14 @@ def bench(name: str, model: torch.nn.Module, axis: int, repeats: int, n: int) ->
         print(f"{size:>5} {s:>10.1f} {d:>11.1f} {d / s:>6.3f} {(c - d - d1) / 2:>10.1f}")
 
 
-DECODERS = ("mimi", "dac", "hifigan")
+DECODERS = ("mimi", "dac", "hifigan", "encodec")
+# EnCodec's reflect padding (3 each side) needs 4 frames; the others take 1.
+MIN_FRAMES = {"encodec": 4}
+
+
+def _sizes(name: str) -> tuple[int, ...]:
+    low = MIN_FRAMES.get(name, 1)
+    return tuple(sorted({max(s, low) for s in SIZES}))
 
 
 def _declined(program: xnnc.Program) -> str:
@@ -135,15 +151,17 @@ def bench_decoder(name: str, small: bool, repeats: int, n: int) -> None:
     model, (example,) = MODELS[name](small=small)
     channels = example.shape[1]
     arg = next(iter(inspect.signature(model.forward).parameters))
-    dims = {arg: {2: Dim("T", min=1, max=64)}}
-    dynamic = xnnc.compile(model, (example,), dynamic_shapes=dims, tune=False)
+    low = MIN_FRAMES.get(name, 1)
+    dims = {arg: {2: Dim("T", min=low, max=64)}}
+    dynamic = xnnc.compile(model, (example[..., :64],), dynamic_shapes=dims, tune=False)
     size_note = "small" if small else "full"
-    print(f"\n{name} ({size_note}): dynamic compile (1..64 frames) vs static compile at each "
-          f"size, fp32, 1 thread, static rules; declined: {_declined(dynamic)}; "
-          f"polyphase: {_polyphase_forms(dynamic)}")  # fmt: skip
+    outside = ", ".join(sorted(set(dynamic.ops_outside()))) or "none"
+    print(f"\n{name} ({size_note}): dynamic compile ({low}..64 frames) vs static compile at "
+          f"each size, fp32, 1 thread, static rules; declined: {_declined(dynamic)}; "
+          f"polyphase: {_polyphase_forms(dynamic)}; outside: {outside}")  # fmt: skip
     print(f"{'frames':>6} {'static ms':>10} {'dynamic ms':>11} {'ratio':>6}")
     ratios = []
-    for size in SIZES:
+    for size in _sizes(name):
         x = torch.randn(1, channels, size)
         static = xnnc.compile(model, (x,), tune=False)
         with torch.no_grad():
@@ -154,6 +172,42 @@ def bench_decoder(name: str, small: bool, repeats: int, n: int) -> None:
         ratios.append(d / s)
         print(f"{size:>6} {s / 1e3:>10.2f} {d / 1e3:>11.2f} {d / s:>6.3f}")
     print(f"{'':>6} {'':>10} {'worst':>11} {max(ratios):>6.3f}")
+
+
+def bench_encodec(small: bool, repeats: int, n: int) -> None:
+    from xnnc.examples.models import _SLSTM
+
+    model, (example,) = MODELS["encodec"](small=small)
+    channels = example.shape[1]
+    pads = ("aten.reflection_pad1d",)
+    dims = {"x": {2: Dim("T", min=4, max=64)}}
+    dynamic = xnnc.compile(model, (example[..., :64],), dynamic_shapes=dims, tune=False)
+    slstm = model.model[1]
+    assert isinstance(slstm, _SLSTM)
+    width = slstm.lstm.hidden_size
+    print(f"\nencodec ({'small' if small else 'full'}): where the dynamic compile's time goes "
+          f"(ms, fastest of {repeats}), fp32, 1 thread (torch too)")  # fmt: skip
+    print(f"{'frames':>6} {'static':>8} {'pads out':>9} {'dynamic':>8} {'dyn/st':>7} "
+          f"{'LSTM torch':>11} {'LSTM xnnc':>10}")  # fmt: skip
+    for size in _sizes("encodec"):
+        x = torch.randn(1, channels, size)
+        static = xnnc.compile(model, (x,), tune=False)
+        pads_out = xnnc.compile(model, (x,), tune=False, exclude=pads)
+        h = torch.randn(1, width, size)
+        lstm_xnnc = xnnc.compile(slstm, (h,), tune=False)
+        with torch.no_grad():
+            err = (dynamic(x) - model(x)).abs().max().item()
+            assert err < 1e-4, f"encodec at {size}: max error {err}"
+
+            def lstm_torch() -> object:
+                return slstm(h)  # noqa: B023
+
+            s, p, d, lt, lx = _best_us(
+                [partial(static, x), partial(pads_out, x), partial(dynamic, x), lstm_torch,
+                 partial(lstm_xnnc, h)], repeats, n,
+            )  # fmt: skip
+        print(f"{size:>6} {s / 1e3:>8.2f} {p / 1e3:>9.2f} {d / 1e3:>8.2f} {d / s:>7.3f} "
+              f"{lt / 1e3:>11.3f} {lx / 1e3:>10.3f}")  # fmt: skip
 
 
 def bench_llama(repeats: int, n: int) -> None:
@@ -206,6 +260,11 @@ def main() -> None:
         return
     repeats, n = (3, 20) if quick else (7, 100)
     torch.manual_seed(0)
+    torch.set_num_threads(1)  # ops outside XNNPACK run on torch: the same single thread
+    if "--encodec" in sys.argv:
+        print(f"CPU: {machine()}")
+        bench_encodec("--small" in sys.argv, repeats, max(n // 20, 2))
+        return
     print(f"CPU: {machine()}")
     if "--decoders-only" not in sys.argv:
         bench("audio", AudioStack().eval(), 2, repeats, n)

@@ -16,7 +16,7 @@ import operator
 import os
 import zipfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import torch
@@ -58,6 +58,7 @@ from xnnc.frontend.quantized import (
     register_quantized_ops,
 )
 from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
+from xnnc.frontend.symbolic_lstm import has_symbolic_lstm, keep_lstm_whole
 from xnnc.frontend.symbols import SymbolTable
 from xnnc.ir.shapes import INT64_MAX
 from xnnc.ir.types import SYMBOLS_ATTR_NAME, SymbolsAttr, tensor_type
@@ -111,7 +112,9 @@ def export_program(
             else (example_inputs,)
         )
         try:
-            return torch.export.export(model, args, dynamic_shapes=dynamic_shapes, strict=False)
+            # An LSTM over a symbolic size stays one node (frontend/symbolic_lstm.py).
+            with keep_lstm_whole() if dynamic_shapes is not None else nullcontext():
+                return torch.export.export(model, args, dynamic_shapes=dynamic_shapes, strict=False)
         except Exception as e:
             raise ModelImportError(
                 f"model {type(model).__name__}: torch.export failed: {_first_line(e)}"
@@ -147,7 +150,14 @@ def decompose(ep: ExportedProgram) -> ExportedProgram:
             table.pop(torch_overload(qualified), None)
         except AttributeError:  # an overload this torch lacks, e.g. another namespace
             continue
-    decomposed = ep.run_decompositions(table)
+    if has_symbolic_lstm(ep.graph):
+        # Unrolling needs the frame count: an LSTM over a symbolic one stays whole and runs
+        # outside XNNPACK (docs/dynamic-shapes.md). Static programs unroll as before.
+        table.pop(torch.ops.aten.lstm.input, None)
+        with keep_lstm_whole():
+            decomposed = ep.run_decompositions(table)
+    else:
+        decomposed = ep.run_decompositions(table)
     forget_trace_nodes()
     return decomposed
 

@@ -27,6 +27,7 @@ from xnnc import heap
 from xnnc.backend_xnnpack.runtime.runtime import check_threads
 from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import forget_trace_nodes
+from xnnc.frontend.symbolic_lstm import describe, symbolic_lstms
 from xnnc.options import CompileOptions
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
 from xnnc.pte.partitioner import XnncPartitioner
@@ -128,11 +129,24 @@ def _program(
     options = CompileOptions.of(options, **fields)
     options = options.replace(target=options.target.replace(runtime="stock"))
     ep = copy_sharing_tensors(export_program(model, example_inputs, dynamic_shapes))
+    refuse_symbolic_lstm(ep)
     ranges = dict(ep.range_constraints)  # the export's, before any fake run can narrow them
     lowered = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
     program = lowered.to_executorch()
     check_planned_bounds(program.exported_program(), ranges)
     return program
+
+
+def refuse_symbolic_lstm(ep: ExportedProgram) -> None:
+    """One line instead of a `.pte` stock ExecuTorch cannot run: an LSTM over a symbolic
+    time axis stays whole (frontend/symbolic_lstm.py), and ExecuTorch 1.5.1's kernels have
+    no `aten::lstm` (nor XNNPACK a recurrent node), while unrolling needs the frame count."""
+    if lstms := symbolic_lstms(ep.graph):
+        raise XnncError(
+            f"to_pte: {describe(ep, lstms[0])}: an LSTM over a symbolic time axis has no .pte form "
+            "(ExecuTorch 1.5.1 has no LSTM kernel, XNNPACK no recurrent node, and unrolling "
+            "needs the frame count); export with a static frame count for a .pte"
+        )
 
 
 def check_planned_bounds(planned: ExportedProgram, ranges: dict) -> None:

@@ -519,16 +519,6 @@ def test_decoder_out_of_range_is_one_line(decoders) -> None:
     assert str(e.value) == "input 'latent' dim 2 is 65; allowed: T in [1, 64]"
 
 
-def test_encodec_lstm_cannot_export_with_dynamic_frames() -> None:
-    """nn.LSTM specializes the frame count at export (torch 2.13): one line, no traceback."""
-    from xnnc.examples.models import make_encodec_decoder
-
-    model, (x,) = make_encodec_decoder(small=True)
-    with pytest.raises(ModelImportError, match=r"^model EnCodecDecoder: torch.export failed: "
-                       r"Constraints violated \(T\)!"):  # fmt: skip
-        xnnc.compile(model, (x,), dynamic_shapes={"x": {2: _frames()}})
-
-
 @pytest.mark.parametrize("name", DECODERS)
 def test_decoder_pte_runs_on_stock_executorch_over_its_whole_range(name, tmp_path) -> None:
     """Fully delegated, at 1..64 frames: the delegate's fake run in `to_executorch` no

@@ -1,0 +1,231 @@
+"""An nn.LSTM over a symbolic time axis (docs/dynamic-shapes.md, "LSTM over a symbolic time
+axis"): exported as one `aten.lstm.input` (frontend/symbolic_lstm.py), kept whole at import,
+run on torch's LSTM outside XNNPACK; EnCodec compiled once for a range of frame counts.
+
+Tolerance: the EnCodec tests' (tests/test_encodec.py), 1e-4 of the output's scale
+(max |eager|), fp32. The LSTM now runs on torch's own kernel in both, so the difference comes
+from the delegated convolutions (XNNPACK's summation order and ELU approximation, ~1e-6
+relative each, observed 1e-6 of the scale over 5 stages); 1e-4 fails on any wrong tap,
+trim or reflected sample.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.export import Dim
+
+import xnnc
+from xnnc.errors import XnncError
+from xnnc.examples.models import _SLSTM, make_encodec_decoder
+from xnnc.frontend.fx_importer import import_model
+from xnnc.frontend.schema import ModelImportError
+from xnnc.frontend.symbolic_lstm import keep_lstm_whole
+
+LSTM = torch.ops.aten.lstm.input
+# EnCodec's reflect padding (3 each side of its k7 convolutions) needs 4 frames: eager
+# raises below that, and torch.export refuses a smaller minimum (test below).
+SIZES = (4, 7, 13, 40, 64)
+REASON = (
+    "an LSTM over a symbolic time axis: XNNPACK 92a7ad50 has no recurrent node and "
+    "unrolling needs the frame count; runs on torch's LSTM"
+)
+
+
+def _close(got: torch.Tensor, want: torch.Tensor, tol: float = 1e-4) -> None:
+    torch.testing.assert_close(got, want, atol=tol * want.abs().max().item(), rtol=0)
+
+
+def _frames(low: int = 4) -> Dim:
+    return Dim("T", min=low, max=64)
+
+
+def _lstm_nodes(ep: torch.export.ExportedProgram) -> list[torch.fx.Node]:
+    return [n for n in ep.graph.nodes if n.target is LSTM]
+
+
+# --- export ---------------------------------------------------------------------------------
+
+
+def test_export_keeps_the_lstm_whole_with_the_full_range_and_no_guard() -> None:
+    """Under `keep_lstm_whole` the export records one `aten.lstm.input` whose output has
+    the symbolic time dim, T keeps [1, 64] (no guard narrowed or pinned it), and the
+    program runs at any size; outside it torch specializes T, and the op's kernels are
+    torch's again."""
+    torch.manual_seed(0)
+    model = _SLSTM(8, 2).eval()
+    kernels = dict(LSTM.py_kernels)
+    with keep_lstm_whole():
+        ep = torch.export.export(
+            model, (torch.randn(1, 8, 10),), dynamic_shapes={"x": {2: _frames(1)}}, strict=False
+        )
+    assert dict(LSTM.py_kernels) == kernels
+    (node,) = _lstm_nodes(ep)
+    out, h_n, c_n = node.meta["val"]
+    assert isinstance(out.shape[0], torch.SymInt) and list(out.shape[1:]) == [1, 8]
+    assert list(h_n.shape) == list(c_n.shape) == [2, 1, 8]
+    ((symbol, bounds),) = ep.range_constraints.items()
+    assert (bounds.lower, bounds.upper) == (1, 64) and str(out.shape[0]) == str(symbol)
+    for size in (1, 5, 64):
+        x = torch.randn(1, 8, size)
+        with torch.no_grad():
+            torch.testing.assert_close(ep.module()(x), model(x), atol=0, rtol=0)
+    with pytest.raises(Exception, match=r"your code specialized it to be a constant \(10\)"):
+        torch.export.export(
+            model, (torch.randn(1, 8, 10),), dynamic_shapes={"x": {2: _frames(1)}}, strict=False
+        )
+
+
+def test_a_static_lstm_still_unrolls_at_import() -> None:
+    """Static programs decompose as before: the import unrolls the LSTM (its steps run in
+    XNNPACK), so nothing changes for their speed."""
+    torch.manual_seed(0)
+    module = import_model(_SLSTM(8, 2).eval(), (torch.randn(1, 8, 5),))
+    text = xnnc.print_module(module)
+    assert "aten::lstm" not in text and text.count("aten.sigmoid") == 2 * 5 * 3
+
+
+class BiLSTM(torch.nn.Module):
+    """A batch-first bidirectional LSTM between two linear layers: [B, T, 8] -> [B, T, 4]."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inp = torch.nn.Linear(8, 16)
+        self.lstm = torch.nn.LSTM(16, 12, 2, batch_first=True, bidirectional=True)
+        self.out = torch.nn.Linear(24, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y, _ = self.lstm(torch.relu(self.inp(x)))
+        return self.out(y)
+
+
+def test_a_batch_first_bidirectional_lstm_runs_at_every_size() -> None:
+    """The shapes `keep_lstm_whole` gives export follow batch_first and both directions
+    ([B, T, 2H]); the linear layers around the LSTM are delegated."""
+    torch.manual_seed(0)
+    model = BiLSTM().eval()
+    program = xnnc.compile(model, (torch.randn(2, 9, 8),), dynamic_shapes={"x": {1: _frames(1)}})
+    assert program.ops_outside() == ["aten.lstm.input"] and program.num_partitions == 2
+    for size in (1, 9, 64):
+        x = torch.randn(2, size, 8)
+        with torch.no_grad():
+            want = model(x)
+        _close(program(x), want)
+
+
+# --- EnCodec ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def encodec() -> tuple[torch.nn.Module, xnnc.Program]:
+    model, (x,) = make_encodec_decoder(small=True)
+    return model, xnnc.compile(model, (x,), dynamic_shapes={"x": {2: _frames()}}, tune=False)
+
+
+def test_encodec_compiles_once_and_matches_eager_at_every_size(encodec) -> None:
+    model, program = encodec
+    for size in SIZES:
+        x = torch.randn(1, 16, size)
+        with torch.no_grad():
+            want = model(x)
+        got = program(x)
+        assert got.shape == (1, 1, 320 * size)
+        _close(got, want)
+
+
+def test_encodec_lstm_stays_outside_with_its_reason(encodec) -> None:
+    """The LSTM runs on torch; every convolution is delegated. The reflect pads stay
+    outside too: on a symbolic dim their right side needs slices that start a fixed
+    distance before the end, which the stock slice node cannot write (a limit of its own)."""
+    _, program = encodec
+    outside = program.outside()
+    assert {o.op for o in outside} == {"aten.lstm.input", "aten.reflection_pad1d"}
+    (lstm,) = [o for o in outside if o.op == "aten.lstm.input"]
+    assert lstm.reason == REASON and "model.1.lstm" in lstm.location
+    text = xnnc.print_module(program.module)
+    assert "aten.convolution" not in text and text.count("xnn.convolution_2d") >= 11
+
+
+def test_encodec_out_of_range_is_one_line(encodec) -> None:
+    _, program = encodec
+    for size, allowed in ((65, "T in [4, 64]"), (3, "T in [4, 64]")):
+        with pytest.raises(XnncError) as e:
+            program(torch.randn(1, 16, size))
+        assert str(e.value) == f"input 'x' dim 2 is {size}; allowed: {allowed}"
+
+
+def test_encodec_reflect_padding_needs_four_frames() -> None:
+    """T >= 1 is refused by torch.export itself (reflect padding 3 needs 4 samples), one
+    line, no traceback: the model's limit, not the LSTM's (it exported whole above)."""
+    model, (x,) = make_encodec_decoder(small=True)
+    with pytest.raises(ModelImportError, match=r"^model EnCodecDecoder: torch.export failed: "
+                       r"Constraints violated \(T\)!"):  # fmt: skip
+        xnnc.compile(model, (x,), dynamic_shapes={"x": {2: _frames(1)}})
+
+
+def test_full_encodec_compiles_once_and_matches_eager() -> None:
+    model, (x,) = make_encodec_decoder(small=False)
+    x = x[..., :40]  # the example (75 frames) is above the range
+    program = xnnc.compile(model, (x,), dynamic_shapes={"x": {2: _frames()}}, tune=False)
+    for size in SIZES:
+        z = torch.randn(1, 128, size)
+        with torch.no_grad():
+            want = model(z)
+        _close(program(z), want)
+
+
+def test_a_users_exported_program_and_pt2_import(tmp_path) -> None:
+    """The user's own export under `keep_lstm_whole`, as an ExportedProgram and as a
+    `.pt2` (saved and loaded without xnnc's hook), compiles once for the range."""
+    model, (x,) = make_encodec_decoder(small=True)
+    with keep_lstm_whole():
+        ep = torch.export.export(model, (x,), dynamic_shapes={"x": {2: _frames()}}, strict=False)
+    assert len(_lstm_nodes(ep)) == 1
+    path = tmp_path / "encodec.pt2"
+    torch.export.save(ep, str(path))
+    for source in (ep, str(path)):
+        program = xnnc.compile(source, tune=False)
+        assert "aten.lstm.input" in program.ops_outside()
+        for size in (5, 64):
+            z = torch.randn(1, 16, size)
+            with torch.no_grad():
+                want = model(z)
+            _close(program(z), want)
+
+
+def test_encodec_static_compile_has_nothing_outside() -> None:
+    """A static EnCodec compile unrolls its LSTM into XNNPACK as before: one subgraph."""
+    model, (x,) = make_encodec_decoder(small=True)
+    program = xnnc.compile(model, (x,), tune=False)
+    assert program.ops_outside() == [] and program.num_partitions == 1
+    with torch.no_grad():
+        want = model(x)
+    _close(program(x), want)
+
+
+def test_dynamic_encodec_pte_is_refused_but_the_xnnc_format_saves(tmp_path) -> None:
+    """ExecuTorch 1.5.1 has no LSTM kernel (its portable `functions.yaml` lists none) and
+    XNNPACK no recurrent node: `to_pte` and `Program.save("m.pte")` refuse, naming it."""
+    from xnnc.pte import to_pte
+
+    message = (
+        r"^to_pte: nn.LSTM 'model.1.lstm' \(time axis T\): an LSTM over a symbolic time axis "
+        r"has no .pte form \(ExecuTorch 1.5.1 has no LSTM kernel, XNNPACK no recurrent node, "
+        r"and unrolling needs the frame count\); export with a static frame count for a .pte$"
+    )
+    model, (x,) = make_encodec_decoder(small=True)
+    dims = {"x": {2: _frames()}}
+    with pytest.raises(XnncError, match=message):
+        to_pte(model, (x,), dynamic_shapes=dims, tune=False)
+    program = xnnc.compile(model, (x,), dynamic_shapes=dims, tune=False, savable=True)
+    with pytest.raises(XnncError, match=message):
+        program.save(str(tmp_path / "m.pte"))
+    assert not (tmp_path / "m.pte").exists()
+    # xnnc's own format keeps the LSTM's weights with the ops outside: it saves and loads.
+    program.save(str(tmp_path / "m.xnnc"))
+    loaded = xnnc.load(str(tmp_path / "m.xnnc"))
+    for size in (5, 50):
+        z = torch.randn(1, 16, size)
+        with torch.no_grad():
+            want = model(z)
+        _close(loaded(z), want)
