@@ -31,9 +31,17 @@ from xnnc.frontend.fx_importer import torch_overload
 
 LSTM = torch.ops.aten.lstm.input
 
+
+def _contiguous_lstm(*args: Any) -> tuple[torch.Tensor, ...]:
+    """aten.lstm.input with contiguous results: batch_first's output is a transposed view,
+    whose dim order ExecuTorch would plan for the delegate's output (XNNPACK writes it
+    contiguous; the unrolled graph ends in a permute copy)."""
+    return tuple(t.contiguous() for t in LSTM(*args))
+
+
 _LIBRARY = torch.library.Library("xnnc", "DEF")
 _LIBRARY.define(str(LSTM._schema).replace("aten::lstm.input", "lstm"))
-_LIBRARY.impl("lstm", LSTM, "CompositeExplicitAutograd")
+_LIBRARY.impl("lstm", _contiguous_lstm, "CompositeExplicitAutograd")
 KEPT_LSTM = torch.ops.xnnc.lstm.default  # aten.lstm.input, kept whole for xnnc
 
 

@@ -23,7 +23,7 @@ from executorch.exir.backend.utils import tag_constant_data
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
 from xdsl.dialects.builtin import FusedLoc, ModuleOp, NameLoc
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute
 from xdsl.passes import PassPipeline
 
@@ -168,21 +168,12 @@ class XnncPartitioner(Partitioner):
         del program
         PartitionPass(exclude=self.options.exclude).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
-        tag_of: dict[str, str] = {}
-        subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
-        # A piece computed from weights alone folds to a constant when compiled, leaving no
-        # subgraph to delegate: ExecuTorch keeps it.
-        for i, sub in enumerate(sub for sub in subs if sub.inputs):
-            for inner in sub.walk():
-                if not isinstance(inner, _CONSTANTS):
-                    for name in fx_node_names(inner.location):
-                        name = rename.get(name, name)
-                        _tag(tag_of, name, name in lstms, f"xnnc_{i}")
+        tag_of = _tags(func, rename, lstms)
         remaining = {
             rename.get(name, name) for op in module.walk() if not isinstance(op, _CONSTANTS)
             for name in fx_node_names(op.location)
         }  # fmt: skip
-        del module, func, subs
+        del module, func
         tags: dict[str, DelegationSpec] = {}
         for node in exported_program.graph.nodes:
             tag = tag_of.get(node.name)
@@ -196,6 +187,7 @@ class XnncPartitioner(Partitioner):
                 if tag is not None:
                     node.meta["delegation_tag"] = tag
         _check_lstms_tagged(exported_program)
+        _check_preserved_lstms(exported_program)
         tag_constant_data(exported_program)
         _register_quantized_kernels(exported_program)
         return PartitionResult(tagged_exported_program=exported_program, partition_tags=tags)
@@ -214,27 +206,60 @@ class XnncPartitioner(Partitioner):
         return module
 
 
-def _tag(tag_of: dict[str, str], name: str, unrolled: bool, tag: str) -> None:
-    """Give node `name` `tag`. The unrolled steps of one LSTM that `xnn-partition` split
-    between two subgraphs cannot be delegated whole, as ExecuTorch kept it for xnnc."""
-    if unrolled and tag_of.setdefault(name, tag) != tag:
-        raise SerializeError(
-            f"xnnc: node '{name}' (aten.lstm.input, kept whole for xnnc) was split between "
-            f"delegates {tag_of[name]} and {tag}"
-        )
-    tag_of[name] = tag
+def _tags(func: FuncOp, rename: dict[str, str], lstms: set[str]) -> dict[str, str]:
+    """FX node name -> delegation tag: the i-th `xnn.subgraph` with inputs is `xnnc_i` (a
+    piece computed from weights alone folds to a constant when compiled, leaving no
+    subgraph to delegate: ExecuTorch keeps it). An LSTM of `lstms` goes where all of its
+    unrolled steps went, if they all went to one subgraph; `rename` names each unrolled
+    node after its LSTM."""
+    tag_of: dict[str, str] = {}
+    steps: dict[str, set[str | None]] = {name: set() for name in lstms}
+    subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp) and op.inputs]
+    for i, sub in enumerate(subs):
+        for inner in sub.walk():
+            if not isinstance(inner, _CONSTANTS):
+                for name in fx_node_names(inner.location):
+                    name = rename.get(name, name)
+                    tag_of[name] = f"xnnc_{i}"
+                    steps.get(name, set()).add(f"xnnc_{i}")
+    for op in func.body.block.ops:
+        if not isinstance(op, (xnn.SubgraphOp, ReturnOp, *_CONSTANTS)):
+            for name in fx_node_names(op.location):
+                steps.get(rename.get(name, name), set()).add(None)
+    for name, where in steps.items():
+        if len(where) != 1 or None in where:
+            tag_of.pop(name, None)
+    return tag_of
 
 
 def _check_lstms_tagged(ep: ExportedProgram) -> None:
-    """`xnnc::lstm` has no kernel in stock ExecuTorch: one left undelegated (only a
-    partition that disagrees with `transform_for_pre_decomposition` would leave it) is an
-    error here, not a `.pte` that fails to load."""
+    """`xnnc::lstm` has no kernel in stock ExecuTorch: one left undelegated (a partition
+    that disagrees with `transform_for_pre_decomposition`, e.g. under other options) is an
+    error here, not a `.pte` that fails to load. An `aten.lstm.input` that `to_edge` kept
+    (`EdgeCompileConfig.preserve_ops`) and xnnc did not take whole is left as it is."""
     for node in ep.graph.nodes:
         if is_kept_lstm(node) and "delegation_tag" not in node.meta:
             raise SerializeError(
-                f"xnnc: node '{node.name}' (aten.lstm.input, kept whole for xnnc) was not "
-                "delegated; stock ExecuTorch has no kernel for it"
+                f"xnnc: node '{node.name}' (aten.lstm.input, kept whole for xnnc) cannot be "
+                "delegated whole under these options, and stock ExecuTorch has no kernel "
+                "for it"
             )
+
+
+def _check_preserved_lstms(ep: ExportedProgram) -> None:
+    """An `aten.lstm.input` that `to_edge` kept (`preserve_ops`) and xnnc takes: with
+    batch_first its output is a transposed view, and ExecuTorch would plan the delegate's
+    output in that dim order (a partitioner may not retarget the node to `xnnc::lstm`,
+    whose results are contiguous like the delegate's)."""
+    for node in ep.graph.nodes:
+        if is_lstm(node) and not is_kept_lstm(node) and "delegation_tag" in node.meta:
+            if not node.meta["val"][0].is_contiguous():
+                raise SerializeError(
+                    f"xnnc: node '{node.name}' (aten.lstm.input, batch_first) kept by "
+                    "to_edge's preserve_ops: its output's dim order is not the delegate's; "
+                    "pass the program through XnncPartitioner().transform_for_pre_decomposition "
+                    "before to_edge instead"
+                )
 
 
 def _symbolic(node: Any) -> bool:
