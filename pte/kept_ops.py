@@ -27,7 +27,7 @@ from torch.export import ExportedProgram
 from torch.fx import Node
 
 from xnnc.conversion.aten_to_xnn import lowered_ops
-from xnnc.frontend.fx_importer import torch_overload
+from xnnc.frontend.fx_importer import forget_trace_nodes, torch_overload
 
 LSTM = torch.ops.aten.lstm.input
 
@@ -99,7 +99,9 @@ def unrolled(ep: ExportedProgram) -> ExportedProgram:
     for op in kept_whole():
         table.pop(op, None)
     table[LSTM] = table[KEPT_LSTM] = unroll
-    return ep.run_decompositions(table)
+    flat = ep.run_decompositions(table)
+    forget_trace_nodes()  # the trace's map held every node of the unrolled graph
+    return flat
 
 
 def origin(node: Node) -> str:

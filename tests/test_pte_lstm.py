@@ -15,7 +15,7 @@ import pytest
 import torch
 import torch.nn as nn
 from executorch.exir import EdgeCompileConfig, to_edge, to_edge_transform_and_lower
-from executorch.exir.lowered_backend_module import LoweredBackendModule
+from test_pte_flow import _lowered, _outside
 
 from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
@@ -60,17 +60,13 @@ class Unrolled(XnncPartitioner):
         return exported_program
 
 
-def _lowered(edge) -> list[LoweredBackendModule]:
-    gm = edge.exported_program().graph_module
-    return [m for m in gm.modules() if isinstance(m, LoweredBackendModule)]
-
-
-def _outside(edge) -> list[str]:
-    return [
-        n.target.__name__ for n in edge.exported_program().graph.nodes
-        if n.op == "call_function" and "executorch_call_delegate" not in str(n.target)
-        and n.target.__name__ != "getitem"
-    ]  # fmt: skip
+def _runs_like_eager(edge, model: nn.Module, x: torch.Tensor) -> None:
+    """The `.pte` on stock ExecuTorch: every output against eager."""
+    got = StockRuntime(edge.to_executorch().buffer)(x)
+    with torch.no_grad():
+        want = model(x)
+    for g, w in zip(got, want, strict=True):
+        _close(g, w)
 
 
 def _lower(model: nn.Module, x: torch.Tensor, partitioner: XnncPartitioner):
@@ -128,11 +124,7 @@ def test_lstm_kept_whole_runs_on_stock(lstm: nn.LSTM, shape: tuple[int, ...]) ->
     edge = _lower(model, x, seen)
     assert seen.seen.count(KEPT) == 1
     assert len(_lowered(edge)) == 1 and _outside(edge) == []
-    got = StockRuntime(edge.to_executorch().buffer)(x)
-    with torch.no_grad():
-        want = model(x)
-    for g, w in zip(got, want, strict=True):
-        _close(g, w)
+    _runs_like_eager(edge, model, x)
 
 
 def test_lstm_xnnc_refuses_is_unrolled_by_to_edge() -> None:
@@ -145,11 +137,7 @@ def test_lstm_xnnc_refuses_is_unrolled_by_to_edge() -> None:
     edge = _lower(model, x, seen)
     assert KEPT not in seen.seen and str(LSTM) not in seen.seen
     assert "aten.flip.default" in _outside(edge)
-    got = StockRuntime(edge.to_executorch().buffer)(x)
-    with torch.no_grad():
-        want = model(x)
-    for g, w in zip(got, want, strict=True):
-        _close(g, w)
+    _runs_like_eager(edge, model, x)
 
 
 def test_lstm_with_an_excluded_op_is_unrolled_by_to_edge() -> None:
@@ -161,11 +149,7 @@ def test_lstm_with_an_excluded_op_is_unrolled_by_to_edge() -> None:
     edge = _lower(model, x, partitioner)
     assert KEPT not in partitioner.seen
     assert "aten.sigmoid.default" in _outside(edge)
-    got = StockRuntime(edge.to_executorch().buffer)(x)
-    with torch.no_grad():
-        want = model(x)
-    for g, w in zip(got, want, strict=True):
-        _close(g, w)
+    _runs_like_eager(edge, model, x)
 
 
 def test_kept_lstm_partitioned_under_other_options_is_an_error() -> None:
@@ -193,11 +177,7 @@ def test_lstm_kept_through_to_edge_then_to_backend(flow: str) -> None:
         edge = to_edge(XnncPartitioner().transform_for_pre_decomposition(ep))
     edge = edge.to_backend(XnncPartitioner())
     assert len(_lowered(edge)) == 1 and _outside(edge) == []
-    got = StockRuntime(edge.to_executorch().buffer)(x)
-    with torch.no_grad():
-        want = model(x)
-    for g, w in zip(got, want, strict=True):
-        _close(g, w)
+    _runs_like_eager(edge, model, x)
 
 
 def test_batch_first_lstm_kept_by_preserve_ops_is_an_error() -> None:
