@@ -233,16 +233,16 @@ def _tags(func: FuncOp, rename: dict[str, str], lstms: set[str]) -> dict[str, st
 
 
 def _check_lstms_tagged(ep: ExportedProgram) -> None:
-    """`xnnc::lstm` has no kernel in stock ExecuTorch: one left undelegated (a partition
-    that disagrees with `transform_for_pre_decomposition`, e.g. under other options) is an
-    error here, not a `.pte` that fails to load. An `aten.lstm.input` that `to_edge` kept
-    (`EdgeCompileConfig.preserve_ops`) and xnnc did not take whole is left as it is."""
+    """An LSTM kept whole through `to_edge` (`xnnc::lstm`, or `aten.lstm.input` by
+    `EdgeCompileConfig.preserve_ops`) has no kernel in stock ExecuTorch: one left
+    undelegated (xnnc cannot take all of its steps, e.g. under other options than the
+    partitioner that kept it) is an error here, not a `.pte` that fails to load."""
     for node in ep.graph.nodes:
-        if is_kept_lstm(node) and "delegation_tag" not in node.meta:
+        if is_lstm(node) and "delegation_tag" not in node.meta:
             raise SerializeError(
-                f"xnnc: node '{node.name}' (aten.lstm.input, kept whole for xnnc) cannot be "
-                "delegated whole under these options, and stock ExecuTorch has no kernel "
-                "for it"
+                f"xnnc: node '{node.name}' (aten.lstm.input, kept whole through to_edge) "
+                "cannot be delegated whole under these options, and stock ExecuTorch has no "
+                "kernel for it"
             )
 
 
