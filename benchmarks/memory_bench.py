@@ -25,7 +25,8 @@ The extra memory that is not a copy of the weights is measured on its own in the
 - `workspace`: XNNPACK's activation memory, the pages `xnn_reshape_runtime` takes (its
   memory planner sizes it from the activations, not the weights);
 - `to_edge`: the peak of ExecuTorch's `to_edge` (its decomposed graphs, before xnnc's
-  partitioner first runs), for to_pte/write_pte;
+  partitioner first runs; it includes `XnncPartitioner.transform_for_pre_decomposition`,
+  which unrolls an LSTM once to see whether xnnc takes it whole), for to_pte/write_pte;
 - `pools`: free pymalloc pools CPython keeps at the end (arenas pinned by a few live small
   objects among a freed graph's), part of "after".
 """

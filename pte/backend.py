@@ -42,6 +42,7 @@ from xnnc.dialects.xnn import set_target, write_subgraph
 from xnnc.frontend.fx_importer import import_model
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
+from xnnc.pte.kept_ops import has_lstm, unrolled
 from xnnc.transforms.constant_fold import FoldConstantsPass
 
 OPTIONS_KEY = "xnnc_options"
@@ -95,7 +96,7 @@ class XnncBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> Any:
         options = options_of(compile_specs)
-        module = import_model(edge_program)
+        module = _imported_piece(edge_program)
         set_target(module, options.target)
         passes = [_for_piece(p) for p in default_passes(options)]
         PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
@@ -129,6 +130,18 @@ class XnncBackend(BackendDetails):
             blob = f.read()
         read_blob(blob)  # validates it, as serialize_subgraph does
         return PreprocessResult(processed_bytes=blob)
+
+
+def _imported_piece(piece: ExportedProgram) -> ModuleOp:
+    """The piece in the `aten` dialect; an LSTM `XnncPartitioner` kept whole is unrolled
+    here, on this piece alone (`xnnc.pte.kept_ops`)."""
+    if not has_lstm(piece):
+        return import_model(piece)
+    flat = unrolled(piece)
+    heap.trim()  # the retrace's intermediate graphs
+    # as_is: `flat` is ATen already, which import_model would decompose (retrace) again;
+    # a node it could not import would become an argument, refused below
+    return import_model(flat, as_is=True)
 
 
 def carries_xnnc_options(compile_specs: list[CompileSpec]) -> bool:

@@ -23,21 +23,23 @@ from executorch.exir.backend.utils import tag_constant_data
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
 from xdsl.dialects.builtin import FusedLoc, ModuleOp, NameLoc
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute
 from xdsl.passes import PassPipeline
 
 import xnnc
 from xnnc import heap
-from xnnc.conversion.aten_to_xnn import convertible, lowered_ops
+from xnnc.backend_xnnpack.serialize import SerializeError
+from xnnc.conversion.aten_to_xnn import convertible
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
 from xnnc.frontend.dynamic_quant import DYNAMIC
-from xnnc.frontend.fx_importer import import_model, qualified_name, torch_overload
+from xnnc.frontend.fx_importer import import_model, qualified_name
 from xnnc.frontend.quantized import DEQUANTIZE, QUANTIZE
 from xnnc.options import CompileOptions
 from xnnc.pipeline import stages
-from xnnc.pte.backend import STOCK_BACKEND_ID, options_spec
+from xnnc.pte.backend import STOCK_BACKEND_ID, copy_sharing_tensors, options_spec
+from xnnc.pte.kept_ops import LSTM, is_kept_lstm, is_lstm, keep_lstms, kept_whole, origin, unrolled
 from xnnc.target import Target
 from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
@@ -57,22 +59,6 @@ def fx_node_names(loc: Attribute) -> list[str]:
         name = loc.desc.data
         loc = loc.location
     return [] if name is None else [name]
-
-
-def kept_whole() -> list[Any]:
-    """The non-core ATen overloads xnnc lowers as they are (linear, hardswish, ...): those
-    that torch.export's default decompositions would otherwise split up."""
-    decomposed = torch.export.default_decompositions()
-    keep = []
-    for op in lowered_ops():
-        for qualified in op.OVERLOADS:
-            try:
-                overload = torch_overload(qualified)
-            except AttributeError:  # an overload this torch lacks
-                continue
-            if overload in decomposed:
-                keep.append(overload)
-    return keep
 
 
 class XnncPartitioner(Partitioner):
@@ -105,6 +91,17 @@ class XnncPartitioner(Partitioner):
         # it hands a copy with fake state
         self._qparams: dict[str, torch.Tensor] = {}
 
+    def transform_for_pre_decomposition(self, exported_program: ExportedProgram) -> ExportedProgram:
+        """A copy of the program (sharing its weights) in which each LSTM xnnc takes whole
+        calls `xnnc::lstm`, which `to_edge` does not decompose (`xnnc.pte.kept_ops`); the
+        program itself if there is none."""
+        taken = self._lstms_taken(exported_program)
+        if not taken:
+            return exported_program
+        program = copy_sharing_tensors(exported_program)
+        keep_lstms(program, taken)
+        return program
+
     def ops_to_not_decompose(self, ep: ExportedProgram) -> tuple[list[Any], Any]:
         """Keep whole the non-core ops xnnc lowers as they are, where conversion would lower
         that node (ExecuTorch requires that a kept op be delegated): the same check
@@ -112,15 +109,45 @@ class XnncPartitioner(Partitioner):
         folded first, as `xnnc.compile` does)."""
         self._qparams.update(quantization_parameters(ep))
         module = self._prepared(import_model(ep, as_is=True))
-        lowers: set[str] = set()
-        for op in module.walk():
-            if op.name not in self.options.exclude and convertible(op) is None:
-                lowers.update(fx_node_names(op.location))
+        lowers = self._lowered_nodes(module)
 
         def delegated(node: Any) -> bool:
             return node.name in lowers
 
         return kept_whole(), delegated
+
+    def _lowered_nodes(self, module: ModuleOp) -> set[str]:
+        """The FX nodes behind the ops of `module` that conversion lowers."""
+        lowers: set[str] = set()
+        for op in module.walk():
+            if op.name not in self.options.exclude and convertible(op) is None:
+                lowers.update(fx_node_names(op.location))
+        return lowers
+
+    def _lstms_taken(self, ep: ExportedProgram) -> set[str]:
+        """The `aten.lstm.input` nodes of `ep` every op of whose unrolled steps lowers (an
+        op folded away at compile time does not count). One with a symbolic size is left
+        to ExecuTorch: torch's decomposition unrolls a fixed length."""
+        static = [
+            node.name for node in ep.graph.nodes
+            if node.op == "call_function" and node.target is LSTM and not _symbolic(node)
+        ]  # fmt: skip
+        if not static:
+            return set()
+        flat = unrolled(ep)
+        heap.trim()
+        module = self._prepared(import_model(flat, as_is=True))
+        origin_of = {n.name: origin(n) for n in flat.graph.nodes if n.op == "call_function"}
+        del flat
+        taken = set(static)
+        for op in module.walk():
+            if isinstance(op, _CONSTANTS):
+                continue
+            if op.name in self.options.exclude or convertible(op) is not None:
+                taken.difference_update(origin_of.get(n) for n in fx_node_names(op.location))
+        del module
+        heap.trim()
+        return taken
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         # ExecuTorch's to_edge just dropped its intermediate graphs: their heap goes back
@@ -128,21 +155,25 @@ class XnncPartitioner(Partitioner):
         heap.trim()
         # xnnc.compile's grouping: decomposed ops raised, weights-only computations
         # folded, then xnn-partition.
-        module = self._prepared(import_model(with_real(exported_program, self._qparams)))
+        program = with_real(exported_program, self._qparams)
+        # The LSTMs kept whole are grouped as their unrolled steps: each FX node of the
+        # unrolled program is named here after the node of this program it came from.
+        rename: dict[str, str] = {}
+        lstms = {node.name for node in program.graph.nodes if is_lstm(node)}
+        if lstms:
+            program = unrolled(program)
+            rename = {n.name: origin(n) for n in program.graph.nodes if n.op == "call_function"}
+            # as_is: the unrolled program is ATen already (import_model would retrace it)
+        module = self._prepared(import_model(program, as_is=bool(rename)))
+        del program
         PartitionPass(exclude=self.options.exclude).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
-        tag_of: dict[str, str] = {}
-        subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
-        # A piece computed from weights alone folds to a constant when compiled, leaving no
-        # subgraph to delegate: ExecuTorch keeps it.
-        for i, sub in enumerate(sub for sub in subs if sub.inputs):
-            for inner in sub.walk():
-                if not isinstance(inner, _CONSTANTS):
-                    tag_of.update(dict.fromkeys(fx_node_names(inner.location), f"xnnc_{i}"))
+        tag_of = _tags(func, rename, lstms)
         remaining = {
-            name for op in module.walk() if not isinstance(op, _CONSTANTS)
+            rename.get(name, name) for op in module.walk() if not isinstance(op, _CONSTANTS)
             for name in fx_node_names(op.location)
         }  # fmt: skip
+        del module, func
         tags: dict[str, DelegationSpec] = {}
         for node in exported_program.graph.nodes:
             tag = tag_of.get(node.name)
@@ -155,6 +186,8 @@ class XnncPartitioner(Partitioner):
                 tag = node.args[0].meta.get("delegation_tag")
                 if tag is not None:
                     node.meta["delegation_tag"] = tag
+        _check_lstms_tagged(exported_program)
+        _check_preserved_lstms(exported_program)
         tag_constant_data(exported_program)
         _register_quantized_kernels(exported_program)
         return PartitionResult(tagged_exported_program=exported_program, partition_tags=tags)
@@ -171,6 +204,71 @@ class XnncPartitioner(Partitioner):
         ]
         PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
         return module
+
+
+def _tags(func: FuncOp, rename: dict[str, str], lstms: set[str]) -> dict[str, str]:
+    """FX node name -> delegation tag: the i-th `xnn.subgraph` with inputs is `xnnc_i` (a
+    piece computed from weights alone folds to a constant when compiled, leaving no
+    subgraph to delegate: ExecuTorch keeps it). An LSTM of `lstms` goes where all of its
+    unrolled steps went, if they all went to one subgraph; `rename` names each unrolled
+    node after its LSTM."""
+    tag_of: dict[str, str] = {}
+    steps: dict[str, set[str | None]] = {name: set() for name in lstms}
+    subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp) and op.inputs]
+    for i, sub in enumerate(subs):
+        for inner in sub.walk():
+            if not isinstance(inner, _CONSTANTS):
+                for name in fx_node_names(inner.location):
+                    name = rename.get(name, name)
+                    tag_of[name] = f"xnnc_{i}"
+                    steps.get(name, set()).add(f"xnnc_{i}")
+    for op in func.body.block.ops:
+        if not isinstance(op, (xnn.SubgraphOp, ReturnOp, *_CONSTANTS)):
+            for name in fx_node_names(op.location):
+                steps.get(rename.get(name, name), set()).add(None)
+    for name, where in steps.items():
+        if len(where) != 1 or None in where:
+            tag_of.pop(name, None)
+    return tag_of
+
+
+def _check_lstms_tagged(ep: ExportedProgram) -> None:
+    """An LSTM kept whole through `to_edge` (`xnnc::lstm`, or `aten.lstm.input` by
+    `EdgeCompileConfig.preserve_ops`) has no kernel in stock ExecuTorch: one left
+    undelegated (xnnc cannot take all of its steps, e.g. under other options than the
+    partitioner that kept it) is an error here, not a `.pte` that fails to load."""
+    for node in ep.graph.nodes:
+        if is_lstm(node) and "delegation_tag" not in node.meta:
+            raise SerializeError(
+                f"xnnc: node '{node.name}' (aten.lstm.input, kept whole through to_edge) "
+                "cannot be delegated whole under these options, and stock ExecuTorch has no "
+                "kernel for it"
+            )
+
+
+def _check_preserved_lstms(ep: ExportedProgram) -> None:
+    """An `aten.lstm.input` that `to_edge` kept (`preserve_ops`) and xnnc takes: with
+    batch_first its output is a transposed view, and ExecuTorch would plan the delegate's
+    output in that dim order (a partitioner may not retarget the node to `xnnc::lstm`,
+    whose results are contiguous like the delegate's)."""
+    for node in ep.graph.nodes:
+        if is_lstm(node) and not is_kept_lstm(node) and "delegation_tag" in node.meta:
+            if not node.meta["val"][0].is_contiguous():
+                raise SerializeError(
+                    f"xnnc: node '{node.name}' (aten.lstm.input, batch_first) kept by "
+                    "to_edge's preserve_ops: its output's dim order is not the delegate's; "
+                    "pass the program through XnncPartitioner().transform_for_pre_decomposition "
+                    "before to_edge instead"
+                )
+
+
+def _symbolic(node: Any) -> bool:
+    """Whether any tensor argument of `node` has a symbolic size."""
+    for arg in node.all_input_nodes:
+        val = arg.meta.get("val")
+        if isinstance(val, torch.Tensor) and any(isinstance(d, torch.SymInt) for d in val.shape):
+            return True
+    return False
 
 
 def quantization_parameters(ep: ExportedProgram) -> dict[str, torch.Tensor]:

@@ -1,0 +1,110 @@
+"""The ops `XnncPartitioner` keeps whole through ExecuTorch's `to_edge`, and `aten.lstm.input`
+unrolled for xnnc alone.
+
+Non-core ops xnnc lowers as they are (linear, hardswish, ...) are kept where conversion
+lowers them (`kept_whole`).
+
+ExecuTorch's default decompositions unroll an LSTM into a few nodes per time step (EnCodec's
+2-layer, 75-frame SLSTM: 2804 FX nodes), and its passes and verifiers retrace that graph
+several times (2.8x the weights at peak before xnnc's partitioner ran). An LSTM xnnc takes
+whole (every op of its unrolled steps lowers) becomes `xnnc::lstm` before `to_edge`
+decomposes (`XnncPartitioner.transform_for_pre_decomposition`): an op of xnnc's own
+namespace with aten.lstm.input's schema and kernel, which no decomposition table names
+and the edge verifier's core-ATen check leaves alone. `ops_to_not_decompose` cannot keep
+it: ExecuTorch 1.5.1 drops any op with several results from that list ("aliases output",
+torchgen's `aliased_return_names` is [None, None, None]). The partitioner's grouping and
+`XnncBackend.preprocess` unroll it with torch's decomposition (the table `to_edge` would
+have used), so a delegate is the blob it was with `to_edge` unrolling. An LSTM xnnc does
+not take is left to `to_edge`, which unrolls it as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch.export import ExportedProgram
+from torch.fx import Node
+
+from xnnc.conversion.aten_to_xnn import lowered_ops
+from xnnc.frontend.fx_importer import forget_trace_nodes, torch_overload
+
+LSTM = torch.ops.aten.lstm.input
+
+
+def _contiguous_lstm(*args: Any) -> tuple[torch.Tensor, ...]:
+    """aten.lstm.input with contiguous results: batch_first's output is a transposed view,
+    whose dim order ExecuTorch would plan for the delegate's output (XNNPACK writes it
+    contiguous; the unrolled graph ends in a permute copy)."""
+    return tuple(t.contiguous() for t in LSTM(*args))
+
+
+_LIBRARY = torch.library.Library("xnnc", "DEF")
+_LIBRARY.define(str(LSTM._schema).replace("aten::lstm.input", "lstm"))
+_LIBRARY.impl("lstm", _contiguous_lstm, "CompositeExplicitAutograd")
+KEPT_LSTM = torch.ops.xnnc.lstm.default  # aten.lstm.input, kept whole for xnnc
+
+
+def kept_whole() -> list[Any]:
+    """The non-core ATen overloads xnnc lowers as they are (linear, hardswish, ...): those
+    that torch.export's default decompositions would otherwise split up."""
+    decomposed = torch.export.default_decompositions()
+    keep = []
+    for op in lowered_ops():
+        for qualified in op.OVERLOADS:
+            try:
+                overload = torch_overload(qualified)
+            except AttributeError:  # an overload this torch lacks
+                continue
+            if overload in decomposed:
+                keep.append(overload)
+    return keep
+
+
+def is_lstm(node: Node) -> bool:
+    """Whether `node` calls `aten.lstm.input` or `xnnc::lstm` (ATen or ExecuTorch's edge
+    op)."""
+    if node.op != "call_function":
+        return False
+    return _aten(node.target) in (LSTM, KEPT_LSTM)
+
+
+def is_kept_lstm(node: Node) -> bool:
+    return node.op == "call_function" and _aten(node.target) is KEPT_LSTM
+
+
+def _aten(target: Any) -> Any:
+    return getattr(target, "_op", target)  # an EdgeOpOverload's ATen overload
+
+
+def keep_lstms(ep: ExportedProgram, names: set[str]) -> None:
+    """Make the `aten.lstm.input` nodes of `ep` named in `names` call `xnnc::lstm`."""
+    for node in ep.graph.nodes:
+        if node.name in names and node.op == "call_function" and node.target is LSTM:
+            node.target = KEPT_LSTM
+    ep.graph_module.recompile()
+
+
+def has_lstm(ep: ExportedProgram) -> bool:
+    return any(is_lstm(node) for node in ep.graph.nodes)
+
+
+def unrolled(ep: ExportedProgram) -> ExportedProgram:
+    """`ep` with every `aten.lstm.input` unrolled into its time steps by torch's
+    decomposition, and the rest decomposed as `to_edge`'s first pass does for xnnc (torch's
+    default table without `kept_whole`). An edge program comes back in ATen ops. Each
+    node's `from_node` names the node of `ep` it came from (`origin`)."""
+    table = torch.export.default_decompositions()
+    unroll = table[LSTM]
+    for op in kept_whole():
+        table.pop(op, None)
+    table[LSTM] = table[KEPT_LSTM] = unroll
+    flat = ep.run_decompositions(table)
+    forget_trace_nodes()  # the trace's map held every node of the unrolled graph
+    return flat
+
+
+def origin(node: Node) -> str:
+    """The name of the node of the program `unrolled` was given that `node` came from."""
+    provenance = node.meta.get("from_node")
+    return provenance[-1].name if provenance else node.name

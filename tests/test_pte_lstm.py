@@ -1,0 +1,194 @@
+"""An LSTM kept whole through ExecuTorch's `to_edge` (`xnnc.pte.kept_ops`): the partitioner
+sees one `xnnc::lstm` node, the delegate is the blob `to_edge`'s unrolling gave, the `.pte`
+runs on stock ExecuTorch 1.5.1; an LSTM xnnc does not take whole is unrolled by `to_edge`
+as before and still runs.
+
+Tolerances: as tests/test_encodec.py, 1e-4 of the output's scale (max |eager|): XNNPACK
+sums the GEMMs in another order and evaluates sigmoid/tanh with its own approximations
+(~1e-6 relative each), and each step's rounding feeds the next over T steps and the
+layers. The flips of a bidirectional LSTM left outside are exact.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+from executorch.exir import EdgeCompileConfig, to_edge, to_edge_transform_and_lower
+from test_pte_flow import _lowered, _outside
+
+from xnnc.backend_xnnpack.serialize import SerializeError
+from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
+from xnnc.pte.kept_ops import KEPT_LSTM, LSTM
+
+KEPT = "xnnc.lstm.default"
+
+
+def _close(got: torch.Tensor, want: torch.Tensor, tol: float = 1e-4) -> None:
+    scale = want.abs().max().item()
+    torch.testing.assert_close(got, want, atol=tol * scale, rtol=0)
+
+
+class Recurrent(nn.Module):
+    """An nn.LSTM's output sequence and final states."""
+
+    def __init__(self, lstm: nn.LSTM):
+        super().__init__()
+        self.lstm = lstm
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        y, (h, c) = self.lstm(x)
+        return y, h, c
+
+
+class Seen(XnncPartitioner):
+    """Records the ops of the edge program handed to `partition`."""
+
+    def partition(self, exported_program):
+        self.seen = [
+            str(getattr(n.target, "_op", n.target))
+            for n in exported_program.graph.nodes
+            if n.op == "call_function"
+        ]
+        return super().partition(exported_program)
+
+
+class Unrolled(XnncPartitioner):
+    """xnnc's partitioner before LSTMs were kept: `to_edge` unrolls every one."""
+
+    def transform_for_pre_decomposition(self, exported_program):
+        return exported_program
+
+
+def _runs_like_eager(edge, model: nn.Module, x: torch.Tensor) -> None:
+    """The `.pte` on stock ExecuTorch: every output against eager."""
+    got = StockRuntime(edge.to_executorch().buffer)(x)
+    with torch.no_grad():
+        want = model(x)
+    for g, w in zip(got, want, strict=True):
+        _close(g, w)
+
+
+def _lower(model: nn.Module, x: torch.Tensor, partitioner: XnncPartitioner):
+    ep = torch.export.export(model, (x,))
+    return to_edge_transform_and_lower(ep, partitioner=[partitioner])
+
+
+@pytest.fixture(scope="module")
+def encodec():
+    from xnnc.examples.models import make_encodec_decoder
+
+    model, inputs = make_encodec_decoder(small=True)
+    with torch.no_grad():
+        want = model(*inputs)
+    return model, inputs, want
+
+
+def test_encodec_partitioner_sees_the_lstm_whole(encodec) -> None:
+    """The edge program handed to the partitioner holds the LSTM as one node (no gates),
+    and its one delegate is byte for byte the blob of `to_edge`'s unrolled LSTM: the same
+    nodes, the shared step weights, the hoisted input projection."""
+    model, inputs, want = encodec
+    seen = Seen()
+    edge = _lower(model, *inputs, seen)
+    assert seen.seen.count(KEPT) == 1
+    assert not any("sigmoid" in op or "tanh" in op for op in seen.seen), seen.seen
+    (delegate,) = _lowered(edge)
+    (before,) = _lowered(_lower(model, *inputs, Unrolled()))
+    assert delegate.processed_bytes == before.processed_bytes
+    (got,) = StockRuntime(edge.to_executorch().buffer)(*inputs)
+    _close(got, want)
+
+
+def test_encodec_to_pte_runs_on_stock(encodec) -> None:
+    model, inputs, want = encodec
+    (got,) = StockRuntime(to_pte(model, inputs))(*inputs)
+    _close(got, want)
+
+
+@pytest.mark.parametrize(
+    ("lstm", "shape"),
+    [
+        (nn.LSTM(8, 16, bidirectional=True), (10, 1, 8)),
+        (nn.LSTM(8, 12, 2, bidirectional=True, batch_first=True), (2, 6, 8)),
+        (nn.LSTM(6, 10, 3, batch_first=True), (2, 5, 6)),
+        (nn.LSTM(8, 12, 2, proj_size=4), (5, 2, 8)),
+    ],
+    ids=["bidirectional", "bidirectional_2_layers_batch_first", "3_layers_batch_first", "proj"],
+)
+def test_lstm_kept_whole_runs_on_stock(lstm: nn.LSTM, shape: tuple[int, ...]) -> None:
+    """Output sequence and final states, each against eager."""
+    torch.manual_seed(0)
+    model, x = Recurrent(lstm).eval(), torch.randn(shape)
+    seen = Seen()
+    edge = _lower(model, x, seen)
+    assert seen.seen.count(KEPT) == 1
+    assert len(_lowered(edge)) == 1 and _outside(edge) == []
+    _runs_like_eager(edge, model, x)
+
+
+def test_lstm_xnnc_refuses_is_unrolled_by_to_edge() -> None:
+    """A bidirectional LSTM over 100 steps: XNNPACK has no reverse node and a flip that long
+    stays outside, so xnnc does not take the LSTM whole; `to_edge` unrolls it as before,
+    its steps are delegated around the flips, and the `.pte` runs."""
+    torch.manual_seed(0)
+    model, x = Recurrent(nn.LSTM(4, 8, bidirectional=True)).eval(), torch.randn(100, 1, 4)
+    seen = Seen()
+    edge = _lower(model, x, seen)
+    assert KEPT not in seen.seen and str(LSTM) not in seen.seen
+    assert "aten.flip.default" in _outside(edge)
+    _runs_like_eager(edge, model, x)
+
+
+def test_lstm_with_an_excluded_op_is_unrolled_by_to_edge() -> None:
+    """`exclude` takes an op of the LSTM's steps out of the delegates: the LSTM is unrolled
+    by `to_edge`, its sigmoids run on ExecuTorch's portable kernels."""
+    torch.manual_seed(0)
+    model, x = Recurrent(nn.LSTM(4, 8)).eval(), torch.randn(5, 1, 4)
+    partitioner = Seen(exclude=("aten.sigmoid",))
+    edge = _lower(model, x, partitioner)
+    assert KEPT not in partitioner.seen
+    assert "aten.sigmoid.default" in _outside(edge)
+    _runs_like_eager(edge, model, x)
+
+
+def test_kept_lstm_partitioned_under_other_options_is_an_error() -> None:
+    """An `xnnc::lstm` kept for one partitioner and partitioned by another that excludes
+    its sigmoids: one line naming the node, not a `.pte` stock ExecuTorch cannot load."""
+    model, x = Recurrent(nn.LSTM(4, 8)).eval(), torch.randn(5, 1, 4)
+    ep = XnncPartitioner().transform_for_pre_decomposition(torch.export.export(model, (x,)))
+    assert [n.target for n in ep.graph.nodes if n.op == "call_function"].count(KEPT_LSTM) == 1
+    edge = to_edge(ep)
+    with pytest.raises(
+        SerializeError,
+        match=r"^xnnc: node 'xnnc_lstm_default' \(aten.lstm.input, kept whole through ",
+    ):
+        edge.to_backend(XnncPartitioner(exclude=("aten.sigmoid",)))
+
+
+@pytest.mark.parametrize("flow", ["transform_for_pre_decomposition", "preserve_ops"])
+def test_lstm_kept_through_to_edge_then_to_backend(flow: str) -> None:
+    """`to_edge` + `to_backend(XnncPartitioner())`: the program passed through the
+    partitioner's `transform_for_pre_decomposition` first, or `to_edge` told to keep
+    `aten.lstm.input` (`preserve_ops`); either way one delegate with the LSTM."""
+    torch.manual_seed(0)
+    model, x = Recurrent(nn.LSTM(8, 12, 2)).eval(), torch.randn(6, 2, 8)
+    ep = torch.export.export(model, (x,))
+    if flow == "preserve_ops":
+        edge = to_edge(ep, compile_config=EdgeCompileConfig(preserve_ops=[LSTM]))
+    else:
+        edge = to_edge(XnncPartitioner().transform_for_pre_decomposition(ep))
+    edge = edge.to_backend(XnncPartitioner())
+    assert len(_lowered(edge)) == 1 and _outside(edge) == []
+    _runs_like_eager(edge, model, x)
+
+
+def test_batch_first_lstm_kept_by_preserve_ops_is_an_error() -> None:
+    """batch_first's output is a transposed view in the edge program: ExecuTorch would plan
+    the delegate's output in that dim order, and the `.pte` would fail at its first call."""
+    model, x = Recurrent(nn.LSTM(4, 8, batch_first=True)).eval(), torch.randn(2, 5, 4)
+    config = EdgeCompileConfig(preserve_ops=[LSTM])
+    edge = to_edge(torch.export.export(model, (x,)), compile_config=config)
+    message = r"^xnnc: node 'aten_lstm_input' \(aten.lstm.input, batch_first\) kept by "
+    with pytest.raises(SerializeError, match=message):
+        edge.to_backend(XnncPartitioner())
