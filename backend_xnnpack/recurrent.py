@@ -1,0 +1,167 @@
+"""An LSTM over a time axis of any length on XNNPACK: a recurrent loop around two runtimes.
+
+XNNPACK 92a7ad50 has no recurrent node, and unrolling needs the frame count. Per layer and
+direction this runs
+- the input projection of every frame at once: one fully-connected node over [T*B, I] ->
+  [T*B, 4H] with `bias_ih + bias_hh` as its bias, reshaped whenever T changes;
+- one step, T times: a runtime of static shapes (inputs: the frame's projected gates
+  [B, 4H], h [B, H], c [B, H]; outputs h', c') whose external values are pointed at the
+  frame's rows before each invoke (`XnnRuntime.run_steps`: `xnn_setup_runtime_v2`, no
+  reshape). h' is written straight into row t of the layer's output, which the next step
+  reads as its h; c ping-pongs between two buffers.
+
+The weights are packed by XNNPACK once, when the runner is built (the runtimes are built with
+`consume=True`: they keep only the packed form). Calls may come from several threads: each
+call has its own buffers, and each step runtime runs one call's steps at a time (its lock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from xnnc.backend_xnnpack.runtime import XnnRuntime
+from xnnc.backend_xnnpack.serialize import GraphBuilder
+
+_NO_CLAMP = (-np.inf, np.inf)
+_F32 = 4  # bytes
+
+
+@dataclass(frozen=True)
+class LstmCell:
+    """One layer and direction's weights, torch's layout: `w_ih` [4H, I], `w_hh` [4H, H],
+    `bias` [4H] (bias_ih + bias_hh) or None; gates in torch's order i, f, g, o."""
+
+    w_ih: np.ndarray
+    w_hh: np.ndarray
+    bias: np.ndarray | None
+
+
+def _projection(cell: LstmCell) -> XnnRuntime:
+    """x [N, I] -> x @ w_ih.T + bias [N, 4H], N any (declared 1: reshaped per call)."""
+    gates, width = cell.w_ih.shape
+    g = GraphBuilder()
+    g.value("x", "fp32", [1, width], external="input")
+    g.value("w", "fp32", [gates, width], data=memoryview(cell.w_ih))
+    bias = GraphBuilder.NO_VALUE
+    if cell.bias is not None:
+        bias = g.value("b", "fp32", [gates], data=memoryview(cell.bias))
+    g.value("y", "fp32", [1, gates], external="output")
+    g.add_node(g.node("XNNFullyConnected", input1_id=g.id("x"), filter_id=g.id("w"),
+                      bias_id=bias, output_id=g.id("y"), flags=0), "projection",
+               _NO_CLAMP)  # fmt: skip
+    blob, named = g.finish_named(["y"])
+    return XnnRuntime(blob, named, consume=True, resizable=True)
+
+
+def _step(cell: LstmCell, batch: int, threads: int) -> XnnRuntime:
+    """(gates_x [B, 4H], h [B, H], c [B, H]) -> (h', c') of one time step."""
+    gates, hidden = cell.w_hh.shape
+    g = GraphBuilder()
+    row = [batch, hidden]
+    for name, dims in (("gx", [batch, gates]), ("h", row), ("c", row)):
+        g.value(name, "fp32", dims, external="input")
+    g.value("w", "fp32", [gates, hidden], data=memoryview(cell.w_hh))
+    for name in ("gh", "g", "i", "f", "gg", "o", "si", "sf", "tg", "so", "fc", "ig", "tc"):
+        g.value(name, "fp32", [batch, gates] if name in ("gh", "g") else row)
+    g.value("c2", "fp32", row, external="output")
+    g.value("h2", "fp32", row, external="output")
+
+    def node(kind: str, out: str, **ids: str) -> None:
+        fields = {k: g.id(v) for k, v in ids.items()}
+        g.add_node(g.node(kind, output_id=g.id(out), flags=0, **fields), out, _NO_CLAMP)
+
+    g.add_node(g.node("XNNFullyConnected", input1_id=g.id("h"), filter_id=g.id("w"),
+                      bias_id=GraphBuilder.NO_VALUE, output_id=g.id("gh"), flags=0), "gh",
+               _NO_CLAMP)  # fmt: skip
+    node("XNNAdd", "g", input1_id="gx", input2_id="gh")
+    for k, name in enumerate(("i", "f", "gg", "o")):
+        g.add_node(g.node("XNNStaticSlice", num_dims=2, offsets=[0, k * hidden], sizes=row,
+                          input_id=g.id("g"), output_id=g.id(name), flags=0), name,
+                   _NO_CLAMP)  # fmt: skip
+    node("XNNSigmoid", "si", input_id="i")
+    node("XNNSigmoid", "sf", input_id="f")
+    node("XNNTanh", "tg", input_id="gg")
+    node("XNNSigmoid", "so", input_id="o")
+    node("XNNMultiply", "fc", input1_id="sf", input2_id="c")
+    node("XNNMultiply", "ig", input1_id="si", input2_id="tg")
+    node("XNNAdd", "c2", input1_id="fc", input2_id="ig")
+    node("XNNTanh", "tc", input_id="c2")
+    node("XNNMultiply", "h2", input1_id="so", input2_id="tc")
+    blob, named = g.finish_named(["h2", "c2"])
+    return XnnRuntime(blob, named, threads=threads, consume=True)
+
+
+class LstmRunner:
+    """`aten.lstm.input` (without proj_size) on XNNPACK for any frame count; built once, its
+    weights packed then. `cells` are layer-major, direction-minor (torch's `_flat_weights`
+    order); `batch` is static."""
+
+    def __init__(
+        self,
+        cells: Sequence[LstmCell],
+        *,
+        layers: int,
+        bidirectional: bool,
+        batch_first: bool,
+        batch: int,
+        threads: int = 1,
+    ):
+        self.layers, self.directions = layers, 2 if bidirectional else 1
+        if len(cells) != layers * self.directions:
+            raise ValueError(f"{len(cells)} cells for {layers} layers x {self.directions}")
+        self.batch_first, self.batch = batch_first, batch
+        self.hidden = cells[0].w_hh.shape[1]
+        self.projections = [_projection(cell) for cell in cells]
+        self.steps = [_step(cell, batch, threads) for cell in cells]
+
+    def __call__(
+        self, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(output, h_n, c_n) as `torch.ops.aten.lstm.input` returns them."""
+        if self.batch_first:
+            x = x.transpose(0, 1)
+        frames, batch, hidden, dirs = x.shape[0], self.batch, self.hidden, self.directions
+        h0, c0 = h0.contiguous(), c0.contiguous()
+        h_n, c_n = torch.empty_like(h0), torch.empty_like(c0)
+        state = batch * hidden * _F32  # bytes of one [B, H] row
+        for layer in range(self.layers):
+            x = x.contiguous()
+            outs = []
+            for d in range(dirs):
+                cell = layer * dirs + d
+                (gates,) = self.projections[cell].run(x.reshape(frames * batch, -1))
+                out = torch.empty(frames, batch, hidden)
+                c = torch.empty(2, batch, hidden)
+                order = torch.arange(frames - 1, -1, -1) if d else torch.arange(frames)
+                self.steps[cell].run_steps(_addresses(
+                    order, gates.data_ptr(), 4 * state, out.data_ptr(), state,
+                    h0.data_ptr() + cell * state, c0.data_ptr() + cell * state,
+                    c.data_ptr(),
+                ))  # fmt: skip
+                h_n[cell] = out[int(order[-1])]
+                c_n[cell] = c[(frames - 1) % 2]
+                outs.append(out)
+            x = outs[0] if dirs == 1 else torch.cat(outs, dim=2)
+        return (x.transpose(0, 1) if self.batch_first else x), h_n, c_n
+
+
+def _addresses(
+    order: torch.Tensor, gates: int, gates_row: int, out: int, row: int, h0: int, c0: int, c: int
+) -> np.ndarray:
+    """Each step's external addresses [steps, (gates_x, h, c, h', c')]: h' into the
+    output's row t, h from the row written one step before (h0 first), c alternating
+    between the two rows of `c` (c0 first)."""
+    t = order.numpy().astype(np.uint64)
+    k = np.arange(len(t), dtype=np.uint64)
+    table = np.empty((len(t), 5), dtype=np.uint64)
+    table[:, 0] = gates + t * gates_row
+    table[:, 3] = out + t * row
+    table[:, 4] = c + (k % 2) * row
+    table[0, 1], table[0, 2] = h0, c0
+    table[1:, 1] = table[:-1, 3]
+    table[1:, 2] = table[:-1, 4]
+    return table
