@@ -40,7 +40,7 @@ class LstmCell:
     bias: np.ndarray | None
 
 
-def _projection(cell: LstmCell) -> XnnRuntime:
+def _projection(cell: LstmCell, threads: int) -> XnnRuntime:
     """x [N, I] -> x @ w_ih.T + bias [N, 4H], N any (declared 1: reshaped per call)."""
     gates, width = cell.w_ih.shape
     g = GraphBuilder()
@@ -54,7 +54,7 @@ def _projection(cell: LstmCell) -> XnnRuntime:
                       bias_id=bias, output_id=g.id("y"), flags=0), "projection",
                _NO_CLAMP)  # fmt: skip
     blob, named = g.finish_named(["y"])
-    return XnnRuntime(blob, named, consume=True, resizable=True)
+    return XnnRuntime(blob, named, threads=threads, consume=True, resizable=True)
 
 
 def _step(cell: LstmCell, batch: int, threads: int) -> XnnRuntime:
@@ -115,7 +115,7 @@ class LstmRunner:
             raise ValueError(f"{len(cells)} cells for {layers} layers x {self.directions}")
         self.batch_first, self.batch = batch_first, batch
         self.hidden = cells[0].w_hh.shape[1]
-        self.projections = [_projection(cell) for cell in cells]
+        self.projections = [_projection(cell, threads) for cell in cells]
         self.steps = [_step(cell, batch, threads) for cell in cells]
 
     def __call__(
