@@ -139,9 +139,7 @@ class Program:
         self._bind = InputBinder(self._func)
         self.runtimes = self._runtimes(blobs, profile, unsavable, packed)
         # LSTMs over a symbolic time axis: on xnnc's loop over XNNPACK where it runs them.
-        self._recurrent = RecurrentOps(
-            self._func, self.options.target, self.threads, self.options.exclude
-        )
+        self._recurrent = RecurrentOps(self._func, self.options.target, self.threads)
         if unsavable is not None:
             self._recurrent.release_weights(module)
         self._profiling = profile

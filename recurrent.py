@@ -12,7 +12,6 @@ docs/dynamic-shapes.md, "LSTM over a symbolic time axis".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,6 @@ from xdsl.ir import Operation, SSAValue
 
 from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
 from xnnc.dialects import aten, xnn
-from xnnc.dialects.locations import op_label
 from xnnc.dialects.weights import WeightAttr
 from xnnc.frontend.schema import from_attr
 from xnnc.interpreter.aten import tensor_of
@@ -42,14 +40,14 @@ class RecurrentOps:
     """A function's LSTM ops: the runner of each that runs on XNNPACK (with the operand
     indices of its input, h0 and c0), and why each other one runs on torch."""
 
-    def __init__(self, func: FuncOp, target: Target, threads: int, exclude: Sequence[str]):
+    def __init__(self, func: FuncOp, target: Target, threads: int):
         self.runners: dict[Operation, tuple[LstmRunner, tuple[int, int, int]]] = {}
         self.declined: dict[Operation, str] = {}
         self.shapes: dict[Operation, str] = {}  # "2 layers x 1 direction, hidden 64, batch 1"
         for op in func.body.block.ops:
             if not (isinstance(op, aten.GenericOp) and op.target.data == LSTM):
                 continue
-            if target.runtime != "extended" or not target.is_host() or op_label(op) in exclude:
+            if target.runtime != "extended" or not target.is_host():
                 continue  # torch's LSTM, as the op's own reason says
             planned = _plan(op, threads)
             if isinstance(planned, str):
