@@ -54,7 +54,16 @@ class RecurrentOps:
                 self.declined[op] = planned
             else:
                 self.runners[op], self.shapes[op] = planned[:2], planned[2]
-        self.released: set[Operation] = set()
+        # Constants only the looped ops read, as weights: the interpreter gives them no value.
+        self.unread: set[Operation] = {
+            v.owner
+            for op in self.runners
+            for v in op.operands
+            if isinstance(v.owner, aten.ConstantOp) and all(
+                u.operation in self.runners and u.index not in self.runners[u.operation][1]
+                for u in v.uses
+            )
+        }  # fmt: skip
 
     def reason(self, op: Operation, why: str) -> str:
         """`why` (the op's reason for staying outside the subgraphs), as it runs here."""
@@ -66,33 +75,21 @@ class RecurrentOps:
 
     def release_weights(self, module: Any) -> None:
         """Drops the IR's data of the weights only the looped ops read: XNNPACK holds them
-        packed now (the interpreter then gives those constants no value)."""
-        weights = [
-            v for op, (_, io) in self.runners.items()
-            for i, v in enumerate(op.operands) if i not in io
-        ]  # fmt: skip
-        mine = {
-            v.owner
-            for v in weights
-            if isinstance(v.owner, aten.ConstantOp)
-            and isinstance(v.owner.value, WeightAttr)
-            and all(u.operation in self.runners for u in v.uses)
-        }
+        packed now."""
         others = {
             c.value.data
             for c in module.walk()
             if isinstance(c, (aten.ConstantOp, xnn.ConstantOp))
             and isinstance(c.value, WeightAttr)
-            and c not in mine
+            and c not in self.unread
         }
-        for c in mine:
-            if c.value.data not in others:
+        for c in self.unread:
+            if isinstance(c.value, WeightAttr) and c.value.data not in others:
                 c.value.data.data = None
-                self.released.add(c)
 
     def functions(self, aten_functions: InterpreterFunctions) -> InterpreterFunctions:
-        """The interpreter's implementations of the looped ops and of the released
-        constants (registered over `aten_functions`, which runs every other op)."""
+        """The interpreter's implementations of the looped ops and of the constants only they
+        read (registered over `aten_functions`, which runs every other op)."""
         return _LoopFunctions(self, aten_functions)
 
 
@@ -111,8 +108,8 @@ class _LoopFunctions(InterpreterFunctions):
 
     @impl(aten.ConstantOp)
     def run_constant(self, interpreter: Interpreter, op: aten.ConstantOp, args: tuple) -> tuple:
-        if op in self.ops.released:
-            return (None,)  # read by the looped op alone, which has it packed
+        if op in self.ops.unread:
+            return (None,)  # a weight of looped ops alone, which hold it packed
         return self.fallback.run_ConstantOp(interpreter, op, args).values
 
 

@@ -126,42 +126,55 @@ class LstmRunner:
             x = x.transpose(0, 1)
         frames, batch, hidden, dirs = x.shape[0], self.batch, self.hidden, self.directions
         h0, c0 = h0.contiguous(), c0.contiguous()
+        if frames == 0:  # torch's LSTM: an empty output, the state unchanged
+            out = x.new_empty(0, batch, dirs * hidden)
+            return (out.transpose(0, 1) if self.batch_first else out), h0.clone(), c0.clone()
         h_n, c_n = torch.empty_like(h0), torch.empty_like(c0)
-        state = batch * hidden * _F32  # bytes of one [B, H] row
+        hn, cn = h_n.numpy(), c_n.numpy()
+        c = torch.empty(2, batch, hidden)  # this call's c, ping-ponging; every cell reuses it
+        cells = c.numpy()
+        row = batch * hidden * _F32  # bytes of one [B, H] state
+        # h' goes straight into the output's row t when a direction's [B, H] rows are
+        # contiguous there (one direction, or batch 1); else into one buffer per direction.
+        direct = dirs == 1 or batch == 1
         for layer in range(self.layers):
             x = x.contiguous()
-            outs = []
+            if direct:
+                out = torch.empty(frames, batch, dirs * hidden)
+                outs = [out] * dirs
+            else:
+                outs = [torch.empty(frames, batch, hidden) for _ in range(dirs)]
             for d in range(dirs):
                 cell = layer * dirs + d
                 (gates,) = self.projections[cell].run(x.reshape(frames * batch, -1))
-                out = torch.empty(frames, batch, hidden)
-                c = torch.empty(2, batch, hidden)
-                order = torch.arange(frames - 1, -1, -1) if d else torch.arange(frames)
+                base, stride = outs[d].data_ptr(), outs[d].stride(0) * _F32
+                if direct:
+                    base += d * hidden * _F32
+                order = np.arange(frames, dtype=np.uint64)
+                if d:
+                    order = order[::-1]
                 self.steps[cell].run_steps(_addresses(
-                    order, gates.data_ptr(), 4 * state, out.data_ptr(), state,
-                    h0.data_ptr() + cell * state, c0.data_ptr() + cell * state,
-                    c.data_ptr(),
+                    order, gates.data_ptr(), 4 * row, base, stride, h0.data_ptr() + cell * row,
+                    c0.data_ptr() + cell * row, c.data_ptr(), row,
                 ))  # fmt: skip
-                h_n[cell] = out[int(order[-1])]
-                c_n[cell] = c[(frames - 1) % 2]
-                outs.append(out)
-            x = outs[0] if dirs == 1 else torch.cat(outs, dim=2)
+                last = outs[d].numpy()[int(order[-1])]
+                hn[cell] = last[:, d * hidden : (d + 1) * hidden] if direct else last
+                cn[cell] = cells[(frames - 1) % 2]
+            x = outs[0] if direct else torch.cat(outs, dim=2)
         return (x.transpose(0, 1) if self.batch_first else x), h_n, c_n
 
 
 def _addresses(
-    order: torch.Tensor, gates: int, gates_row: int, out: int, row: int, h0: int, c0: int, c: int
-) -> np.ndarray:
-    """Each step's external addresses [steps, (gates_x, h, c, h', c')]: h' into the
-    output's row t, h from the row written one step before (h0 first), c alternating
-    between the two rows of `c` (c0 first)."""
-    t = order.numpy().astype(np.uint64)
-    k = np.arange(len(t), dtype=np.uint64)
-    table = np.empty((len(t), 5), dtype=np.uint64)
-    table[:, 0] = gates + t * gates_row
-    table[:, 3] = out + t * row
-    table[:, 4] = c + (k % 2) * row
+    order: np.ndarray, gates: int, gates_row: int, out: int, out_row: int, h0: int, c0: int,
+    c: int, row: int,
+) -> np.ndarray:  # fmt: skip
+    """Each step's external addresses [steps, (gates_x, h, c, h', c')]: the frame's
+    projected gates, h' into the output's row t, h from the row written one step before (h0
+    first), c alternating between the two rows of `c` (c0 first)."""
+    table = np.empty((len(order), 5), dtype=np.uint64)
+    table[:, 0] = order * np.uint64(gates_row) + np.uint64(gates)
+    table[:, 3] = order * np.uint64(out_row) + np.uint64(out)
+    table[0::2, 4], table[1::2, 4] = c, c + row
     table[0, 1], table[0, 2] = h0, c0
-    table[1:, 1] = table[:-1, 3]
-    table[1:, 2] = table[:-1, 4]
+    table[1:, 1:3] = table[:-1, 3:5]
     return table
