@@ -33,7 +33,8 @@ of XNNPACK (`exclude`), the dynamic compile, the dynamic compile with its LSTM o
 before the loop); and the SLSTM alone (the LSTM with its permutes and skip) as torch eager
 runs it, on the loop (compiled once for 4..64) and statically compiled (unrolled in XNNPACK,
 the input projection hoisted), with the loop's and the unrolled compile's time per layer
-and frame. torch runs on 1 thread, like XNNPACK.
+and frame; and the op alone, without xnnc's pieces around it: torch's `aten.lstm.input`
+against the loop's runner on the same tensors. torch runs on 1 thread, like XNNPACK.
 """
 
 from __future__ import annotations
@@ -194,13 +195,17 @@ def bench_encodec(small: bool, repeats: int, n: int) -> None:
     width, layers = slstm.lstm.hidden_size, slstm.lstm.num_layers
     lstm_loop = xnnc.compile(slstm, (torch.randn(1, width, 64),), dynamic_shapes=dims,
                              tune=False)  # fmt: skip
+    # The op alone: torch's aten.lstm.input (oneDNN) against the loop's runner, same inputs.
+    ((runner, _),) = lstm_loop._recurrent.runners.values()
+    params = list(slstm.lstm._flat_weights)
+    state = torch.zeros(layers, 1, width)
     print(f"\nencodec ({'small' if small else 'full'}): where the dynamic compile's time goes "
           f"(ms, fastest of {repeats}), fp32, 1 thread (torch too); LSTM: the SLSTM alone on "
           "torch, on xnnc's loop (dynamic compile) and unrolled (static compile); us/step: "
           "the loop's and the unrolled compile's time per layer and frame")  # fmt: skip
     print(f"{'frames':>6} {'static':>8} {'pads out':>9} {'dynamic':>8} {'dyn torch':>10} "
           f"{'dyn/st':>7} {'LSTM torch':>11} {'loop':>7} {'unrolled':>9} "
-          f"{'us/step':>13}")  # fmt: skip
+          f"{'us/step':>13} {'op torch':>9} {'op loop':>8}")  # fmt: skip
     for size in _sizes("encodec"):
         x = torch.randn(1, channels, size)
         static = xnnc.compile(model, (x,), tune=False)
@@ -217,15 +222,23 @@ def bench_encodec(small: bool, repeats: int, n: int) -> None:
             def lstm_torch() -> object:
                 return slstm(h)  # noqa: B023
 
-            s, p, d, dt, lt, ll, lx = _best_us(
+            frames = h.permute(2, 0, 1).contiguous()
+            op_torch = partial(torch.ops.aten.lstm.input, frames, (state, state), params, True,
+                               layers, 0.0, False, False, False)  # fmt: skip
+            want, got = op_torch(), runner(frames, state, state)
+            for g, w in zip(got, want):
+                assert (g - w).abs().max().item() < 1e-4, f"encodec's LSTM op at {size}"
+            s, p, d, dt, lt, ll, lx, ot, ol = _best_us(
                 [partial(static, x), partial(pads_out, x), partial(dynamic, x),
-                 partial(on_torch, x), lstm_torch, partial(lstm_loop, h), partial(lstm_xnnc, h)],
+                 partial(on_torch, x), lstm_torch, partial(lstm_loop, h), partial(lstm_xnnc, h),
+                 op_torch, partial(runner, frames, state, state)],
                 repeats, n,
             )  # fmt: skip
         steps = layers * size
         print(f"{size:>6} {s / 1e3:>8.2f} {p / 1e3:>9.2f} {d / 1e3:>8.2f} {dt / 1e3:>10.2f} "
               f"{d / s:>7.3f} {lt / 1e3:>11.3f} {ll / 1e3:>7.3f} {lx / 1e3:>9.3f} "
-              f"{ll / steps:>6.1f} {lx / steps:>6.1f}")  # fmt: skip
+              f"{ll / steps:>6.1f} {lx / steps:>6.1f} {ot / 1e3:>9.3f} "
+              f"{ol / 1e3:>8.3f}")  # fmt: skip
 
 
 def bench_llama(repeats: int, n: int) -> None:
