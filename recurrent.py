@@ -146,8 +146,11 @@ def _plan(op: aten.GenericOp, threads: int) -> tuple[LstmRunner, tuple, str] | s
         bias = (biases[0] + biases[1]).astype(np.float32) if biases else None
         cells.append(LstmCell(w_ih, w_hh, bias))
     batch, hidden = h_shape[1], h_shape[2]
+    state = [_weight(values[i]) for i in (h0, c0)]
+    zero_state = all(s is not None and not s.any() for s in state)
     runner = LstmRunner(cells, layers=layers, bidirectional=bidirectional,
-                        batch_first=batch_first, batch=batch, threads=threads)  # fmt: skip
+                        batch_first=batch_first, batch=batch, threads=threads,
+                        zero_state=zero_state)  # fmt: skip
     words = "direction" if directions == 1 else "directions"
     shape = f"{layers} layers x {directions} {words}, hidden {hidden}, batch {batch}"
     return runner, (x, h0, c0), shape

@@ -57,14 +57,17 @@ def _projection(cell: LstmCell, threads: int) -> XnnRuntime:
     return XnnRuntime(blob, named, threads=threads, consume=True, resizable=True)
 
 
-def _step(cell: LstmCell, batch: int, threads: int) -> XnnRuntime:
-    """(gates_x [B, 4H], h [B, H], c [B, H]) -> (h', c') of one time step."""
+def _step(cell: LstmCell, batch: int, threads: int, zero_state: bool = False) -> XnnRuntime:
+    """(gates_x [B, 4H], h [B, H], c [B, H]) -> (h', c') of one time step; with
+    `zero_state`, the first step from h = c = 0: (gates_x) -> (h', c'), no fully-connected
+    node (W_hh @ 0 = 0) and no f * c."""
     gates, hidden = cell.w_hh.shape
     g = GraphBuilder()
     row = [batch, hidden]
-    for name, dims in (("gx", [batch, gates]), ("h", row), ("c", row)):
+    inputs = (("gx", [batch, gates]),) if zero_state else (
+        ("gx", [batch, gates]), ("h", row), ("c", row))  # fmt: skip
+    for name, dims in inputs:
         g.value(name, "fp32", dims, external="input")
-    g.value("w", "fp32", [gates, hidden], data=memoryview(cell.w_hh))
     for name in ("gh", "g", "i", "f", "gg", "o", "si", "sf", "tg", "so", "fc", "ig", "tc"):
         g.value(name, "fp32", [batch, gates] if name in ("gh", "g") else row)
     g.value("c2", "fp32", row, external="output")
@@ -74,21 +77,29 @@ def _step(cell: LstmCell, batch: int, threads: int) -> XnnRuntime:
         fields = {k: g.id(v) for k, v in ids.items()}
         g.add_node(g.node(kind, output_id=g.id(out), flags=0, **fields), out, _NO_CLAMP)
 
-    g.add_node(g.node("XNNFullyConnected", input1_id=g.id("h"), filter_id=g.id("w"),
-                      bias_id=GraphBuilder.NO_VALUE, output_id=g.id("gh"), flags=0), "gh",
-               _NO_CLAMP)  # fmt: skip
-    node("XNNAdd", "g", input1_id="gx", input2_id="gh")
+    if not zero_state:
+        g.value("w", "fp32", [gates, hidden], data=memoryview(cell.w_hh))
+        g.add_node(g.node("XNNFullyConnected", input1_id=g.id("h"), filter_id=g.id("w"),
+                          bias_id=GraphBuilder.NO_VALUE, output_id=g.id("gh"), flags=0), "gh",
+                   _NO_CLAMP)  # fmt: skip
+        node("XNNAdd", "g", input1_id="gx", input2_id="gh")
+    summed = "gx" if zero_state else "g"
     for k, name in enumerate(("i", "f", "gg", "o")):
+        if zero_state and name == "f":
+            continue
         g.add_node(g.node("XNNStaticSlice", num_dims=2, offsets=[0, k * hidden], sizes=row,
-                          input_id=g.id("g"), output_id=g.id(name), flags=0), name,
+                          input_id=g.id(summed), output_id=g.id(name), flags=0), name,
                    _NO_CLAMP)  # fmt: skip
     node("XNNSigmoid", "si", input_id="i")
-    node("XNNSigmoid", "sf", input_id="f")
     node("XNNTanh", "tg", input_id="gg")
     node("XNNSigmoid", "so", input_id="o")
-    node("XNNMultiply", "fc", input1_id="sf", input2_id="c")
-    node("XNNMultiply", "ig", input1_id="si", input2_id="tg")
-    node("XNNAdd", "c2", input1_id="fc", input2_id="ig")
+    if zero_state:
+        node("XNNMultiply", "c2", input1_id="si", input2_id="tg")
+    else:
+        node("XNNSigmoid", "sf", input_id="f")
+        node("XNNMultiply", "fc", input1_id="sf", input2_id="c")
+        node("XNNMultiply", "ig", input1_id="si", input2_id="tg")
+        node("XNNAdd", "c2", input1_id="fc", input2_id="ig")
     node("XNNTanh", "tc", input_id="c2")
     node("XNNMultiply", "h2", input1_id="so", input2_id="tc")
     blob, named = g.finish_named(["h2", "c2"])
@@ -98,7 +109,8 @@ def _step(cell: LstmCell, batch: int, threads: int) -> XnnRuntime:
 class LstmRunner:
     """`aten.lstm.input` (without proj_size) on XNNPACK for any frame count; built once, its
     weights packed then. `cells` are layer-major, direction-minor (torch's `_flat_weights`
-    order); `batch` is static."""
+    order); `batch` is static. `zero_state`: every call's h0 and c0 are zeros (the values
+    passed are then not read)."""
 
     def __init__(
         self,
@@ -109,6 +121,7 @@ class LstmRunner:
         batch_first: bool,
         batch: int,
         threads: int = 1,
+        zero_state: bool = False,
     ):
         self.layers, self.directions = layers, 2 if bidirectional else 1
         if len(cells) != layers * self.directions:
@@ -117,6 +130,9 @@ class LstmRunner:
         self.hidden = cells[0].w_hh.shape[1]
         self.projections = [_projection(cell, threads) for cell in cells]
         self.steps = [_step(cell, batch, threads) for cell in cells]
+        # h0 = c0 = 0 (an nn.LSTM called without a state): the first step skips W_hh @ h0,
+        # as an unrolled compile folds it away (at hidden 512, one of a layer's T+1 GEMVs).
+        self.first = [_step(cell, batch, threads, True) for cell in cells] if zero_state else None
 
     def __call__(
         self, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor
@@ -153,10 +169,15 @@ class LstmRunner:
                 order = np.arange(frames, dtype=np.uint64)
                 if d:
                     order = order[::-1]
-                self.steps[cell].run_steps(_addresses(
+                table = _addresses(
                     order, gates.data_ptr(), 4 * row, base, stride, h0.data_ptr() + cell * row,
                     c0.data_ptr() + cell * row, c.data_ptr(), row,
-                ))  # fmt: skip
+                )  # fmt: skip
+                if self.first is not None:  # (gates_x, h', c') of the first step
+                    self.first[cell].run_steps(table[:1, [0, 3, 4]])
+                    table = table[1:]
+                if len(table):
+                    self.steps[cell].run_steps(table)
                 last = outs[d].numpy()[int(order[-1])]
                 hn[cell] = last[:, d * hidden : (d + 1) * hidden] if direct else last
                 cn[cell] = cells[(frames - 1) % 2]

@@ -98,12 +98,15 @@ CONFIGS = {
 @pytest.mark.parametrize("config", CONFIGS.values(), ids=CONFIGS.keys())
 def test_the_loop_matches_eager_with_its_state(config: dict, state: bool) -> None:
     """Output, h_n and c_n at 1, 2, 17 and 64 (the upper bound) frames, h0/c0 zero (folded
-    constants) or given as inputs; the op runs on the loop, not on torch."""
+    constants: the first step then runs without W_hh) or given as inputs; the op runs on
+    the loop, not on torch."""
     torch.manual_seed(0)
     model = Lstm(state, **config).eval()
     program = _compile(model)
     (outside,) = program.outside()
     assert (outside.op, outside.reason) == ("aten.lstm.input", ON_XNNPACK)
+    ((runner, _),) = program._recurrent.runners.values()
+    assert (runner.first is None) == state
     _check(program, model)
 
 
