@@ -127,7 +127,7 @@ class LstmRunner:
         if len(cells) != layers * self.directions:
             raise ValueError(f"{len(cells)} cells for {layers} layers x {self.directions}")
         self.batch_first, self.batch = batch_first, batch
-        self.hidden = cells[0].w_hh.shape[1]
+        self.hidden, self.width = cells[0].w_hh.shape[1], cells[0].w_ih.shape[1]
         self.projections = [_projection(cell, threads) for cell in cells]
         self.steps = [_step(cell, batch, threads) for cell in cells]
         # h0 = c0 = 0 (an nn.LSTM called without a state): the first step skips W_hh @ h0,
@@ -141,6 +141,12 @@ class LstmRunner:
         if self.batch_first:
             x = x.transpose(0, 1)
         frames, batch, hidden, dirs = x.shape[0], self.batch, self.hidden, self.directions
+        state = (self.layers * dirs, batch, hidden)
+        for name, t, shape in (("input", x, (frames, batch, self.width)), ("h0", h0, state),
+                               ("c0", c0, state)):  # fmt: skip
+            if t.shape != shape or t.dtype != torch.float32:  # XNNPACK would read past it
+                raise ValueError(f"LSTM {name}: expected float32 {list(shape)}, got "
+                                 f"{t.dtype} {list(t.shape)}")  # fmt: skip
         h0, c0 = h0.contiguous(), c0.contiguous()
         if frames == 0:  # torch's LSTM: an empty output, the state unchanged
             out = x.new_empty(0, batch, dirs * hidden)

@@ -162,12 +162,14 @@ def test_proj_size_stays_on_torch_with_the_reason() -> None:
     _check(program, model, sizes=(1, 30))
 
 
-def test_the_stock_target_keeps_torch() -> None:
-    """The stock runtime has no loop (and its `.pte` refuses the LSTM, test_dynamic_lstm.py):
-    a program for it runs torch's LSTM, with the reason as before the loop."""
+@pytest.mark.parametrize("target", ["stock", "x86-64-avx2"])
+def test_stock_and_cross_targets_keep_torch(target: str) -> None:
+    """The stock runtime has no loop (and its `.pte` refuses the LSTM, test_dynamic_lstm.py),
+    and the loop is built for the host only: a program for either runs torch's LSTM, with
+    the reason as before the loop."""
     torch.manual_seed(0)
     model = Lstm(bidirectional=True).eval()
-    program = _compile(model, target="stock")
+    program = _compile(model, target=target)
     ((_, reason),) = [(o.op, o.reason) for o in program.outside()]
     assert reason == TORCH_REASON
     assert "recurrent loop" not in program.explain()
@@ -215,3 +217,23 @@ def test_calls_from_threads_are_bit_identical() -> None:
     for t in threads:
         t.join()
     assert failures == []
+
+
+def test_the_runner_refuses_tensors_of_other_shapes() -> None:
+    """The loop points XNNPACK at raw addresses: a tensor of another shape would be read
+    past its end, so the runner checks each one first (one line naming it)."""
+    torch.manual_seed(0)
+    program = _compile(Lstm(num_layers=2))
+    ((runner, _),) = program._recurrent.runners.values()
+    state = torch.zeros(2, BATCH, HIDDEN)
+    for x, h0, message in (
+        (torch.randn(3, BATCH, FEATURES + 1), state, "LSTM input: expected float32 [3, 2, 6], "
+         "got torch.float32 [3, 2, 7]"),
+        (torch.randn(3, BATCH, FEATURES), state[:1], "LSTM h0: expected float32 [2, 2, 10], "
+         "got torch.float32 [1, 2, 10]"),
+        (torch.randn(3, BATCH, FEATURES).double(), state, "LSTM input: expected float32 "
+         "[3, 2, 6], got torch.float64 [3, 2, 6]"),
+    ):  # fmt: skip
+        with pytest.raises(ValueError) as e:
+            runner(x, h0, state)
+        assert str(e.value) == message
