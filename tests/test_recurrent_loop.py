@@ -223,7 +223,7 @@ def test_the_runner_refuses_tensors_of_other_shapes() -> None:
     """The loop points XNNPACK at raw addresses: a tensor of another shape would be read
     past its end, so the runner checks each one first (one line naming it)."""
     torch.manual_seed(0)
-    program = _compile(Lstm(num_layers=2))
+    program = _compile(Lstm(num_layers=2).eval())
     ((runner, _),) = program._recurrent.runners.values()
     state = torch.zeros(2, BATCH, HIDDEN)
     for x, h0, message in (
