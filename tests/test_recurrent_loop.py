@@ -237,3 +237,16 @@ def test_the_runner_refuses_tensors_of_other_shapes() -> None:
         with pytest.raises(ValueError) as e:
             runner(x, h0, state)
         assert str(e.value) == message
+
+
+def test_a_new_size_reshapes_the_projections_only() -> None:
+    """The step runtimes keep their static shapes (each frame is a setup, never a reshape);
+    each projection reshapes once per new frame count, none for a repeated one."""
+    torch.manual_seed(0)
+    model = Lstm(num_layers=2).eval()
+    program = _compile(model)
+    ((runner, _),) = program._recurrent.runners.values()
+    for frames in (5, 5, 9, 9, 5):
+        program(*_inputs(model, frames))
+    assert [rt.reshapes for rt in runner.projections] == [3, 3]
+    assert [rt.reshapes for rt in runner.steps + runner.first] == [0] * 4
