@@ -59,6 +59,7 @@ from xnnc.interpreter.aten import AtenFunctions, InputBinder, tensor_of
 from xnnc.ir.dims import is_symbolic
 from xnnc.ir.types import shape_of, symbol_ranges
 from xnnc.options import CompileOptions
+from xnnc.recurrent import RecurrentOps
 from xnnc.target import Target
 
 PROGRAM_FORMAT = "xnnc-program-1"
@@ -137,6 +138,10 @@ class Program:
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
         self._bind = InputBinder(self._func)
         self.runtimes = self._runtimes(blobs, profile, unsavable, packed)
+        # LSTMs over a symbolic time axis: on xnnc's loop over XNNPACK where it runs them.
+        self._recurrent = RecurrentOps(self._func, self.options.target, self.threads)
+        if unsavable is not None:
+            self._recurrent.release_weights(module)
         self._profiling = profile
         # xDSL's Interpreter keeps the values of the call it runs: one per calling thread.
         self._per_thread = local()
@@ -258,7 +263,7 @@ class Program:
         from xnnc.dialects.locations import op_label
 
         return [
-            Outside(op_label(op), str(op.location), why)
+            Outside(op_label(op), str(op.location), self._recurrent.reason(op, why))
             for op, why in left_outside(self._func, self.options.exclude)
         ]
 
@@ -281,6 +286,13 @@ class Program:
             rows.append((e.location, e.layer, e.form, e.choice, e.source, times or e.why))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         lines = ["  ".join(f"{c:{w}}" for c, w in zip(r, widths)) + "  " + r[5] for r in rows]
+        from xnnc.dialects.locations import op_label
+
+        for op, shape in self._recurrent.shapes.items():
+            lines.append(
+                f"{op.location}  {op_label(op)} ({shape}): xnnc's recurrent loop over "
+                "XNNPACK (input projection of all frames, one step runtime per frame)"
+            )
         lines.append(f"target: {self.target}, decisions: {len(rows) - 1}")
         return "\n".join(lines)
 
@@ -304,6 +316,9 @@ class Program:
             self._per_thread.aten = AtenFunctions()
             interpreter.register_implementations(self._per_thread.aten)
             interpreter.register_implementations(SubgraphFunctions(self.runtimes))
+            if self._recurrent.runners:
+                loops = self._recurrent.functions(self._per_thread.aten)
+                interpreter.register_implementations(loops, override=True)
         self._per_thread.aten.sizes = sizes
         # Taken while running, so that a failed call's half-filled scopes are dropped with it.
         self._per_thread.interpreter = None

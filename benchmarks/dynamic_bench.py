@@ -26,12 +26,15 @@ S in 1..511) compiled once against static compiles at S = 1 (decode, the issue's
 once for H = 32*h, W = 32*w against static compiles at three image sizes (`--convnet`).
 
 `--encodec [--small]` splits EnCodec's dynamic/static gap: its dynamic compile runs the
-LSTM on torch (a symbolic time axis cannot be unrolled) and its reflect pads on torch (their
-right side is not size-generic), each between XNNPACK pieces. Per size, interleaved: the
-static compile, the static compile with the reflect pads kept out of XNNPACK (`exclude`),
-the dynamic compile; and the SLSTM alone (the LSTM with its permutes and skip) as torch
-eager runs it against its static xnnc compile (unrolled in XNNPACK, the input projection
-hoisted). torch runs on 1 thread, like XNNPACK.
+LSTM on xnnc's recurrent loop over XNNPACK (a symbolic time axis cannot be unrolled) and its
+reflect pads on torch (their right side is not size-generic), each between XNNPACK pieces.
+Per size, interleaved: the static compile, the static compile with the reflect pads kept out
+of XNNPACK (`exclude`), the dynamic compile, the dynamic compile with its LSTM on torch (as
+before the loop); and the SLSTM alone (the LSTM with its permutes and skip) as torch eager
+runs it, on the loop (compiled once for 4..64) and statically compiled (unrolled in XNNPACK,
+the input projection hoisted), with the loop's and the unrolled compile's time per layer
+and frame; and the op alone, without xnnc's pieces around it: torch's `aten.lstm.input`
+against the loop's runner on the same tensors. torch runs on 1 thread, like XNNPACK.
 """
 
 from __future__ import annotations
@@ -182,13 +185,27 @@ def bench_encodec(small: bool, repeats: int, n: int) -> None:
     pads = ("aten.reflection_pad1d",)
     dims = {"x": {2: Dim("T", min=4, max=64)}}
     dynamic = xnnc.compile(model, (example[..., :64],), dynamic_shapes=dims, tune=False)
+    # The same program with its LSTM on torch, as before xnnc's loop (savable: the IR keeps
+    # the LSTM's weights, which torch reads); a benchmark's switch, not an option.
+    on_torch = xnnc.compile(model, (example[..., :64],), dynamic_shapes=dims, tune=False,
+                            savable=True)  # fmt: skip
+    on_torch._recurrent.runners.clear()
     slstm = model.model[1]
     assert isinstance(slstm, _SLSTM)
-    width = slstm.lstm.hidden_size
+    width, layers = slstm.lstm.hidden_size, slstm.lstm.num_layers
+    lstm_loop = xnnc.compile(slstm, (torch.randn(1, width, 64),), dynamic_shapes=dims,
+                             tune=False)  # fmt: skip
+    # The op alone: torch's aten.lstm.input (oneDNN) against the loop's runner, same inputs.
+    ((runner, _),) = lstm_loop._recurrent.runners.values()
+    params = list(slstm.lstm._flat_weights)
+    state = torch.zeros(layers, 1, width)
     print(f"\nencodec ({'small' if small else 'full'}): where the dynamic compile's time goes "
-          f"(ms, fastest of {repeats}), fp32, 1 thread (torch too)")  # fmt: skip
-    print(f"{'frames':>6} {'static':>8} {'pads out':>9} {'dynamic':>8} {'dyn/st':>7} "
-          f"{'LSTM torch':>11} {'LSTM xnnc':>10}")  # fmt: skip
+          f"(ms, fastest of {repeats}), fp32, 1 thread (torch too); LSTM: the SLSTM alone on "
+          "torch, on xnnc's loop (dynamic compile) and unrolled (static compile); us/step: "
+          "the loop's and the unrolled compile's time per layer and frame")  # fmt: skip
+    print(f"{'frames':>6} {'static':>8} {'pads out':>9} {'dynamic':>8} {'dyn torch':>10} "
+          f"{'dyn/st':>7} {'LSTM torch':>11} {'loop':>7} {'unrolled':>9} "
+          f"{'us/step':>13} {'op torch':>9} {'op loop':>8}")  # fmt: skip
     for size in _sizes("encodec"):
         x = torch.randn(1, channels, size)
         static = xnnc.compile(model, (x,), tune=False)
@@ -196,18 +213,32 @@ def bench_encodec(small: bool, repeats: int, n: int) -> None:
         h = torch.randn(1, width, size)
         lstm_xnnc = xnnc.compile(slstm, (h,), tune=False)
         with torch.no_grad():
-            err = (dynamic(x) - model(x)).abs().max().item()
-            assert err < 1e-4, f"encodec at {size}: max error {err}"
+            for program in (dynamic, on_torch):
+                err = (program(x) - model(x)).abs().max().item()
+                assert err < 1e-4, f"encodec at {size}: max error {err}"
+            err = (lstm_loop(h) - slstm(h)).abs().max().item()
+            assert err < 1e-4, f"encodec's LSTM at {size}: max error {err}"
 
             def lstm_torch() -> object:
                 return slstm(h)  # noqa: B023
 
-            s, p, d, lt, lx = _best_us(
-                [partial(static, x), partial(pads_out, x), partial(dynamic, x), lstm_torch,
-                 partial(lstm_xnnc, h)], repeats, n,
+            frames = h.permute(2, 0, 1).contiguous()
+            op_torch = partial(torch.ops.aten.lstm.input, frames, (state, state), params, True,
+                               layers, 0.0, False, False, False)  # fmt: skip
+            want, got = op_torch(), runner(frames, state, state)
+            for g, w in zip(got, want):
+                assert (g - w).abs().max().item() < 1e-4, f"encodec's LSTM op at {size}"
+            s, p, d, dt, lt, ll, lx, ot, ol = _best_us(
+                [partial(static, x), partial(pads_out, x), partial(dynamic, x),
+                 partial(on_torch, x), lstm_torch, partial(lstm_loop, h), partial(lstm_xnnc, h),
+                 op_torch, partial(runner, frames, state, state)],
+                repeats, n,
             )  # fmt: skip
-        print(f"{size:>6} {s / 1e3:>8.2f} {p / 1e3:>9.2f} {d / 1e3:>8.2f} {d / s:>7.3f} "
-              f"{lt / 1e3:>11.3f} {lx / 1e3:>10.3f}")  # fmt: skip
+        steps = layers * size
+        print(f"{size:>6} {s / 1e3:>8.2f} {p / 1e3:>9.2f} {d / 1e3:>8.2f} {dt / 1e3:>10.2f} "
+              f"{d / s:>7.3f} {lt / 1e3:>11.3f} {ll / 1e3:>7.3f} {lx / 1e3:>9.3f} "
+              f"{ll / steps:>6.1f} {lx / steps:>6.1f} {ot / 1e3:>9.3f} "
+              f"{ol / 1e3:>8.3f}")  # fmt: skip
 
 
 def bench_llama(repeats: int, n: int) -> None:

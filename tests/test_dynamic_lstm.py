@@ -1,12 +1,14 @@
 """An nn.LSTM over a symbolic time axis (docs/dynamic-shapes.md, "LSTM over a symbolic time
 axis"): exported as one `aten.lstm.input` (frontend/symbolic_lstm.py), kept whole at import,
-run on torch's LSTM outside XNNPACK; EnCodec compiled once for a range of frame counts.
+run outside the subgraphs on xnnc's recurrent loop over XNNPACK (xnnc/recurrent.py;
+tests/test_recurrent_loop.py tests the loop itself); EnCodec compiled once for a range of
+frame counts.
 
 Tolerance: the EnCodec tests' (tests/test_encodec.py), 1e-4 of the output's scale
-(max |eager|), fp32. The LSTM now runs on torch's own kernel in both, so the difference comes
-from the delegated convolutions (XNNPACK's summation order and ELU approximation, ~1e-6
-relative each, observed 1e-6 of the scale over 5 stages); 1e-4 fails on any wrong tap,
-trim or reflected sample.
+(max |eager|), fp32. The difference comes from XNNPACK's summation order and its ELU,
+sigmoid and tanh approximations (~1e-6 relative each; observed 1e-6 of the scale over 5
+stages and the LSTM's steps, whose forget gate < 1 damps an error over the frames); 1e-4
+fails on any wrong tap, trim, reflected sample, gate order or frame order.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ LSTM = torch.ops.aten.lstm.input
 # raises below that, and torch.export refuses a smaller minimum (test below).
 SIZES = (4, 7, 13, 40, 64)
 REASON = (
-    "an LSTM over a symbolic time axis: XNNPACK 92a7ad50 has no recurrent node and "
-    "unrolling needs the frame count; runs on torch's LSTM"
+    "an LSTM over a symbolic time axis: runs on xnnc's recurrent loop over XNNPACK (per "
+    "layer and direction, one fully-connected node projects every frame, then a one-step "
+    "XNNPACK runtime runs each frame); XNNPACK 92a7ad50 has no recurrent node"
 )
 
 
@@ -134,9 +137,10 @@ def test_encodec_compiles_once_and_matches_eager_at_every_size(encodec) -> None:
 
 
 def test_encodec_lstm_stays_outside_with_its_reason(encodec) -> None:
-    """The LSTM runs on torch; every convolution is delegated. The reflect pads stay
-    outside too: on a symbolic dim their right side needs slices that start a fixed
-    distance before the end, which the stock slice node cannot write (a limit of its own)."""
+    """The LSTM runs on xnnc's loop over XNNPACK, outside the subgraphs; every convolution
+    is delegated. The reflect pads stay outside too: on a symbolic dim their right side
+    needs slices that start a fixed distance before the end, which the stock slice node
+    cannot write (a limit of its own)."""
     _, program = encodec
     outside = program.outside()
     assert {o.op for o in outside} == {"aten.lstm.input", "aten.reflection_pad1d"}

@@ -145,6 +145,11 @@ class Library:
             xnn, "xnn_setup_runtime_v2", _enum, [r, _size, POINTER(ExternalValue)]
         )
         self.invoke_runtime = bind(xnn, "xnn_invoke_runtime", _enum, [r])
+        # The same function taking the externals' address as an integer (a second function
+        # object: `xnn[name]` is not the cached attribute): a recurrent loop's steps point at
+        # slices of one array without a ctypes object each (recurrent.py).
+        self.setup_runtime_at = xnn["xnn_setup_runtime_v2"]
+        self.setup_runtime_at.restype, self.setup_runtime_at.argtypes = _enum, [r, _size, c_void_p]
         self.get_runtime_profiling_info = bind(
             xnn,
             "xnn_get_runtime_profiling_info",

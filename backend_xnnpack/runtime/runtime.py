@@ -76,6 +76,10 @@ TORCH_DTYPES: dict[int, torch.dtype] = {
     _DT.quint8: torch.uint8,
 }
 
+# struct xnn_external_value (capi.ExternalValue) as a numpy record.
+_EXTERNAL_VALUE = np.dtype([("id", "<u4"), ("data", "<u8")], align=True)
+assert _EXTERNAL_VALUE.itemsize == ctypes.sizeof(capi.ExternalValue)
+
 # Node kinds XNNPACK 92a7ad50 rejects on bf16 values and that run in fp32 between converts;
 # the bf16 GEMMs among them keep their bf16 operands when all of them are bf16.
 BF16_VIA_FP32 = nodes.kinds_with(lambda k: k.op.bf16 in (Bf16.VIA_FP32, Bf16.GEMM))
@@ -813,6 +817,38 @@ class XnnRuntime(RuntimeHandle):
             self._last_profile = self._thread_profile.rows = self._read_profile()
 
     __call__ = run
+
+    def run_steps(self, addresses: np.ndarray) -> None:
+        """Invokes once per row of `addresses` ([steps, externals] integers: the addresses of
+        the external values, inputs then outputs), each set up without a reshape
+        (`xnn_setup_runtime_v2`), so that a recurrence's state moves between invokes without
+        a copy. The caller keeps that memory alive and of the external values' declared
+        shapes and dtypes. The lock is held for all the steps: those of concurrent callers
+        never interleave."""
+        if self._input_dims is not None:
+            raise RuntimeError("run_steps needs a runtime of static shapes")
+        steps, count = addresses.shape
+        if count != len(self._externals):
+            raise ValueError(f"{count} addresses per step for {len(self._externals)} externals")
+        # One struct xnn_external_value array for all the steps, filled without a loop.
+        table = np.empty((steps, count), dtype=_EXTERNAL_VALUE)
+        table["id"] = np.arange(count, dtype=np.uint32)
+        table["data"] = addresses
+        base, stride = table.ctypes.data, count * _EXTERNAL_VALUE.itemsize
+        lib = self._lib
+        setup, invoke = lib.setup_runtime_at, lib.invoke_runtime
+        with self._lock:
+            rt = self._runtime
+            if rt is None:
+                raise RuntimeError("the runtime is closed")
+            self._pointers[:] = [0] * count  # `run` points XNNPACK at its own tensors again
+            for k in range(steps):
+                status = setup(rt, count, base + k * stride)
+                if status:
+                    raise XnnpackError("", "xnn_setup_runtime_v2", status)
+                status = invoke(rt)
+                if status:
+                    raise XnnpackError("", "xnn_invoke_runtime", status)
 
     # -- profiling --
 

@@ -1,0 +1,165 @@
+"""The recurrent ops a Program runs on xnnc's loop over XNNPACK instead of torch.
+
+An `nn.LSTM` over a symbolic time axis is imported whole, as `aten.generic
+"aten::lstm.input"`, and stays outside the XNNPACK subgraphs (unrolling needs the frame
+count). On the extended runtime on the host, a Program runs it on
+`backend_xnnpack.recurrent.LstmRunner` (per layer and direction: an input projection of all
+frames, then a one-step XNNPACK runtime invoked once per frame), its weights packed once when
+the Program is created. Elsewhere (the stock runtime, a cross-compiled target, an LSTM the
+loop does not cover) the interpreter calls torch's LSTM as before, and `outside()` says why.
+docs/dynamic-shapes.md, "LSTM over a symbolic time axis".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+from xdsl.ir import Operation, SSAValue
+
+from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
+from xnnc.dialects import aten, xnn
+from xnnc.dialects.weights import WeightAttr
+from xnnc.frontend.schema import from_attr
+from xnnc.interpreter.aten import tensor_of
+from xnnc.target import Target
+
+LSTM = "aten::lstm.input"
+ON_XNNPACK = (
+    "an LSTM over a symbolic time axis: runs on xnnc's recurrent loop over XNNPACK (per "
+    "layer and direction, one fully-connected node projects every frame, then a one-step "
+    "XNNPACK runtime runs each frame); XNNPACK 92a7ad50 has no recurrent node"
+)
+
+
+class RecurrentOps:
+    """A function's LSTM ops: the runner of each that runs on XNNPACK (with the operand
+    indices of its input, h0 and c0), and why each other one runs on torch."""
+
+    def __init__(self, func: FuncOp, target: Target, threads: int):
+        self.runners: dict[Operation, tuple[LstmRunner, tuple[int, int, int]]] = {}
+        self.declined: dict[Operation, str] = {}
+        self.shapes: dict[Operation, str] = {}  # "2 layers x 1 direction, hidden 64, batch 1"
+        for op in func.body.block.ops:
+            if not (isinstance(op, aten.GenericOp) and op.target.data == LSTM):
+                continue
+            if target.runtime != "extended" or not target.is_host():
+                continue  # torch's LSTM, as the op's own reason says
+            planned = _plan(op, threads)
+            if isinstance(planned, str):
+                self.declined[op] = planned
+            else:
+                self.runners[op], self.shapes[op] = planned[:2], planned[2]
+        # Constants only the looped ops read, as weights: the interpreter gives them no value.
+        self.unread: set[Operation] = {
+            v.owner
+            for op in self.runners
+            for v in op.operands
+            if isinstance(v.owner, aten.ConstantOp) and all(
+                u.operation in self.runners and u.index not in self.runners[u.operation][1]
+                for u in v.uses
+            )
+        }  # fmt: skip
+
+    def reason(self, op: Operation, why: str) -> str:
+        """`why` (the op's reason for staying outside the subgraphs), as it runs here."""
+        if op in self.runners:
+            return ON_XNNPACK
+        if op in self.declined:
+            return f"{why} ({self.declined[op]})"
+        return why
+
+    def release_weights(self, module: Any) -> None:
+        """Drops the IR's data of the weights only the looped ops read: XNNPACK holds them
+        packed now."""
+        others = {
+            c.value.data
+            for c in module.walk()
+            if isinstance(c, (aten.ConstantOp, xnn.ConstantOp))
+            and isinstance(c.value, WeightAttr)
+            and c not in self.unread
+        }
+        for c in self.unread:
+            if isinstance(c.value, WeightAttr) and c.value.data not in others:
+                c.value.data.data = None
+
+    def functions(self, aten_functions: InterpreterFunctions) -> InterpreterFunctions:
+        """The interpreter's implementations of the looped ops and of the constants only they
+        read (registered over `aten_functions`, which runs every other op)."""
+        return _LoopFunctions(self, aten_functions)
+
+
+@register_impls
+class _LoopFunctions(InterpreterFunctions):
+    def __init__(self, ops: RecurrentOps, fallback: Any):
+        self.ops, self.fallback = ops, fallback
+
+    @impl(aten.GenericOp)
+    def run_generic(self, interpreter: Interpreter, op: aten.GenericOp, args: tuple) -> tuple:
+        entry = self.ops.runners.get(op)
+        if entry is None:
+            return self.fallback.run_GenericOp(interpreter, op, args).values
+        runner, (x, h0, c0) = entry
+        return runner(args[x], args[h0], args[c0])
+
+    @impl(aten.ConstantOp)
+    def run_constant(self, interpreter: Interpreter, op: aten.ConstantOp, args: tuple) -> tuple:
+        if op in self.ops.unread:
+            return (None,)  # a weight of looped ops alone, which hold it packed
+        return self.fallback.run_ConstantOp(interpreter, op, args).values
+
+
+def _plan(op: aten.GenericOp, threads: int) -> tuple[LstmRunner, tuple, str] | str:
+    """(the runner, the operand indices of input/h0/c0, its shape in words), or why the
+    loop does not run this LSTM."""
+    operands = list(range(len(op.operands)))
+    args = [from_attr(a, operands) for a in op.args.data]
+    if op.kwargs.data or len(args) != 9:
+        return "xnnc's recurrent loop reads aten::lstm.input's 9 positional arguments"
+    x, (h0, c0), params, has_biases, layers, _, train, bidirectional, batch_first = args
+    values = list(op.operands)
+    types = [values[i].type for i in (x, h0, c0, *params)]
+    if not all(isinstance(t, TensorType) and isinstance(t.element_type, Float32Type)
+               for t in types):  # fmt: skip
+        return "xnnc's recurrent loop runs fp32 LSTMs"
+    if train:
+        return "xnnc's recurrent loop runs inference (train=False) only"
+    h_shape, c_shape = values[h0].type.get_shape(), values[c0].type.get_shape()
+    per_cell = 4 if has_biases else 2
+    directions = 2 if bidirectional else 1
+    if h_shape[-1] != c_shape[-1] or len(params) != layers * directions * per_cell:
+        return "proj_size != 0 is not supported by xnnc's recurrent loop"
+    x_shape = list(values[x].type.get_shape())
+    del x_shape[1 if batch_first else 0]
+    if DYNAMIC_INDEX in x_shape or DYNAMIC_INDEX in h_shape:
+        return "xnnc's recurrent loop needs a static batch and feature size"
+    weights = [_weight(values[i]) for i in params]
+    if any(w is None for w in weights):
+        return "xnnc's recurrent loop needs the LSTM's weights as constants"
+    cells = []
+    for k in range(0, len(weights), per_cell):
+        w_ih, w_hh, *biases = weights[k : k + per_cell]
+        bias = (biases[0] + biases[1]).astype(np.float32) if biases else None
+        cells.append(LstmCell(w_ih, w_hh, bias))
+    batch, hidden = h_shape[1], h_shape[2]
+    state = [_weight(values[i]) for i in (h0, c0)]
+    zero_state = all(s is not None and not s.any() for s in state)
+    runner = LstmRunner(cells, layers=layers, bidirectional=bidirectional,
+                        batch_first=batch_first, batch=batch, threads=threads,
+                        zero_state=zero_state)  # fmt: skip
+    words = "direction" if directions == 1 else "directions"
+    shape = f"{layers} layers x {directions} {words}, hidden {hidden}, batch {batch}"
+    return runner, (x, h0, c0), shape
+
+
+def _weight(value: SSAValue) -> np.ndarray | None:
+    """A constant operand's data (a view of the IR's buffer where it is writable)."""
+    owner = value.owner
+    if not isinstance(owner, aten.ConstantOp):
+        return None
+    t: torch.Tensor = tensor_of(owner.value, value.type)
+    return t.numpy()
