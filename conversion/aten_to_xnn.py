@@ -62,11 +62,12 @@ from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
+from xnnc.dialects.xnn import target_of
 from xnnc.errors import LocatedError
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.dims import DimExpr
 from xnnc.ir.shapes import numel, relative_end, slice_bounds
-from xnnc.ir.types import DimsAttr, element_type, ints, shape_of
+from xnnc.ir.types import DimsAttr, element_type, ints, shape_of, symbol_ranges
 
 FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)
@@ -169,7 +170,8 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ExpandOp, aten.BmmOp, aten.MatmulOp, aten.SoftmaxOp, aten.MeanOp, aten.SumOp,
     aten.AmaxOp, aten.MaxPool2dWithIndicesOp, aten.AvgPool2dOp, aten.AdaptiveAvgPool2dOp,
     aten.AdaptiveMaxPool2dOp, aten.BatchNormOp,
-    aten.ConstantPadNdOp, aten.SliceOp,
+    aten.ConstantPadNdOp, aten.SliceOp, aten.ReflectionPad1dOp, aten.ReflectionPad2dOp,
+    aten.ReplicationPad1dOp, aten.ReplicationPad2dOp, aten.PadCircularOp,
 })  # fmt: skip
 
 
@@ -1035,13 +1037,24 @@ def _check_pad_mode(op: Operation) -> str | None:
         return "padding of other than 1 or 2 trailing dims of a batched or channelled input"
     if min(pad) < 0:
         return "negative padding (a crop)"
-    if isinstance(op, aten.ReplicationPad1dOp | aten.ReplicationPad2dOp):
-        return None
+    circular = isinstance(op, aten.PadCircularOp)
     for i in range(len(pad) // 2):
-        length = x[len(x) - 1 - i]
-        if isinstance(op, aten.PadCircularOp) and max(pad[2 * i : 2 * i + 2]) > length:
+        length, (left, right) = x[len(x) - 1 - i], pad[2 * i : 2 * i + 2]
+        if isinstance(length, DimExpr):
+            # The pieces at the far end start a fixed distance before it (from-end slices).
+            if (left if circular else right) and target_of(op).runtime == "stock":
+                return (
+                    f"a pad of the symbolic dim {length}: its pieces at the end start a fixed "
+                    "distance before it, which XNNPACK's stock slice node (absolute offsets) "
+                    "cannot write; the extended runtime's can"
+                )
+            ranges = symbol_ranges(op)  # torch.export checked the pads against them
+            length = length.bounds(ranges)[0] if set(length.symbols) <= set(ranges) else 1
+        if isinstance(op, aten.ReplicationPad1dOp | aten.ReplicationPad2dOp):
+            continue
+        if circular and max(left, right) > length:
             return "circular padding wider than the dim"
-        if not isinstance(op, aten.PadCircularOp) and max(pad[2 * i : 2 * i + 2]) >= length:
+        if not circular and max(left, right) >= length:
             return "reflect padding as wide as the dim"
     return None
 
