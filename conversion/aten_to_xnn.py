@@ -66,7 +66,7 @@ from xnnc.dialects.xnn import target_of
 from xnnc.errors import LocatedError
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.dims import DimExpr
-from xnnc.ir.shapes import numel, relative_end, slice_bounds
+from xnnc.ir.shapes import numel, relative_begin, relative_end, slice_bounds
 from xnnc.ir.types import DimsAttr, element_type, ints, shape_of, symbol_ranges
 
 FLOATS = (f32, f16)
@@ -884,10 +884,17 @@ def _check_slice(op: aten.SliceOp) -> str | None:
     d = _prop(op, "dim", 0) % len(x)
     start, length = slice_bounds(x[d], _prop(op, "start"), _prop(op, "end"))
     end_gap = x[d] - start - length
-    if end_gap != 0 and not isinstance(x[d], int) and not _from_deconvolution(op.input):
+    # The extended runtime's XNNStaticSliceV3 ends it where XNNPACK's v3 slice does.
+    stock = target_of(op).runtime == "stock"
+    if end_gap != 0 and not isinstance(x[d], int) and stock and not _from_deconvolution(op.input):
         return (
             f"a slice ending {end_gap} before the end of the symbolic dim {x[d]}: XNNPACK's "
             "stock slice node takes absolute sizes (only a transposed convolution's trim folds)"
+        )
+    if not isinstance(start, int) and stock:
+        return (
+            f"a slice starting {x[d] - start} before the end of the symbolic dim {x[d]}: "
+            "XNNPACK's stock slice node takes absolute offsets"
         )
     return None
 
@@ -913,7 +920,7 @@ def _slice(op: aten.SliceOp, e: Emitter) -> Sequence[SSAValue]:
     d = _prop(op, "dim", 0) % len(x)
     start, length = slice_bounds(x[d], _prop(op, "start"), _prop(op, "end"))
     offsets = [0] * len(x)
-    offsets[d] = start
+    offsets[d] = relative_begin(x[d], start)
     sizes = [relative_end(n, 0, n) for n in x]
     sizes[d] = relative_end(x[d], start, length)
     return [e.node(xnn.StaticSliceOp, op.input, shape=shape_of(op.result), offsets=offsets,
