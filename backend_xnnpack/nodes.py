@@ -420,40 +420,63 @@ def broadcast_drop_misshapes(sources: Sequence[Sequence[Any]], output: Sequence[
 
 
 def static_slice_shape(s: Shapes, p: Params) -> Out:
-    """A size <= 0 on a symbolic dim ends that far before the dim's end (XNNPACK's v3 ends):
-    the slice follows the dim when XNNPACK reshapes it."""
+    """On a symbolic dim an offset < 0 starts that far before the dim's end and a size <= 0
+    stops that far before it (XNNPACK's v3 begins and ends): the slice follows the dim when
+    XNNPACK reshapes it. `s["ranges"]`, when given, bounds the symbols (a slice must fit the
+    smallest size)."""
     x, offsets, sizes = s["input"], p["offsets"], tuple(p["sizes"])
     if len(offsets) != len(x) or len(sizes) != len(x):
         _fail(f"offsets and sizes need one value per input dim ({len(x)})")
     out = sliced_shape(x, offsets, sizes)
+    ranges = s.get("ranges") or {}
     for i, (o, n, d) in enumerate(zip(offsets, out, x, strict=True)):
-        # n >= 1 may hold only over the symbols' ranges (not known here): refuse only o < 0.
-        if not isinstance(d, int) and (o < 0 or (isinstance(n, int) and n < 1)):
-            _fail(f"slice [{o}, {o} + {n}) of dim {i} is empty or outside the input's [0, {d})")
-        if isinstance(d, int) and (o < 0 or n < 0 or o + n > d):
-            _fail(f"slice [{o}, {o + n}) of dim {i} is outside the input's [0, {d})")
+        if isinstance(d, int):
+            if o < 0 or n < 0 or o + n > d:
+                _fail(f"slice [{o}, {o + n}) of dim {i} is outside the input's [0, {d})")
+            continue
+        begin = d + o if o < 0 else o
+        # n >= 1 may hold only over the symbols' ranges: refuse what fails at every size.
+        if (isinstance(n, int) and n < 1) or (o < 0 and isinstance(n, int) and n > -o):
+            _fail(f"slice [{begin}, {begin + n}) of dim {i} is empty or outside the input's "
+                  f"[0, {d})")  # fmt: skip
+        if o < 0 and set(d.symbols) <= set(ranges) and d.bounds(ranges)[0] < -o:
+            low = d.bounds(ranges)[0]
+            _fail(f"slice [{begin}, {begin + n}) of dim {i} starts before the input's start "
+                  f"when {d} = {low}, its smallest size")  # fmt: skip
     if tuple(s["output"]) != tuple(out):
         _fail(f"output shape {list(s['output'])} should be {list(out)}")
     return Out(tuple(out))
+
+
+def counts_from_the_end(shape: Sequence[Any], offsets: Sequence[int], sizes: Sequence[int]) -> bool:
+    """Whether an xnn.static_slice has an offset or an end counted from a symbolic dim's end
+    (other than "to the end"): stock ExecuTorch's XNNStaticSlice (unsigned offsets and sizes)
+    cannot write it; the extended runtime's XNNStaticSliceV3 (XNNPACK's v3 arguments) can."""
+    return any(
+        not isinstance(d, int) and (o < 0 or n < 0)
+        for d, o, n in zip(shape, offsets, sizes, strict=True)
+    )
 
 
 def _blob_slice_sizes(v: Any) -> list[int]:
     """Sizes for XNNStaticSlice: a slice to the end of a symbolic dim as UINT32_MAX less the
     offset, which XNNPACK clamps to the dim at every reshape (static-slice.c at 92a7ad50:
     size = min(end - offset, dim - offset)); the stock table has unsigned 32-bit sizes only,
-    so a slice ending before a symbolic dim's end cannot be written."""
-    out = []
-    for d, o, n in zip(v.shapes["input"], v.params["offsets"], v.params["sizes"], strict=True):
-        if isinstance(d, int) or n > 0:
-            out.append(n)
-        elif n == 0:
-            out.append(UINT32_MAX - o)
-        else:
-            _fail(
-                f"a slice ending {-n} before the end of the symbolic dim {d}: XNNStaticSlice "
-                "has unsigned sizes only (fold it into its producer or keep it outside)"
-            )
-    return out
+    so a slice counted from a symbolic dim's end is XNNStaticSliceV3 (extended runtime)."""
+    return [
+        UINT32_MAX - o if not isinstance(d, int) and n == 0 else n
+        for d, o, n in zip(v.shapes["input"], v.params["offsets"], v.params["sizes"], strict=True)
+    ]
+
+
+def _v3_bounds(v: Any) -> tuple[list[int], list[int]]:
+    """XNNPACK's v3 begins and ends of an xnn.static_slice: a begin < 0 and an end <= 0
+    count from the dim's end (0: the end itself)."""
+    ends = [
+        n if not isinstance(d, int) and n <= 0 else o + n
+        for d, o, n in zip(v.shapes["input"], v.params["offsets"], v.params["sizes"], strict=True)
+    ]
+    return list(v.params["offsets"]), ends
 
 
 def static_constant_pad_shape(s: Shapes, p: Params) -> Out:
@@ -691,6 +714,11 @@ def _slice_bounds(x: Any, node: Any) -> tuple:
     return len(begins), x.int64s(begins), x.int64s(ends), None
 
 
+def _v3_slice_bounds(x: Any, node: Any) -> tuple:
+    begins, ends = [int(b) for b in node.begins], [int(e) for e in node.ends]
+    return len(begins), x.int64s(begins), x.int64s(ends), None
+
+
 def _concatenate_inputs(x: Any, node: Any) -> tuple:
     if isinstance(node, fb.XNNConcatenateT):
         ids = [int(v) for v in node.inputIds]
@@ -802,6 +830,22 @@ def _check_concatenate_axis(n: NodeView) -> None:
     rank = len(n.dims(int(n.table.inputIds[0])))
     if not -rank <= n.table.axis < rank:
         n.fail(f"axis {n.table.axis} outside a rank-{rank} input")
+
+
+def _check_v3_slice(n: NodeView) -> None:
+    """Each begin/end pair selects a non-empty range of the declared (largest) dim, both
+    counted from the start or both from the end (an end 0 is the end itself): XNNPACK
+    clamps anything else silently."""
+    dims, begins, ends = n.dims(n.table.inputId), n.vector("begins"), n.vector("ends")
+    if not len(begins) == len(ends) == len(dims):
+        n.fail(f"{len(begins)} begins and {len(ends)} ends for a rank-{len(dims)} input")
+    for i, (b, e, d) in enumerate(zip(begins, ends, dims, strict=True)):
+        if b < -d or b >= d or e < -d or e > d:
+            n.fail(f"dim {i}: begin {b} or end {e} is outside the declared dim {d}")
+        if b < 0 < e:
+            n.fail(f"dim {i}: begin {b} counts from the end, end {e} from the start")
+        if (e if e > 0 or b < 0 else d + e) <= b:
+            n.fail(f"dim {i}: [{b}, {e}) is empty")
 
 
 # Runtime checks: what XNNPACK would read out of bounds or fail on without naming the node.
@@ -1230,6 +1274,13 @@ KINDS_LIST: tuple[NodeKind, ...] = (
              {"num_dims": lambda v: len(v.params["sizes"]), "offsets": "offsets",
               "sizes": _blob_slice_sizes, "input_id": "input"},
              validate=(_num_dims("offsets", "sizes"),), runtime_checks=(_check_nonempty_slices,)),
+    NodeKind("XNNStaticSliceV3", STATIC_SLICE, "xnn_define_static_slice_v3",
+             (Hook((c_size_t, _I64S, _I64S, _I64S), _v3_slice_bounds), IN, OUT, FLAGS),
+             {"begins": lambda v: _v3_bounds(v)[0], "ends": lambda v: _v3_bounds(v)[1],
+              "input_id": "input"},
+             selects=lambda v: counts_from_the_end(v.shapes["input"], v.params["offsets"],
+                                                   v.params["sizes"]),
+             validate=(_check_v3_slice,)),
     NodeKind("XNNStaticConstantPad", STATIC_CONSTANT_PAD, "xnn_define_static_constant_pad_v2",
              (Vector("pre_paddings"), Vector("post_paddings", counted=False),
               Field("padding_value", c_float), IN, OUT, FLAGS),

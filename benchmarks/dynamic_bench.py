@@ -26,8 +26,9 @@ S in 1..511) compiled once against static compiles at S = 1 (decode, the issue's
 once for H = 32*h, W = 32*w against static compiles at three image sizes (`--convnet`).
 
 `--encodec [--small]` splits EnCodec's dynamic/static gap: its dynamic compile runs the
-LSTM on xnnc's recurrent loop over XNNPACK (a symbolic time axis cannot be unrolled) and its
-reflect pads on torch (their right side is not size-generic), each between XNNPACK pieces.
+LSTM on xnnc's recurrent loop over XNNPACK (a symbolic time axis cannot be unrolled) between
+two XNNPACK pieces; its reflect pads run in XNNPACK (slices counted from the end: the extended
+runtime's XNNStaticSliceV3).
 Per size, interleaved: the static compile, the static compile with the reflect pads kept out
 of XNNPACK (`exclude`), the dynamic compile, the dynamic compile with its LSTM on torch (as
 before the loop); and the SLSTM alone (the LSTM with its permutes and skip) as torch eager

@@ -62,11 +62,12 @@ from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
+from xnnc.dialects.xnn import target_of
 from xnnc.errors import LocatedError
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.dims import DimExpr
-from xnnc.ir.shapes import numel, relative_end, slice_bounds
-from xnnc.ir.types import DimsAttr, element_type, ints, shape_of
+from xnnc.ir.shapes import numel, relative_begin, relative_end, slice_bounds
+from xnnc.ir.types import DimsAttr, element_type, ints, shape_of, symbol_ranges
 
 FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)
@@ -169,7 +170,8 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ExpandOp, aten.BmmOp, aten.MatmulOp, aten.SoftmaxOp, aten.MeanOp, aten.SumOp,
     aten.AmaxOp, aten.MaxPool2dWithIndicesOp, aten.AvgPool2dOp, aten.AdaptiveAvgPool2dOp,
     aten.AdaptiveMaxPool2dOp, aten.BatchNormOp,
-    aten.ConstantPadNdOp, aten.SliceOp,
+    aten.ConstantPadNdOp, aten.SliceOp, aten.ReflectionPad1dOp, aten.ReflectionPad2dOp,
+    aten.ReplicationPad1dOp, aten.ReplicationPad2dOp, aten.PadCircularOp,
 })  # fmt: skip
 
 
@@ -882,10 +884,17 @@ def _check_slice(op: aten.SliceOp) -> str | None:
     d = _prop(op, "dim", 0) % len(x)
     start, length = slice_bounds(x[d], _prop(op, "start"), _prop(op, "end"))
     end_gap = x[d] - start - length
-    if end_gap != 0 and not isinstance(x[d], int) and not _from_deconvolution(op.input):
+    # The extended runtime's XNNStaticSliceV3 ends it where XNNPACK's v3 slice does.
+    stock = target_of(op).runtime == "stock"
+    if end_gap != 0 and not isinstance(x[d], int) and stock and not _from_deconvolution(op.input):
         return (
             f"a slice ending {end_gap} before the end of the symbolic dim {x[d]}: XNNPACK's "
             "stock slice node takes absolute sizes (only a transposed convolution's trim folds)"
+        )
+    if not isinstance(start, int) and stock:
+        return (
+            f"a slice starting {x[d] - start} before the end of the symbolic dim {x[d]}: "
+            "XNNPACK's stock slice node takes absolute offsets"
         )
     return None
 
@@ -911,7 +920,7 @@ def _slice(op: aten.SliceOp, e: Emitter) -> Sequence[SSAValue]:
     d = _prop(op, "dim", 0) % len(x)
     start, length = slice_bounds(x[d], _prop(op, "start"), _prop(op, "end"))
     offsets = [0] * len(x)
-    offsets[d] = start
+    offsets[d] = relative_begin(x[d], start)
     sizes = [relative_end(n, 0, n) for n in x]
     sizes[d] = relative_end(x[d], start, length)
     return [e.node(xnn.StaticSliceOp, op.input, shape=shape_of(op.result), offsets=offsets,
@@ -1035,13 +1044,24 @@ def _check_pad_mode(op: Operation) -> str | None:
         return "padding of other than 1 or 2 trailing dims of a batched or channelled input"
     if min(pad) < 0:
         return "negative padding (a crop)"
-    if isinstance(op, aten.ReplicationPad1dOp | aten.ReplicationPad2dOp):
-        return None
+    circular = isinstance(op, aten.PadCircularOp)
     for i in range(len(pad) // 2):
-        length = x[len(x) - 1 - i]
-        if isinstance(op, aten.PadCircularOp) and max(pad[2 * i : 2 * i + 2]) > length:
+        length, (left, right) = x[len(x) - 1 - i], pad[2 * i : 2 * i + 2]
+        if isinstance(length, DimExpr):
+            # The pieces at the far end start a fixed distance before it (from-end slices).
+            if (left if circular else right) and target_of(op).runtime == "stock":
+                return (
+                    f"a pad of the symbolic dim {length}: its pieces at the end start a fixed "
+                    "distance before it, which XNNPACK's stock slice node (absolute offsets) "
+                    "cannot write; the extended runtime's can"
+                )
+            ranges = symbol_ranges(op)  # torch.export checked the pads against them
+            length = length.bounds(ranges)[0] if set(length.symbols) <= set(ranges) else 1
+        if isinstance(op, aten.ReplicationPad1dOp | aten.ReplicationPad2dOp):
+            continue
+        if circular and max(left, right) > length:
             return "circular padding wider than the dim"
-        if not isinstance(op, aten.PadCircularOp) and max(pad[2 * i : 2 * i + 2]) >= length:
+        if not circular and max(left, right) >= length:
             return "reflect padding as wide as the dim"
     return None
 

@@ -18,7 +18,7 @@ from xnnc.conversion.constants import xnn_constant
 from xnnc.dialects import xnn
 from xnnc.frontend.schema import TORCH_DTYPES
 from xnnc.ir.dims import DimExpr
-from xnnc.ir.shapes import relative_end, whole_sizes
+from xnnc.ir.shapes import relative_begin, relative_end, whole_sizes
 from xnnc.ir.types import element_type, shape_of, tensor_type
 
 NCHW_TO_NHWC = (0, 2, 3, 1)
@@ -69,10 +69,11 @@ class Emitter:
         new_shape = [0 if isinstance(d, DimExpr) else d for d in shape]
         return self.node(xnn.StaticReshapeOp, x, shape=shape, new_shape=new_shape)
 
-    def slice(self, x: SSAValue, axis: int, start: int, size: int) -> SSAValue:
-        """x[start : start + size] along `axis`."""
+    def slice(self, x: SSAValue, axis: int, start: Any, size: Any) -> SSAValue:
+        """x[start : start + size] along `axis`; on a symbolic dim, a symbolic `start` a fixed
+        distance before its end counts from the end (XNNStaticSliceV3: extended runtime)."""
         offsets = [0] * len(shape_of(x))
-        offsets[axis] = start
+        offsets[axis] = relative_begin(shape_of(x)[axis], start)
         shape = list(shape_of(x))
         shape[axis] = size
         sizes = whole_sizes(shape)

@@ -435,7 +435,8 @@ class XnnNode(QuantizedShapesVerifier, IRDLOperation):
     def verify_node(self) -> None:
         """The table's shape rule, then its element-type rule."""
         try:
-            nodes.check_output(self.spec.shape(self.shapes(), self.params()), shape_of(self.output))
+            shapes = {**self.shapes(), "ranges": symbol_ranges(self)}
+            nodes.check_output(self.spec.shape(shapes, self.params()), shape_of(self.output))
         except nodes.ShapeError as e:
             _fail(str(e))
         except NotAffine as e:

@@ -111,15 +111,28 @@ def relative_end(size: Any, offset: int, length: Any) -> int:
     return -gap
 
 
+def relative_begin(size: Any, start: Any) -> int:
+    """xnn.static_slice's offset entry for a slice starting at `start` of a dim of `size`:
+    `start` when static, else how far before the dim's end it starts, as a negative number
+    (XNNPACK's v3 begins read the same way; only the extended runtime's node takes them)."""
+    if isinstance(start, int):
+        return start
+    gap = size - start
+    if not isinstance(gap, int) or gap <= 0:
+        raise ValueError(f"a slice at {start} of the dim {size} does not start a fixed "
+                         "distance before its end")  # fmt: skip
+    return -gap
+
+
 def whole_sizes(shape: Sequence[Any]) -> list[int]:
     """xnn.static_slice sizes that keep every dim whole (0: to a symbolic dim's end)."""
     return [relative_end(d, 0, d) for d in shape]
 
 
 def sliced_shape(shape: Sequence[Any], offsets: Sequence[int], sizes: Sequence[int]) -> list:
-    """The result of xnn.static_slice: a size <= 0 of a symbolic dim stops that far before
-    the dim's end."""
+    """The result of xnn.static_slice: on a symbolic dim an offset < 0 starts that far before
+    the dim's end and a size <= 0 stops that far before it."""
     return [
-        d - o + n if not isinstance(d, int) and n <= 0 else n
+        n if isinstance(d, int) or n > 0 else n - o if o < 0 else d - o + n
         for d, o, n in zip(shape, offsets, sizes, strict=True)
     ]

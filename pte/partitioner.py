@@ -197,6 +197,7 @@ class XnncPartitioner(Partitioner):
         passes, constant folding by shape (an op on a weight's transpose lowers only once
         the transpose is a constant), and the rest; not batch-norm folding, which needs the
         data (a batch norm lowers on its own, in the same group)."""
+        xnn.set_target(module, self.options.target)  # what lowers depends on it (from-end slices)
         passes = [
             dataclasses.replace(p, shapes_only=True) if isinstance(p, FoldConstantsPass) else p
             for p in stages(self.options)["aten"]

@@ -225,7 +225,7 @@ def test_wire_compatible_with_executorch_runtime_schema(tmp_path):
 
 def test_extension_node_kinds_follow_the_stock_ones():
     assert B.NODE_KIND_NAMES[47] == "XNNCos"
-    assert [B.NODE_KIND_NAMES[k] for k in range(48, 55)] == [
+    assert [B.NODE_KIND_NAMES[k] for k in range(48, 56)] == [
         "XNNDepthToSpace2d",
         "XNNStaticReduce",
         "XNNUnary",
@@ -233,8 +233,9 @@ def test_extension_node_kinds_follow_the_stock_ones():
         "XNNConcatenate",
         "XNNStaticBroadcast",
         "XNNSpaceToDepth2d",
+        "XNNStaticSliceV3",
     ]
-    assert max(B.NODE_KIND_NAMES) == 54
+    assert max(B.NODE_KIND_NAMES) == 55
 
 
 def test_datatype_maps():
@@ -659,6 +660,37 @@ def test_bad_extension_node(node_index, field, value, message):
     setattr(g.xnodes[node_index].xnodeUnion, field, value)
     with pytest.raises(ValueError, match=f"^{message}"):
         B.read_blob(B.pack_blob(g, constants, validate=False))
+
+
+def from_end_slice_graph(begins, ends):
+    """x [2, 64] -> XNNStaticSliceV3 -> y [2, 1]: the element 3 before the end of dim 1."""
+    values = [tensor(0, [2, 64], ext=0, flags=1), tensor(1, [2, 1], ext=1, flags=2)]
+    t = table(fb.XNNStaticSliceV3T, begins=begins, ends=ends, inputId=0, outputId=1)
+    return graph(values, [node(fb.NodeUnion.XNNStaticSliceV3, t)], 2)
+
+
+def test_from_end_slice_round_trips():
+    read = B.read_blob(B.pack_blob(from_end_slice_graph([0, -3], [0, -2]), []))
+    assert read.node_kinds == ("XNNStaticSliceV3",)
+    node = read.graph.xnodes[0].xnodeUnion
+    assert (node.begins.tolist(), node.ends.tolist()) == ([0, -3], [0, -2])
+
+
+@pytest.mark.parametrize(
+    ("begins", "ends", "message"),
+    [
+        ([0, -65], [0, -2], r"dim 1: begin -65 or end -2 is outside the declared dim 64"),
+        ([0, -3], [0, 70], r"dim 1: begin -3 or end 70 is outside the declared dim 64"),
+        ([0, -3], [0, 5], r"dim 1: begin -3 counts from the end, end 5 from the start"),
+        ([0, -3], [0, -3], r"dim 1: \[-3, -3\) is empty"),
+        ([0, 4], [0, -60], r"dim 1: \[4, -60\) is empty"),
+        ([0], [0], r"1 begins and 1 ends for a rank-2 input"),
+    ],
+)
+def test_bad_from_end_slice_is_one_line(begins, ends, message):
+    g = from_end_slice_graph(begins, ends)
+    with pytest.raises(ValueError, match=f"^node 0 \\(XNNStaticSliceV3\\): {message}$"):
+        B.read_blob(B.pack_blob(g, [], validate=False))
 
 
 # --- shared storage ----------------------------------------------------------------------------

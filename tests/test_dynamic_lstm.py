@@ -13,6 +13,8 @@ fails on any wrong tap, trim, reflected sample, gate order or frame order.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 from torch.export import Dim
@@ -32,6 +34,12 @@ REASON = (
     "an LSTM over a symbolic time axis: runs on xnnc's recurrent loop over XNNPACK (per "
     "layer and direction, one fully-connected node projects every frame, then a one-step "
     "XNNPACK runtime runs each frame); XNNPACK 92a7ad50 has no recurrent node"
+)
+
+
+STOCK_PAD_REASON = (
+    "a pad of the symbolic dim {}: its pieces at the end start a fixed distance before it, "
+    "which XNNPACK's stock slice node (absolute offsets) cannot write; the extended runtime's can"
 )
 
 
@@ -137,17 +145,31 @@ def test_encodec_compiles_once_and_matches_eager_at_every_size(encodec) -> None:
 
 
 def test_encodec_lstm_stays_outside_with_its_reason(encodec) -> None:
-    """The LSTM runs on xnnc's loop over XNNPACK, outside the subgraphs; every convolution
-    is delegated. The reflect pads stay outside too: on a symbolic dim their right side
-    needs slices that start a fixed distance before the end, which the stock slice node
-    cannot write (a limit of its own)."""
+    """The LSTM runs on xnnc's loop over XNNPACK, between two delegates; every convolution and reflect pad is
+    delegated (a pad's far-end pieces are slices counted from the end of the symbolic time
+    axis: the extended runtime's XNNStaticSliceV3)."""
     _, program = encodec
-    outside = program.outside()
-    assert {o.op for o in outside} == {"aten.lstm.input", "aten.reflection_pad1d"}
-    (lstm,) = [o for o in outside if o.op == "aten.lstm.input"]
+    (lstm,) = program.outside()
+    assert lstm.op == "aten.lstm.input" and program.num_partitions == 2
     assert lstm.reason == REASON and "model.1.lstm" in lstm.location
     text = xnnc.print_module(program.module)
     assert "aten.convolution" not in text and text.count("xnn.convolution_2d") >= 11
+    assert "aten.reflection_pad1d" not in text and re.search(r"offsets = array<i64: [^>]*-3", text)
+
+
+def test_encodec_stock_target_keeps_the_reflect_pads_outside() -> None:
+    """Stock ExecuTorch's XNNStaticSlice takes unsigned offsets: a pad's far-end pieces have
+    none, so on the stock target the pads stay outside with that reason (and the result is
+    still eager's)."""
+    model, (x,) = make_encodec_decoder(small=True)
+    program = xnnc.compile(model, (x,), dynamic_shapes={"x": {2: _frames()}}, target="stock")
+    pads = [o for o in program.outside() if o.op == "aten.reflection_pad1d"]
+    assert {o.op for o in program.outside()} == {"aten.lstm.input", "aten.reflection_pad1d"}
+    assert len(pads) == 6 and all(STOCK_PAD_REASON.format(d) == o.reason for o, d in zip(
+        pads, ("T", "8*T", "40*T", "160*T", "320*T", "320*T"), strict=True))  # fmt: skip
+    x = torch.randn(1, 16, 13)
+    with torch.no_grad():
+        _close(program(x), model(x))
 
 
 def test_encodec_out_of_range_is_one_line(encodec) -> None:

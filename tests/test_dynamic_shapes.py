@@ -544,15 +544,15 @@ def test_decoder_pte_runs_on_stock_executorch_over_its_whole_range(name, tmp_pat
 
 
 class Trims(torch.nn.Module):
-    """A slice to the end of the frames (drop 2) and one that also ends 1 before it."""
+    """A slice of the frames from `start` to `end` after a convolution."""
 
-    def __init__(self, end: int | None) -> None:
+    def __init__(self, start: int, end: int | None) -> None:
         super().__init__()
-        self.conv, self.end = torch.nn.Conv1d(4, 4, 3, padding=1), end
+        self.conv, self.start, self.end = torch.nn.Conv1d(4, 4, 3, padding=1), start, end
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = torch.relu(self.conv(x))
-        return torch.tanh(y[..., 2 : self.end])
+        return torch.tanh(y[..., self.start : self.end])
 
 
 def test_a_slice_to_the_end_of_a_symbolic_dim_follows_the_size() -> None:
@@ -563,7 +563,7 @@ def test_a_slice_to_the_end_of_a_symbolic_dim_follows_the_size() -> None:
 
     torch.manual_seed(6)
     # min 4: torch.export refuses a range where the sliced length could be 1 (0/1 specialization)
-    model, dims = Trims(None).eval(), {"x": {2: Dim("T", min=4, max=64)}}
+    model, dims = Trims(2, None).eval(), {"x": {2: Dim("T", min=4, max=64)}}
     program = xnnc.compile(model, (torch.randn(1, 4, 13),), dynamic_shapes=dims)
     assert program.num_partitions == 1 and program.ops_outside() == []
     assert re.search(
@@ -576,19 +576,104 @@ def test_a_slice_to_the_end_of_a_symbolic_dim_follows_the_size() -> None:
         torch.testing.assert_close(stock(x)[0], model(x), atol=ATOL, rtol=0)
 
 
-def test_a_slice_ending_before_a_symbolic_end_stays_outside_and_says_why() -> None:
+@pytest.mark.parametrize(
+    ("start", "end", "slice_", "reason"),
+    [
+        (2, -1, "offsets = array<i64: 0, 0, 2, 0>, sizes = array<i64: 1, 1, -1, 4>",
+         "a slice ending 1 before the end of the symbolic dim T: XNNPACK's stock slice node "
+         "takes absolute sizes (only a transposed convolution's trim folds)"),
+        (-3, None, "offsets = array<i64: 0, 0, -3, 0>, sizes = array<i64: 1, 1, 3, 4>",
+         "a slice starting 3 before the end of the symbolic dim T: XNNPACK's stock slice node "
+         "takes absolute offsets"),
+        (-3, -1, "offsets = array<i64: 0, 0, -3, 0>, sizes = array<i64: 1, 1, 2, 4>",
+         "a slice ending 1 before the end of the symbolic dim T: XNNPACK's stock slice node "
+         "takes absolute sizes (only a transposed convolution's trim folds)"),
+    ],
+)  # fmt: skip
+def test_a_slice_counted_from_a_symbolic_end_runs_on_the_extended_runtime(
+    start, end, slice_, reason
+) -> None:
+    """The extended runtime's XNNStaticSliceV3 takes XNNPACK v3's begins/ends counted from
+    the end, resolved at each reshape; stock's XNNStaticSlice (unsigned) cannot: there the
+    slice stays outside and says why."""
     torch.manual_seed(7)
-    model = Trims(-1).eval()
-    program = xnnc.compile(model, (torch.randn(1, 4, 13),),
-                           dynamic_shapes={"x": {2: Dim("T", min=5, max=64)}})  # fmt: skip
-    (outside,) = program.outside()
-    assert outside.op == "aten.slice" and outside.reason == (
-        "a slice ending 1 before the end of the symbolic dim T: XNNPACK's stock slice node "
-        "takes absolute sizes (only a transposed convolution's trim folds)"
-    )
-    for size in (5, 40):
+    model, dims = Trims(start, end).eval(), {"x": {2: Dim("T", min=5, max=64)}}
+    program = xnnc.compile(model, (torch.randn(1, 4, 13),), dynamic_shapes=dims)
+    assert program.num_partitions == 1 and program.ops_outside() == []
+    assert slice_ in xnnc.print_module(program.module)
+    stock = xnnc.compile(model, (torch.randn(1, 4, 13),), dynamic_shapes=dims, target="stock")
+    (outside,) = stock.outside()
+    assert outside.op == "aten.slice" and outside.reason == reason
+    for size in (5, 13, 40, 64):
         x = torch.randn(1, 4, size)
         torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+        torch.testing.assert_close(stock(x), model(x), atol=ATOL, rtol=0)
+
+
+# --- reflect and replicate pads of a symbolic dim -------------------------------------------
+
+FROM_THE_END = re.compile(r"xnn.static_slice [^\n]*offsets = array<i64: [^>]*-\d")
+
+
+class Padded(torch.nn.Module):
+    """A pad alone, then a scale (so the pad's result is not the program's input)."""
+
+    def __init__(self, pad: torch.nn.Module) -> None:
+        super().__init__()
+        self.pad = pad
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.pad(x * 2.0)
+
+
+PADS = {
+    "reflect1d-3-3": (torch.nn.ReflectionPad1d((3, 3)), 1),
+    "reflect1d-2-0": (torch.nn.ReflectionPad1d((2, 0)), 1),
+    "reflect1d-0-2": (torch.nn.ReflectionPad1d((0, 2)), 1),
+    "replicate1d-1-3": (torch.nn.ReplicationPad1d((1, 3)), 1),
+    "replicate1d-0-4": (torch.nn.ReplicationPad1d((0, 4)), 1),
+    "reflect2d": (torch.nn.ReflectionPad2d((1, 2, 3, 0)), 2),
+    "replicate2d": (torch.nn.ReplicationPad2d((2, 1, 0, 3)), 2),
+}
+SIZES_2D = ((4, 4), (7, 13), (32, 5), (19, 32))
+
+
+@pytest.mark.parametrize("name", PADS)
+def test_reflect_and_replicate_pads_of_a_symbolic_dim_run_in_xnnpack(name: str) -> None:
+    """Exact: a pad copies values (slices and a concatenate), so any wrong element differs.
+    2-D pads have symbolic height and width."""
+    pad, spatial = PADS[name]
+    model = Padded(pad).eval()
+    torch.manual_seed(8)
+    if spatial == 1:
+        dims = {"x": {2: Dim("T", min=4, max=64)}}
+        example, sizes = torch.randn(1, 3, 13), [(n,) for n in (4, 7, 13, 40, 64)]
+    else:
+        dims = {"x": {2: Dim("H", min=4, max=32), 3: Dim("W", min=4, max=32)}}
+        example, sizes = torch.randn(1, 3, 9, 11), SIZES_2D
+    program = xnnc.compile(model, (example,), dynamic_shapes=dims)
+    assert program.num_partitions == 1 and program.ops_outside() == []
+    text = xnnc.print_module(program.module)
+    assert "xnn.concatenate" in text
+    # A right (far-end) pad reads pieces counted from the end; a left-only pad needs none.
+    assert bool(FROM_THE_END.search(text)) == any(pad.padding[1::2])
+    for size in sizes:
+        x = torch.randn(1, 3, *size)
+        torch.testing.assert_close(program(x), model(x), atol=0, rtol=0)
+
+
+def test_a_pad_of_a_symbolic_dim_stays_outside_on_the_stock_target() -> None:
+    model = Padded(torch.nn.ReflectionPad1d((3, 3))).eval()
+    dims = {"x": {2: Dim("T", min=4, max=64)}}
+    program = xnnc.compile(model, (torch.randn(1, 3, 13),), dynamic_shapes=dims, target="stock")
+    (outside,) = program.outside()
+    assert outside.op == "aten.reflection_pad1d" and outside.reason == (
+        "a pad of the symbolic dim T: its pieces at the end start a fixed distance before it, "
+        "which XNNPACK's stock slice node (absolute offsets) cannot write; the extended "
+        "runtime's can"
+    )
+    x = torch.randn(1, 3, 40)
+    torch.testing.assert_close(program(x), model(x), atol=0, rtol=0)
 
 
 # --- LLaMA-style bf16 block, dynamic sequence length ----------------------------------------

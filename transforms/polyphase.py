@@ -437,7 +437,8 @@ def trim_to_fold(op: xnn.Deconvolution2dOp) -> xnn.StaticSliceOp | None:
     while len(uses := list(value.uses)) == 1:
         user = uses[0].operation
         if isinstance(user, xnn.StaticSliceOp):
-            return user
+            # One starting from the end (a pad's edge piece) is no trim: padding cannot say it.
+            return user if min(ints(user.offsets)) >= 0 else None
         if not isinstance(user, xnn.StaticReshapeOp | xnn.StaticTransposeOp):
             return None
         value = user.output
@@ -463,7 +464,7 @@ class FoldTrimIntoDeconvolution(RewritePattern):
         if not isinstance(deconv, xnn.Deconvolution2dOp) or len(list(op.input.uses)) != 1:
             return
         x, out, offsets = shape_of(op.input), shape_of(op.output), ints(op.offsets)
-        if not is_symbolic(x) or (x[0], x[3]) != (out[0], out[3]):
+        if not is_symbolic(x) or (x[0], x[3]) != (out[0], out[3]) or min(offsets) < 0:
             return
         gaps = [d - o - n for d, o, n in zip(x, offsets, out, strict=True)]
         top, right, bottom, left = deconv.padding()

@@ -118,6 +118,7 @@ class NodeUnion(object):
     XNNConcatenate = 52
     XNNStaticBroadcast = 53
     XNNSpaceToDepth2d = 54
+    XNNStaticSliceV3 = 55
 
 def NodeUnionCreator(unionType, table):
     from flatbuffers.table import Table
@@ -231,6 +232,8 @@ def NodeUnionCreator(unionType, table):
         return XNNStaticBroadcastT.InitFromBuf(table.Bytes, table.Pos)
     if unionType == NodeUnion().XNNSpaceToDepth2d:
         return XNNSpaceToDepth2dT.InitFromBuf(table.Bytes, table.Pos)
+    if unionType == NodeUnion().XNNStaticSliceV3:
+        return XNNStaticSliceV3T.InitFromBuf(table.Bytes, table.Pos)
     return None
 
 
@@ -4838,6 +4841,215 @@ class XNNSpaceToDepth2dT(object):
         return xnnspaceToDepth2d
 
 
+class XNNStaticSliceV3(object):
+    __slots__ = ['_tab']
+
+    @classmethod
+    def GetRootAs(cls, buf, offset=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, offset)
+        x = XNNStaticSliceV3()
+        x.Init(buf, n + offset)
+        return x
+
+    @classmethod
+    def GetRootAsXNNStaticSliceV3(cls, buf, offset=0):
+        """This method is deprecated. Please switch to GetRootAs."""
+        return cls.GetRootAs(buf, offset)
+    @classmethod
+    def XNNStaticSliceV3BufferHasIdentifier(cls, buf, offset, size_prefixed=False):
+        return flatbuffers.util.BufferHasIdentifier(buf, offset, b"\x58\x4E\x30\x31", size_prefixed=size_prefixed)
+
+    # XNNStaticSliceV3
+    def Init(self, buf, pos):
+        self._tab = flatbuffers.table.Table(buf, pos)
+
+    # XNNStaticSliceV3
+    def Begins(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int64Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 8))
+        return 0
+
+    # XNNStaticSliceV3
+    def BeginsAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int64Flags, o)
+        return 0
+
+    # XNNStaticSliceV3
+    def BeginsLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # XNNStaticSliceV3
+    def BeginsIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(4))
+        return o == 0
+
+    # XNNStaticSliceV3
+    def Ends(self, j):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            a = self._tab.Vector(o)
+            return self._tab.Get(flatbuffers.number_types.Int64Flags, a + flatbuffers.number_types.UOffsetTFlags.py_type(j * 8))
+        return 0
+
+    # XNNStaticSliceV3
+    def EndsAsNumpy(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.GetVectorAsNumpy(flatbuffers.number_types.Int64Flags, o)
+        return 0
+
+    # XNNStaticSliceV3
+    def EndsLength(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        if o != 0:
+            return self._tab.VectorLen(o)
+        return 0
+
+    # XNNStaticSliceV3
+    def EndsIsNone(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(6))
+        return o == 0
+
+    # XNNStaticSliceV3
+    def InputId(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(8))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+    # XNNStaticSliceV3
+    def OutputId(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(10))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+    # XNNStaticSliceV3
+    def Flags(self):
+        o = flatbuffers.number_types.UOffsetTFlags.py_type(self._tab.Offset(12))
+        if o != 0:
+            return self._tab.Get(flatbuffers.number_types.Uint32Flags, o + self._tab.Pos)
+        return 0
+
+def XNNStaticSliceV3Start(builder):
+    builder.StartObject(5)
+
+def XNNStaticSliceV3AddBegins(builder, begins):
+    builder.PrependUOffsetTRelativeSlot(0, flatbuffers.number_types.UOffsetTFlags.py_type(begins), 0)
+
+def XNNStaticSliceV3StartBeginsVector(builder, numElems):
+    return builder.StartVector(8, numElems, 8)
+
+def XNNStaticSliceV3AddEnds(builder, ends):
+    builder.PrependUOffsetTRelativeSlot(1, flatbuffers.number_types.UOffsetTFlags.py_type(ends), 0)
+
+def XNNStaticSliceV3StartEndsVector(builder, numElems):
+    return builder.StartVector(8, numElems, 8)
+
+def XNNStaticSliceV3AddInputId(builder, inputId):
+    builder.PrependUint32Slot(2, inputId, 0)
+
+def XNNStaticSliceV3AddOutputId(builder, outputId):
+    builder.PrependUint32Slot(3, outputId, 0)
+
+def XNNStaticSliceV3AddFlags(builder, flags):
+    builder.PrependUint32Slot(4, flags, 0)
+
+def XNNStaticSliceV3End(builder):
+    return builder.EndObject()
+
+
+try:
+    from typing import List
+except:
+    pass
+
+class XNNStaticSliceV3T(object):
+
+    # XNNStaticSliceV3T
+    def __init__(self):
+        self.begins = None  # type: List[int]
+        self.ends = None  # type: List[int]
+        self.inputId = 0  # type: int
+        self.outputId = 0  # type: int
+        self.flags = 0  # type: int
+
+    @classmethod
+    def InitFromBuf(cls, buf, pos):
+        xnnstaticSliceV3 = XNNStaticSliceV3()
+        xnnstaticSliceV3.Init(buf, pos)
+        return cls.InitFromObj(xnnstaticSliceV3)
+
+    @classmethod
+    def InitFromPackedBuf(cls, buf, pos=0):
+        n = flatbuffers.encode.Get(flatbuffers.packer.uoffset, buf, pos)
+        return cls.InitFromBuf(buf, pos+n)
+
+    @classmethod
+    def InitFromObj(cls, xnnstaticSliceV3):
+        x = XNNStaticSliceV3T()
+        x._UnPack(xnnstaticSliceV3)
+        return x
+
+    # XNNStaticSliceV3T
+    def _UnPack(self, xnnstaticSliceV3):
+        if xnnstaticSliceV3 is None:
+            return
+        if not xnnstaticSliceV3.BeginsIsNone():
+            if np is None:
+                self.begins = []
+                for i in range(xnnstaticSliceV3.BeginsLength()):
+                    self.begins.append(xnnstaticSliceV3.Begins(i))
+            else:
+                self.begins = xnnstaticSliceV3.BeginsAsNumpy()
+        if not xnnstaticSliceV3.EndsIsNone():
+            if np is None:
+                self.ends = []
+                for i in range(xnnstaticSliceV3.EndsLength()):
+                    self.ends.append(xnnstaticSliceV3.Ends(i))
+            else:
+                self.ends = xnnstaticSliceV3.EndsAsNumpy()
+        self.inputId = xnnstaticSliceV3.InputId()
+        self.outputId = xnnstaticSliceV3.OutputId()
+        self.flags = xnnstaticSliceV3.Flags()
+
+    # XNNStaticSliceV3T
+    def Pack(self, builder):
+        if self.begins is not None:
+            if np is not None and type(self.begins) is np.ndarray:
+                begins = builder.CreateNumpyVector(self.begins)
+            else:
+                XNNStaticSliceV3StartBeginsVector(builder, len(self.begins))
+                for i in reversed(range(len(self.begins))):
+                    builder.PrependInt64(self.begins[i])
+                begins = builder.EndVector()
+        if self.ends is not None:
+            if np is not None and type(self.ends) is np.ndarray:
+                ends = builder.CreateNumpyVector(self.ends)
+            else:
+                XNNStaticSliceV3StartEndsVector(builder, len(self.ends))
+                for i in reversed(range(len(self.ends))):
+                    builder.PrependInt64(self.ends[i])
+                ends = builder.EndVector()
+        XNNStaticSliceV3Start(builder)
+        if self.begins is not None:
+            XNNStaticSliceV3AddBegins(builder, begins)
+        if self.ends is not None:
+            XNNStaticSliceV3AddEnds(builder, ends)
+        XNNStaticSliceV3AddInputId(builder, self.inputId)
+        XNNStaticSliceV3AddOutputId(builder, self.outputId)
+        XNNStaticSliceV3AddFlags(builder, self.flags)
+        xnnstaticSliceV3 = XNNStaticSliceV3End(builder)
+        return xnnstaticSliceV3
+
+
 class OutputMinMax(object):
     __slots__ = ['_tab']
 
@@ -5013,7 +5225,7 @@ class XNodeT(object):
     # XNodeT
     def __init__(self):
         self.xnodeUnionType = 0  # type: int
-        self.xnodeUnion = None  # type: Union[None, XNNNode2x1T, XNNFullyConnectedT, XNNNode1x1T, XNNNode1x1T, XNNStaticTransposeT, XNNNode1x1T, XNNNodeConvT, XNNNode2x1T, XNNStaticResizeBilinear2DT, XNNStaticConstantPadT, XNNNodePooling2dT, XNNNode2x1T, XNNNodeConvT, XNNNodePooling2dT, XNNNode2x1T, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNStaticReshapeT, XNNArgMaxPooling2dT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNLeakyReLUT, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNELUT, XNNNode1x1T, XNNNode2x1T, XNNNodeConcatT, XNNNodeConcatT, XNNNodeConcatT, XNNStaticSliceT, XNNScaledDotProductAttentionT, XNNNode2x1T, XNNNodeConcatT, XNNNodeConvT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNDepthToSpace2dT, XNNStaticReduceT, XNNUnaryT, XNNBinaryT, XNNConcatenateT, XNNStaticBroadcastT, XNNSpaceToDepth2dT]
+        self.xnodeUnion = None  # type: Union[None, XNNNode2x1T, XNNFullyConnectedT, XNNNode1x1T, XNNNode1x1T, XNNStaticTransposeT, XNNNode1x1T, XNNNodeConvT, XNNNode2x1T, XNNStaticResizeBilinear2DT, XNNStaticConstantPadT, XNNNodePooling2dT, XNNNode2x1T, XNNNodeConvT, XNNNodePooling2dT, XNNNode2x1T, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNStaticReshapeT, XNNArgMaxPooling2dT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNLeakyReLUT, XNNNode2x1T, XNNNode1x1T, XNNNode1x1T, XNNELUT, XNNNode1x1T, XNNNode2x1T, XNNNodeConcatT, XNNNodeConcatT, XNNNodeConcatT, XNNStaticSliceT, XNNScaledDotProductAttentionT, XNNNode2x1T, XNNNodeConcatT, XNNNodeConvT, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNNode1x1T, XNNDepthToSpace2dT, XNNStaticReduceT, XNNUnaryT, XNNBinaryT, XNNConcatenateT, XNNStaticBroadcastT, XNNSpaceToDepth2dT, XNNStaticSliceV3T]
         self.debugHandle = 0  # type: int
         self.outputMinMax = None  # type: Optional[OutputMinMaxT]
 

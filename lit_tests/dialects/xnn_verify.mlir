@@ -605,10 +605,30 @@ func.func @resize_output(%x: tensor<1x4x4x3xf32>) -> tensor<1x6x8x3xf32> {
 
 // -----
 
-// A size <= 0 on a symbolic dim stops that far before its end; it cannot start before the
-// dim does.
+// On a symbolic dim an offset < 0 starts that far before its end and a size <= 0 stops
+// that far before it: [T - 1, T - 1) is empty.
 func.func @slice_relative_end_before_the_start(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T">> {
-  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_slice' op slice [-1, -1 + T) of dim 2 is empty or outside the input's [0, T)
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_slice' op slice [T - 1, T - 1) of dim 2 is empty or outside the input's [0, T)
   %y = xnn.static_slice %x {offsets = array<i64: 0, 0, -1, 0>, sizes = array<i64: 1, 1, -1, 4>} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T">>
   func.return %y : tensor<1x1x?x4xf32, #xnnc.dims<"T">>
+}
+
+// -----
+
+// A slice counted from a symbolic dim's end must fit its smallest size (xnnc.symbols).
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [2, 64]>} {
+  func.func @slice_from_the_end_before_the_start(%x: tensor<1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x4xf32> {
+    // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:5: error: 'xnn.static_slice' op slice [T - 3, T - 2) of dim 1 starts before the input's start when T = 2, its smallest size
+    %y = xnn.static_slice %x {offsets = array<i64: 0, -3, 0>, sizes = array<i64: 1, 1, 4>} : (tensor<1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x4xf32>
+    func.return %y : tensor<1x1x4xf32>
+  }
+}
+
+// -----
+
+// A slice of n elements starting k < n before the end runs past it.
+func.func @slice_from_the_end_past_the_end(%x: tensor<1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x2x4xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.static_slice' op slice [T - 1, T + 1) of dim 1 is empty or outside the input's [0, T)
+  %y = xnn.static_slice %x {offsets = array<i64: 0, -1, 0>, sizes = array<i64: 1, 2, 4>} : (tensor<1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x2x4xf32>
+  func.return %y : tensor<1x2x4xf32>
 }
