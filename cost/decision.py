@@ -289,8 +289,10 @@ def fp16_layer(op: Operation) -> Fp16Layer:
     )
     out = shape_of(op.results[0])
     signature = f"{op.name.removeprefix('xnn.')} {shapes}->{'x'.join(map(str, out))} {params}"
-    macs = math.prod(out) * math.prod(shape_of(op.operands[1])[1:])
-    return Fp16Layer(signature.strip(), macs)
+    # Per output element: the filter's taps times its input channels ([O, kh, kw, I]); a
+    # depthwise filter ([1, kh, kw, C]) has one input channel per output channel.
+    taps = shape_of(op.operands[1])[1 : 3 if isinstance(op, xnn.DepthwiseConvolution2dOp) else None]
+    return Fp16Layer(signature.strip(), math.prod(out) * math.prod(taps))
 
 
 def fp16_region(ops: Sequence[Operation], layers: Sequence[Operation]) -> Fp16Region:
