@@ -17,6 +17,13 @@ the serializer) is skipped; a layer with no form that ran keeps the static rule 
 record). Layers with the same signature are timed once per compile, and every result goes
 to the tuning database (`tuning.db`), so a later compile on this machine times nothing.
 
+fp16 compute is decided per region (`legalize/fp16_precision.py`): the region's nodes with
+the converts at its boundary form the subgraph, each form rewritten as the program will be
+(fp16 precision, casts, canonicalize), and the winner is recorded on each of its layers,
+cached under the region's signature (`cost.rules.Fp16Region`). A region whose timing would
+outlast what is left of the budget (`REGION_TIMING_RUNS` runs at `REGION_MACS_PER_MS`) is
+not timed: the static rule is recorded with that reason, and a later compile tries again.
+
 `budget-ms` bounds the time spent timing layers (the largest layers go first); the layers
 left when it is spent keep the static rule and stay out of the database, so the next compile
 times them: tuning a large model completes over a few compiles, each at most the budget
@@ -130,15 +137,18 @@ def _fp16_region_anchor(op: Operation) -> bool:
 @dataclass(frozen=True)
 class _Fp16RegionForm(ModulePass):
     """A region's form as the program runs it: `xnn-fp16-precision` (the candidate's choice),
-    then the casts and the seed rewrites that follow it in the pipeline. They change the
+    then the rewrites that follow it in the pipeline, by their static rules. They change the
     region's time more than either form does: as converted, MI-GAN-like's region runs
-    260-330 ms, in the program 43-47 ms (depthwise deconvolutions become convolutions,
-    layout transposes cancel; Sapphire Rapids Xeon, 1 thread)."""
+    260-330 ms, in the program 43-67 ms (depthwise deconvolutions become convolutions,
+    layout transposes cancel, fp32 1x1 convolutions become GEMMs; Sapphire Rapids Xeon, 1
+    thread)."""
 
     name = "xnn-tune-fp16-region-form"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for rewrite in (Fp16PrecisionPass("auto"), LegalizeCastsPass(), CanonicalizePass()):
+        rewrites = (Fp16PrecisionPass("auto"), LegalizeCastsPass(), CanonicalizePass(),
+                    FcAsBmmPass(), ConvAsGemmPass(), CanonicalizePass())  # fmt: skip
+        for rewrite in rewrites:
             rewrite.apply(ctx, op)
 
 
