@@ -24,9 +24,9 @@ holds an fp16 convolution, fully-connected or batch matmul (`fp16_regions`). A r
 one decision ("native" or "fp32"): the one recorded on its layers (`xnn.decision`, by
 `xnn-tune{form=fp16-compute}`, which times each region as a whole), else the target's static
 rule (`cost.rules.fp16_native`: native on arm64 with FP16 arithmetic); the pass records it
-on each layer. Deciding layer by layer put converts between a native layer and its fp32
-neighbours, which cost more than the native kernel saved (MI-GAN-like on a Sapphire Rapids
-Xeon: 4-11% slower than all-fp32). Layers whose recorded decisions disagree (IR written by
+on each layer. One decision per region keeps converts out of it: decided layer by layer
+within a budget, a first compile mixed the layers it timed with the rule's, paying converts
+between them that no timing saw. Layers whose recorded decisions disagree (IR written by
 hand or before regions) are followed one by one, a native one among fp32 ones keeping
 converts around it. fp16 nodes outside any region, and those of a region with a symbolic
 size (decided per layer, `cost.decision.decide`), follow the static rule.
