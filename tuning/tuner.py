@@ -160,7 +160,7 @@ def _fp16_region_layer(op: Operation) -> Fp16Region:
 # Timing an fp16 region costs about this many runs of it: each of its two forms rewritten and
 # built (canonicalize, weights packed: ~2 runs each), run twice to warm up and three times in
 # rounds (`time_on_xnnpack` once a layer used `LAYER_BUDGET_MS`). The MI-GAN-like model
-# (`examples/models.py`, 256x256, one region of 28 layers, 1.1 GMAC) cost 1.0 s at 62-76 ms a
+# (`examples/models.py`, 256x256, one region of 28 layers, 1.1 GMAC) cost 1.4 s at 80-86 ms a
 # run on a loaded Sapphire Rapids Xeon (AVX512-FP16), 1 thread.
 REGION_TIMING_RUNS = 14
 # Multiply-accumulates per ms an fp16 region runs at: MI-GAN-like runs 43-47 ms at 1 thread in
