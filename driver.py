@@ -283,7 +283,8 @@ class Program:
         rows = [("location", "layer", "form", "choice", "source", "times / reason")]
         for e in self.decisions():
             times = ", ".join(f"{c} {t:.3f} ms" for c, t in e.times_ms.items())
-            rows.append((e.location, e.layer, e.form, e.choice, e.source, times or e.why))
+            reason = "; ".join(x for x in (times, e.why) if x)  # a region's tuned: both
+            rows.append((e.location, e.layer, e.form, e.choice, e.source, reason))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         lines = ["  ".join(f"{c:{w}}" for c, w in zip(r, widths)) + "  " + r[5] for r in rows]
         from xnnc.dialects.locations import op_label

@@ -21,7 +21,7 @@ target, in stages.
 Types are legalized before the rewrites, so that a node computed in fp32 (fp16 in fp32 mode,
 bf16 kinds XNNPACK lacks) is rewritten like any fp32 node; stock node kinds come last, after
 every rewrite that may create an extension kind. The cost-guided rewrites (fp16 compute per
-layer, bf16 GEMM form, upsample form, polyphase, fc-or-bmm, conv-as-gemm) follow the decision
+region, bf16 GEMM form, upsample form, polyphase, fc-or-bmm, conv-as-gemm) follow the decision
 recorded on each layer; `xnn-tune` records measured ones just before them when the options
 tune (`CompileOptions.tuning()`), on the layers as they are then, and the static rules
 decide the rest. The tuning passes of one compile share one budget (`lower`). Each rewrite

@@ -15,7 +15,9 @@ the layer's result. `source` is "rule", "tuned" (`times_ms` has every form that 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerAttr, StringAttr, f64
@@ -26,6 +28,7 @@ from xnnc.cost.rules import (
     ConvLayer,
     DeconvLayer,
     Fp16Layer,
+    Fp16Region,
     GemmLayer,
     Layer,
     LinearLayer,
@@ -286,5 +289,40 @@ def fp16_layer(op: Operation) -> Fp16Layer:
     )
     out = shape_of(op.results[0])
     signature = f"{op.name.removeprefix('xnn.')} {shapes}->{'x'.join(map(str, out))} {params}"
-    macs = math.prod(out) * math.prod(shape_of(op.operands[1])[1:])
-    return Fp16Layer(signature.strip(), macs)
+    # Per output element: the filter's taps times its input channels ([O, kh, kw, I]); a
+    # depthwise filter ([1, kh, kw, C]) has one input channel per output channel.
+    taps = shape_of(op.operands[1])[1 : 3 if isinstance(op, xnn.DepthwiseConvolution2dOp) else None]
+    return Fp16Layer(signature.strip(), math.prod(out) * math.prod(taps))
+
+
+def fp16_region(ops: Sequence[Operation], layers: Sequence[Operation]) -> Fp16Region:
+    """The fp16 region of `layers` (`legalize/fp16_precision.py: fp16_regions`), from `ops`:
+    its nodes and the converts at its boundary, in block order. The digest covers each op's
+    kind, properties and result types, and where each operand comes from (an op of the
+    region, a constant of its type, or the k-th distinct input of its type), so equal
+    regions share one database entry wherever they sit."""
+    produced: dict[SSAValue, str] = {}
+    inputs: dict[SSAValue, str] = {}
+    inside = set(ops)
+    lines = []
+    for i, op in enumerate(ops):
+        refs = []
+        for v in op.operands:
+            if v in produced:
+                refs.append(produced[v])
+            elif isinstance(v.owner, xnn.ConstantOp):
+                refs.append(f"const {v.type}")
+            else:
+                refs.append(inputs.setdefault(v, f"in{len(inputs)} {v.type}"))
+        outs = []
+        for j, r in enumerate(op.results):
+            produced[r] = f"%{i}.{j}"
+            used_outside = any(u.operation not in inside for u in r.uses)
+            outs.append(f"{r.type}{' out' if used_outside else ''}")
+        props = " ".join(f"{k}={v}" for k, v in sorted(op.properties.items()))
+        lines.append(f"{op.name} ({', '.join(refs)}) {props} -> {', '.join(outs)}")
+    digest = hashlib.sha1("\n".join(lines).encode()).hexdigest()[:12]
+    first = fp16_layer(layers[0]).signature
+    macs = sum(fp16_layer(op).macs for op in layers)
+    nodes = sum(not isinstance(op, xnn.ConvertOp) for op in ops)
+    return Fp16Region(len(layers), nodes, first, digest, macs)

@@ -174,7 +174,28 @@ class Fp16Layer:
         return f"fp16 {self.signature}"
 
 
-Layer = ConvLayer | GemmLayer | UpsampleLayer | DeconvLayer | LinearLayer | Fp16Layer
+@dataclass(frozen=True)
+class Fp16Region:
+    """A maximal connected set of fp16 layers and the fp16 nodes between them in one subgraph
+    (`legalize/fp16_precision.py: fp16_regions`), decided as a whole. `first` is the
+    signature of its first layer, `digest` a hash of every node, shape and edge of the
+    region with the converts at its boundary (what the tuner times)."""
+
+    layers: int
+    nodes: int
+    first: str
+    digest: str
+    macs: int
+
+    form = "fp16-compute"
+    dtype = "f16"
+
+    def key(self) -> str:
+        s = "s" * (self.layers != 1)
+        return f"fp16 region of {self.layers} layer{s} from {self.first} #{self.digest}"
+
+
+Layer = ConvLayer | GemmLayer | UpsampleLayer | DeconvLayer | LinearLayer | Fp16Layer | Fp16Region
 
 # The first word of each form's layer keys (the tuning database checks its entries by it).
 KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
@@ -279,9 +300,10 @@ def fp16_native(target: Target) -> Choice:
     return Choice("fp32", "no XNNPACK fp16 arithmetic path for this CPU")
 
 
-def fp16_compute(target: Target, layer: Fp16Layer) -> Choice:
-    """Per layer, the module-wide fp16 rule (`fp16_native`): measured for whole models only;
-    the tuner finds the layers where the other form wins (XNNPACK's fp16 GEMM on AVX512-FP16)."""
+def fp16_compute(target: Target, layer: Fp16Layer | Fp16Region) -> Choice:
+    """Per region (per layer in IR whose layers' recorded decisions disagree), the
+    module-wide fp16 rule (`fp16_native`): measured for whole models only; the tuner finds
+    the regions where the other form wins (XNNPACK's fp16 GEMM on AVX512-FP16)."""
     return fp16_native(target)
 
 

@@ -19,12 +19,17 @@ so does the model. What disappears with the round trips is the rounding to fp16 
 including that of casts the user wrote (`x.half().float()` inside a subgraph is x): values
 that were fp16 inside the subgraph hold fp32 results.
 
-`mode=auto` decides per layer: each fp16 convolution, fully-connected or batch matmul
-follows the cost model's decision ("native" or "fp32";
-`xnn.decision` on the op, by `xnn-tune{form=fp16-compute}`), else the target's static rule
-(`cost.rules.fp16_native`: native on arm64 with FP16 arithmetic), and the pass records it on
-the layer. Other fp16 nodes follow the static rule. A native layer among fp32 ones keeps
-converts around it.
+`mode=auto` decides per region: a maximal set of fp16 nodes connected by fp16 values that
+holds an fp16 convolution, fully-connected or batch matmul (`fp16_regions`). A region is
+one decision ("native" or "fp32"): the one recorded on its layers (`xnn.decision`, by
+`xnn-tune{form=fp16-compute}`, which times each region as a whole), else the target's static
+rule (`cost.rules.fp16_native`: native on arm64 with FP16 arithmetic); the pass records it
+on each layer. One decision per region keeps converts out of it: decided layer by layer
+within a budget, a first compile mixed the layers it timed with the rule's, paying converts
+between them that no timing saw. Layers whose recorded decisions disagree (IR written by
+hand or before regions) are followed one by one, a native one among fp32 ones keeping
+converts around it. fp16 nodes outside any region, and those of a region with a symbolic
+size (decided per layer, `cost.decision.decide`), follow the static rule.
 
 Left alone: `mode=native` (the pass does nothing), fp32 and bf16 nodes, and everything
 outside `xnn.subgraph`s.
@@ -32,7 +37,8 @@ outside `xnn.subgraph`s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import torch
 from xdsl.context import Context
@@ -44,7 +50,7 @@ from xdsl.dialects.builtin import (
     f16,
     f32,
 )
-from xdsl.ir import Attribute, Operation, SSAValue, Use
+from xdsl.ir import Attribute, Block, Operation, SSAValue, Use
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -57,12 +63,13 @@ from xdsl.rewriter import InsertPoint
 
 from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.cost import rules
-from xnnc.cost.decision import Decision, decide, fp16_layer, record
+from xnnc.cost.decision import Decision, decide, fp16_layer, fp16_region, record, recorded
 from xnnc.dialects import xnn
+from xnnc.dialects.locations import where
 from xnnc.dialects.xnn import target_of
 from xnnc.errors import OptionError
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import element_type, has_element_type
+from xnnc.ir.types import element_type, has_element_type, size_symbols
 from xnnc.target import Target
 
 # The modes of the pass: "auto" is "native" where the module's target has fp16 arithmetic.
@@ -95,22 +102,131 @@ FP16_LAYERS = (xnn.Convolution2dOp, xnn.DepthwiseConvolution2dOp, xnn.FullyConne
 
 
 def is_fp16_layer(op: Operation) -> bool:
-    """Whether `op` is an fp16 layer `auto` mode decides on its own."""
+    """Whether `op` is an fp16 layer: the regions `auto` mode decides are built around them."""
     return isinstance(op, FP16_LAYERS) and has_element_type(op.results[0], f16)
+
+
+def is_fp16_node(op: Operation) -> bool:
+    """Whether `op` is a node with an fp16 operand or result (converts are not: they are a
+    region's boundary)."""
+    if not isinstance(op, xnn.XnnNode) or isinstance(op, xnn.ConvertOp):
+        return False
+    return any(has_element_type(v, f16) for v in (*op.operands, *op.results))
+
+
+def _fp16_neighbours(op: Operation) -> Iterator[Operation]:
+    """The fp16 nodes `op` exchanges an fp16 value with."""
+    for v in op.operands:
+        if has_element_type(v, f16) and isinstance(v.owner, Operation) and is_fp16_node(v.owner):
+            yield v.owner
+    for r in op.results:
+        if has_element_type(r, f16):
+            yield from (u.operation for u in r.uses if is_fp16_node(u.operation))
+
+
+def _in_block_order(ops: set[Operation], block: Block) -> list[Operation]:
+    return [op for op in block.ops if op in ops]
+
+
+def region_of(op: Operation) -> list[Operation]:
+    """The fp16 nodes connected to the fp16 node `op` by fp16 values, in block order."""
+    seen, stack = {op}, [op]
+    while stack:
+        for other in _fp16_neighbours(stack.pop()):
+            if other not in seen:
+                seen.add(other)
+                stack.append(other)
+    assert op.parent is not None
+    return _in_block_order(seen, op.parent)
+
+
+def fp16_regions(block: Block) -> list[list[Operation]]:
+    """The regions of `block`: its maximal sets of fp16 nodes connected by fp16 values that
+    hold an fp16 layer, each in block order."""
+    regions, seen = [], set()
+    for op in block.ops:
+        if op in seen or not is_fp16_node(op):
+            continue
+        region = region_of(op)
+        seen.update(region)
+        if any(is_fp16_layer(n) for n in region):
+            regions.append(region)
+    return regions
+
+
+def with_boundary(region: list[Operation]) -> list[Operation]:
+    """`region` with the converts feeding it and those reading it, in block order: what
+    the region costs in either form (fp32 folds the converts away, native pays them)."""
+    nodes = set(region)
+    for op in region:
+        nodes.update(v.owner for v in op.operands if isinstance(v.owner, xnn.ConvertOp))
+        nodes.update(u.operation for r in op.results for u in r.uses
+                     if isinstance(u.operation, xnn.ConvertOp))  # fmt: skip
+    assert region[0].parent is not None
+    return _in_block_order(nodes, region[0].parent)
+
+
+def describe_region(region: list[Operation]) -> str:
+    """ "region of 3 fp16 layers, 5 nodes, from <where its first layer is>"."""
+    layers = [op for op in region if is_fp16_layer(op)]
+    counts = f"{_count(len(layers), 'fp16 layer')}, {_count(len(region), 'node')}"
+    return f"region of {counts}, from {where(layers[0])}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
+def region_decision(region: list[Operation]) -> Decision | None:
+    """The one decision for `region`'s layers: the one recorded on them, else the static
+    rule's; None when they must be decided one by one (their recorded decisions disagree,
+    or a size is symbolic)."""
+    layers = [op for op in region if is_fp16_layer(op)]
+    if any(size_symbols(op) for op in region):
+        return None
+    found = [d for op in layers if (d := recorded(op, "fp16-compute")) is not None]
+    if len({d.choice for d in found}) > 1:
+        return None
+    if found:
+        return found[0]
+    whole = fp16_region(with_boundary(region), layers)
+    rule = rules.decide(target_of(region[0]), whole)
+    return Decision(
+        whole.form, rule.choice, "rule", whole.key(), f"{describe_region(region)}: {rule.why}"
+    )
+
+
+def region_decisions(module: ModuleOp) -> dict[Operation, Decision]:
+    """Each node of every region decided as a whole under `module`, to its region's
+    decision (the layers that hold one of their own, to theirs)."""
+    decided: dict[Operation, Decision] = {}
+    for sub in module.walk():
+        if not isinstance(sub, xnn.SubgraphOp):
+            continue
+        for region in fp16_regions(sub.body.block):
+            decision = region_decision(region)
+            if decision is not None:
+                for op in region:
+                    decided[op] = recorded(op, decision.form) or decision
+    return decided
 
 
 @dataclass(frozen=True)
 class ComputeF16InF32(RewritePattern):
     """An fp16 node: convert its fp16 operands to fp32, run it in fp32, convert its fp16
     results back. Converts themselves are not nodes to widen (`FoldConvertRoundTrip`
-    removes them). With `per_layer` (`auto` mode), an fp16 layer follows its decision and
-    other nodes `others` ("native" leaves them alone)."""
+    removes them). With `per_layer` (`auto` mode), a node of a region decided as a whole
+    (`regions`: node -> decision) follows its region, another fp16 layer its own decision,
+    and other nodes `others` ("native" leaves them alone)."""
 
     per_layer: bool = False
     others: str = "fp32"
+    regions: dict[Operation, Decision] = field(default_factory=dict, hash=False, compare=False)
 
     def decision(self, op: Operation) -> Decision | None:
-        """The decision about `op`'s fp16 computation, when it is a layer decided alone."""
+        """The decision about `op`'s fp16 computation: its region's, or a layer's own."""
+        if op in self.regions:
+            return self.regions[op]
         return decide(op, fp16_layer(op)) if self.per_layer and is_fp16_layer(op) else None
 
     def widens(self, op: Operation) -> bool:
@@ -126,9 +242,11 @@ class ComputeF16InF32(RewritePattern):
         if not any(has_element_type(v, f16) for v in (*op.operands, *op.results)):
             return
         decision = self.decision(op)
+        layer = decision is not None and is_fp16_layer(op)
         if decision is not None:
             if decision.choice == "native":
-                record(op, decision)
+                if layer:
+                    record(op, decision)
                 return
         elif self.per_layer and self.others == "native":
             return
@@ -140,8 +258,8 @@ class ComputeF16InF32(RewritePattern):
                 value = new_ops[-1].results[0]
             operands.append(value)
         inner = rebuilt(op, operands=operands, result_types=[_as_f32(r.type) for r in op.results])
-        if decision is not None:
-            record(inner, decision)
+        if layer:
+            record(inner, decision)  # type: ignore[arg-type]
         new_ops.append(inner)
         results = []
         for old, value in zip(op.results, inner.results, strict=True):
@@ -235,7 +353,7 @@ def _widening(op: Operation) -> bool:
 class Fp16PrecisionPass(ModulePass):
     """fp16 computation in `xnn.subgraph`s: `native` (XNNPACK's fp16 kernels, the pass does
     nothing), `fp32` (computed in fp32, converts only at the subgraph boundary) or `auto`
-    (per layer, the cost model's decision; module docstring)."""
+    (per region, the cost model's decision; module docstring)."""
 
     name = "xnn-fp16-precision"
 
@@ -251,7 +369,9 @@ class Fp16PrecisionPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.mode == "native":
             return
-        compute = ComputeF16InF32(self.mode == "auto", resolve_mode(self.mode, target_of(op)))
+        auto = self.mode == "auto"
+        regions = region_decisions(op) if auto else {}
+        compute = ComputeF16InF32(auto, resolve_mode(self.mode, target_of(op)), regions)
         patterns = [WidenF16Arguments(compute), compute, FoldConvertRoundTrip(),
                     WidenF16Constant()]  # fmt: skip
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

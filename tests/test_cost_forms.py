@@ -1,5 +1,6 @@
 """The cost model's forms beyond conv-as-gemm and the bf16 GEMM: nearest x2 upsample,
-polyphase, fully-connected vs batch matmul, fp16 native vs fp32 per layer. Each form is
+polyphase, fully-connected vs batch matmul, fp16 native vs fp32 (per region: the regions'
+own tests are in tests/test_fp16_regions.py). Each form is
 forced through the tuner (a fixed timer makes it win) and the program checked against eager;
 one test per form times the real candidates on XNNPACK.
 
@@ -124,27 +125,6 @@ def test_fp16_layers_in_either_form_compute_the_model(tmp_path, monkeypatch, cho
               xnn.DepthwiseConvolution2dOp, xnn.FullyConnectedOp))]  # fmt: skip
     want = "f16" if choice == "native" else "f32"
     assert {str(op.results[0].type.element_type) for op in layers} == {want}
-
-
-def test_a_native_fp16_layer_among_fp32_ones(tmp_path, monkeypatch):
-    """Only the 1x1 convolution wins natively: it keeps fp16 between converts, the rest fp32."""
-
-    def timer(forms: dict, threads: int) -> dict[str, float]:
-        if "native" not in forms:  # another form: no time, the static rule
-            return {}
-        [layer] = [op for op in forms["native"].walk() if isinstance(op, xnn.XnnNode)
-                   and not isinstance(op, xnn.ConvertOp)]  # fmt: skip
-        pointwise = isinstance(layer, xnn.Convolution2dOp) and layer.kernel_height.value.data == 1
-        return {"native": 0.5 if pointwise else 2.0, "fp32": 1.0}
-
-    monkeypatch.setattr(tuner, "time_on_xnnpack", timer)
-    model, inputs, tol = _models()["fp16-compute"]
-    program = xnnc.compile(model.eval(), inputs, tuning_db=str(tmp_path / "db.json"), tune=True)
-    with torch.no_grad():
-        torch.testing.assert_close(program(*inputs), model(*inputs), **tol)
-    types = {op.name: str(op.results[0].type.element_type) for op in program.module.walk()
-             if isinstance(op, (xnn.Convolution2dOp, xnn.DepthwiseConvolution2dOp))}  # fmt: skip
-    assert types == {"xnn.convolution_2d": "f16", "xnn.depthwise_convolution_2d": "f32"}
 
 
 def _before_tuning(form: str, model: nn.Module, inputs: tuple) -> ModuleOp:

@@ -17,6 +17,13 @@ the serializer) is skipped; a layer with no form that ran keeps the static rule 
 record). Layers with the same signature are timed once per compile, and every result goes
 to the tuning database (`tuning.db`), so a later compile on this machine times nothing.
 
+fp16 compute is decided per region (`legalize/fp16_precision.py`): the region's nodes with
+the converts at its boundary form the subgraph, each form rewritten as the program will be
+(fp16 precision, casts, canonicalize), and the winner is recorded on each of its layers,
+cached under the region's signature (`cost.rules.Fp16Region`). A region whose timing would
+outlast what is left of the budget (`REGION_TIMING_RUNS` runs at `REGION_MACS_PER_MS`) is
+not timed: the static rule is recorded with that reason, and a later compile tries again.
+
 `budget-ms` bounds the time spent timing layers (the largest layers go first); the layers
 left when it is spent keep the static rule and stay out of the database, so the next compile
 times them: tuning a large model completes over a few compiles, each at most the budget
@@ -30,6 +37,7 @@ and times nothing (layers it misses keep the static rule).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Iterator
@@ -38,7 +46,7 @@ from typing import ClassVar
 
 import torch
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f32
+from xdsl.dialects.builtin import ModuleOp, TensorType, bf16
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -49,14 +57,14 @@ from xnnc.cost.decision import (
     Decision,
     conv_layer,
     deconv_layer,
-    fp16_layer,
+    fp16_region,
     gemm_layer,
     linear_layer,
     record,
     recorded,
     upsample_layer,
 )
-from xnnc.cost.rules import Layer
+from xnnc.cost.rules import Fp16Region, Layer
 from xnnc.dialects import xnn
 from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph_named, set_target, target_of
@@ -65,8 +73,15 @@ from xnnc.ir.dims import DimExpr
 from xnnc.ir.rebuild import rebuilt
 from xnnc.ir.types import dims_of_type, has_element_type, size_symbols, symbol_ranges, tensor_type
 from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
-from xnnc.legalize.fp16_precision import Fp16PrecisionPass, is_fp16_layer
+from xnnc.legalize.fp16_precision import (
+    Fp16PrecisionPass,
+    describe_region,
+    is_fp16_layer,
+    region_of,
+    with_boundary,
+)
 from xnnc.target import Target
+from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass, rewritable
 from xnnc.transforms.fc_as_bmm import FcAsBmmPass
 from xnnc.transforms.fc_as_bmm import rewritable as fc_rewritable
@@ -89,17 +104,21 @@ Timer = Callable[[dict[str, xnn.SubgraphOp], int], dict[str, float]]
 
 @dataclass(frozen=True)
 class FormSpec:
-    """How the tuner finds and builds one form's layers. A layer's decision sits on its
-    `anchor` op: the op itself, or the last op of a chain (the upsample's reshape)."""
+    """How the tuner finds and builds one form's layers. A layer is found by its `anchor`
+    op: the op itself, the last op of a chain (the upsample's reshape) or the first layer of
+    an fp16 region; its decision sits on its `carriers` (the anchor, or the region's layers)."""
 
     candidate: Callable[[Operation], bool]  # is this op the anchor of an undecided layer?
     layer: Callable[[Operation], Layer]
     rewrite: Callable[[], ModulePass]  # the pass owning the form, with its default options
     ops: Callable[[Operation], list[Operation]] = lambda op: [op]  # the layer's ops, in order
-    # The element type the layer's neighbours give it when timed alone (None: its own).
-    boundary: Callable[[Target], Attribute | None] = lambda target: None
+    carriers: Callable[[Operation], list[Operation]] = lambda op: [op]  # of `ops`
     # The choices that are distinct forms of the layer (None: all of `rules.FORMS[form]`).
     choices: Callable[[Operation], tuple[str, ...]] | None = None
+    # Where the layer is, for the decision's reason (a region's first layer and size).
+    where: Callable[[Operation], str] | None = None
+    # What timing the layer would cost, in ms (None: small enough never to matter).
+    timing_ms: Callable[[Layer, Target], float] | None = None
 
 
 def _upsample_ops(op: Operation) -> list[Operation]:
@@ -107,10 +126,52 @@ def _upsample_ops(op: Operation) -> list[Operation]:
     return [unit, broadcast, op]
 
 
-def _fp16_boundary(target: Target) -> Attribute | None:
-    """An fp16 layer is timed among neighbours of the static rule's form: fp32 ones (so its
-    fp32 form has no converts, its native form converts in and out), or fp16 ones."""
-    return f32 if rules.fp16_native(target).choice == "fp32" else None
+def _fp16_region_anchor(op: Operation) -> bool:
+    """The first layer of an fp16 region of static sizes (a region is timed at one size)."""
+    if not is_fp16_layer(op):
+        return False
+    region = region_of(op)
+    return next(n for n in region if is_fp16_layer(n)) is op and not any(map(size_symbols, region))
+
+
+@dataclass(frozen=True)
+class _Fp16RegionForm(ModulePass):
+    """A region's form as the program runs it: `xnn-fp16-precision` (the candidate's choice),
+    then the rewrites that follow it in the pipeline, by their static rules. They change the
+    region's time more than either form does: as converted, MI-GAN-like's region runs
+    260-330 ms, in the program 43-67 ms (depthwise deconvolutions become convolutions,
+    layout transposes cancel, fp32 1x1 convolutions become GEMMs; Sapphire Rapids Xeon, 1
+    thread)."""
+
+    name = "xnn-tune-fp16-region-form"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        rewrites = (Fp16PrecisionPass("auto"), LegalizeCastsPass(), CanonicalizePass(),
+                    FcAsBmmPass(), ConvAsGemmPass(), CanonicalizePass())  # fmt: skip
+        for rewrite in rewrites:
+            rewrite.apply(ctx, op)
+
+
+def _fp16_region_layer(op: Operation) -> Fp16Region:
+    region = region_of(op)
+    return fp16_region(with_boundary(region), [n for n in region if is_fp16_layer(n)])
+
+
+# Timing an fp16 region costs about this many runs of it: each of its two forms rewritten and
+# built (canonicalize, weights packed: ~2 runs each), run twice to warm up and three times in
+# rounds (`time_on_xnnpack` once a layer used `LAYER_BUDGET_MS`). The MI-GAN-like model
+# (`examples/models.py`, 256x256, one region of 28 layers, 1.1 GMAC) cost 1.4 s at 80-86 ms a
+# run on a loaded Sapphire Rapids Xeon (AVX512-FP16), 1 thread.
+REGION_TIMING_RUNS = 14
+# Multiply-accumulates per ms an fp16 region runs at: MI-GAN-like runs 43-47 ms at 1 thread in
+# either form on the quiet Xeon, 24-26 MMAC/ms (its depthwise layers and copies keep it far
+# below the GEMM peak). A CPU or a load that halves it makes a compile overshoot its budget
+# by the region's timing (a few hundred ms), once: the result is kept in the database.
+REGION_MACS_PER_MS = 25e6
+
+
+def _region_timing_ms(layer: Layer, target: Target) -> float:
+    return REGION_TIMING_RUNS * layer.macs / (REGION_MACS_PER_MS * target.threads)
 
 
 def _bf16_gemm(op: Operation) -> bool:
@@ -142,7 +203,13 @@ SPECS: dict[str, FormSpec] = {
         FcAsBmmPass,
     ),
     "fp16-compute": FormSpec(
-        is_fp16_layer, fp16_layer, lambda: Fp16PrecisionPass("auto"), boundary=_fp16_boundary
+        _fp16_region_anchor,
+        _fp16_region_layer,
+        _Fp16RegionForm,
+        lambda op: with_boundary(region_of(op)),
+        lambda op: [n for n in region_of(op) if is_fp16_layer(n)],
+        where=lambda op: describe_region(region_of(op)),
+        timing_ms=_region_timing_ms,
     ),
 }
 
@@ -151,30 +218,17 @@ def _layer(form: str, op: Operation) -> Layer:
     return SPECS[form].layer(op)
 
 
-def _retyped(t: Attribute, elem: Attribute | None) -> Attribute:
-    if elem is None or not isinstance(t, TensorType):
-        return t
-    return TensorType(elem, t.get_shape())
-
-
-def layer_module(
-    ops: list[Operation], target: Target, boundary: Attribute | None = None
-) -> tuple[ModuleOp, list[Operation]]:
+def layer_module(ops: list[Operation], target: Target) -> tuple[ModuleOp, list[Operation]]:
     """The layer `ops` alone in a subgraph of a module for `target`, and their clones: their
     constant operands cloned (the weights shared by reference), their other operands the
-    subgraph's inputs, the last op's results its outputs. With `boundary`, the inputs and
-    outputs are of that element type, converted to and from the layer's."""
+    subgraph's inputs, their results used elsewhere its outputs (the last op's results when
+    none is: a detached layer)."""
     inside = {r for o in ops for r in o.results}
     dynamic = list(dict.fromkeys(v for o in ops for v in o.operands
                                  if v not in inside and constant_op(v) is None))  # fmt: skip
-    outer = [_retyped(v.type, boundary) for v in dynamic]
+    outer = [v.type for v in dynamic]
     body = Block(arg_types=outer)
-    mapping: dict[SSAValue, SSAValue] = {}
-    for v, arg in zip(dynamic, body.args):
-        mapping[v] = arg
-        if arg.type != v.type:
-            body.add_op(convert := xnn.ConvertOp.make(arg, result_type=v.type))
-            mapping[v] = convert.output
+    mapping: dict[SSAValue, SSAValue] = dict(zip(dynamic, body.args))
     for o in ops:
         for v in o.operands:
             if v not in mapping and v not in inside:
@@ -183,11 +237,10 @@ def layer_module(
                 mapping[v] = const.results[0]
     clones = [o.clone(value_mapper=mapping) for o in ops]
     body.add_ops(clones)
-    results = list(clones[-1].results)
-    for i, r in enumerate(results):
-        if (wide := _retyped(r.type, boundary)) != r.type:
-            body.add_op(convert := xnn.ConvertOp.make(r, result_type=wide))
-            results[i] = convert.output
+    members = set(ops)
+    used = [(i, j) for i, o in enumerate(ops) for j, r in enumerate(o.results)
+            if any(u.operation not in members for u in r.uses)]  # fmt: skip
+    results = [clones[i].results[j] for i, j in used] or list(clones[-1].results)
     body.add_op(xnn.OutputOp(*results))
     result_types = [r.type for r in results]
     func_body = Block(arg_types=outer)
@@ -206,9 +259,12 @@ def candidate_forms(op: Operation, form: str, target: Target) -> dict[str, xnn.S
     spec = SPECS[form]
     layer, ops = spec.layer(op), spec.ops(op)
     forms = {}
+    carriers = {ops.index(c) for c in spec.carriers(op)}
     for choice in spec.choices(op) if spec.choices else rules.FORMS[form]:
-        module, clones = layer_module(ops, target, spec.boundary(target))
-        record(clones[-1], Decision(form, choice, "option", layer.key(), "tuning candidate"))
+        module, clones = layer_module(ops, target)
+        candidate = Decision(form, choice, "option", layer.key(), "tuning candidate")
+        for i in carriers:
+            record(clones[i], candidate)
         spec.rewrite().apply(Context(), module)
         forms[choice] = next(o for o in module.walk() if isinstance(o, xnn.SubgraphOp))
     return forms
@@ -315,6 +371,20 @@ class Tuner:
         if entry is None and not self.cached and self.spent_ms >= self.budget_ms:
             self.deferred += 1  # not in the database: a later compile times it
             return None
+        timing = SPECS[form].timing_ms
+        left = self.budget_ms - self.spent_ms
+        if (
+            entry is None
+            and not self.cached
+            and timing
+            and (need := timing(layer, self.target)) > left
+        ):
+            self.deferred += 1
+            rule = rules.decide(self.target, layer)
+            why = (
+                f"not timed: ~{need:.0f} ms of timing, {left:.0f} ms left of the budget; {rule.why}"
+            )
+            return Decision(form, rule.choice, "rule", layer.key(), why)
         if entry is None and not self.cached:
             static = rules.decide(self.target, layer).choice
             timer = self.timer or time_on_xnnpack
@@ -421,9 +491,15 @@ def tune_module(module: ModuleOp, tuner: Tuner, forms: tuple[str, ...]) -> None:
     try:
         for form in forms:
             # The largest layers first: they weigh most, if the budget ends the timing.
+            spec = SPECS[form]
             for op in sorted(_ops(module, form), key=lambda o: -_layer(form, _sized(o)).macs):
                 decision = tuner.decide(op, form)
-                if decision is not None:
-                    record(op, decision)
+                if decision is None:
+                    continue
+                if spec.where is not None:
+                    why = ": ".join(w for w in (spec.where(op), decision.why) if w)
+                    decision = dataclasses.replace(decision, why=why)
+                for carrier in spec.carriers(op):
+                    record(carrier, decision)
     finally:
         tuner.db.save()
