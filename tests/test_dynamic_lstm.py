@@ -145,9 +145,9 @@ def test_encodec_compiles_once_and_matches_eager_at_every_size(encodec) -> None:
 
 
 def test_encodec_lstm_stays_outside_with_its_reason(encodec) -> None:
-    """The LSTM runs on xnnc's loop over XNNPACK, between two delegates; every convolution and reflect pad is
-    delegated (a pad's far-end pieces are slices counted from the end of the symbolic time
-    axis: the extended runtime's XNNStaticSliceV3)."""
+    """The LSTM runs on xnnc's loop over XNNPACK, between two delegates; every convolution
+    and reflect pad is delegated (a pad's far-end pieces are slices counted from the end of
+    the symbolic time axis: the extended runtime's XNNStaticSliceV3)."""
     _, program = encodec
     (lstm,) = program.outside()
     assert lstm.op == "aten.lstm.input" and program.num_partitions == 2
