@@ -208,29 +208,37 @@ def test_derived_dims_run_and_are_checked() -> None:
     )
 
 
+@pytest.mark.parametrize("target", ["stock", "extended"])
 @pytest.mark.parametrize(
-    "kernel, stride, padding, form",
+    "kernel, stride, padding, stock_form",
     [(4, 2, 0, "polyphase"), (4, 2, 1, "per-phase"), (16, 8, 4, "per-phase"),
      (6, 3, 1, "deconvolution")],
 )  # fmt: skip
-def test_polyphase_where_its_form_follows_the_size(kernel, stride, padding, form) -> None:
+def test_polyphase_where_its_form_follows_the_size(
+    kernel, stride, padding, stock_form, target
+) -> None:
     """Padding 0: the phases cover the output exactly (no slice), so the single convolution
     runs at every size. k = 2s with padding s/2 (DAC, HiFi-GAN) crops each end: its slice
-    would end before the symbolic end, so one convolution per run of output phases computes
-    exactly its outputs. k6 s3 p1 gives 3*T + 1 outputs, phases of unequal length: neither
-    form follows the size, and the deconvolution stays, saying why."""
+    ends a fixed distance before the symbolic end, which the extended runtime's from-end
+    slice writes (the single convolution) and the stock slice cannot: on stock, one
+    convolution per run of output phases computes exactly its outputs. k6 s3 p1 gives
+    3*T + 1 outputs, phases of unequal length: on stock neither form follows the size, and
+    the deconvolution stays, saying why; the extended runtime crops the single
+    convolution's 3*T + 3 outputs from the end."""
     torch.manual_seed(3)
     model = Upsampler(padding, kernel, stride).eval()
-    program = xnnc.compile(model, (torch.randn(1, 8, 13),), tune=False,
+    program = xnnc.compile(model, (torch.randn(1, 8, 13),), tune=False, target=target,
                            dynamic_shapes={"x": {2: _frames()}})  # fmt: skip
     text = xnnc.print_module(program.module)
+    form = stock_form if target == "stock" else "polyphase"
     assert program.num_partitions == 1 and program.ops_outside() == []
     if form == "deconvolution":
         assert "xnn.deconvolution_2d" in text
         assert '"xnn-polyphase" = "symbolic size T: the phases\' crop ends before' in text
         assert "per-phase convolutions need output phases of one length" in text
     else:
-        assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
+        assert "xnn.deconvolution_2d" not in text
+        assert ("xnn.static_slice" in text) == (form == "polyphase" and padding > 0)
         choices = [d.choice for d in program.decisions() if d.form == "polyphase"]
         # The single convolution's decision sits on its interleaving reshape, which layout
         # may fold away with it here (no slice after it); per-phase's is on the concatenate.
@@ -483,23 +491,43 @@ def test_decoder_compiles_once_and_matches_eager_at_every_size(name, decoders) -
 
 @pytest.mark.parametrize("name", DECODERS)
 def test_decoder_forms_at_symbolic_sizes(name, decoders) -> None:
-    """No deconvolution and no slice left: Mimi's causal trims fold into the deconvolutions'
-    padding and every upsampler runs as one convolution over its phases; DAC's and
-    HiFi-GAN's symmetric crops (s/2 at each end) would need a slice ending before the
-    symbolic end, so their four dense upsamplers run as per-phase convolutions, which the
-    decisions say."""
+    """No deconvolution left: Mimi's causal trims fold into the deconvolutions' padding and
+    every upsampler runs as one convolution over its phases; DAC's and HiFi-GAN's symmetric
+    crops (s/2 at each end) end a fixed distance before the symbolic end, which the
+    extended runtime's from-end slice writes: one convolution and a crop each."""
     _, program = decoders[name]
     text = xnnc.print_module(program.module)
-    assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
-    assert "xnn.declined" not in text
+    assert "xnn.deconvolution_2d" not in text and "xnn.declined" not in text
     choices = [d.choice for d in program.decisions() if d.form == "polyphase"]
     if name == "mimi":
         assert "xnn.static_constant_pad" not in text  # folded into the convs
+        assert "xnn.static_slice" not in text
         assert set(choices) <= {"polyphase"}  # on reshapes layout may fold (see above)
     else:
-        assert choices == ["per-phase"] * 4
-        assert all("symbolic size T: the single convolution's crop would end" in d.why
-                   for d in program.decisions() if d.form == "polyphase")  # fmt: skip
+        assert choices == ["polyphase"] * 4
+        crops = [op for op in program.module.walk() if op.name == "xnn.static_slice"]
+        assert len(crops) == 4 and all(
+            min(op.properties["sizes"].get_values()) <= 0 for op in crops
+        )  # each ends before the symbolic end
+
+
+@pytest.mark.parametrize("name", ["dac", "hifigan"])
+def test_decoder_forms_on_stock_at_symbolic_sizes(name) -> None:
+    """The stock slice node takes absolute offsets only: DAC's and HiFi-GAN's four dense
+    upsamplers run as per-phase convolutions there, which the decisions say, and match
+    eager."""
+    model, x, dims = _decoder(name)
+    program = xnnc.compile(model, (x,), dynamic_shapes=dims, tune=False, target="stock")
+    text = xnnc.print_module(program.module)
+    assert "xnn.deconvolution_2d" not in text and "xnn.static_slice" not in text
+    choices = [d.choice for d in program.decisions() if d.form == "polyphase"]
+    assert choices == ["per-phase"] * 4
+    assert all("symbolic size T: the single convolution's crop would end" in d.why
+               for d in program.decisions() if d.form == "polyphase")  # fmt: skip
+    for size in (1, 13, 64):
+        x = torch.randn(1, x.shape[1], size)
+        with torch.no_grad():
+            torch.testing.assert_close(program(x), model(x), **DECODER_TOL)
 
 
 def test_a_static_decoder_keeps_the_single_convolution_and_its_crop() -> None:

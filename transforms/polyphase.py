@@ -23,10 +23,12 @@ phase-major (nested beyond 5 phases) and interleaved. When every output phase ha
 length, each convolution computes exactly the outputs of its phase (its own padding), so no
 slice is left.
 
-A dense one takes that form too ("per-phase") where the slice cannot follow a symbolic size
-(DAC's and HiFi-GAN's crop of s/2 at each end: the stock slice node has no end relative to
-the dim's end): output phases are grouped into runs of consecutive phases whose windows
-agree, one convolution per run, each computing exactly its phases' outputs:
+On a symbolic size the single convolution's crop may end a fixed distance before the dim's
+end (DAC's and HiFi-GAN's crop of s/2 at each end): the extended runtime's slice counts that
+end from the dim's end (`XNNStaticSliceV3`), the stock one cannot. On the stock target a
+dense one takes the depthwise form instead ("per-phase"): output phases are grouped into
+runs of consecutive phases whose windows agree, one convolution per run, each computing
+exactly its phases' outputs:
 
     %a = xnn.convolution_2d %x, %w_phases_0_3 {padding_left = 1}   // phases 0..3: 4*C
     %b = xnn.convolution_2d %x, %w_phases_4_7 {padding_right = 1}  // phases 4..7: 4*C
@@ -396,14 +398,18 @@ def output_phases(op: xnn.Deconvolution2dOp) -> list[Phase] | None:
 def _single_follows(op: xnn.Deconvolution2dOp) -> bool:
     """Whether the single convolution's form follows `op`'s symbolic sizes: every window is
     a fixed distance from the input's ends and the crop, if any, keeps a symbolic dim up to
-    its end (a depthwise one with exact phases has no crop)."""
+    its end (a depthwise one with exact phases has no crop), or, on the extended runtime,
+    ends a fixed distance before it (its from-end slice, `XNNStaticSliceV3`)."""
     if _depthwise(op) and output_phases(op) is not None:
         return True
+    from_end = xnn.target_of(op).runtime == "extended"
     try:
         for size, kernel, stride, crop, out in _axes(op):
             window, offset = plan_axis(size, kernel, stride, crop, out)
-            if not isinstance(size, int) and stride * window.steps - offset - out != 0:
-                return False
+            gap = stride * window.steps - offset - out
+            if not isinstance(size, int) and gap != 0:
+                if not (from_end and isinstance(gap, int) and gap > 0):
+                    return False
     except NotAffine:
         return False
     return True

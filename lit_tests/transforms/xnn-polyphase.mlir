@@ -299,8 +299,8 @@ func.func @filter_not_constant(%x: tensor<1x1x5x2xf32>, %w: tensor<3x1x4x2xf32>)
 // -----
 
 // A symbolic width whose single convolution's crop would end one output before the symbolic
-// end (DAC's k = 2s, padding s/2), which the stock slice node cannot express: one convolution
-// per run of output phases with the same window, each computing exactly its outputs (phase 0
+// end (DAC's k = 2s, padding s/2), which the stock slice node cannot express (a stock target):
+// one convolution per run of output phases with the same window, each computing exactly its outputs (phase 0
 // takes kernel phase 1 with padding (1, 0), phase 1 kernel phase 0 with (0, 1)), and the
 // interleave; no slice, no deconvolution.
 // CHECK-LABEL: func.func @symbolic_width
@@ -313,7 +313,27 @@ func.func @filter_not_constant(%x: tensor<1x1x5x2xf32>, %w: tensor<3x1x4x2xf32>)
 // CHECK-NEXT:    func.return %y
 // CHECK-NOT:     xnn.static_slice
 // CHECK-NOT:     xnn.deconvolution_2d
+builtin.module attributes {xnn.target = #xnn.target<runtime = "stock", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
 func.func @symbolic_width(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+  func.return %y : tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+}
+}
+
+// -----
+
+// The same upsampler on the extended runtime (the default target): its slice ends a fixed
+// distance before the symbolic end (sizes -1: one output before it), which the extended
+// runtime's from-end slice (XNNStaticSliceV3) writes: one convolution over all phases, the
+// interleave and the crop.
+// CHECK-LABEL: func.func @symbolic_width_from_end
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.polyphase"> : tensor<6x1x2x2xf32>
+// CHECK-NEXT:    %[[C:.*]] = xnn.convolution_2d %x, %[[W]] {{.*}}group_output_channels = 6 : i64, padding_right = 1 : i64, padding_left = 1 : i64} {{.*}} -> tensor<1x1x?x6xf32, #xnnc.dims<"T + 1">>
+// CHECK-NEXT:    %[[R:.*]] = xnn.static_reshape %[[C]] {new_shape = array<i64: 1, 1, 0, 3>} {{.*}} -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T + 2">>
+// CHECK-NEXT:    %y = xnn.static_slice %[[R]] {xnn.decision = {form = "polyphase", choice = "polyphase", {{.*}}}, offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, -1, 3>} {{.*}} -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
+// CHECK-NOT:     xnn.deconvolution_2d
+func.func @symbolic_width_from_end(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">> {
   %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
   %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x4x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
   func.return %y : tensor<1x1x?x3xf32, #xnnc.dims<"2*T">>
@@ -333,10 +353,12 @@ func.func @symbolic_width(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x
 // CHECK-NEXT:    xnn.static_reshape {{.*}}new_shape = array<i64: 1, 1, 0, 2>} : (tensor<1x1x?x16xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"8*T">>
 // CHECK-NOT:     xnn.static_slice
 // CHECK-NOT:     xnn.deconvolution_2d
+builtin.module attributes {xnn.target = #xnn.target<runtime = "stock", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
 func.func @symbolic_width_stride_8(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"8*T">> {
   %w = xnn.constant dense<5.000000e-01> : tensor<2x1x16x2xf32>
   %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 16 : i64, upsampling_width = 8 : i64, group_input_channels = 2 : i64, group_output_channels = 2 : i64, padding_right = 4 : i64, padding_left = 4 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<2x1x16x2xf32>) -> tensor<1x1x?x2xf32, #xnnc.dims<"8*T">>
   func.return %y : tensor<1x1x?x2xf32, #xnnc.dims<"8*T">>
+}
 }
 
 // -----
@@ -348,10 +370,12 @@ func.func @symbolic_width_stride_8(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> 
 // CHECK-NEXT:    %w = xnn.constant
 // CHECK-NEXT:    %y = xnn.deconvolution_2d %x, %w {{.*}}xnn.declined = {"xnn-polyphase" = "symbolic size T: the phases' crop ends before the end of a symbolic dim, and the stock XNNStaticSlice node takes only absolute unsigned sizes (a slice to the end is the most it can follow); per-phase convolutions need output phases of one length"}{{.*}} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x6x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"3*T + 1">>
 // CHECK-NEXT:    func.return %y
+builtin.module attributes {xnn.target = #xnn.target<runtime = "stock", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
 func.func @symbolic_width_unequal_phases(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x3xf32, #xnnc.dims<"3*T + 1">> {
   %w = xnn.constant dense<5.000000e-01> : tensor<3x1x6x2xf32>
   %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 6 : i64, upsampling_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_right = 1 : i64, padding_left = 1 : i64} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<3x1x6x2xf32>) -> tensor<1x1x?x3xf32, #xnnc.dims<"3*T + 1">>
   func.return %y : tensor<1x1x?x3xf32, #xnnc.dims<"3*T + 1">>
+}
 }
 
 // -----
