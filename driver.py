@@ -47,6 +47,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
+from xdsl.ir import Operation
 
 import xnnc
 from xnnc import heap
@@ -140,8 +141,8 @@ class Program:
         self.runtimes = self._runtimes(blobs, profile, unsavable, packed)
         # LSTMs over a symbolic time axis: on xnnc's loop over XNNPACK where it runs them.
         self._recurrent = RecurrentOps(self._func, self.options.target, self.threads)
-        if unsavable is not None:
-            self._recurrent.release_weights(module)
+        if unsavable is not None:  # XNNPACK holds the weights only the loops read
+            release_held_weights(module, self._recurrent.unread)
         self._profiling = profile
         # xDSL's Interpreter keeps the values of the call it runs: one per calling thread.
         self._per_thread = local()
@@ -214,16 +215,13 @@ class Program:
 
     def _release_weights(self, why: str) -> None:
         """Drop the data of the weights only subgraphs use: XNNPACK holds them now."""
-        outside = {
-            op.value.data
-            for op in self._func.body.block.ops
-            if isinstance(op, aten.ConstantOp) and isinstance(op.value, WeightAttr)
+        held = {
+            op
+            for sub in self.subgraphs
+            for op in sub.body.block.ops
+            if isinstance(op, xnn.ConstantOp)
         }
-        for sub in self.subgraphs:
-            for op in sub.body.block.ops:
-                if isinstance(op, xnn.ConstantOp) and isinstance(op.value, WeightAttr):
-                    if op.value.data not in outside:
-                        op.value.data.data = None
+        release_held_weights(self.module, held)
         self._unsavable = why
 
     def _whole_subgraph(self) -> _Direct | None:
@@ -429,6 +427,20 @@ class _Direct:
                     args.append(values[v])
                 values.update(zip(op.results, interpreter.run_op(op, tuple(args))))
         return [values[v].contiguous() for v in self.sized]
+
+
+def release_held_weights(module: ModuleOp, held: set[Operation]) -> None:
+    """Drop the data of the weights of the constants `held` (XNNPACK packed them), unless a
+    constant not held shares it."""
+    constants = [
+        op
+        for op in module.walk()
+        if isinstance(op, (aten.ConstantOp, xnn.ConstantOp)) and isinstance(op.value, WeightAttr)
+    ]
+    kept = {op.value.data for op in constants if op not in held}
+    for op in constants:
+        if op in held and op.value.data not in kept:
+            op.value.data.data = None
 
 
 def _symbolic_inputs(sub: xnn.SubgraphOp) -> dict[str, Any]:

@@ -22,8 +22,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from xdsl.ir import Operation, SSAValue
 
 from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
-from xnnc.dialects import aten, xnn
-from xnnc.dialects.weights import WeightAttr
+from xnnc.dialects import aten
 from xnnc.frontend.schema import from_attr
 from xnnc.interpreter.aten import tensor_of
 from xnnc.target import Target
@@ -72,20 +71,6 @@ class RecurrentOps:
         if op in self.declined:
             return f"{why} ({self.declined[op]})"
         return why
-
-    def release_weights(self, module: Any) -> None:
-        """Drops the IR's data of the weights only the looped ops read: XNNPACK holds them
-        packed now."""
-        others = {
-            c.value.data
-            for c in module.walk()
-            if isinstance(c, (aten.ConstantOp, xnn.ConstantOp))
-            and isinstance(c.value, WeightAttr)
-            and c not in self.unread
-        }
-        for c in self.unread:
-            if isinstance(c.value, WeightAttr) and c.value.data not in others:
-                c.value.data.data = None
 
     def functions(self, aten_functions: InterpreterFunctions) -> InterpreterFunctions:
         """The interpreter's implementations of the looped ops and of the constants only they
