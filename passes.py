@@ -43,6 +43,7 @@ _PASSES = {
     "xnn-upsample-nearest": "xnnc.transforms.upsample_nearest:UpsampleNearestPass",
     "xnn-quantize-early": "xnnc.transforms.quantize_early:QuantizeEarlyPass",
     "xnn-fuse-activation": "xnnc.transforms.fuse_activation:FuseActivationPass",
+    "xnn-fold-channel-scale": "xnnc.transforms.channel_scale:FoldChannelScalePass",
     "xnn-layout": "xnnc.transforms.layout:LayoutPass",
     # optimization
     "xnn-hoist-input-projection": (

@@ -42,6 +42,7 @@ CANONICALIZATION_SETS: dict[str, str] = {
     "xnn-quantize-early": "xnnc.transforms.quantize_early",
     "xnn-fuse-activation": "xnnc.transforms.fuse_activation",
     "xnn-layout": "xnnc.transforms.layout",
+    "xnn-fold-channel-scale": "xnnc.transforms.channel_scale",
 }
 
 
