@@ -131,3 +131,23 @@ def test_depthwise_consumer() -> None:
             return self.dw(x * self.s)
 
     assert _check(Net(), torch.randn(1, 6, 9, 9), "extended") == (0, 1)
+
+
+def test_symbolic_length_folds_as_static() -> None:
+    """With a symbolic time axis the scales fold through the same transposes and reshapes
+    (the channel dim is static on one side of them): as many multiplies as a static compile."""
+    torch.manual_seed(5)
+    c = 16
+    model = nn.Sequential(
+        ResidualUnit(c), _snake(c, 0.5, 1.5), nn.ConvTranspose1d(c, 8, 4, stride=2, padding=1)
+    ).eval()
+    dims = {"input": {2: torch.export.Dim("T", min=4, max=64)}}
+    program = xnnc.compile(model, (torch.randn(1, c, 32),), dynamic_shapes=dims, tune=False)
+    static = xnnc.compile(model, (torch.randn(1, c, 32),), tune=False)
+    assert _multiplies(program) == _multiplies(static) == 2
+    for size in (4, 17, 64):
+        x = torch.randn(1, c, size)
+        with torch.no_grad():
+            want = model(x)
+        scale = max(1.0, want.abs().max().item())
+        torch.testing.assert_close(program(x), want, atol=1e-5 * scale, rtol=1e-5)

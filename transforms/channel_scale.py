@@ -116,12 +116,19 @@ def _moved_axis(op: Operation, axis: int) -> int | None:
     if isinstance(op, xnn.StaticTransposeOp):
         return ints(op.perm).index(axis)
     before, after = shape_of(op.input), shape_of(op.output)
-    if not all(isinstance(d, int) for d in (*before[: axis + 1], *after)):
-        return None
-    lead = math.prod(before[:axis])
-    for j, d in enumerate(after):
-        if math.prod(after[:j]) == lead and d == before[axis]:
-            return j
+    # The dim keeps its size and the elements before it (or after it) keep their count: read
+    # whichever side is static (a symbolic time axis sits on one side of the channels).
+    for flip in (False, True):
+        dims_in, dims_out = (before[::-1], after[::-1]) if flip else (before, after)
+        at = len(before) - 1 - axis if flip else axis
+        lead = dims_in[:at]
+        if not all(isinstance(d, int) for d in (*lead, dims_in[at])):
+            continue
+        for j, d in enumerate(dims_out):
+            if not all(isinstance(e, int) for e in dims_out[: j + 1]):
+                break
+            if math.prod(dims_out[:j]) == math.prod(lead) and d == dims_in[at]:
+                return len(after) - 1 - j if flip else j
     return None
 
 
