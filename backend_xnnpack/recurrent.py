@@ -18,6 +18,7 @@ call has its own buffers, and each step runtime runs one call's steps at a time 
 from __future__ import annotations
 
 from collections.abc import Sequence
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,7 +111,13 @@ class LstmRunner:
     """`aten.lstm.input` (without proj_size) on XNNPACK for any frame count; built once, its
     weights packed then. `cells` are layer-major, direction-minor (torch's `_flat_weights`
     order); `batch` is static. `zero_state`: every call's h0 and c0 are zeros (the values
-    passed are then not read)."""
+    passed are then not read).
+
+    A call's work is a few numpy and ctypes operations per layer: per frame count a `_Plan`
+    (cached, `plans` sizes) lays out one block of memory for all the call's buffers and
+    holds the set-up table of every XNNPACK call as offsets into it; a call allocates the
+    block, adds its address to the table (one numpy add) and runs the calls. The outputs
+    are views of that block (which also holds the scratch: it lives as long as they do)."""
 
     def __init__(
         self,
@@ -122,17 +129,21 @@ class LstmRunner:
         batch: int,
         threads: int = 1,
         zero_state: bool = False,
+        plans: int = 16,
     ):
         self.layers, self.directions = layers, 2 if bidirectional else 1
         if len(cells) != layers * self.directions:
             raise ValueError(f"{len(cells)} cells for {layers} layers x {self.directions}")
         self.batch_first, self.batch = batch_first, batch
         self.hidden, self.width = cells[0].w_hh.shape[1], cells[0].w_ih.shape[1]
+        self.zero_state = zero_state
         self.projections = [_projection(cell, threads) for cell in cells]
         self.steps = [_step(cell, batch, threads) for cell in cells]
         # h0 = c0 = 0 (an nn.LSTM called without a state): the first step skips W_hh @ h0,
         # as an unrolled compile folds it away (at hidden 512, one of a layer's T+1 GEMVs).
         self.first = [_step(cell, batch, threads, True) for cell in cells] if zero_state else None
+        # lru_cache is thread-safe; two threads may build one plan, both correct.
+        self._plan = functools.lru_cache(maxsize=plans)(self._build_plan)
 
     def __call__(
         self, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor
@@ -140,68 +151,141 @@ class LstmRunner:
         """(output, h_n, c_n) as `torch.ops.aten.lstm.input` returns them."""
         if self.batch_first:
             x = x.transpose(0, 1)
-        frames, batch, hidden, dirs = x.shape[0], self.batch, self.hidden, self.directions
-        state = (self.layers * dirs, batch, hidden)
-        for name, t, shape in (("input", x, (frames, batch, self.width)), ("h0", h0, state),
+        frames = x.shape[0]
+        state = (self.layers * self.directions, self.batch, self.hidden)
+        for name, t, shape in (("input", x, (frames, self.batch, self.width)), ("h0", h0, state),
                                ("c0", c0, state)):  # fmt: skip
             if t.shape != shape or t.dtype != torch.float32:  # XNNPACK would read past it
                 raise ValueError(f"LSTM {name}: expected float32 {list(shape)}, got "
                                  f"{t.dtype} {list(t.shape)}")  # fmt: skip
-        h0, c0 = h0.contiguous(), c0.contiguous()
         if frames == 0:  # torch's LSTM: an empty output, the state unchanged
-            out = x.new_empty(0, batch, dirs * hidden)
+            out = x.new_empty(0, self.batch, self.directions * self.hidden)
             return (out.transpose(0, 1) if self.batch_first else out), h0.clone(), c0.clone()
-        h_n, c_n = torch.empty_like(h0), torch.empty_like(c0)
-        hn, cn = h_n.numpy(), c_n.numpy()
-        c = torch.empty(2, batch, hidden)  # this call's c, ping-ponging; every cell reuses it
-        cells = c.numpy()
-        row = batch * hidden * _F32  # bytes of one [B, H] state
+        plan = self._plan(frames)
+        x = x.contiguous()
+        block = torch.empty(plan.size)
+        base, floats = block.data_ptr(), block.numpy()
+        words = floats.view(np.uint64)
+        np.add(plan.table, plan.address * base, out=words[plan.table_at :])
+        words[plan.inputs] = x.data_ptr()
+        if not self.zero_state:
+            floats[plan.h0] = h0.detach().numpy().reshape(-1)
+            floats[plan.c0] = c0.detach().numpy().reshape(-1)
+        for calls, merge in plan.layers:
+            for projection, at, shapes, step, rows_at, rows, first in calls:
+                projection.run_at(base + at, shapes)
+                step.run_steps_at(base + rows_at, rows, first=first)
+            if merge is not None:  # the directions' [T, B, H] outputs into [T, B, D*H]
+                into, parts, shape = merge  # [T, B, D, H] <- [D, T, B, H]
+                floats[into].reshape(shape)[:] = floats[parts].reshape(
+                    shape[2], *shape[:2], shape[3]).transpose(1, 2, 0, 3)  # fmt: skip
+        floats[plan.h_n] = floats[plan.last_h]
+        return tuple(block.as_strided(*view) for view in plan.results)  # type: ignore[return-value]
+
+    def _build_plan(self, frames: int) -> _Plan:
+        return _Plan.build(self, frames)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One frame count's layout of a call's memory block (float32 units) and its XNNPACK
+    calls. `table` (uint64 pairs: `struct xnn_external_value`'s id and address, relative
+    to the block; `address` is 1 where the block's address is to be added) goes into the
+    block from uint64 word `table_at` on; `inputs` are the words the input's address goes
+    into. `layers`: per layer its calls (projection runtime, its table entries' byte
+    offset, its input shapes, step runtime, its rows' byte offset, row count, first-step
+    runtime or None) and, for a bidirectional layer of batch > 1, the copy interleaving the
+    directions' outputs (into, from, [T, B, D, H]) or None. `h0`/`c0`/`h_n`: slices of the
+    block; `last_h` gathers h_n from the outputs; `results`: as_strided arguments of
+    (output, h_n, c_n)."""
+
+    size: int
+    table: np.ndarray
+    address: np.ndarray
+    table_at: int
+    inputs: np.ndarray
+    layers: tuple
+    h0: slice
+    c0: slice
+    h_n: slice
+    last_h: np.ndarray
+    results: tuple
+
+    @staticmethod
+    def build(runner: LstmRunner, frames: int) -> _Plan:
+        batch, hidden, dirs, layers = runner.batch, runner.hidden, runner.directions, runner.layers
+        cells, row = layers * dirs, batch * hidden
         # h' goes straight into the output's row t when a direction's [B, H] rows are
         # contiguous there (one direction, or batch 1); else into one buffer per direction.
         direct = dirs == 1 or batch == 1
-        for layer in range(self.layers):
-            x = x.contiguous()
-            if direct:
-                out = torch.empty(frames, batch, dirs * hidden)
-                outs = [out] * dirs
-            else:
-                outs = [torch.empty(frames, batch, hidden) for _ in range(dirs)]
+        state = 0 if runner.zero_state else cells * row
+        layer_out = frames * dirs * row
+        sizes = {"out": layers * layer_out, "split": 0 if direct else layers * layer_out,
+                 "gates": frames * 4 * row, "c": 2 * row, "h_n": cells * row,
+                 "c_n": cells * row, "h0": state, "c0": state}  # fmt: skip
+        at, end = {}, 0
+        for name, n in sizes.items():  # 64-byte aligned regions, as torch.empty's block
+            at[name], end = end, end + -(-n // 16) * 16
+        count = 5  # the step's externals: gates_x, h, c, h', c'
+        entries = np.zeros((cells * (2 + count * frames), 2), dtype=np.uint64)
+        table_at = end // 2
+        inputs, calls_of, last_h = [], [], np.empty((cells, batch, hidden), dtype=np.int64)
+        k = 0  # the next table entry
+        for layer in range(layers):
+            calls, out = [], at["out"] + layer * layer_out
             for d in range(dirs):
                 cell = layer * dirs + d
-                (gates,) = self.projections[cell].run(x.reshape(frames * batch, -1))
-                base, stride = outs[d].data_ptr(), outs[d].stride(0) * _F32
+                # The projection: (x, gates); x is the call's input or the layer before's.
+                entries[k : k + 2] = (0, out - layer_out if layer else 0), (1, at["gates"])
+                if not layer:
+                    inputs.append(table_at + 2 * k + 1)
+                proj_at, k = (table_at + 2 * k) * 8, k + 2
+                order = np.arange(frames)[:: -1 if d else 1]
+                rows = entries[k : k + count * frames].reshape(frames, count, 2)
+                rows[:, :, 0] = np.arange(count)
+                ptr = rows[:, :, 1]
+                ptr[:, 0] = at["gates"] + order * 4 * row
                 if direct:
-                    base += d * hidden * _F32
-                order = np.arange(frames, dtype=np.uint64)
-                if d:
-                    order = order[::-1]
-                table = _addresses(
-                    order, gates.data_ptr(), 4 * row, base, stride, h0.data_ptr() + cell * row,
-                    c0.data_ptr() + cell * row, c.data_ptr(), row,
-                )  # fmt: skip
-                if self.first is not None:  # (gates_x, h', c') of the first step
-                    self.first[cell].run_steps(table[:1, [0, 3, 4]])
-                    table = table[1:]
-                if len(table):
-                    self.steps[cell].run_steps(table)
-                last = outs[d].numpy()[int(order[-1])]
-                hn[cell] = last[:, d * hidden : (d + 1) * hidden] if direct else last
-                cn[cell] = cells[(frames - 1) % 2]
-            x = outs[0] if direct else torch.cat(outs, dim=2)
-        return (x.transpose(0, 1) if self.batch_first else x), h_n, c_n
-
-
-def _addresses(
-    order: np.ndarray, gates: int, gates_row: int, out: int, out_row: int, h0: int, c0: int,
-    c: int, row: int,
-) -> np.ndarray:  # fmt: skip
-    """Each step's external addresses [steps, (gates_x, h, c, h', c')]: the frame's
-    projected gates, h' into the output's row t, h from the row written one step before (h0
-    first), c alternating between the two rows of `c` (c0 first)."""
-    table = np.empty((len(order), 5), dtype=np.uint64)
-    table[:, 0] = order * np.uint64(gates_row) + np.uint64(gates)
-    table[:, 3] = order * np.uint64(out_row) + np.uint64(out)
-    table[0::2, 4], table[1::2, 4] = c, c + row
-    table[0, 1], table[0, 2] = h0, c0
-    table[1:, 1:3] = table[:-1, 3:5]
-    return table
+                    ptr[:, 3] = out + order * dirs * row + d * hidden
+                else:
+                    ptr[:, 3] = at["split"] + (cell * frames + order) * row
+                ptr[:, 4] = at["c"] + np.arange(frames) % 2 * row  # c ping-pongs
+                ptr[-1, 4] = at["c_n"] + cell * row
+                ptr[1:, 1:3] = ptr[:-1, 3:5]
+                ptr[0, 1:3] = at["h0"] + cell * row, at["c0"] + cell * row
+                if runner.first is not None:  # (gates_x, h', c') of the first step
+                    ptr[0, 1:3] = ptr[0, 3:5]
+                width = runner.width if layer == 0 else dirs * hidden
+                calls.append((runner.projections[cell], proj_at,
+                              [torch.Size((frames * batch, width))], runner.steps[cell],
+                              (table_at + 2 * k) * 8, frames,
+                              None if runner.first is None else runner.first[cell]))  # fmt: skip
+                k += count * frames
+                t = frames - 1 if d == 0 else 0  # the direction's last frame
+                last_h[cell] = (out + t * dirs * row + d * hidden
+                                + np.arange(batch)[:, None] * dirs * hidden + np.arange(hidden))  # fmt: skip
+            merge = None
+            if not direct:
+                split = at["split"] + layer * layer_out
+                merge = (slice(out, out + layer_out), slice(split, split + layer_out),
+                         (frames, batch, dirs, hidden))  # fmt: skip
+            calls_of.append((tuple(calls), merge))
+        address = np.zeros_like(entries)
+        address[:, 1] = 1
+        entries[:, 1] *= _F32
+        out = at["out"] + (layers - 1) * layer_out
+        shape, stride = [frames, batch, dirs * hidden], [batch * dirs * hidden, dirs * hidden, 1]
+        if runner.batch_first:
+            shape[:2], stride[:2] = shape[1::-1], stride[1::-1]
+        state_view = ((cells, batch, hidden), (row, hidden, 1))
+        frozen = [a.reshape(-1) for a in (entries, address, np.array(inputs), last_h)]
+        for a in frozen:
+            a.flags.writeable = False
+        return _Plan(
+            size=2 * table_at + 2 * entries.size, table=frozen[0], address=frozen[1],
+            table_at=table_at, inputs=frozen[2], layers=tuple(calls_of),
+            h0=slice(at["h0"], at["h0"] + state), c0=slice(at["c0"], at["c0"] + state),
+            h_n=slice(at["h_n"], at["h_n"] + cells * row), last_h=frozen[3],
+            results=((tuple(shape), tuple(stride), out), (*state_view, at["h_n"]),
+                     (*state_view, at["c_n"])),
+        )  # fmt: skip

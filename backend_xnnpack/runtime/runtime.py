@@ -80,6 +80,14 @@ TORCH_DTYPES: dict[int, torch.dtype] = {
 _EXTERNAL_VALUE = np.dtype([("id", "<u4"), ("data", "<u8")], align=True)
 assert _EXTERNAL_VALUE.itemsize == ctypes.sizeof(capi.ExternalValue)
 
+
+def external_values(rows: int, count: int) -> np.ndarray:
+    """A [rows, count] table of `struct xnn_external_value` (fields "id", "data"), each row's
+    ids 0..count-1: the external values of one set-up (`run_at`, `run_steps_at`)."""
+    table = np.zeros((rows, count), dtype=_EXTERNAL_VALUE)
+    table["id"] = np.arange(count, dtype=np.uint32)
+    return table
+
 # Node kinds XNNPACK 92a7ad50 rejects on bf16 values and that run in fp32 between converts;
 # the bf16 GEMMs among them keep their bf16 operands when all of them are bf16.
 BF16_VIA_FP32 = nodes.kinds_with(lambda k: k.op.bf16 in (Bf16.VIA_FP32, Bf16.GEMM))
@@ -825,30 +833,69 @@ class XnnRuntime(RuntimeHandle):
         a copy. The caller keeps that memory alive and of the external values' declared
         shapes and dtypes. The lock is held for all the steps: those of concurrent callers
         never interleave."""
-        if self._input_dims is not None:
-            raise RuntimeError("run_steps needs a runtime of static shapes")
         steps, count = addresses.shape
         if count != len(self._externals):
             raise ValueError(f"{count} addresses per step for {len(self._externals)} externals")
-        # One struct xnn_external_value array for all the steps, filled without a loop.
-        table = np.empty((steps, count), dtype=_EXTERNAL_VALUE)
-        table["id"] = np.arange(count, dtype=np.uint32)
+        table = external_values(steps, count)
         table["data"] = addresses
-        base, stride = table.ctypes.data, count * _EXTERNAL_VALUE.itemsize
-        lib = self._lib
-        setup, invoke = lib.setup_runtime_at, lib.invoke_runtime
+        self.run_steps_at(table.ctypes.data, steps)
+
+    def run_steps_at(self, table: int, steps: int, *, first: XnnRuntime | None = None) -> None:
+        """`run_steps` on a table the caller built: `steps` rows of `struct
+        xnn_external_value`, one per external value, at address `table` (`external_values`).
+        `first`, another runtime of static shapes with no more external values, runs row 0
+        (its first entries) before this one runs the others: a recurrence whose first step
+        differs, in one call. Nothing is checked but the count: the caller built the rows."""
+        if self._input_dims is not None:
+            raise RuntimeError("run_steps needs a runtime of static shapes")
+        count = len(self._externals)
+        stride = count * _EXTERNAL_VALUE.itemsize
+        setup, invoke = self._lib.setup_runtime_at, self._lib.invoke_runtime
+        start = 0
+        if first is not None:
+            if first._input_dims is not None or len(first._externals) > count:
+                raise ValueError("the first step's runtime must be static, with fewer externals")
+            with first._lock:
+                first._invoke_at(table, len(first._externals))
+            start = 1
         with self._lock:
             rt = self._runtime
             if rt is None:
                 raise RuntimeError("the runtime is closed")
             self._pointers[:] = [0] * count  # `run` points XNNPACK at its own tensors again
-            for k in range(steps):
-                status = setup(rt, count, base + k * stride)
+            for k in range(start, steps):
+                status = setup(rt, count, table + k * stride)
                 if status:
                     raise XnnpackError("", "xnn_setup_runtime_v2", status)
                 status = invoke(rt)
                 if status:
                     raise XnnpackError("", "xnn_invoke_runtime", status)
+
+    def run_at(self, table: int, shapes: list[torch.Size] | None = None) -> None:
+        """One run on external values the caller holds: a row of `struct
+        xnn_external_value` at address `table` (`external_values`), inputs then outputs,
+        each a contiguous array of its value's dtype and of its shape: `shapes` for the
+        inputs of a runtime of symbolic shapes (reshaped when they change), the declared
+        ones otherwise, and for the outputs the shapes XNNPACK computes (`output_specs` after
+        the call). For a caller that sized those arrays itself (the recurrent loop's
+        projections): nothing is checked, so that no per-call work repeats its checks."""
+        with self._lock:
+            if shapes is not None and shapes != self._shapes:
+                self._reshape(shapes)
+            self._invoke_at(table, len(self._externals))
+
+    def _invoke_at(self, table: int, count: int) -> None:
+        """Set up from the table at `table` and invoke; the lock is held."""
+        rt = self._runtime
+        if rt is None:
+            raise RuntimeError("the runtime is closed")
+        self._pointers[:] = [0] * len(self._pointers)  # as in `run_steps`
+        status = self._lib.setup_runtime_at(rt, count, table)
+        if status:
+            raise XnnpackError("", "xnn_setup_runtime_v2", status)
+        status = self._lib.invoke_runtime(rt)
+        if status:
+            raise XnnpackError("", "xnn_invoke_runtime", status)
 
     # -- profiling --
 
