@@ -17,8 +17,8 @@ call has its own buffers, and each step runtime runs one call's steps at a time 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -163,14 +163,7 @@ class LstmRunner:
             return (out.transpose(0, 1) if self.batch_first else out), h0.clone(), c0.clone()
         plan = self._plan(frames)
         x = x.contiguous()
-        block = torch.empty(plan.size)
-        base, floats = block.data_ptr(), block.numpy()
-        words = floats.view(np.uint64)
-        np.add(plan.table, plan.address * base, out=words[plan.table_at :])
-        words[plan.inputs] = x.data_ptr()
-        if not self.zero_state:
-            floats[plan.h0] = h0.detach().numpy().reshape(-1)
-            floats[plan.c0] = c0.detach().numpy().reshape(-1)
+        floats, base, results = self._block(plan, x, h0, c0)
         for calls, merge in plan.layers:
             for projection, at, shapes, step, rows_at, rows, first in calls:
                 projection.run_at(base + at, shapes)
@@ -180,7 +173,27 @@ class LstmRunner:
                 floats[into].reshape(shape)[:] = floats[parts].reshape(
                     shape[2], *shape[:2], shape[3]).transpose(1, 2, 0, 3)  # fmt: skip
         floats[plan.h_n] = floats[plan.last_h]
-        return tuple(block.as_strided(*view) for view in plan.results)  # type: ignore[return-value]
+        return results
+
+    def _block(
+        self, plan: _Plan, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor
+    ) -> tuple[np.ndarray, int, tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        """A call's memory block, its address and the (output, h_n, c_n) tensors in it, with
+        its set-up table and h0/c0 in place; `x` contiguous, of the plan's frame count."""
+        # numpy's allocation and views cost less than torch's (from_numpy keeps the block).
+        floats = np.empty(plan.size, dtype=np.float32)
+        results = tuple(
+            torch.from_numpy(np.ndarray(shape, np.float32, floats, at, strides))
+            for shape, at, strides in plan.results
+        )
+        base = results[1].data_ptr() - plan.results[1][1]
+        words = floats.view(np.uint64)
+        np.add(plan.table, plan.address * base, out=words[plan.table_at :])
+        words[plan.inputs] = x.data_ptr()
+        if not self.zero_state:
+            floats[plan.h0] = h0.detach().numpy().reshape(-1)
+            floats[plan.c0] = c0.detach().numpy().reshape(-1)
+        return floats, base, results  # type: ignore[return-value]
 
     def _build_plan(self, frames: int) -> _Plan:
         return _Plan.build(self, frames)
@@ -196,8 +209,8 @@ class _Plan:
     offset, its input shapes, step runtime, its rows' byte offset, row count, first-step
     runtime or None) and, for a bidirectional layer of batch > 1, the copy interleaving the
     directions' outputs (into, from, [T, B, D, H]) or None. `h0`/`c0`/`h_n`: slices of the
-    block; `last_h` gathers h_n from the outputs; `results`: as_strided arguments of
-    (output, h_n, c_n)."""
+    block; `last_h` gathers h_n from the outputs; `results`: (shape, byte offset, byte
+    strides) of the output, h_n and c_n in the block."""
 
     size: int
     table: np.ndarray
@@ -224,13 +237,11 @@ class _Plan:
                  "gates": frames * 4 * row, "c": 2 * row, "h_n": cells * row,
                  "c_n": cells * row, "h0": state, "c0": state}  # fmt: skip
         at, end = {}, 0
-        for name, n in sizes.items():  # 64-byte aligned regions, as torch.empty's block
+        for name, n in sizes.items():  # regions of whole cache lines from the block's start
             at[name], end = end, end + -(-n // 16) * 16
-        count = 5  # the step's externals: gates_x, h, c, h', c'
-        entries = np.zeros((cells * (2 + count * frames), 2), dtype=np.uint64)
-        table_at = end // 2
-        inputs, calls_of, last_h = [], [], np.empty((cells, batch, hidden), dtype=np.int64)
-        k = 0  # the next table entry
+        table_at = end // 2  # uint64 words
+        entries = np.zeros((cells * (2 + _STEP_EXTERNALS * frames), 2), dtype=np.uint64)
+        inputs, plan_layers, k = [], [], 0  # k: the next table entry
         for layer in range(layers):
             calls, out = [], at["out"] + layer * layer_out
             for d in range(dirs):
@@ -239,53 +250,84 @@ class _Plan:
                 entries[k : k + 2] = (0, out - layer_out if layer else 0), (1, at["gates"])
                 if not layer:
                     inputs.append(table_at + 2 * k + 1)
-                proj_at, k = (table_at + 2 * k) * 8, k + 2
-                order = np.arange(frames)[:: -1 if d else 1]
-                rows = entries[k : k + count * frames].reshape(frames, count, 2)
-                rows[:, :, 0] = np.arange(count)
-                ptr = rows[:, :, 1]
-                ptr[:, 0] = at["gates"] + order * 4 * row
-                if direct:
-                    ptr[:, 3] = out + order * dirs * row + d * hidden
-                else:
-                    ptr[:, 3] = at["split"] + (cell * frames + order) * row
-                ptr[:, 4] = at["c"] + np.arange(frames) % 2 * row  # c ping-pongs
-                ptr[-1, 4] = at["c_n"] + cell * row
-                ptr[1:, 1:3] = ptr[:-1, 3:5]
-                ptr[0, 1:3] = at["h0"] + cell * row, at["c0"] + cell * row
-                if runner.first is not None:  # (gates_x, h', c') of the first step
-                    ptr[0, 1:3] = ptr[0, 3:5]
+                rows = entries[k + 2 : k + 2 + _STEP_EXTERNALS * frames]
+                h = (out + d * hidden, dirs * row) if direct else (
+                    at["split"] + cell * frames * row, row)  # fmt: skip
+                _step_rows(rows.reshape(frames, _STEP_EXTERNALS, 2), at, cell, row, d, h,
+                           runner.first is not None)  # fmt: skip
                 width = runner.width if layer == 0 else dirs * hidden
-                calls.append((runner.projections[cell], proj_at,
+                calls.append((runner.projections[cell], (table_at + 2 * k) * 8,
                               [torch.Size((frames * batch, width))], runner.steps[cell],
-                              (table_at + 2 * k) * 8, frames,
+                              (table_at + 2 * k + 4) * 8, frames,
                               None if runner.first is None else runner.first[cell]))  # fmt: skip
-                k += count * frames
-                t = frames - 1 if d == 0 else 0  # the direction's last frame
-                last_h[cell] = (out + t * dirs * row + d * hidden
-                                + np.arange(batch)[:, None] * dirs * hidden + np.arange(hidden))  # fmt: skip
+                k += 2 + len(rows)
             merge = None
             if not direct:
                 split = at["split"] + layer * layer_out
                 merge = (slice(out, out + layer_out), slice(split, split + layer_out),
                          (frames, batch, dirs, hidden))  # fmt: skip
-            calls_of.append((tuple(calls), merge))
+            plan_layers.append((tuple(calls), merge))
         address = np.zeros_like(entries)
         address[:, 1] = 1
         entries[:, 1] *= _F32
-        out = at["out"] + (layers - 1) * layer_out
-        shape, stride = [frames, batch, dirs * hidden], [batch * dirs * hidden, dirs * hidden, 1]
-        if runner.batch_first:
-            shape[:2], stride[:2] = shape[1::-1], stride[1::-1]
-        state_view = ((cells, batch, hidden), (row, hidden, 1))
-        frozen = [a.reshape(-1) for a in (entries, address, np.array(inputs), last_h)]
+        frozen = [a.reshape(-1) for a in (entries, address, np.array(inputs),
+                                          _last_h(runner, frames, at["out"]))]  # fmt: skip
         for a in frozen:
             a.flags.writeable = False
         return _Plan(
             size=2 * table_at + 2 * entries.size, table=frozen[0], address=frozen[1],
-            table_at=table_at, inputs=frozen[2], layers=tuple(calls_of),
+            table_at=table_at, inputs=frozen[2], layers=tuple(plan_layers),
             h0=slice(at["h0"], at["h0"] + state), c0=slice(at["c0"], at["c0"] + state),
             h_n=slice(at["h_n"], at["h_n"] + cells * row), last_h=frozen[3],
-            results=((tuple(shape), tuple(stride), out), (*state_view, at["h_n"]),
-                     (*state_view, at["c_n"])),
+            results=_results(runner, frames, at),
         )  # fmt: skip
+
+
+_STEP_EXTERNALS = 5  # gates_x, h, c, h', c'
+
+
+def _step_rows(
+    rows: np.ndarray, at: dict[str, int], cell: int, row: int, reverse: int,
+    h: tuple[int, int], zero_state: bool,
+) -> None:  # fmt: skip
+    """Fills one cell's [T, externals, (id, address)] step table, addresses in floats from
+    the block: the frame's projected gates, h' into the frame's row (`h`: the first's
+    offset, the stride), h and c from the step before (h0, c0 first), c' alternating between
+    the two rows of `at["c"]`, the last into c_n. With `zero_state`, the first row is the
+    first-step runtime's (gates_x, h', c')."""
+    frames = len(rows)
+    order = np.arange(frames)[:: -1 if reverse else 1]
+    rows[:, :, 0] = np.arange(_STEP_EXTERNALS)
+    ptr = rows[:, :, 1]
+    ptr[:, 0] = at["gates"] + order * 4 * row
+    ptr[:, 3] = h[0] + order * h[1]
+    ptr[:, 4] = at["c"] + np.arange(frames) % 2 * row
+    ptr[-1, 4] = at["c_n"] + cell * row
+    ptr[1:, 1:3] = ptr[:-1, 3:5]
+    ptr[0, 1:3] = ptr[0, 3:5] if zero_state else (at["h0"] + cell * row, at["c0"] + cell * row)
+
+
+def _last_h(runner: LstmRunner, frames: int, out: int) -> np.ndarray:
+    """The floats of h_n [cells, B, H] in the layers' outputs (each [T, B, D*H] from `out`
+    on): a direction's h at its last frame."""
+    batch, hidden, dirs = runner.batch, runner.hidden, runner.directions
+    layer = np.arange(runner.layers)[:, None, None, None]
+    d = np.arange(dirs)[None, :, None, None]
+    last = np.where(d == 0, frames - 1, 0)
+    b, j = np.arange(batch)[:, None], np.arange(hidden)
+    width = dirs * hidden
+    return out + (layer * frames + last) * batch * width + b * width + d * hidden + j
+
+
+def _results(runner: LstmRunner, frames: int, at: dict[str, int]) -> tuple:
+    """np.ndarray (shape, byte offset, byte strides) of the output (the last layer's; batch
+    first: transposed), h_n and c_n in the block."""
+    batch, hidden, dirs = runner.batch, runner.hidden, runner.directions
+    width, cells = dirs * hidden, runner.layers * dirs
+    out = at["out"] + (runner.layers - 1) * frames * batch * width
+    shape, stride = [frames, batch, width], [batch * width, width, 1]
+    if runner.batch_first:
+        shape[:2], stride[:2] = shape[1::-1], stride[1::-1]
+    views = [(shape, stride, out)]
+    views += [((cells, batch, hidden), (batch * hidden, hidden, 1), at[n]) for n in ("h_n", "c_n")]
+    return tuple((tuple(s), a * _F32, tuple(x * _F32 for x in st)) for s, st, a in views)

@@ -88,6 +88,7 @@ def external_values(rows: int, count: int) -> np.ndarray:
     table["id"] = np.arange(count, dtype=np.uint32)
     return table
 
+
 # Node kinds XNNPACK 92a7ad50 rejects on bf16 values and that run in fp32 between converts;
 # the bf16 GEMMs among them keep their bf16 operands when all of them are bf16.
 BF16_VIA_FP32 = nodes.kinds_with(lambda k: k.op.bf16 in (Bf16.VIA_FP32, Bf16.GEMM))
@@ -862,13 +863,11 @@ class XnnRuntime(RuntimeHandle):
             rt = self._runtime
             if rt is None:
                 raise RuntimeError("the runtime is closed")
-            self._pointers[:] = [0] * count  # `run` points XNNPACK at its own tensors again
-            for k in range(start, steps):
-                status = setup(rt, count, table + k * stride)
-                if status:
+            self._pointers[0] = 0  # the next `run` sets up again, from its own table
+            for row in range(table + start * stride, table + steps * stride, stride):
+                if status := setup(rt, count, row):
                     raise XnnpackError("", "xnn_setup_runtime_v2", status)
-                status = invoke(rt)
-                if status:
+                if status := invoke(rt):
                     raise XnnpackError("", "xnn_invoke_runtime", status)
 
     def run_at(self, table: int, shapes: list[torch.Size] | None = None) -> None:
@@ -889,12 +888,10 @@ class XnnRuntime(RuntimeHandle):
         rt = self._runtime
         if rt is None:
             raise RuntimeError("the runtime is closed")
-        self._pointers[:] = [0] * len(self._pointers)  # as in `run_steps`
-        status = self._lib.setup_runtime_at(rt, count, table)
-        if status:
+        self._pointers[0] = 0  # as in `run_steps`
+        if status := self._lib.setup_runtime_at(rt, count, table):
             raise XnnpackError("", "xnn_setup_runtime_v2", status)
-        status = self._lib.invoke_runtime(rt)
-        if status:
+        if status := self._lib.invoke_runtime(rt):
             raise XnnpackError("", "xnn_invoke_runtime", status)
 
     # -- profiling --
