@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from xnnc.backend_xnnpack.runtime import XnnRuntime
+from xnnc.backend_xnnpack.runtime.runtime import run_tables
 from xnnc.backend_xnnpack.serialize import GraphBuilder
 
 _NO_CLAMP = (-np.inf, np.inf)
@@ -173,10 +174,8 @@ class LstmRunner:
         plan = self._plan(frames)
         x = x.contiguous()
         floats, base, results = self._block(plan, x, h0, c0)
-        for calls, merge in plan.layers:
-            for projection, at, shapes, step, rows_at, rows, first in calls:
-                projection.run_at(base + at, shapes)
-                step.run_steps_at(base + rows_at, rows, first=first)
+        for runs, merge in plan.layers:
+            run_tables(runs, base)
             if merge is not None:  # the directions' [T, B, H] outputs into [T, B, D*H]
                 into, parts, shape = merge  # [T, B, D, H] <- [D, T, B, H]
                 floats[into].reshape(shape)[:] = floats[parts].reshape(
@@ -214,10 +213,10 @@ class _Plan:
     calls. `table` (uint64 pairs: `struct xnn_external_value`'s id and address, relative
     to the block; `address` is 1 where the block's address is to be added) goes into the
     block from uint64 word `table_at` on; `inputs` are the words the input's address goes
-    into. `layers`: per layer its calls (projection runtime, its table entries' byte
-    offset, its input shapes, step runtime, its rows' byte offset, row count, first-step
-    runtime or None) and, for a bidirectional layer of batch > 1, the copy interleaving the
-    directions' outputs (into, from, [T, B, D, H]) or None. `h0`/`c0`/`h_n`: slices of the
+    into. `layers`: the XNNPACK calls (`run_tables` runs: runtime, its rows' byte offset,
+    row count, input shapes or None), all in one group, or one per layer when the
+    directions' outputs are interleaved after each (bidirectional, batch > 1; then with
+    the copy's (into, from, [T, B, D, H]), else None). `h0`/`c0`/`h_n`: slices of the
     block; `last_h` gathers h_n from the outputs; `results`: (shape, byte offset, byte
     strides) of the output, h_n and c_n in the block."""
 
@@ -252,7 +251,9 @@ class _Plan:
         entries = np.zeros((cells * (2 + _STEP_EXTERNALS * frames), 2), dtype=np.uint64)
         inputs, plan_layers, k = [], [], 0  # k: the next table entry
         for layer in range(layers):
-            calls, out = [], at["out"] + layer * layer_out
+            out = at["out"] + layer * layer_out
+            if not direct or not layer:
+                runs = []
             for d in range(dirs):
                 cell = layer * dirs + d
                 # The projection: (x, gates); x is the call's input or the layer before's.
@@ -265,17 +266,22 @@ class _Plan:
                 _step_rows(rows.reshape(frames, _STEP_EXTERNALS, 2), at, cell, row, d, h,
                            runner.first is not None)  # fmt: skip
                 width = runner.width if layer == 0 else dirs * hidden
-                calls.append((runner.projections[cell], (table_at + 2 * k) * 8,
-                              [torch.Size((frames * batch, width))], runner.steps[cell],
-                              (table_at + 2 * k + 4) * 8, frames,
-                              None if runner.first is None else runner.first[cell]))  # fmt: skip
+                shapes = [torch.Size((frames * batch, width))]  # a list, as `run` keeps them
+                runs.append((runner.projections[cell], (table_at + 2 * k) * 8, 1, shapes))
+                steps_at, step = (table_at + 2 * k + 4) * 8, runner.steps[cell]
+                if runner.first is not None:
+                    runs.append((runner.first[cell], steps_at, 1, None))
+                    steps_at += _STEP_EXTERNALS * 16  # bytes of a struct xnn_external_value row
+                if rest := frames - (runner.first is not None):
+                    runs.append((step, steps_at, rest, None))
                 k += 2 + len(rows)
-            merge = None
             if not direct:
                 split = at["split"] + layer * layer_out
                 merge = (slice(out, out + layer_out), slice(split, split + layer_out),
                          (frames, batch, dirs, hidden))  # fmt: skip
-            plan_layers.append((tuple(calls), merge))
+                plan_layers.append((tuple(runs), merge))
+        if direct:  # all the calls in one go
+            plan_layers.append((tuple(runs), None))
         address = np.zeros_like(entries)
         address[:, 1] = 1
         entries[:, 1] *= _F32

@@ -182,13 +182,11 @@ def bare_calls(runner: LstmRunner, x: torch.Tensor, h0: torch.Tensor) -> Callabl
     plan = runner._plan(x.shape[0])
     block, base, _ = runner._block(plan, x, h0, h0)
     calls = []
-    for layer, _ in plan.layers:
-        for projection, at, _, step, rows_at, rows, first in layer:
-            calls.append((projection._runtime, len(projection._externals), base + at))
-            runtimes = [first or step] + [step] * (rows - 1)
-            stride = len(step._externals) * 16  # bytes of a row of struct xnn_external_value
-            calls += [(rt._runtime, len(rt._externals), base + rows_at + k * stride)
-                      for k, rt in enumerate(runtimes)]  # fmt: skip
+    for runs, _ in plan.layers:
+        for rt, table, rows, _ in runs:
+            stride = len(rt._externals) * 16  # bytes of a row of struct xnn_external_value
+            calls += [(rt._runtime, len(rt._externals), base + table + k * stride)
+                      for k in range(rows)]  # fmt: skip
     setup, invoke = capi.library().setup_runtime_at, capi.library().invoke_runtime
 
     def run() -> None:

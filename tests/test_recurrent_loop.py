@@ -21,6 +21,7 @@ from torch.export import Dim
 
 import xnnc
 from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
+from xnnc.backend_xnnpack.runtime.runtime import run_tables
 from xnnc.dialects import aten
 from xnnc.dialects.weights import WeightAttr
 from xnnc.errors import XnncError
@@ -325,8 +326,8 @@ def test_the_plans_of_a_few_sizes_are_kept() -> None:
 
 def test_run_steps_runs_a_step_per_row() -> None:
     """`XnnRuntime.run_steps` (the step runtime on rows of addresses) computes one LSTM step
-    per row, each from the row before's h', c'; `run_steps_at` refuses a first runtime
-    that is not a static one with fewer external values."""
+    per row, each from the row before's h', c'; `run_tables` refuses to run a runtime of
+    symbolic shapes without its input shapes."""
     torch.manual_seed(0)
     lstm = torch.nn.LSTM(FEATURES, HIDDEN).eval()
     runner = _runner(lstm, 1, False)
@@ -343,6 +344,6 @@ def test_run_steps_runs_a_step_per_row() -> None:
         want_h = o.sigmoid() * want_c.tanh()
         _close(torch.from_numpy(h[t + 1]), want_h)
         _close(torch.from_numpy(c[t + 1]), want_c)
-    with pytest.raises(ValueError) as e:
-        runner.steps[0].run_steps_at(0, 1, first=runner.projections[0])
-    assert str(e.value) == "the first step's runtime must be static, with fewer externals"
+    with pytest.raises(RuntimeError) as e:
+        run_tables([(runner.projections[0], 0, 1, None)], 0)
+    assert str(e.value) == "a runtime of symbolic shapes needs its input shapes"

@@ -839,60 +839,7 @@ class XnnRuntime(RuntimeHandle):
             raise ValueError(f"{count} addresses per step for {len(self._externals)} externals")
         table = external_values(steps, count)
         table["data"] = addresses
-        self.run_steps_at(table.ctypes.data, steps)
-
-    def run_steps_at(self, table: int, steps: int, *, first: XnnRuntime | None = None) -> None:
-        """`run_steps` on a table the caller built: `steps` rows of `struct
-        xnn_external_value`, one per external value, at address `table` (`external_values`).
-        `first`, another runtime of static shapes with no more external values, runs row 0
-        (its first entries) before this one runs the others: a recurrence whose first step
-        differs, in one call. Nothing is checked but the count: the caller built the rows."""
-        if self._input_dims is not None:
-            raise RuntimeError("run_steps needs a runtime of static shapes")
-        count = len(self._externals)
-        stride = count * _EXTERNAL_VALUE.itemsize
-        setup, invoke = self._lib.setup_runtime_at, self._lib.invoke_runtime
-        start = 0
-        if first is not None:
-            if first._input_dims is not None or len(first._externals) > count:
-                raise ValueError("the first step's runtime must be static, with fewer externals")
-            with first._lock:
-                first._invoke_at(table, len(first._externals))
-            start = 1
-        with self._lock:
-            rt = self._runtime
-            if rt is None:
-                raise RuntimeError("the runtime is closed")
-            self._pointers[0] = 0  # the next `run` sets up again, from its own table
-            for row in range(table + start * stride, table + steps * stride, stride):
-                if status := setup(rt, count, row):
-                    raise XnnpackError("", "xnn_setup_runtime_v2", status)
-                if status := invoke(rt):
-                    raise XnnpackError("", "xnn_invoke_runtime", status)
-
-    def run_at(self, table: int, shapes: list[torch.Size] | None = None) -> None:
-        """One run on external values the caller holds: a row of `struct
-        xnn_external_value` at address `table` (`external_values`), inputs then outputs,
-        each a contiguous array of its value's dtype and of its shape: `shapes` for the
-        inputs of a runtime of symbolic shapes (reshaped when they change), the declared
-        ones otherwise, and for the outputs the shapes XNNPACK computes (`output_specs` after
-        the call). For a caller that sized those arrays itself (the recurrent loop's
-        projections): nothing is checked, so that no per-call work repeats its checks."""
-        with self._lock:
-            if shapes is not None and shapes != self._shapes:
-                self._reshape(shapes)
-            self._invoke_at(table, len(self._externals))
-
-    def _invoke_at(self, table: int, count: int) -> None:
-        """Set up from the table at `table` and invoke; the lock is held."""
-        rt = self._runtime
-        if rt is None:
-            raise RuntimeError("the runtime is closed")
-        self._pointers[0] = 0  # as in `run_steps`
-        if status := self._lib.setup_runtime_at(rt, count, table):
-            raise XnnpackError("", "xnn_setup_runtime_v2", status)
-        if status := self._lib.invoke_runtime(rt):
-            raise XnnpackError("", "xnn_invoke_runtime", status)
+        run_tables(((self, 0, steps, None),), table.ctypes.data)
 
     # -- profiling --
 
@@ -1045,3 +992,34 @@ def _check_blob(blob: Blob) -> None:
                 f"value {vid}: dq_datatype (legacy dynamic quantization of an input) is not "
                 "supported; quantize with an XNNConvert to a qdint8 value"
             )
+
+
+def run_tables(runs: Sequence[tuple[XnnRuntime, int, int, list | None]], base: int) -> None:
+    """Runs each (runtime, table, rows, shapes) in turn: the runtime set up from each of
+    `rows` rows of `struct xnn_external_value` (`external_values`, one entry per external
+    value, inputs then outputs) from address `base + table` on, and invoked after each; a
+    runtime of symbolic shapes is first reshaped for its inputs' `shapes` if they changed
+    (None: a runtime of static shapes). For a caller that built the rows over memory it
+    sized itself (the recurrent loop: a projection, then a step per frame): nothing is
+    checked, so that no per-call work repeats its checks; each array must be contiguous,
+    of its value's dtype and shape (outputs: the shapes XNNPACK computes, `output_specs`).
+    A runtime's lock is held for all its rows: concurrent callers' rows never interleave."""
+    for rt, table, rows, shapes in runs:
+        count = len(rt._externals)
+        start, stride = base + table, count * _EXTERNAL_VALUE.itemsize
+        setup, invoke = rt._lib.setup_runtime_at, rt._lib.invoke_runtime
+        with rt._lock:
+            if shapes is not None:
+                if shapes != rt._shapes:
+                    rt._reshape(shapes)
+            elif rt._input_dims is not None:
+                raise RuntimeError("a runtime of symbolic shapes needs its input shapes")
+            handle = rt._runtime
+            if handle is None:
+                raise RuntimeError("the runtime is closed")
+            rt._pointers[0] = 0  # the next `run` sets up again, from its own table
+            for row in range(start, start + rows * stride, stride):
+                if status := setup(handle, count, row):
+                    raise XnnpackError("", "xnn_setup_runtime_v2", status)
+                if status := invoke(handle):
+                    raise XnnpackError("", "xnn_invoke_runtime", status)
