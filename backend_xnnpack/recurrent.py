@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -147,6 +147,8 @@ class LstmRunner:
         self.batch_first, self.batch = batch_first, batch
         self.hidden, self.width = cells[0].w_hh.shape[1], cells[0].w_ih.shape[1]
         self.zero_state = zero_state
+        self._frame = (batch, self.width)  # an input frame's shape
+        self._state = (layers * self.directions, batch, self.hidden)  # h0's and c0's
         self.projections = [_projection(cell, threads) for cell in cells]
         self.steps = [_step(cell, batch, threads) for cell in cells]
         # h0 = c0 = 0 (an nn.LSTM called without a state): the first step skips W_hh @ h0,
@@ -161,13 +163,10 @@ class LstmRunner:
         """(output, h_n, c_n) as `torch.ops.aten.lstm.input` returns them."""
         if self.batch_first:
             x = x.transpose(0, 1)
-        frames = x.shape[0]
-        state = (self.layers * self.directions, self.batch, self.hidden)
-        for name, t, shape in (("input", x, (frames, self.batch, self.width)), ("h0", h0, state),
-                               ("c0", c0, state)):  # fmt: skip
-            if t.shape != shape or t.dtype != torch.float32:  # XNNPACK would read past it
-                raise ValueError(f"LSTM {name}: expected float32 {list(shape)}, got "
-                                 f"{t.dtype} {list(t.shape)}")  # fmt: skip
+        frames, state, f32 = x.shape[0], self._state, torch.float32
+        if (x.shape[1:] != self._frame or h0.shape != state or c0.shape != state
+                or x.dtype != f32 or h0.dtype != f32 or c0.dtype != f32):  # fmt: skip
+            self._refuse(x, h0, c0)  # XNNPACK would read past it
         if frames == 0:  # torch's LSTM: an empty output, the state unchanged
             out = x.new_empty(0, self.batch, self.directions * self.hidden)
             return (out.transpose(0, 1) if self.batch_first else out), h0.clone(), c0.clone()
@@ -183,6 +182,15 @@ class LstmRunner:
         floats[plan.h_n] = floats[plan.last_h]
         return results
 
+    def _refuse(self, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor) -> None:
+        """ValueError naming the first of the time-major `x`, h0 and c0 that is not a
+        float32 tensor of its shape."""
+        for name, t, shape in (("input", x, (x.shape[0], *self._frame)), ("h0", h0, self._state),
+                               ("c0", c0, self._state)):  # fmt: skip
+            if t.shape != shape or t.dtype != torch.float32:
+                raise ValueError(f"LSTM {name}: expected float32 {list(shape)}, got "
+                                 f"{t.dtype} {list(t.shape)}")  # fmt: skip
+
     def _block(
         self, plan: _Plan, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor
     ) -> tuple[np.ndarray, int, tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
@@ -190,14 +198,21 @@ class LstmRunner:
         its set-up table and h0/c0 in place; `x` contiguous, of the plan's frame count."""
         # numpy's allocation and views cost less than torch's (from_numpy keeps the block).
         floats = np.empty(plan.size, dtype=np.float32)
-        results = tuple(
-            torch.from_numpy(np.ndarray(shape, np.float32, floats, at, strides))
-            for shape, at, strides in plan.results
-        )
-        base = results[1].data_ptr() - plan.results[1][1]
-        words = floats.view(np.uint64)
-        np.add(plan.table, plan.address * base, out=words[plan.table_at :])
-        words[plan.inputs] = x.data_ptr()
+        views = [floats[at].reshape(shape) for at, shape in plan.results]
+        if self.batch_first:
+            views[0] = views[0].swapaxes(0, 1)
+        results = tuple(map(torch.from_numpy, views))
+        base = results[1].data_ptr() - plan.results[1][0].start * _F32
+        table = floats.view(np.uint64)[plan.table_at :]
+        # malloc mostly hands a call the block the call before freed: then the table is
+        # that call's, one copy instead of a multiply and an add.
+        last = plan.filled[0]
+        if last is not None and last[0] == base:
+            table[:] = last[1]
+        else:
+            np.add(plan.table, plan.address * base, out=table)
+            plan.filled[0] = (base, table.copy())
+        table[plan.inputs] = x.data_ptr()
         if not self.zero_state:
             floats[plan.h0] = h0.detach().numpy().reshape(-1)
             floats[plan.c0] = c0.detach().numpy().reshape(-1)
@@ -212,13 +227,14 @@ class _Plan:
     """One frame count's layout of a call's memory block (float32 units) and its XNNPACK
     calls. `table` (uint64 pairs: `struct xnn_external_value`'s id and address, relative
     to the block; `address` is 1 where the block's address is to be added) goes into the
-    block from uint64 word `table_at` on; `inputs` are the words the input's address goes
-    into. `layers`: the XNNPACK calls (`run_tables` runs: runtime, its rows' byte offset,
-    row count, input shapes or None), all in one group, or one per layer when the
-    directions' outputs are interleaved after each (bidirectional, batch > 1; then with
-    the copy's (into, from, [T, B, D, H]), else None). `h0`/`c0`/`h_n`: slices of the
-    block; `last_h` gathers h_n from the outputs; `results`: (shape, byte offset, byte
-    strides) of the output, h_n and c_n in the block."""
+    block from uint64 word `table_at` on; `inputs` are the table's words the input's
+    address goes into; `filled`: the last (block address, table) filled in, as a cache.
+    `layers`: the XNNPACK calls (`run_tables` runs: runtime, its rows' byte offset, row
+    count, input shapes or None), all in one group, or one per layer when the directions'
+    outputs are interleaved after each (bidirectional, batch > 1; then with the copy's
+    (into, from, [T, B, D, H]), else None). `h0`/`c0`/`h_n`: slices of the block; `last_h`
+    gathers h_n from the outputs; `results`: (slice, shape) of the output (time first),
+    h_n and c_n in the block."""
 
     size: int
     table: np.ndarray
@@ -231,6 +247,7 @@ class _Plan:
     h_n: slice
     last_h: np.ndarray
     results: tuple
+    filled: list = field(default_factory=lambda: [None])
 
     @staticmethod
     def build(runner: LstmRunner, frames: int) -> _Plan:
@@ -259,7 +276,7 @@ class _Plan:
                 # The projection: (x, gates); x is the call's input or the layer before's.
                 entries[k : k + 2] = (0, out - layer_out if layer else 0), (1, at["gates"])
                 if not layer:
-                    inputs.append(table_at + 2 * k + 1)
+                    inputs.append(2 * k + 1)
                 rows = entries[k + 2 : k + 2 + _STEP_EXTERNALS * frames]
                 h = (out + d * hidden, dirs * row) if direct else (
                     at["split"] + cell * frames * row, row)  # fmt: skip
@@ -335,14 +352,13 @@ def _last_h(runner: LstmRunner, frames: int, out: int) -> np.ndarray:
 
 
 def _results(runner: LstmRunner, frames: int, at: dict[str, int]) -> tuple:
-    """np.ndarray (shape, byte offset, byte strides) of the output (the last layer's; batch
-    first: transposed), h_n and c_n in the block."""
+    """(slice, shape) of the output (the last layer's, time first), h_n and c_n in the
+    block."""
     batch, hidden, dirs = runner.batch, runner.hidden, runner.directions
-    width, cells = dirs * hidden, runner.layers * dirs
-    out = at["out"] + (runner.layers - 1) * frames * batch * width
-    shape, stride = [frames, batch, width], [batch * width, width, 1]
-    if runner.batch_first:
-        shape[:2], stride[:2] = shape[1::-1], stride[1::-1]
-    views = [(shape, stride, out)]
-    views += [((cells, batch, hidden), (batch * hidden, hidden, 1), at[n]) for n in ("h_n", "c_n")]
-    return tuple((tuple(s), a * _F32, tuple(x * _F32 for x in st)) for s, st, a in views)
+    out, state = frames * batch * dirs * hidden, runner.layers * dirs * batch * hidden
+    start = at["out"] + (runner.layers - 1) * out
+    return (
+        (slice(start, start + out), (frames, batch, dirs * hidden)),
+        (slice(at["h_n"], at["h_n"] + state), (runner.layers * dirs, batch, hidden)),
+        (slice(at["c_n"], at["c_n"] + state), (runner.layers * dirs, batch, hidden)),
+    )

@@ -79,6 +79,7 @@ TORCH_DTYPES: dict[int, torch.dtype] = {
 # struct xnn_external_value (capi.ExternalValue) as a numpy record.
 _EXTERNAL_VALUE = np.dtype([("id", "<u4"), ("data", "<u8")], align=True)
 assert _EXTERNAL_VALUE.itemsize == ctypes.sizeof(capi.ExternalValue)
+_EXTERNAL_VALUE_SIZE = _EXTERNAL_VALUE.itemsize
 
 
 def external_values(rows: int, count: int) -> np.ndarray:
@@ -1004,13 +1005,14 @@ def run_tables(runs: Sequence[tuple[XnnRuntime, int, int, list | None]], base: i
     checked, so that no per-call work repeats its checks; each array must be contiguous,
     of its value's dtype and shape (outputs: the shapes XNNPACK computes, `output_specs`).
     A runtime's lock is held for all its rows: concurrent callers' rows never interleave."""
+    lib = capi.library()
+    setup, invoke = lib.setup_runtime_at, lib.invoke_runtime
     for rt, table, rows, shapes in runs:
         count = len(rt._externals)
-        start, stride = base + table, count * _EXTERNAL_VALUE.itemsize
-        setup, invoke = rt._lib.setup_runtime_at, rt._lib.invoke_runtime
+        start = base + table
         with rt._lock:
             if shapes is not None:
-                if shapes != rt._shapes:
+                if shapes is not rt._shapes and shapes != rt._shapes:  # `_reshape` keeps them
                     rt._reshape(shapes)
             elif rt._input_dims is not None:
                 raise RuntimeError("a runtime of symbolic shapes needs its input shapes")
@@ -1018,7 +1020,8 @@ def run_tables(runs: Sequence[tuple[XnnRuntime, int, int, list | None]], base: i
             if handle is None:
                 raise RuntimeError("the runtime is closed")
             rt._pointers[0] = 0  # the next `run` sets up again, from its own table
-            for row in range(start, start + rows * stride, stride):
+            rows_end = start + rows * count * _EXTERNAL_VALUE_SIZE
+            for row in range(start, rows_end, count * _EXTERNAL_VALUE_SIZE):
                 if status := setup(handle, count, row):
                     raise XnnpackError("", "xnn_setup_runtime_v2", status)
                 if status := invoke(handle):
