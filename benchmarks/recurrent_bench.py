@@ -27,7 +27,7 @@ any CPU's FMA units busy.
 
 Then the recurrent loop's own cost (`LstmRunner`, the LSTM over a symbolic time axis on the
 extended runtime), at 1 thread: a call of the runner against its bare XNNPACK calls (the
-same projections and steps, as a list of `xn_setup_runtime_v2` + `xnn_invoke_runtime`
+same projections and steps, as a list of `xnn_setup_runtime_v2` + `xnn_invoke_runtime`
 ctypes calls on one prepared block), interleaved, the fastest of `--rounds` in the calling
 thread's CPU time; "runner overhead per layer" is the difference per layer and direction:
 what the runner adds in Python (checks, the call's block and set-up table, the results).

@@ -84,7 +84,7 @@ _EXTERNAL_VALUE_SIZE = _EXTERNAL_VALUE.itemsize
 
 def external_values(rows: int, count: int) -> np.ndarray:
     """A [rows, count] table of `struct xnn_external_value` (fields "id", "data"), each row's
-    ids 0..count-1: the external values of one set-up (`run_at`, `run_steps_at`)."""
+    ids 0..count-1: the external values of one set-up per row (`run_tables`)."""
     table = np.zeros((rows, count), dtype=_EXTERNAL_VALUE)
     table["id"] = np.arange(count, dtype=np.uint32)
     return table
