@@ -6,24 +6,35 @@ direction this runs
   [T*B, 4H] with `bias_ih + bias_hh` as its bias, reshaped whenever T changes;
 - one step, T times: a runtime of static shapes (inputs: the frame's projected gates
   [B, 4H], h [B, H], c [B, H]; outputs h', c') whose external values are pointed at the
-  frame's rows before each invoke (`XnnRuntime.run_steps`: `xnn_setup_runtime_v2`, no
+  frame's rows before each invoke (`XnnRuntime.run_steps_at`: `xnn_setup_runtime_v2`, no
   reshape). h' is written straight into row t of the layer's output, which the next step
-  reads as its h; c ping-pongs between two buffers.
+  reads as its h; c ping-pongs between two buffers, the last c' lands in c_n.
+
+At a few frames the Python around those calls is the cost (at hidden 8, one frame: ~30 us
+a layer against ~2 us of XNNPACK), so a call does a few numpy and ctypes operations per
+layer: everything that depends only on the frame count (the layout of the call's buffers,
+the set-up table of every XNNPACK call as offsets into them) is a `_Plan`, cached per size;
+a call allocates one block for all its buffers, adds the block's address to the table
+(one numpy add), and passes the table's rows to XNNPACK by address (`XnnRuntime.run_at`,
+`run_steps_at`; the first step's runtime and the others' in one call).
 
 The weights are packed by XNNPACK once, when the runner is built (the runtimes are built with
 `consume=True`: they keep only the packed form). Calls may come from several threads: each
-call has its own buffers, and each step runtime runs one call's steps at a time (its lock).
+call has its own block, the plans are read-only, and each runtime runs one call's set-up and
+invoke (a step runtime: one call's steps) at a time (its lock).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from xnnc.backend_xnnpack.runtime import XnnRuntime
+from xnnc.backend_xnnpack.runtime.runtime import run_tables
 from xnnc.backend_xnnpack.serialize import GraphBuilder
 
 _NO_CLAMP = (-np.inf, np.inf)
@@ -110,7 +121,15 @@ class LstmRunner:
     """`aten.lstm.input` (without proj_size) on XNNPACK for any frame count; built once, its
     weights packed then. `cells` are layer-major, direction-minor (torch's `_flat_weights`
     order); `batch` is static. `zero_state`: every call's h0 and c0 are zeros (the values
-    passed are then not read)."""
+    passed are then not read).
+
+    A call's work is a few numpy and ctypes operations per layer: per frame count a `_Plan`
+    (cached, `plans` sizes) lays out one block of memory for all the call's buffers and
+    holds the set-up table of every XNNPACK call as offsets into it; a call allocates the
+    block, adds its address to the table (or copies the table filled for a block at that
+    address before) and runs the calls (`run_tables`). The outputs are views of that block,
+    which also holds the scratch (at hidden 512, 64 frames, 2 layers: ~800 KB for a 128 KB
+    output): it lives as long as they do."""
 
     def __init__(
         self,
@@ -122,17 +141,23 @@ class LstmRunner:
         batch: int,
         threads: int = 1,
         zero_state: bool = False,
+        plans: int = 16,
     ):
         self.layers, self.directions = layers, 2 if bidirectional else 1
         if len(cells) != layers * self.directions:
             raise ValueError(f"{len(cells)} cells for {layers} layers x {self.directions}")
         self.batch_first, self.batch = batch_first, batch
         self.hidden, self.width = cells[0].w_hh.shape[1], cells[0].w_ih.shape[1]
+        self.zero_state = zero_state
+        self._frame = (batch, self.width)  # an input frame's shape
+        self._state = (layers * self.directions, batch, self.hidden)  # h0's and c0's
         self.projections = [_projection(cell, threads) for cell in cells]
         self.steps = [_step(cell, batch, threads) for cell in cells]
         # h0 = c0 = 0 (an nn.LSTM called without a state): the first step skips W_hh @ h0,
         # as an unrolled compile folds it away (at hidden 512, one of a layer's T+1 GEMVs).
         self.first = [_step(cell, batch, threads, True) for cell in cells] if zero_state else None
+        # lru_cache is thread-safe; two threads may build one plan, both correct.
+        self._plan = functools.lru_cache(maxsize=plans)(self._build_plan)
 
     def __call__(
         self, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor
@@ -140,68 +165,202 @@ class LstmRunner:
         """(output, h_n, c_n) as `torch.ops.aten.lstm.input` returns them."""
         if self.batch_first:
             x = x.transpose(0, 1)
-        frames, batch, hidden, dirs = x.shape[0], self.batch, self.hidden, self.directions
-        state = (self.layers * dirs, batch, hidden)
-        for name, t, shape in (("input", x, (frames, batch, self.width)), ("h0", h0, state),
-                               ("c0", c0, state)):  # fmt: skip
-            if t.shape != shape or t.dtype != torch.float32:  # XNNPACK would read past it
+        frames, state, f32 = x.shape[0], self._state, torch.float32
+        if (x.shape[1:] != self._frame or h0.shape != state or c0.shape != state
+                or x.dtype != f32 or h0.dtype != f32 or c0.dtype != f32):  # fmt: skip
+            self._refuse(x, h0, c0)  # XNNPACK would read past it
+        if frames == 0:  # torch's LSTM: an empty output, the state unchanged
+            out = x.new_empty(0, self.batch, self.directions * self.hidden)
+            return (out.transpose(0, 1) if self.batch_first else out), h0.clone(), c0.clone()
+        plan = self._plan(frames)
+        x = x.contiguous()
+        floats, base, results = self._block(plan, x, h0, c0)
+        for runs, merge in plan.layers:
+            run_tables(runs, base)
+            if merge is not None:  # the directions' [T, B, H] outputs into [T, B, D*H]
+                into, parts, shape = merge  # [T, B, D, H] <- [D, T, B, H]
+                floats[into].reshape(shape)[:] = floats[parts].reshape(
+                    shape[2], *shape[:2], shape[3]).transpose(1, 2, 0, 3)  # fmt: skip
+        floats[plan.h_n] = floats[plan.last_h]
+        return results
+
+    def _refuse(self, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor) -> None:
+        """ValueError naming the first of the time-major `x`, h0 and c0 that is not a
+        float32 tensor of its shape."""
+        for name, t, shape in (("input", x, (x.shape[0], *self._frame)), ("h0", h0, self._state),
+                               ("c0", c0, self._state)):  # fmt: skip
+            if t.shape != shape or t.dtype != torch.float32:
                 raise ValueError(f"LSTM {name}: expected float32 {list(shape)}, got "
                                  f"{t.dtype} {list(t.shape)}")  # fmt: skip
-        h0, c0 = h0.contiguous(), c0.contiguous()
-        if frames == 0:  # torch's LSTM: an empty output, the state unchanged
-            out = x.new_empty(0, batch, dirs * hidden)
-            return (out.transpose(0, 1) if self.batch_first else out), h0.clone(), c0.clone()
-        h_n, c_n = torch.empty_like(h0), torch.empty_like(c0)
-        hn, cn = h_n.numpy(), c_n.numpy()
-        c = torch.empty(2, batch, hidden)  # this call's c, ping-ponging; every cell reuses it
-        cells = c.numpy()
-        row = batch * hidden * _F32  # bytes of one [B, H] state
+
+    def _block(
+        self, plan: _Plan, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor
+    ) -> tuple[np.ndarray, int, tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+        """A call's memory block, its address and the (output, h_n, c_n) tensors in it, with
+        its set-up table and h0/c0 in place; `x` contiguous, of the plan's frame count."""
+        # numpy's allocation and views cost less than torch's (from_numpy keeps the block).
+        floats = np.empty(plan.size, dtype=np.float32)
+        views = [floats[at].reshape(shape) for at, shape in plan.results]
+        if self.batch_first:
+            views[0] = views[0].swapaxes(0, 1)
+        results = tuple(map(torch.from_numpy, views))
+        base = results[1].data_ptr() - plan.results[1][0].start * _F32
+        table = floats.view(np.uint64)[plan.table_at :]
+        # malloc mostly hands a call the block the call before freed: then the table is
+        # that call's, one copy instead of a multiply and an add.
+        last = plan.filled[0]
+        if last is not None and last[0] == base:
+            table[:] = last[1]
+        else:
+            np.add(plan.table, plan.address * base, out=table)
+            plan.filled[0] = (base, table.copy())
+        table[plan.inputs] = x.data_ptr()
+        if not self.zero_state:
+            floats[plan.h0] = h0.detach().numpy().reshape(-1)
+            floats[plan.c0] = c0.detach().numpy().reshape(-1)
+        return floats, base, results  # type: ignore[return-value]
+
+    def _build_plan(self, frames: int) -> _Plan:
+        return _Plan.build(self, frames)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One frame count's layout of a call's memory block (float32 units) and its XNNPACK
+    calls. `table` (uint64 pairs: `struct xnn_external_value`'s id and address, relative
+    to the block; `address` is 1 where the block's address is to be added) goes into the
+    block from uint64 word `table_at` on; `inputs` are the table's words the input's
+    address goes into; `filled`: the last (block address, table) filled in, as a cache.
+    `layers`: the XNNPACK calls (`run_tables` runs: runtime, its rows' byte offset, row
+    count, input shapes or None), all in one group, or one per layer when the directions'
+    outputs are interleaved after each (bidirectional, batch > 1; then with the copy's
+    (into, from, [T, B, D, H]), else None). `h0`/`c0`/`h_n`: slices of the block; `last_h`
+    gathers h_n from the outputs; `results`: (slice, shape) of the output (time first),
+    h_n and c_n in the block."""
+
+    size: int
+    table: np.ndarray
+    address: np.ndarray
+    table_at: int
+    inputs: np.ndarray
+    layers: tuple
+    h0: slice
+    c0: slice
+    h_n: slice
+    last_h: np.ndarray
+    results: tuple
+    filled: list = field(default_factory=lambda: [None])
+
+    @staticmethod
+    def build(runner: LstmRunner, frames: int) -> _Plan:
+        batch, hidden, dirs, layers = runner.batch, runner.hidden, runner.directions, runner.layers
+        cells, row = layers * dirs, batch * hidden
         # h' goes straight into the output's row t when a direction's [B, H] rows are
         # contiguous there (one direction, or batch 1); else into one buffer per direction.
         direct = dirs == 1 or batch == 1
-        for layer in range(self.layers):
-            x = x.contiguous()
-            if direct:
-                out = torch.empty(frames, batch, dirs * hidden)
-                outs = [out] * dirs
-            else:
-                outs = [torch.empty(frames, batch, hidden) for _ in range(dirs)]
+        state = 0 if runner.zero_state else cells * row
+        layer_out = frames * dirs * row
+        sizes = {"out": layers * layer_out, "split": 0 if direct else layers * layer_out,
+                 "gates": frames * 4 * row, "c": 2 * row, "h_n": cells * row,
+                 "c_n": cells * row, "h0": state, "c0": state}  # fmt: skip
+        at, end = {}, 0
+        for name, n in sizes.items():  # regions of whole cache lines from the block's start
+            at[name], end = end, end + -(-n // 16) * 16
+        table_at = end // 2  # uint64 words
+        entries = np.zeros((cells * (2 + _STEP_EXTERNALS * frames), 2), dtype=np.uint64)
+        inputs, plan_layers, k = [], [], 0  # k: the next table entry
+        for layer in range(layers):
+            out = at["out"] + layer * layer_out
+            if not direct or not layer:
+                runs = []
             for d in range(dirs):
                 cell = layer * dirs + d
-                (gates,) = self.projections[cell].run(x.reshape(frames * batch, -1))
-                base, stride = outs[d].data_ptr(), outs[d].stride(0) * _F32
-                if direct:
-                    base += d * hidden * _F32
-                order = np.arange(frames, dtype=np.uint64)
-                if d:
-                    order = order[::-1]
-                table = _addresses(
-                    order, gates.data_ptr(), 4 * row, base, stride, h0.data_ptr() + cell * row,
-                    c0.data_ptr() + cell * row, c.data_ptr(), row,
-                )  # fmt: skip
-                if self.first is not None:  # (gates_x, h', c') of the first step
-                    self.first[cell].run_steps(table[:1, [0, 3, 4]])
-                    table = table[1:]
-                if len(table):
-                    self.steps[cell].run_steps(table)
-                last = outs[d].numpy()[int(order[-1])]
-                hn[cell] = last[:, d * hidden : (d + 1) * hidden] if direct else last
-                cn[cell] = cells[(frames - 1) % 2]
-            x = outs[0] if direct else torch.cat(outs, dim=2)
-        return (x.transpose(0, 1) if self.batch_first else x), h_n, c_n
+                # The projection: (x, gates); x is the call's input or the layer before's.
+                entries[k : k + 2] = (0, out - layer_out if layer else 0), (1, at["gates"])
+                if not layer:
+                    inputs.append(2 * k + 1)
+                rows = entries[k + 2 : k + 2 + _STEP_EXTERNALS * frames]
+                h = (out + d * hidden, dirs * row) if direct else (
+                    at["split"] + cell * frames * row, row)  # fmt: skip
+                _step_rows(rows.reshape(frames, _STEP_EXTERNALS, 2), at, cell, row, d, h,
+                           runner.first is not None)  # fmt: skip
+                width = runner.width if layer == 0 else dirs * hidden
+                shapes = [torch.Size((frames * batch, width))]  # a list, as `run` keeps them
+                runs.append((runner.projections[cell], (table_at + 2 * k) * 8, 1, shapes))
+                steps_at, step = (table_at + 2 * k + 4) * 8, runner.steps[cell]
+                if runner.first is not None:
+                    runs.append((runner.first[cell], steps_at, 1, None))
+                    steps_at += _STEP_EXTERNALS * 16  # bytes of a struct xnn_external_value row
+                if rest := frames - (runner.first is not None):
+                    runs.append((step, steps_at, rest, None))
+                k += 2 + len(rows)
+            if not direct:
+                split = at["split"] + layer * layer_out
+                merge = (slice(out, out + layer_out), slice(split, split + layer_out),
+                         (frames, batch, dirs, hidden))  # fmt: skip
+                plan_layers.append((tuple(runs), merge))
+        if direct:  # all the calls in one go
+            plan_layers.append((tuple(runs), None))
+        address = np.zeros_like(entries)
+        address[:, 1] = 1
+        entries[:, 1] *= _F32
+        frozen = [a.reshape(-1) for a in (entries, address, np.array(inputs),
+                                          _last_h(runner, frames, at["out"]))]  # fmt: skip
+        for a in frozen:
+            a.flags.writeable = False
+        return _Plan(
+            size=2 * table_at + 2 * entries.size, table=frozen[0], address=frozen[1],
+            table_at=table_at, inputs=frozen[2], layers=tuple(plan_layers),
+            h0=slice(at["h0"], at["h0"] + state), c0=slice(at["c0"], at["c0"] + state),
+            h_n=slice(at["h_n"], at["h_n"] + cells * row), last_h=frozen[3],
+            results=_results(runner, frames, at),
+        )  # fmt: skip
 
 
-def _addresses(
-    order: np.ndarray, gates: int, gates_row: int, out: int, out_row: int, h0: int, c0: int,
-    c: int, row: int,
-) -> np.ndarray:  # fmt: skip
-    """Each step's external addresses [steps, (gates_x, h, c, h', c')]: the frame's
-    projected gates, h' into the output's row t, h from the row written one step before (h0
-    first), c alternating between the two rows of `c` (c0 first)."""
-    table = np.empty((len(order), 5), dtype=np.uint64)
-    table[:, 0] = order * np.uint64(gates_row) + np.uint64(gates)
-    table[:, 3] = order * np.uint64(out_row) + np.uint64(out)
-    table[0::2, 4], table[1::2, 4] = c, c + row
-    table[0, 1], table[0, 2] = h0, c0
-    table[1:, 1:3] = table[:-1, 3:5]
-    return table
+_STEP_EXTERNALS = 5  # gates_x, h, c, h', c'
+
+
+def _step_rows(
+    rows: np.ndarray, at: dict[str, int], cell: int, row: int, reverse: int,
+    h: tuple[int, int], zero_state: bool,
+) -> None:  # fmt: skip
+    """Fills one cell's [T, externals, (id, address)] step table, addresses in floats from
+    the block: the frame's projected gates, h' into the frame's row (`h`: the first's
+    offset, the stride), h and c from the step before (h0, c0 first), c' alternating between
+    the two rows of `at["c"]`, the last into c_n. With `zero_state`, the first row is the
+    first-step runtime's (gates_x, h', c')."""
+    frames = len(rows)
+    order = np.arange(frames)[:: -1 if reverse else 1]
+    rows[:, :, 0] = np.arange(_STEP_EXTERNALS)
+    ptr = rows[:, :, 1]
+    ptr[:, 0] = at["gates"] + order * 4 * row
+    ptr[:, 3] = h[0] + order * h[1]
+    ptr[:, 4] = at["c"] + np.arange(frames) % 2 * row
+    ptr[-1, 4] = at["c_n"] + cell * row
+    ptr[1:, 1:3] = ptr[:-1, 3:5]
+    ptr[0, 1:3] = ptr[0, 3:5] if zero_state else (at["h0"] + cell * row, at["c0"] + cell * row)
+
+
+def _last_h(runner: LstmRunner, frames: int, out: int) -> np.ndarray:
+    """The floats of h_n [cells, B, H] in the layers' outputs (each [T, B, D*H] from `out`
+    on): a direction's h at its last frame."""
+    batch, hidden, dirs = runner.batch, runner.hidden, runner.directions
+    layer = np.arange(runner.layers)[:, None, None, None]
+    d = np.arange(dirs)[None, :, None, None]
+    last = np.where(d == 0, frames - 1, 0)
+    b, j = np.arange(batch)[:, None], np.arange(hidden)
+    width = dirs * hidden
+    return out + (layer * frames + last) * batch * width + b * width + d * hidden + j
+
+
+def _results(runner: LstmRunner, frames: int, at: dict[str, int]) -> tuple:
+    """(slice, shape) of the output (the last layer's, time first), h_n and c_n in the
+    block."""
+    batch, hidden, dirs = runner.batch, runner.hidden, runner.directions
+    out, state = frames * batch * dirs * hidden, runner.layers * dirs * batch * hidden
+    start = at["out"] + (runner.layers - 1) * out
+    return (
+        (slice(start, start + out), (frames, batch, dirs * hidden)),
+        (slice(at["h_n"], at["h_n"] + state), (runner.layers * dirs, batch, hidden)),
+        (slice(at["c_n"], at["c_n"] + state), (runner.layers * dirs, batch, hidden)),
+    )

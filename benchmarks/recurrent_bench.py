@@ -3,6 +3,8 @@ the LSTM beside ONNX Runtime and torch eager.
 
     python -m xnnc.benchmarks.recurrent_bench [--threads 1,2] [--rounds 15]
                                               [--hidden 512] [--layers 2] [--frames 75]
+                                              [--overhead-hidden 8,512]
+                                              [--overhead-frames 1,4,13,64]
 
 The model is EnCodec's SLSTM (`examples/models.py`: a 2-layer nn.LSTM, 512 channels, 75
 frames at full size, with its skip connection). torch.export unrolls it: per layer one
@@ -22,6 +24,13 @@ between nodes). The step's limit is its bytes: the recurrent weight (4H x H fp32
 once per step at the read bandwidth of a buffer of that size on the same thread count
 (`torch.sum` over it, the fastest of many), since 2 FLOP per weight element cannot keep
 any CPU's FMA units busy.
+
+Then the recurrent loop's own cost (`LstmRunner`, the LSTM over a symbolic time axis on the
+extended runtime), at 1 thread: a call of the runner against its bare XNNPACK calls (the
+same projections and steps, as a list of `xnn_setup_runtime_v2` + `xnn_invoke_runtime`
+ctypes calls on one prepared block), interleaved, the fastest of `--rounds` in the calling
+thread's CPU time; "runner overhead per layer" is the difference per layer and direction:
+what the runner adds in Python (checks, the call's block and set-up table, the results).
 """
 
 from __future__ import annotations
@@ -34,11 +43,15 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+import numpy as np
 import torch
 
 import xnnc
+from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
+from xnnc.backend_xnnpack.runtime import capi
 from xnnc.benchmarks.zoo import cpu_header
 from xnnc.driver import Program
 from xnnc.examples.models import _SLSTM
@@ -148,6 +161,72 @@ def run(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def _runner(hidden: int, layers: int) -> LstmRunner:
+    """EnCodec's LSTM shape (input = hidden, batch 1, no state) on the recurrent loop."""
+    lstm = torch.nn.LSTM(hidden, hidden, layers)
+    cells = []
+    for layer in range(layers):
+        weight = {n: getattr(lstm, f"{n}_l{layer}").detach().numpy().copy()
+                  for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")}  # fmt: skip
+        cells.append(LstmCell(weight["weight_ih"], weight["weight_hh"],
+                              weight["bias_ih"] + weight["bias_hh"]))  # fmt: skip
+    return LstmRunner(cells, layers=layers, bidirectional=False, batch_first=False, batch=1,
+                      zero_state=True)  # fmt: skip
+
+
+def bare_calls(runner: LstmRunner, x: torch.Tensor, h0: torch.Tensor) -> Callable[[], None]:
+    """The XNNPACK calls `runner(x, h0, h0)` makes, alone: one set-up and invoke per
+    projection and step on one block prepared once (the projections are shaped for `x` by
+    a runner call first)."""
+    runner(x, h0, h0)
+    plan = runner._plan(x.shape[0])
+    block, base, _ = runner._block(plan, x, h0, h0)
+    calls = []
+    for runs, _ in plan.layers:
+        for rt, table, rows, _ in runs:
+            stride = len(rt._externals) * 16  # bytes of a row of struct xnn_external_value
+            calls += [(rt._runtime, len(rt._externals), base + table + k * stride)
+                      for k in range(rows)]  # fmt: skip
+    setup, invoke = capi.library().setup_runtime_at, capi.library().invoke_runtime
+
+    def run() -> None:
+        for rt, count, table in calls:
+            setup(rt, count, table)
+            invoke(rt)
+
+    run.keep = (block, x)  # type: ignore[attr-defined]  # the memory the table points at
+    return run
+
+
+def overhead(args: argparse.Namespace) -> list[str]:
+    """Rows of the runner's per-call cost against its bare XNNPACK calls (1 thread)."""
+    torch.set_num_threads(1)
+    lines = [
+        f"| hidden | frames | runner us | bare XNNPACK calls us | runner overhead per layer us "
+        f"({args.layers} layers) |",
+        "|" + "---|" * 5,
+    ]
+    for hidden in args.overhead_hidden:
+        torch.manual_seed(0)
+        runner, h0 = _runner(hidden, args.layers), torch.zeros(args.layers, 1, hidden)
+        for frames in args.overhead_frames:
+            x = torch.randn(frames, 1, hidden)
+            calls = {"runner": partial(runner, x, h0, h0), "bare": bare_calls(runner, x, h0)}
+            # ~2 ms of calls per sample: the clocks' resolution and a call's noise average out
+            n = max(1, int(2e-3 / max(_timed(calls["runner"])[1], 1e-7)))
+            best = dict.fromkeys(calls, np.inf)
+            for _ in range(args.rounds):
+                for name, call in calls.items():
+                    cpu = time.thread_time()
+                    for _ in range(n):
+                        call()
+                    best[name] = min(best[name], (time.thread_time() - cpu) / n * 1e6)
+            per_layer = (best["runner"] - best["bare"]) / args.layers
+            lines.append(f"| {hidden} | {frames} | {best['runner']:.1f} | {best['bare']:.1f} | "
+                         f"{per_layer:.1f} |")  # fmt: skip
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", default="1,2")
@@ -155,11 +234,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=512)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--frames", type=int, default=75)
+    parser.add_argument("--overhead-hidden", default="8,512")
+    parser.add_argument("--overhead-frames", default="1,4,13,64")
     args = parser.parse_args(argv)
     args.threads = [int(t) for t in args.threads.split(",")]
+    args.overhead_hidden = [int(h) for h in args.overhead_hidden.split(",")]
+    args.overhead_frames = [int(t) for t in args.overhead_frames.split(",")]
     print(cpu_header(args.threads))
     print(f"EnCodec SLSTM: {args.layers} layers, {args.hidden} channels, {args.frames} frames\n")
     print("\n".join(run(args)))
+    print(f"\nThe recurrent loop's runner: {args.layers} layers, batch 1, h0 = c0 = 0, 1 thread\n")
+    print("\n".join(overhead(args)))
     return 0
 
 

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 import torch
 from torch.export import Dim
 
 import xnnc
+from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
+from xnnc.backend_xnnpack.runtime.runtime import run_tables
 from xnnc.dialects import aten
 from xnnc.dialects.weights import WeightAttr
 from xnnc.errors import XnncError
@@ -250,3 +253,97 @@ def test_a_new_size_reshapes_the_projections_only() -> None:
         program(*_inputs(model, frames))
     assert [rt.reshapes for rt in runner.projections] == [3, 3]
     assert [rt.reshapes for rt in runner.steps + runner.first] == [0] * 4
+
+
+def _runner(lstm: torch.nn.LSTM, batch: int, zero_state: bool, **options) -> LstmRunner:
+    """The loop built straight from `lstm`'s weights (as xnnc/recurrent.py plans it)."""
+    dirs = 2 if lstm.bidirectional else 1
+    cells = []
+    for layer in range(lstm.num_layers):
+        for d in range(dirs):
+            w = {n: getattr(lstm, f"{n}_l{layer}{'_reverse' if d else ''}").detach().numpy()
+                 for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")}  # fmt: skip
+            cells.append(LstmCell(w["weight_ih"].copy(), w["weight_hh"].copy(),
+                                  w["bias_ih"] + w["bias_hh"]))  # fmt: skip
+    return LstmRunner(cells, layers=lstm.num_layers, bidirectional=lstm.bidirectional,
+                      batch_first=lstm.batch_first, batch=batch, zero_state=zero_state,
+                      **options)  # fmt: skip
+
+
+RUNNER_CONFIGS = {
+    # batch 1 bidirectional: h' straight into the output's rows, at a direction's offset
+    "2-layer-bidirectional-batch-1": ({"num_layers": 2, "bidirectional": True}, 1),
+    # batch 3 bidirectional: one buffer per direction, interleaved after each layer
+    "2-layer-bidirectional-batch-3-batch-first": (
+        {"num_layers": 2, "bidirectional": True, "batch_first": True}, 3),
+    "3-layer-batch-3": ({"num_layers": 3}, 3),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("zero_state", [True, False], ids=["zero-state", "given-state"])
+@pytest.mark.parametrize("config", RUNNER_CONFIGS.values(), ids=RUNNER_CONFIGS.keys())
+def test_the_runner_matches_eager_at_every_layout(config: tuple, zero_state: bool) -> None:
+    """The runner alone against nn.LSTM at 0, 1, 2 and 17 frames: output, h_n and c_n, each
+    a view of the call's one block (batch_first: a transposed one). At 0 frames torch's LSTM
+    refuses the input; the loop returns an empty output and the state unchanged."""
+    options, batch = config
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(FEATURES, HIDDEN, **options).eval()
+    runner = _runner(lstm, batch, zero_state)
+    cells = lstm.num_layers * (2 if lstm.bidirectional else 1)
+    for frames in (0, 1, 2, 17):
+        x = torch.randn(batch, frames, FEATURES) if lstm.batch_first else (
+            torch.randn(frames, batch, FEATURES))  # fmt: skip
+        h0, c0 = (torch.zeros if zero_state else torch.randn)(2, cells, batch, HIDDEN)
+        got = runner(x, h0, c0)
+        if frames == 0:
+            assert got[0].shape == x.shape[:-1] + (runner.directions * HIDDEN,)
+            assert torch.equal(got[1], h0) and torch.equal(got[2], c0)
+            continue
+        with torch.no_grad():
+            y, (h, c) = lstm(x, (h0, c0))
+        for g, w in zip(got, (y, h, c), strict=True):
+            assert g.shape == w.shape
+            _close(g, w)
+
+
+def test_the_plans_of_a_few_sizes_are_kept() -> None:
+    """Each frame count's plan is built once and kept (`plans` of them, least recently used
+    dropped): a size planned again computes the same bits; a call's results are its own
+    (a later call leaves them unchanged)."""
+    torch.manual_seed(0)
+    runner = _runner(torch.nn.LSTM(FEATURES, HIDDEN, 2).eval(), BATCH, False, plans=2)
+    inputs = {t: (torch.randn(t, BATCH, FEATURES), *torch.randn(2, 2, BATCH, HIDDEN))
+              for t in (3, 5, 7)}  # fmt: skip
+    first = {t: [r.clone() for r in runner(*x)] for t, x in inputs.items()}
+    kept = runner(*inputs[7])
+    for t in (5, 3, 7, 3):
+        assert all(map(torch.equal, runner(*inputs[t]), first[t]))
+    assert all(map(torch.equal, kept, first[7]))
+    info = runner._plan.cache_info()
+    assert (info.currsize, info.hits, info.misses) == (2, 3, 5)  # 3, 5, 7, 7; 5, 3, 7, 3
+
+
+def test_run_steps_runs_a_step_per_row() -> None:
+    """`XnnRuntime.run_steps` (the step runtime on rows of addresses) computes one LSTM step
+    per row, each from the row before's h', c'; `run_tables` refuses to run a runtime of
+    symbolic shapes without its input shapes."""
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(FEATURES, HIDDEN).eval()
+    runner = _runner(lstm, 1, False)
+    gates = np.random.default_rng(0).standard_normal((2, 4 * HIDDEN)).astype(np.float32)
+    h, c = np.zeros((3, HIDDEN), np.float32), np.zeros((3, HIDDEN), np.float32)
+    h[0], c[0] = 0.5, -0.25
+    rows = [[gates[t].ctypes.data, h[t].ctypes.data, c[t].ctypes.data, h[t + 1].ctypes.data,
+             c[t + 1].ctypes.data] for t in range(2)]  # fmt: skip
+    runner.steps[0].run_steps(np.array(rows, dtype=np.uint64))
+    want_h, want_c = torch.from_numpy(h[0]), torch.from_numpy(c[0])
+    for t in range(2):
+        i, f, g, o = (torch.from_numpy(gates[t]) + lstm.weight_hh_l0 @ want_h).detach().chunk(4)
+        want_c = i.sigmoid() * g.tanh() + f.sigmoid() * want_c
+        want_h = o.sigmoid() * want_c.tanh()
+        _close(torch.from_numpy(h[t + 1]), want_h)
+        _close(torch.from_numpy(c[t + 1]), want_c)
+    with pytest.raises(RuntimeError) as e:
+        run_tables([(runner.projections[0], 0, 1, None)], 0)
+    assert str(e.value) == "a runtime of symbolic shapes needs its input shapes"

@@ -79,6 +79,16 @@ TORCH_DTYPES: dict[int, torch.dtype] = {
 # struct xnn_external_value (capi.ExternalValue) as a numpy record.
 _EXTERNAL_VALUE = np.dtype([("id", "<u4"), ("data", "<u8")], align=True)
 assert _EXTERNAL_VALUE.itemsize == ctypes.sizeof(capi.ExternalValue)
+_EXTERNAL_VALUE_SIZE = _EXTERNAL_VALUE.itemsize
+
+
+def external_values(rows: int, count: int) -> np.ndarray:
+    """A [rows, count] table of `struct xnn_external_value` (fields "id", "data"), each row's
+    ids 0..count-1: the external values of one set-up per row (`run_tables`)."""
+    table = np.zeros((rows, count), dtype=_EXTERNAL_VALUE)
+    table["id"] = np.arange(count, dtype=np.uint32)
+    return table
+
 
 # Node kinds XNNPACK 92a7ad50 rejects on bf16 values and that run in fp32 between converts;
 # the bf16 GEMMs among them keep their bf16 operands when all of them are bf16.
@@ -825,30 +835,12 @@ class XnnRuntime(RuntimeHandle):
         a copy. The caller keeps that memory alive and of the external values' declared
         shapes and dtypes. The lock is held for all the steps: those of concurrent callers
         never interleave."""
-        if self._input_dims is not None:
-            raise RuntimeError("run_steps needs a runtime of static shapes")
         steps, count = addresses.shape
         if count != len(self._externals):
             raise ValueError(f"{count} addresses per step for {len(self._externals)} externals")
-        # One struct xnn_external_value array for all the steps, filled without a loop.
-        table = np.empty((steps, count), dtype=_EXTERNAL_VALUE)
-        table["id"] = np.arange(count, dtype=np.uint32)
+        table = external_values(steps, count)
         table["data"] = addresses
-        base, stride = table.ctypes.data, count * _EXTERNAL_VALUE.itemsize
-        lib = self._lib
-        setup, invoke = lib.setup_runtime_at, lib.invoke_runtime
-        with self._lock:
-            rt = self._runtime
-            if rt is None:
-                raise RuntimeError("the runtime is closed")
-            self._pointers[:] = [0] * count  # `run` points XNNPACK at its own tensors again
-            for k in range(steps):
-                status = setup(rt, count, base + k * stride)
-                if status:
-                    raise XnnpackError("", "xnn_setup_runtime_v2", status)
-                status = invoke(rt)
-                if status:
-                    raise XnnpackError("", "xnn_invoke_runtime", status)
+        run_tables(((self, 0, steps, None),), table.ctypes.data)
 
     # -- profiling --
 
@@ -1001,3 +993,36 @@ def _check_blob(blob: Blob) -> None:
                 f"value {vid}: dq_datatype (legacy dynamic quantization of an input) is not "
                 "supported; quantize with an XNNConvert to a qdint8 value"
             )
+
+
+def run_tables(runs: Sequence[tuple[XnnRuntime, int, int, list | None]], base: int) -> None:
+    """Runs each (runtime, table, rows, shapes) in turn: the runtime set up from each of
+    `rows` rows of `struct xnn_external_value` (`external_values`, one entry per external
+    value, inputs then outputs) from address `base + table` on, and invoked after each; a
+    runtime of symbolic shapes is first reshaped for its inputs' `shapes` if they changed
+    (None: a runtime of static shapes). For a caller that built the rows over memory it
+    sized itself (the recurrent loop: a projection, then a step per frame): nothing is
+    checked, so that no per-call work repeats its checks; each array must be contiguous,
+    of its value's dtype and shape (outputs: the shapes XNNPACK computes, `output_specs`).
+    A runtime's lock is held for all its rows: concurrent callers' rows never interleave."""
+    lib = capi.library()
+    setup, invoke = lib.setup_runtime_at, lib.invoke_runtime
+    for rt, table, rows, shapes in runs:
+        count = len(rt._externals)
+        start = base + table
+        with rt._lock:
+            if shapes is not None:
+                if shapes is not rt._shapes and shapes != rt._shapes:  # `_reshape` keeps them
+                    rt._reshape(shapes)
+            elif rt._input_dims is not None:
+                raise RuntimeError("a runtime of symbolic shapes needs its input shapes")
+            handle = rt._runtime
+            if handle is None:
+                raise RuntimeError("the runtime is closed")
+            rt._pointers[0] = 0  # the next `run` sets up again, from its own table
+            rows_end = start + rows * count * _EXTERNAL_VALUE_SIZE
+            for row in range(start, rows_end, count * _EXTERNAL_VALUE_SIZE):
+                if status := setup(handle, count, row):
+                    raise XnnpackError("", "xnn_setup_runtime_v2", status)
+                if status := invoke(handle):
+                    raise XnnpackError("", "xnn_invoke_runtime", status)
