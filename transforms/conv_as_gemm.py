@@ -57,10 +57,18 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import Decision, conv_layer, decide, record, record_moved
+from xnnc.cost.decision import (
+    Decision,
+    conv_layer,
+    decide,
+    record,
+    record_moved,
+    taps_cannot_follow,
+)
 from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import BinaryOperator
+from xnnc.ir.shapes import relative_end
 from xnnc.ir.types import shape_of, size_symbols
 
 MIN_OUTPUT_CHANNELS = 16
@@ -74,7 +82,7 @@ def _v(attr) -> int:
 def _decision(op: xnn.Convolution2dOp, ignore_target: bool) -> Decision | None:
     """The layer's decision when it is "gemm", else None (the "direct" one recorded on `op`)."""
     layer = conv_layer(op)
-    if ignore_target and not size_symbols(op):
+    if ignore_target and (not size_symbols(op) or taps_cannot_follow(op, layer) is None):
         return Decision(FORM, "gemm", "option", layer.key(), "ignore-target=true")
     decision = decide(op, layer)
     if decision.choice == "gemm":
@@ -155,10 +163,14 @@ class ConvAsGemm(RewritePattern):
         taps = [(i, j) for i in range(kh) for j in range(kw)]
         rows = tap_offsets(kh, _v(op.dilation_height))
         cols = tap_offsets(kw, _v(op.dilation_width))
-        sizes = [n, out_h, out_w, cin]
+        out = [n, out_h, out_w, cin]
         for i, j in taps:
             offsets = [0, rows[i], cols[j], 0]
-            tap = e.node(xnn.StaticSliceOp, x, shape=sizes, offsets=offsets, sizes=sizes)
+            # On a symbolic dim, tap j ends (k-1-j)*d before the padded input's end.
+            sizes = [
+                relative_end(d, o, m) for d, o, m in zip(shape_of(x), offsets, out, strict=True)
+            ]
+            tap = e.node(xnn.StaticSliceOp, x, shape=out, offsets=offsets, sizes=sizes)
             filter_ij = e.const(w[:, i, j, :], f"{name}.tap{i * kw + j}")  # copied by e.const
             y = e.node(xnn.FullyConnectedOp, tap, filter_ij, op.bias if total is None else None,
                        shape=(n, out_h, out_w, cout))  # fmt: skip
