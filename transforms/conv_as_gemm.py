@@ -11,6 +11,12 @@ its IGEMM ones.
 
     y[r, c] = b + sum_{i<kh, j<kw} x_pad[r + i*dh, c + j*dw] @ w_ij^T
 
+On a symbolic size the same form serves every size: along a symbolic axis of kernel k and
+dilation d, tap j starts j*d into the padded input and ends (k-1-j)*d before its end, a
+slice counted from the end (`XNNStaticSliceV3`: extended runtime only; the stock slice
+stops at most at the end itself). The decision evaluates the static rule at both ends of
+the symbol's range (`cost.decision`).
+
 Why: at XNNPACK 92a7ad50 on x86-64 CPUs with AVX2/FMA3 and no model-specific case (Zen 2/3
 here), convolutions run the 5x16 fma3 IGEMM microkernel written in C, which needs 17 vector
 registers of AVX2's 16 and keeps one accumulator on the stack: 25-33 GFLOP/s at every size
@@ -32,8 +38,9 @@ already runs a 1x1 stride-1 convolution as a GEMM); groups != 1 (depthwise and g
 stride is not 1; there are fewer than `min-output-channels` (16) output channels (a
 matrix-vector product per tap is slower than the IGEMM); the element type is not f32 (fp16
 and bf16 GEMM kernels were not measured); the filter or bias is not a constant with data;
-TensorFlow SAME padding; and, with `two-d=false`, 2-D convolutions (input or kernel height
-above 1).
+TensorFlow SAME padding; with `two-d=false`, 2-D convolutions (input or kernel height
+above 1); and, on the stock target, a kernel wider than one tap along a symbolic axis (the
+decision says why).
 """
 
 from __future__ import annotations
