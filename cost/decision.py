@@ -175,10 +175,8 @@ def decide(op: Operation, layer: Layer) -> Decision:
     symbols = sorted({s for d in fields if isinstance(d, DimExpr) for s in d.symbols})
     if symbols and layer.form in _SIZE_FREE_RULES:
         return static(op, layer)  # the rule reads no size, and the rewrite checks its form
-    if symbols and layer.form == "conv-as-gemm" and layer.out_channels == 1:
-        # The one-output-channel form (depthwise + channel sum) slices nothing: both of its
-        # nodes reshape with the size, and its rule reads channels and threads only.
-        return recorded(op, layer.form) or static(op, layer)
+    if symbols and layer.form == "conv-as-gemm":
+        return _symbolic_conv(op, layer, symbols)  # type: ignore[arg-type]
     if symbols and layer.form == "bf16-gemm":
         if (tuned := recorded(op, layer.form)) is not None:
             return tuned
@@ -186,10 +184,7 @@ def decide(op: Operation, layer: Layer) -> Decision:
         # compile at that size would; the split runtime reshapes the operators per size.
         ranges = symbol_ranges(op)
         env = {s: ranges[s][0] for s in symbols}
-        smallest = dataclasses.replace(layer, **{
-            k: v.evaluate(env) for k, v in vars(layer).items() if isinstance(v, DimExpr)
-        })  # fmt: skip
-        rule = static(op, smallest)
+        rule = static(op, _at(layer, env))
         at = ", ".join(f"{s} = {v}" for s, v in env.items())
         why = (
             f"symbolic size {', '.join(symbols)}: the form at the smallest size ({at}): {rule.why}"
@@ -201,12 +196,70 @@ def decide(op: Operation, layer: Layer) -> Decision:
     return recorded(op, layer.form) or static(op, layer)
 
 
+def _symbolic_conv(op: Operation, layer: ConvLayer, symbols: list[str]) -> Decision:
+    """conv-as-gemm on a symbolic size: one form serves every size. A decision recorded for
+    this symbolic layer (its key) is followed; else the direct form when the taps' slices
+    cannot follow the size (`taps_cannot_follow`), else the static rule over the range."""
+    if (kept := recorded(op, layer.form)) is not None and kept.layer == layer.key():
+        return kept
+    if (why := taps_cannot_follow(op, layer)) is not None:
+        why = f"symbolic size {', '.join(symbols)}: {why}"
+        return Decision(layer.form, "direct", "rule", layer.key(), why)
+    return _rule_over_range(op, layer, symbols)
+
+
+def taps_cannot_follow(op: Operation, layer: ConvLayer) -> str | None:
+    """Why the GEMM form of `layer` cannot follow its symbolic sizes on the target of `op`,
+    or None when it can. Tap j along an axis of kernel k and dilation d reads the padded
+    input from j*d to (k-1-j)*d before its end: on a symbolic axis with k > 1 all taps but
+    the last end before the dim's end, which only the extended runtime's from-end slice
+    (`XNNStaticSliceV3`) writes. The one-output-channel form (depthwise + channel sum)
+    slices nothing and always follows."""
+    if layer.out_channels == 1 or target_of(op).runtime == "extended":
+        return None
+    axes = zip((layer.height, layer.width), layer.kernel, layer.dilation, strict=True)
+    if all(isinstance(size, int) or (k - 1) * d == 0 for size, k, d in axes):
+        return None
+    return (
+        "the taps' slices end before the end of a symbolic dim, and stock ExecuTorch's "
+        "XNNStaticSlice takes only absolute unsigned sizes (a slice to the end is the most it "
+        "can follow)"
+    )
+
+
+def _rule_over_range(op: Operation, layer: ConvLayer, symbols: list[str]) -> Decision:
+    """The static rule at both ends of the symbols' ranges (`xnnc.symbols`); when they
+    disagree, the form at the largest size, where the layer takes most time."""
+    ranges = symbol_ranges(op)
+    if not all(s in ranges for s in symbols):
+        rule = static(op, layer)  # the conv rule reads channels and threads, not sizes
+        why = f"symbolic size {', '.join(symbols)} (no recorded range): the rule: {rule.why}"
+        return Decision(layer.form, rule.choice, "rule", layer.key(), why)
+    ends = [static(op, _at(layer, {s: ranges[s][i] for s in symbols})) for i in (0, 1)]
+    span = ", ".join(f"{s} in [{ranges[s][0]}, {ranges[s][1]}]" for s in symbols)
+    low, high = ends
+    if low.choice == high.choice:
+        why = f"symbolic size {span}: {high.choice} by the rule at both ends: {high.why}"
+    else:
+        why = (
+            f"symbolic size {span}: {high.choice}, the rule's form at the largest size, where "
+            f"the layer takes most time ({high.why}); at the smallest: {low.choice} ({low.why})"
+        )
+    return Decision(layer.form, high.choice, "rule", layer.key(), why)
+
+
+def _at(layer: Layer, env: dict[str, int]) -> Layer:
+    """`layer` with its symbolic sizes evaluated at `env`."""
+    return dataclasses.replace(layer, **{  # type: ignore[type-var]
+        k: v.evaluate(env) for k, v in vars(layer).items() if isinstance(v, DimExpr)
+    })  # fmt: skip
+
+
 # Forms whose static rule reads no size (kernel, stride and groups only): on a symbolic size
 # the rule decides and the rewrite itself checks that its form follows the size.
 _SIZE_FREE_RULES = {"polyphase"}
 
 _STATIC_ONLY = {
-    "conv-as-gemm": "the taps' slices have fixed sizes",
     "bf16-gemm": "the native bf16 GEMM runs as a static operator",
     "upsample-nearest": "its profitability is decided at one size",
     "polyphase": "its phases' slices have fixed sizes",

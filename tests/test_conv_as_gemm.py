@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn as nn
+from torch.export import Dim
 
 import xnnc
 from xnnc.cost import rules
@@ -121,3 +122,124 @@ def test_models(zoo, name):
     got = program(*inputs)
     torch.testing.assert_close(got, want, atol=1e-4 * scale, rtol=1e-4)
     torch.testing.assert_close(got, plain(*inputs), atol=1e-4 * scale, rtol=1e-4)
+
+
+class DecoderStack(nn.Module):
+    """A SEANet-style decoder block at 512 channels: k7, a dilated k3 and an unpadded k3."""
+
+    def __init__(self, channels: int = 512) -> None:
+        super().__init__()
+        self.wide = nn.Conv1d(channels, channels, 7, padding=3)
+        self.dilated = nn.Conv1d(channels, channels, 3, dilation=3, padding=3)
+        self.out = nn.Conv1d(channels, 64, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = nn.functional.elu(self.wide(x))
+        return self.out(nn.functional.elu(self.dilated(h)) + h)
+
+
+def _dynamic(model, x, dims, target, shapes):
+    """Compile once with `dims` (of input `x`); match eager at each of `shapes`."""
+    model = model.eval()
+    program = xnnc.compile(model, (x,), dynamic_shapes=(dims,), target=target, tune=False)
+    for shape in shapes:
+        y = torch.randn(shape)
+        with torch.no_grad():
+            want = model(y)
+        scale = max(1.0, want.abs().max().item())
+        torch.testing.assert_close(program(y), want, atol=1e-4 * scale, rtol=1e-4)
+    return program
+
+
+def _gemm_whys(program) -> list[str]:
+    return [d.why for d in program.decisions() if d.form == "conv-as-gemm"]
+
+
+@pytest.mark.parametrize("runtime", ["extended", "stock"])
+def test_symbolic_length(runtime):
+    """One program for T in [4, 64]: on the extended runtime every tap but the last ends
+    (k-1-j)*d before the padded input's symbolic end (a from-end slice), and the rule,
+    which reads channels and threads, takes GEMMs at both ends; the stock slice cannot
+    end there, so the convolutions stay, saying why."""
+    torch.manual_seed(0)
+    target = f"{runtime},x86-64-avx512fp16"  # Sapphire Rapids class: GEMMs from 384 inputs
+    frames = Dim("T", min=4, max=64)
+    shapes = [(1, 512, t) for t in (4, 9, 37, 64)]
+    program = _dynamic(DecoderStack(), torch.randn(1, 512, 13), {2: frames}, target, shapes)
+    ops = _ops(program)
+    if runtime == "stock":
+        assert ops.count("xnn.convolution_2d") == 3 and "xnn.fully_connected" not in ops
+        assert _gemm_whys(program) == 3 * [
+            "symbolic size T: the taps' slices end before the end of a symbolic dim, and "
+            "stock ExecuTorch's XNNStaticSlice takes only absolute unsigned sizes (a slice "
+            "to the end is the most it can follow)"
+        ]
+        return
+    assert "xnn.convolution_2d" not in ops and ops.count("xnn.fully_connected") == 7 + 3 + 3
+    assert _gemm_whys(program) == 3 * [
+        "symbolic size T in [4, 64]: gemm by the rule at both ends: AVX-512 (AMX/FP16), "
+        "1 thread, 512 >= 384 input channels"
+    ]
+    ends = sorted(
+        op.properties["sizes"].get_values()[2]
+        for op in program.module.walk()
+        if op.name == "xnn.static_slice"
+    )
+    # Per layer, tap j of k ends (k-1-j)*d before the end: k7 d1, k3 d3, k3 d1.
+    assert ends == sorted([-6, -5, -4, -3, -2, -1, 0, -6, -3, 0, -2, -1, 0])
+
+
+@pytest.mark.parametrize("runtime", ["extended", "stock"])
+def test_symbolic_2d(runtime):
+    """A 3x3 convolution on H = h, W = 2*h (derived): nine taps, each a window counted
+    from both symbolic ends (extended); stock keeps the convolution."""
+    torch.manual_seed(0)
+    h = Dim("h", min=2, max=16)
+    model = nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.ReLU())
+    target = AVX2.replace(runtime=runtime)
+    shapes = [(1, 8, n, 2 * n) for n in (2, 7, 16)]
+    program = _dynamic(model, torch.randn(1, 8, 5, 10), {2: h, 3: 2 * h}, target, shapes)
+    fires = runtime == "extended"
+    assert _ops(program).count("xnn.fully_connected") == (9 if fires else 0)
+    assert ("xnn.convolution_2d" not in _ops(program)) == fires
+
+
+def test_symbolic_rows_with_one_tap_follow_on_stock():
+    """A (1, 3) kernel on a symbolic height: along it every tap is the slice to the end
+    (offset 0), which the stock slice writes, so stock takes the GEMM form too."""
+    torch.manual_seed(0)
+    model = nn.Conv2d(8, 16, (1, 3), padding=(0, 1))
+    stock, shapes = AVX2.replace(runtime="stock"), [(1, 8, n, 6) for n in (1, 6, 32)]
+    program = _dynamic(model, torch.randn(1, 8, 5, 6), {2: Dim("H", min=1, max=32)}, stock, shapes)
+    assert "xnn.convolution_2d" not in _ops(program)
+    assert _ops(program).count("xnn.fully_connected") == 3
+    # And its `.pte` on stock ExecuTorch, whose slice reads "to the end" from UINT32_MAX.
+    from xnnc.pte import StockRuntime, to_pte
+
+    dims = ({2: Dim("H", min=1, max=32)},)
+    run = StockRuntime(to_pte(model, (torch.randn(1, 8, 5, 6),), dynamic_shapes=dims,
+                              target=stock, tune=False))  # fmt: skip
+    for n in (1, 32):
+        x = torch.randn(1, 8, n, 6)
+        with torch.no_grad():
+            torch.testing.assert_close(run(x)[0], model(x), atol=1e-4, rtol=1e-4)
+
+
+def test_symbolic_rule_ends_disagree(monkeypatch):
+    """When the rule's forms differ across the range, the program takes the form at the
+    largest size, where the layer takes most time, and says both."""
+
+    def by_length(target: Target, layer: ConvLayer) -> rules.Choice:
+        if layer.width >= 32:
+            return rules.Choice("gemm", f"width {layer.width} >= 32")
+        return rules.Choice("direct", f"width {layer.width} < 32")
+
+    monkeypatch.setitem(rules.RULES, "conv-as-gemm", by_length)
+    torch.manual_seed(0)
+    program = _dynamic(nn.Conv1d(8, 16, 3, padding=1), torch.randn(1, 8, 13),
+                       {2: Dim("T", min=4, max=64)}, AVX2, [(1, 8, 4), (1, 8, 64)])  # fmt: skip
+    assert "xnn.convolution_2d" not in _ops(program)
+    assert _gemm_whys(program) == [
+        "symbolic size T in [4, 64]: gemm, the rule's form at the largest size, where the "
+        "layer takes most time (width 64 >= 32); at the smallest: direct (width 4 < 32)"
+    ]

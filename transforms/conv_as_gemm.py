@@ -11,6 +11,12 @@ its IGEMM ones.
 
     y[r, c] = b + sum_{i<kh, j<kw} x_pad[r + i*dh, c + j*dw] @ w_ij^T
 
+On a symbolic size the same form serves every size: along a symbolic axis of kernel k and
+dilation d, tap j starts j*d into the padded input and ends (k-1-j)*d before its end, a
+slice counted from the end (`XNNStaticSliceV3`: extended runtime only; the stock slice
+stops at most at the end itself). The decision evaluates the static rule at both ends of
+the symbol's range (`cost.decision`).
+
 Why: at XNNPACK 92a7ad50 on x86-64 CPUs with AVX2/FMA3 and no model-specific case (Zen 2/3
 here), convolutions run the 5x16 fma3 IGEMM microkernel written in C, which needs 17 vector
 registers of AVX2's 16 and keeps one accumulator on the stack: 25-33 GFLOP/s at every size
@@ -32,8 +38,9 @@ already runs a 1x1 stride-1 convolution as a GEMM); groups != 1 (depthwise and g
 stride is not 1; there are fewer than `min-output-channels` (16) output channels (a
 matrix-vector product per tap is slower than the IGEMM); the element type is not f32 (fp16
 and bf16 GEMM kernels were not measured); the filter or bias is not a constant with data;
-TensorFlow SAME padding; and, with `two-d=false`, 2-D convolutions (input or kernel height
-above 1).
+TensorFlow SAME padding; with `two-d=false`, 2-D convolutions (input or kernel height
+above 1); and, on the stock target, a kernel wider than one tap along a symbolic axis (the
+decision says why).
 """
 
 from __future__ import annotations
@@ -57,10 +64,18 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import Decision, conv_layer, decide, record, record_moved
+from xnnc.cost.decision import (
+    Decision,
+    conv_layer,
+    decide,
+    record,
+    record_moved,
+    taps_cannot_follow,
+)
 from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import BinaryOperator
+from xnnc.ir.shapes import relative_end
 from xnnc.ir.types import shape_of, size_symbols
 
 MIN_OUTPUT_CHANNELS = 16
@@ -74,7 +89,7 @@ def _v(attr) -> int:
 def _decision(op: xnn.Convolution2dOp, ignore_target: bool) -> Decision | None:
     """The layer's decision when it is "gemm", else None (the "direct" one recorded on `op`)."""
     layer = conv_layer(op)
-    if ignore_target and not size_symbols(op):
+    if ignore_target and (not size_symbols(op) or taps_cannot_follow(op, layer) is None):
         return Decision(FORM, "gemm", "option", layer.key(), "ignore-target=true")
     decision = decide(op, layer)
     if decision.choice == "gemm":
@@ -155,10 +170,14 @@ class ConvAsGemm(RewritePattern):
         taps = [(i, j) for i in range(kh) for j in range(kw)]
         rows = tap_offsets(kh, _v(op.dilation_height))
         cols = tap_offsets(kw, _v(op.dilation_width))
-        sizes = [n, out_h, out_w, cin]
+        out = [n, out_h, out_w, cin]
         for i, j in taps:
             offsets = [0, rows[i], cols[j], 0]
-            tap = e.node(xnn.StaticSliceOp, x, shape=sizes, offsets=offsets, sizes=sizes)
+            # On a symbolic dim, tap j ends (k-1-j)*d before the padded input's end.
+            sizes = [
+                relative_end(d, o, m) for d, o, m in zip(shape_of(x), offsets, out, strict=True)
+            ]
+            tap = e.node(xnn.StaticSliceOp, x, shape=out, offsets=offsets, sizes=sizes)
             filter_ij = e.const(w[:, i, j, :], f"{name}.tap{i * kw + j}")  # copied by e.const
             y = e.node(xnn.FullyConnectedOp, tap, filter_ij, op.bias if total is None else None,
                        shape=(n, out_h, out_w, cout))  # fmt: skip

@@ -82,3 +82,23 @@ func.func @recorded_direct(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x7x32xf32> {
   %y = xnn.convolution_2d %x, %w {kernel_height = 1, kernel_width = 2, group_input_channels = 8, group_output_channels = 32, xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "tuned", layer = "conv f32 1x1x8x8->32 k1x2 d1x1 p0,0,0,0", times_ms = {direct = 1.0 : f64, gemm = 1.04 : f64}}} : (tensor<1x1x8x8xf32>, tensor<32x1x2x8xf32>) -> tensor<1x1x7x32xf32>
   func.return %y : tensor<1x1x7x32xf32>
 }
+
+// -----
+
+// A symbolic length, T in [4, 64]: one form for every size, the rule evaluated at both ends
+// of the range (it reads channels and threads: the ends agree). The extended runtime's taps
+// end before the symbolic end (from-end slices); the stock one (ARM here) cannot write them.
+// CHECK-LABEL: func.func @symbolic_wide
+// AVX2:        xnn.binary add {{.*}}why = "symbolic size T in [4, 64]: gemm by the rule at both ends: AVX2/FMA3: XNNPACK's IGEMM spills, its GEMM does not (1.7-2x)"
+// AVX512:      xnn.binary add {{.*}}why = "symbolic size T in [4, 64]: gemm by the rule at both ends: AVX-512 (AMX/FP16), 1 thread, 512 >= 384 input channels"
+// THREADS:     xnn.binary add {{.*}}why = "symbolic size T in [4, 64]: gemm by the rule at both ends: AVX-512 (AMX/FP16), 2 threads, 512 >= 384 input channels"
+// ZEN:         xnn.binary add {{.*}}why = "symbolic size T in [4, 64]: gemm by the rule at both ends: AVX-512, 1 thread, 512 >= 384 input channels"
+// ZENTHREADS:  xnn.convolution_2d {{.*}}why = "symbolic size T in [4, 64]: direct by the rule at both ends: AVX-512, 2 threads: the taps' nodes are thread-pool barriers (Zen 4: -46% on Mimi at 2 threads)"
+// ARM:         xnn.convolution_2d {{.*}}why = "symbolic size T: the taps' slices end before the end of a symbolic dim, and stock ExecuTorch's XNNStaticSlice takes only absolute unsigned sizes (a slice to the end is the most it can follow)"
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [4, 64]>} {
+func.func @symbolic_wide(%x: tensor<1x1x?x512xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x32xf32, #xnnc.dims<"T">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<32x1x3x512xf32>
+  %y = xnn.convolution_2d %x, %w {padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 512, group_output_channels = 32} : (tensor<1x1x?x512xf32, #xnnc.dims<"T">>, tensor<32x1x3x512xf32>) -> tensor<1x1x?x32xf32, #xnnc.dims<"T">>
+  func.return %y : tensor<1x1x?x32xf32, #xnnc.dims<"T">>
+}
+}

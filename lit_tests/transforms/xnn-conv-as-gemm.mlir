@@ -235,21 +235,96 @@ builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch =
 
 // -----
 
-// Left alone, even with ignore-target: a symbolic width. The taps' slices would have fixed
-// sizes; the decision keeps the direct form and says why.
+// A symbolic width on the extended runtime: tap j of k3 starts j samples into the padded
+// input and ends 2 - j before its symbolic end (sizes -2, -1, 0: XNNStaticSliceV3 writes
+// them). Without xnnc.symbols the range is unknown; the rule reads channels and threads.
 // CHECK-LABEL: func.func @symbolic_width
-// CHECK-NEXT:    %w = xnn.constant
-// CHECK-NEXT:    %b = xnn.constant
-// CHECK-NEXT:    %y = xnn.convolution_2d %x, %w, %b {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1xTx2->16 k1x3 d1x1 p0,1,0,1", why = "symbolic size T: the taps' slices have fixed sizes"}
+// CHECK:         %[[P:.*]] = xnn.static_constant_pad %x {{.*}} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"T + 2">>
+// CHECK-NEXT:    xnn.static_slice %[[P]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, -2, 2>} : (tensor<1x1x?x2xf32, #xnnc.dims<"T + 2">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"T">>
+// CHECK:         xnn.fully_connected {{.*}} -> tensor<1x1x?x16xf32, #xnnc.dims<"T">>
+// CHECK:         xnn.static_slice %[[P]] {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, -1, 2>}
+// CHECK:         xnn.static_slice %[[P]] {offsets = array<i64: 0, 0, 2, 0>, sizes = array<i64: 1, 1, 0, 2>}
+// PASS:          %y = xnn.binary add {{.*}}xnn.decision = {form = "conv-as-gemm", choice = "gemm", source = "rule", layer = "conv f32 1x1xTx2->16 k1x3 d1x1 p0,1,0,1", why = "symbolic size T (no recorded range): the rule: AVX2/FMA3: XNNPACK's IGEMM spills, its GEMM does not (1.7-2x)"}
+// IGNORE:        %y = xnn.binary add {{.*}}source = "option"
 // CHECK-NEXT:    func.return %y
-// IGNORE-LABEL: func.func @symbolic_width
-// IGNORE:         xnn.convolution_2d {{.*}}why = "symbolic size T: the taps' slices have fixed sizes"
+// CHECK-NOT:     xnn.convolution_2d
 builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
 func.func @symbolic_width(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T">> {
   %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x2xf32>
   %b = xnn.constant dense<1.000000e+00> : tensor<16xf32>
   %y = xnn.convolution_2d %x, %w, %b {padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 2, group_output_channels = 16} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<16x1x3x2xf32>, tensor<16xf32>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T">>
   func.return %y : tensor<1x1x?x16xf32, #xnnc.dims<"T">>
+}
+}
+
+// -----
+
+// Dilation 2, no padding, T in [8, 64]: the taps end 4, 2 and 0 samples before the input's
+// end, and the rule, evaluated at T = 8 and T = 64, agrees.
+// CHECK-LABEL: func.func @symbolic_width_dilated
+// CHECK-NOT:     xnn.static_constant_pad
+// CHECK:         xnn.static_slice %x {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, -4, 2>} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x2xf32, #xnnc.dims<"T - 4">>
+// CHECK:         xnn.static_slice %x {offsets = array<i64: 0, 0, 2, 0>, sizes = array<i64: 1, 1, -2, 2>}
+// CHECK:         xnn.static_slice %x {offsets = array<i64: 0, 0, 4, 0>, sizes = array<i64: 1, 1, 0, 2>}
+// PASS:          xnn.binary add {{.*}}why = "symbolic size T in [8, 64]: gemm by the rule at both ends: AVX2/FMA3: XNNPACK's IGEMM spills, its GEMM does not (1.7-2x)"
+// CHECK-NOT:     xnn.convolution_2d
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [8, 64]>, xnn.target = #xnn.target<runtime = "extended", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
+func.func @symbolic_width_dilated(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T - 4">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x2xf32>
+  %y = xnn.convolution_2d %x, %w {kernel_height = 1, kernel_width = 3, dilation_width = 2, group_input_channels = 2, group_output_channels = 16} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<16x1x3x2xf32>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T - 4">>
+  func.return %y : tensor<1x1x?x16xf32, #xnnc.dims<"T - 4">>
+}
+}
+
+// -----
+
+// The stock target: its XNNStaticSlice cannot end before a symbolic end, so the convolution
+// stays (even with ignore-target) and its decision says why.
+// CHECK-LABEL: func.func @symbolic_width_stock
+// CHECK:         %y = xnn.convolution_2d %x, %w {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1xTx2->16 k1x3 d1x1 p0,1,0,1", why = "symbolic size T: the taps' slices end before the end of a symbolic dim, and stock ExecuTorch's XNNStaticSlice takes only absolute unsigned sizes (a slice to the end is the most it can follow)"}
+// CHECK-NEXT:    func.return %y
+// IGNORE-LABEL: func.func @symbolic_width_stock
+// IGNORE:         xnn.convolution_2d {{.*}}choice = "direct"
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 64]>, xnn.target = #xnn.target<runtime = "stock", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
+func.func @symbolic_width_stock(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x2xf32>
+  %y = xnn.convolution_2d %x, %w {padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 2, group_output_channels = 16} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<16x1x3x2xf32>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T">>
+  func.return %y : tensor<1x1x?x16xf32, #xnnc.dims<"T">>
+}
+}
+
+// -----
+
+// Stock, a symbolic height and a 1x3 kernel: along the height every tap is a slice to the
+// end (size 0), which the stock slice writes, so the GEMM form follows there too.
+// CHECK-LABEL: func.func @symbolic_rows_stock
+// CHECK:         xnn.static_slice %x {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 0, 4, 2>}
+// CHECK:         xnn.static_slice %x {offsets = array<i64: 0, 0, 2, 0>, sizes = array<i64: 1, 0, 4, 2>}
+// PASS:          xnn.binary add {{.*}}why = "symbolic size H in [1, 32]: gemm by the rule at both ends: {{.*}}"
+// CHECK-NOT:     xnn.convolution_2d
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<H = [1, 32]>, xnn.target = #xnn.target<runtime = "stock", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
+func.func @symbolic_rows_stock(%x: tensor<1x?x6x2xf32, #xnnc.dims<"H">>) -> tensor<1x?x4x16xf32, #xnnc.dims<"H">> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x2xf32>
+  %y = xnn.convolution_2d %x, %w {kernel_height = 1, kernel_width = 3, group_input_channels = 2, group_output_channels = 16} : (tensor<1x?x6x2xf32, #xnnc.dims<"H">>, tensor<16x1x3x2xf32>) -> tensor<1x?x4x16xf32, #xnnc.dims<"H">>
+  func.return %y : tensor<1x?x4x16xf32, #xnnc.dims<"H">>
+}
+}
+
+// -----
+
+// A decision recorded on a symbolic layer is followed only when it is keyed for that layer
+// (its symbolic signature); one measured at a fixed size (a static layer's key) is not.
+// CHECK-LABEL: func.func @symbolic_recorded
+// CHECK:         %y = xnn.convolution_2d {{.*}}layer = "conv f32 1x1xTx2->16 k1x3 d1x1 p0,1,0,1"
+// CHECK:         xnn.static_slice
+// PASS:          %z = xnn.binary add {{.*}}source = "rule", layer = "conv f32 1x1xTx2->16 k1x3 d1x1 p0,1,0,1", why = "symbolic size T in [4, 64]: gemm by the rule at both ends
+// CHECK:         func.return %y, %z
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [4, 64]>, xnn.target = #xnn.target<runtime = "extended", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
+func.func @symbolic_recorded(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> (tensor<1x1x?x16xf32, #xnnc.dims<"T">>, tensor<1x1x?x16xf32, #xnnc.dims<"T">>) {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x3x2xf32>
+  %y = xnn.convolution_2d %x, %w {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1xTx2->16 k1x3 d1x1 p0,1,0,1", why = "a previous compile"}, padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 2, group_output_channels = 16} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<16x1x3x2xf32>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T">>
+  %z = xnn.convolution_2d %x, %w {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "tuned", layer = "conv f32 1x1x64x2->16 k1x3 d1x1 p0,1,0,1", times_ms = {direct = 1.0 : f64, gemm = 1.5 : f64}}, padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 2, group_output_channels = 16} : (tensor<1x1x?x2xf32, #xnnc.dims<"T">>, tensor<16x1x3x2xf32>) -> tensor<1x1x?x16xf32, #xnnc.dims<"T">>
+  func.return %y, %z : tensor<1x1x?x16xf32, #xnnc.dims<"T">>, tensor<1x1x?x16xf32, #xnnc.dims<"T">>
 }
 }
 
