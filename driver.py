@@ -443,6 +443,13 @@ class _Plan:
                       if v in slot]  # fmt: skip
         # Outputs the plan holds across calls (constants, cached values) are copied out.
         self.held = frozenset(slot[v] for v in ops[-1].operands if v in static)
+        # One subgraph on the arguments, returning its results: its runtime called at once
+        # (a whole-subgraph program's call costs what it did before the plan).
+        self.direct: tuple[Any, tuple[int, ...]] | None = None
+        if len(steps) == 1 and not self.sized and not self.held and not torched:
+            run, ins, outs, _, _ = steps[0]
+            if self.outputs == outs and all(i < self.inputs for i in ins):
+                self.direct = run, ins
         self.cache: dict[tuple, list[torch.Tensor]] = {}
         self.cache_lock = Lock()  # a program is called from many threads at once
 
@@ -465,6 +472,9 @@ class _Plan:
         return _Plan(func, runtimes, recurrent, impls)
 
     def __call__(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> tuple:
+        if self.direct is not None:
+            run, feeds = self.direct
+            return tuple(run(*[tensors[i] for i in feeds]))
         slots = self.base.copy()
         slots[: self.inputs] = tensors
         if self.sized:
@@ -474,7 +484,6 @@ class _Plan:
         if self.torched:
             functions = AtenFunctions()
             functions.sizes = sizes
-        step = None
         try:
             for step in self.steps:
                 run, ins, outs, torch_op, _ = step
@@ -486,8 +495,6 @@ class _Plan:
                 for i, value in zip(outs, results):
                     slots[i] = value
         except Exception as e:  # as xDSL's interpreter reports it: the IR, the op marked
-            if step is None:
-                raise
             step[4].emit_error("Error while interpreting op", e)
         held = self.held
         return tuple(slots[i].clone() if i in held else slots[i] for i in self.outputs)

@@ -138,11 +138,13 @@ def test_whole_subgraph_calls_skip_the_interpreter(zoo) -> None:
     direct = program(*inputs)
     ((runtime, *_),) = program._plan.steps
     assert runtime is program.runtimes[program.subgraphs[0]]
+    assert program._plan.direct[0] is runtime  # called at once, without the slots
     program._plan = "the interpreter, for this test"
     torch.testing.assert_close(direct, program(*inputs), atol=0, rtol=0)
     partial = zoo.compiled("mimi", exclude=("aten.elu",))
     torch.testing.assert_close(partial(*inputs), direct, **TOL[torch.float32])
     assert partial.num_partitions > 1 and len(partial._plan.steps) > 1
+    assert partial._plan.direct is None
 
 
 def test_save_and_load_program(zoo, tmp_path) -> None:
