@@ -393,40 +393,11 @@ class _Plan:
         block = func.body.block
         ops = list(block.ops)
         self.inputs = len(block.args)
-        slot: dict[SSAValue, int] = {v: i for i, v in enumerate(block.args)}
+        self.slot: dict[SSAValue, int] = {v: i for i, v in enumerate(block.args)}
         self.cached_ops: list[tuple[Any, Operation]] = []  # (impl, op) run once per size
-        steps, torched = [], False
-        static: set[SSAValue] = set()
-
-        def slots_of(values: Sequence[SSAValue]) -> tuple[int, ...]:
-            for v in values:
-                if v not in slot:  # a constant's or a cached value, read per call
-                    slot[v] = len(slot)
-            return tuple(slot[v] for v in values)
-
-        def results_of(op: Operation) -> tuple[int, ...]:
-            return slots_of(op.results)
-
-        for op in ops[:-1]:
-            if isinstance(op, aten.ConstantOp):
-                if op not in recurrent.unread:  # those the loops hold packed get nothing
-                    static.add(op.result)
-            elif isinstance(op, xnn.SubgraphOp):
-                steps.append((runtimes[op], slots_of(op.inputs), results_of(op), None, op))
-            elif op in recurrent.runners:
-                runner, indices = recurrent.runners[op]
-                ins = slots_of([op.operands[i] for i in indices])
-                steps.append((runner, ins, results_of(op), None, op))
-                torched = True
-            elif all(v in static for v in op.operands) and op.operands and not _seeded(op):
-                self.cached_ops.append((impls[type(op)], op))
-                static.update(op.results)
-            else:
-                steps.append((impls[type(op)], slots_of(op.operands), results_of(op), op, op))
-                torched = True
-        self.outputs = slots_of(ops[-1].operands)
-        self.steps = tuple(steps)
-        self.torched = torched  # torch runs some step: autograd must record nothing
+        static = self._schedule(ops[:-1], runtimes, recurrent, impls)
+        slot = self.slot
+        self.outputs = self._slots_of(ops[-1].operands)
         # Constants' tensors, made once: views of the IR's buffers (`tensor_of`).
         read = [v for v in slot if isinstance(v.owner, aten.ConstantOp)]
         read += [v for _, op in self.cached_ops for v in op.operands
@@ -446,12 +417,47 @@ class _Plan:
         # One subgraph on the arguments, returning its results: its runtime called at once
         # (a whole-subgraph program's call costs what it did before the plan).
         self.direct: tuple[Any, tuple[int, ...]] | None = None
-        if len(steps) == 1 and not self.sized and not self.held and not torched:
-            run, ins, outs, _, _ = steps[0]
+        if len(self.steps) == 1 and not self.sized and not self.held and not self.torched:
+            run, ins, outs, _, _ = self.steps[0]
             if self.outputs == outs and all(i < self.inputs for i in ins):
                 self.direct = run, ins
         self.cache: dict[tuple, list[torch.Tensor]] = {}
         self.cache_lock = Lock()  # a program is called from many threads at once
+
+    def _schedule(self, ops: list, runtimes: dict, recurrent: RecurrentOps, impls: dict) -> set:
+        """`steps` (run, operand slots, result slots, the op for its aten implementation or
+        None, the op) and `cached_ops` for `ops`; returns the values of constants and sizes
+        alone."""
+        steps, static, self.torched = [], set(), False  # torched: no_grad around the call
+        for op in ops:
+            if isinstance(op, aten.ConstantOp):
+                if op not in recurrent.unread:  # those the loops hold packed get nothing
+                    static.add(op.result)
+            elif isinstance(op, xnn.SubgraphOp):
+                steps.append((runtimes[op], self._slots_of(op.inputs),
+                              self._slots_of(op.results), None, op))  # fmt: skip
+            elif op in recurrent.runners:
+                runner, indices = recurrent.runners[op]
+                ins = self._slots_of([op.operands[i] for i in indices])
+                steps.append((runner, ins, self._slots_of(op.results), None, op))
+                self.torched = True
+            elif all(v in static for v in op.operands) and op.operands and not _seeded(op):
+                self.cached_ops.append((impls[type(op)], op))
+                static.update(op.results)
+            else:
+                ins, outs = self._slots_of(op.operands), self._slots_of(op.results)
+                steps.append((impls[type(op)], ins, outs, op, op))
+                self.torched = True
+        self.steps = tuple(steps)
+        return static
+
+    def _slots_of(self, values: Sequence[SSAValue]) -> tuple[int, ...]:
+        """The slots of `values`, given to those without one (a result, or a constant's or
+        cached value read per call)."""
+        for v in values:
+            if v not in self.slot:
+                self.slot[v] = len(self.slot)
+        return tuple(self.slot[v] for v in values)
 
     @staticmethod
     def plan(func: FuncOp, runtimes: dict, recurrent: RecurrentOps) -> _Plan | str:
