@@ -44,10 +44,10 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 import xnnc
 from xnnc import heap
@@ -56,6 +56,7 @@ from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
 from xnnc.errors import OptionError, PackedWeightsWarning, TrainingModeWarning, XnncError
+from xnnc.frontend.fx_importer import torch_overload
 from xnnc.interpreter.aten import AtenFunctions, InputBinder, tensor_of
 from xnnc.ir.dims import is_symbolic
 from xnnc.ir.types import shape_of, symbol_ranges
@@ -104,8 +105,9 @@ class Program:
     """A lowered module with one extended-runtime instance per subgraph.
 
     Callable from any number of threads at once: each subgraph's runtime lets one run
-    through at a time (on its own thread pool), and each calling thread interprets the
-    function with an interpreter of its own, so calls share the weights and nothing else."""
+    through at a time (on its own thread pool), and each call runs the function's plan
+    (`_Plan`) on values of its own, so calls share the weights and nothing else. A function
+    the plan cannot run goes through xDSL's interpreter, one per calling thread."""
 
     def __init__(
         self,
@@ -147,7 +149,10 @@ class Program:
         # xDSL's Interpreter keeps the values of the call it runs: one per calling thread.
         self._per_thread = local()
         self._last_profile: list[tuple[str, float]] | None = None
-        self._direct = self._whole_subgraph()
+        # Built at the first call, so that a benchmark may switch an LSTM back to torch
+        # (`_recurrent.runners.clear()`) after creating the program; None: not yet built.
+        self._plan: _Plan | str | None = None
+        self._plan_lock = Lock()
 
     def _runtimes(
         self,
@@ -224,28 +229,6 @@ class Program:
         release_held_weights(self.module, held)
         self._unsavable = why
 
-    def _whole_subgraph(self) -> _Direct | None:
-        """The function as one subgraph call, when it is one subgraph returning its results
-        whose inputs are arguments or values of constants alone (a causal mask sliced to
-        the sequence length, outside XNNPACK): calls then skip the interpreter."""
-        block = self._func.body.block
-        ops = [op for op in block.ops if not isinstance(op, aten.ConstantOp)]
-        subs = [op for op in ops if isinstance(op, xnn.SubgraphOp)]
-        if len(subs) != 1 or list(ops[-1].operands) != list(subs[0].outputs):
-            return None
-        sub, prelude = subs[0], [op for op in ops[:-1] if op is not subs[0]]
-        known = {op.result for op in block.ops if isinstance(op, aten.ConstantOp)}
-        for op in prelude:
-            if any(v not in known for v in op.operands) or any(
-                u.operation is not sub and u.operation not in prelude
-                for r in op.results for u in r.uses
-            ):  # fmt: skip
-                return None
-            known.update(op.results)
-        if any(v not in known and v not in block.args for v in sub.inputs):
-            return None
-        return _Direct(self.module, self.runtimes[sub], list(block.args), sub, prelude)
-
     @property
     def num_partitions(self) -> int:
         return len(self.subgraphs)
@@ -298,14 +281,27 @@ class Program:
     def __call__(self, *inputs: Any) -> Any:
         """Runs the function on `inputs`; outputs are fresh tensors no later call touches."""
         tensors, sizes = self._bind(inputs)
-        if self._direct is not None:  # XNNPACK writes fresh tensors: nothing for autograd
-            outputs = tuple(self._direct(tensors, sizes))
-        else:
+        plan = self._plan
+        if plan is None:
+            plan = self._build_plan()
+        if isinstance(plan, str):
             with torch.no_grad():
                 outputs = self._interpret(tensors, sizes)
+        elif plan.torched:
+            with torch.no_grad():
+                outputs = plan(tensors, sizes)
+        else:  # XNNPACK writes fresh tensors: nothing for autograd
+            outputs = plan(tensors, sizes)
         if self._profiling:
             self._last_profile = self._per_thread.profile = self._profile_rows()
         return outputs[0] if len(outputs) == 1 else outputs
+
+    def _build_plan(self) -> _Plan | str:
+        """The function's plan (or why the interpreter runs it), built once."""
+        with self._plan_lock:
+            if self._plan is None:
+                self._plan = _Plan.plan(self._func, self.runtimes, self._recurrent)
+        return self._plan
 
     def _interpret(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> tuple:
         interpreter = getattr(self._per_thread, "interpreter", None)
@@ -382,25 +378,134 @@ class Program:
             _save_packed(z, i, self.runtimes[sub])
 
 
-class _Direct:
-    """One subgraph's runtime called with the function's arguments, and with the values it
-    takes that depend on the sizes only, computed from constants once per size (the few
-    most recent sizes kept: a prefill/decode loop alternates between two)."""
+class _Plan:
+    """The top-level function compiled once into steps over a per-call list of values
+    (slots), called without xDSL's interpreter: `xnn.subgraph` calls its runtime, a looped
+    LSTM its runner, any other op its implementation in `AtenFunctions`. Constants' tensors
+    are made once (views of the IR's buffers) and values of constants and sizes alone (a
+    causal mask sliced to the sequence length) once per size, the few most recent sizes kept
+    (a prefill/decode loop alternates between two). `plan(func, ...)` builds one, or says
+    why the function cannot be planned."""
 
     KEPT = 4
 
-    def __init__(self, module: ModuleOp, runtime: Any, args: list, sub: Any, prelude: list):
-        self.runtime = runtime
-        self.prelude = prelude
-        self.feeds = [args.index(v) if v in args else v for v in sub.inputs]
-        self.sized = [v for v in sub.inputs if v not in args]
-        self.module = module
+    def __init__(self, func: FuncOp, runtimes: dict, recurrent: RecurrentOps, impls: dict):
+        block = func.body.block
+        ops = list(block.ops)
+        self.inputs = len(block.args)
+        self.slot: dict[SSAValue, int] = {v: i for i, v in enumerate(block.args)}
+        self.cached_ops: list[tuple[Any, Operation]] = []  # (impl, op) run once per size
+        static = self._schedule(ops[:-1], runtimes, recurrent, impls)
+        slot = self.slot
+        self.outputs = self._slots_of(ops[-1].operands)
+        # Constants' tensors, made once: views of the IR's buffers (`tensor_of`).
+        read = [v for v in slot if isinstance(v.owner, aten.ConstantOp)]
+        read += [v for _, op in self.cached_ops for v in op.operands
+                 if isinstance(v.owner, aten.ConstantOp)]  # fmt: skip
+        self.constants = {v: tensor_of(v.owner.value, v.type) for v in read}
+        self.base: list[Any] = [None] * len(slot)
+        for v in read:
+            if v in slot:
+                self.base[slot[v]] = self.constants[v]
+        # The cached values read per call: (value, slot, whether XNNPACK reads it).
+        fed = {v for op in ops if isinstance(op, xnn.SubgraphOp) or op in recurrent.runners
+               for v in op.operands}  # fmt: skip
+        self.sized = [(v, slot[v], v in fed) for _, op in self.cached_ops for v in op.results
+                      if v in slot]  # fmt: skip
+        # Outputs the plan holds across calls (constants, cached values) are copied out.
+        self.held = frozenset(slot[v] for v in ops[-1].operands if v in static)
+        # One subgraph on the arguments, returning its results: its runtime called at once
+        # (a whole-subgraph program's call costs what it did before the plan).
+        self.direct: tuple[Any, tuple[int, ...]] | None = None
+        if len(self.steps) == 1 and not self.sized and not self.held and not self.torched:
+            run, ins, outs, _, _ = self.steps[0]
+            if self.outputs == outs and all(i < self.inputs for i in ins):
+                self.direct = run, ins
         self.cache: dict[tuple, list[torch.Tensor]] = {}
         self.cache_lock = Lock()  # a program is called from many threads at once
 
-    def __call__(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> Any:
-        if not self.sized:
-            return self.runtime(*(tensors[i] for i in self.feeds))
+    def _schedule(self, ops: list, runtimes: dict, recurrent: RecurrentOps, impls: dict) -> set:
+        """`steps` (run, operand slots, result slots, the op for its aten implementation or
+        None, the op) and `cached_ops` for `ops`; returns the values of constants and sizes
+        alone."""
+        steps, static, self.torched = [], set(), False  # torched: no_grad around the call
+        for op in ops:
+            if isinstance(op, aten.ConstantOp):
+                if op not in recurrent.unread:  # those the loops hold packed get nothing
+                    static.add(op.result)
+            elif isinstance(op, xnn.SubgraphOp):
+                steps.append((runtimes[op], self._slots_of(op.inputs),
+                              self._slots_of(op.results), None, op))  # fmt: skip
+            elif op in recurrent.runners:
+                runner, indices = recurrent.runners[op]
+                ins = self._slots_of([op.operands[i] for i in indices])
+                steps.append((runner, ins, self._slots_of(op.results), None, op))
+                self.torched = True
+            elif all(v in static for v in op.operands) and op.operands and not _seeded(op):
+                self.cached_ops.append((impls[type(op)], op))
+                static.update(op.results)
+            else:
+                ins, outs = self._slots_of(op.operands), self._slots_of(op.results)
+                steps.append((impls[type(op)], ins, outs, op, op))
+                self.torched = True
+        self.steps = tuple(steps)
+        return static
+
+    def _slots_of(self, values: Sequence[SSAValue]) -> tuple[int, ...]:
+        """The slots of `values`, given to those without one (a result, or a constant's or
+        cached value read per call)."""
+        for v in values:
+            if v not in self.slot:
+                self.slot[v] = len(self.slot)
+        return tuple(self.slot[v] for v in values)
+
+    @staticmethod
+    def plan(func: FuncOp, runtimes: dict, recurrent: RecurrentOps) -> _Plan | str:
+        """The function's plan, or why it has none (the interpreter runs it then)."""
+        if len(func.body.blocks) != 1:
+            return "a function of several blocks (branches)"
+        ops = list(func.body.block.ops)
+        if not ops or not isinstance(ops[-1], ReturnOp):
+            return "a function not ending in func.return"
+        impls = dict(AtenFunctions._impls())
+        for op in ops[:-1]:
+            if isinstance(op, xnn.SubgraphOp) or op in recurrent.runners:
+                continue
+            if op.regions:
+                return f"{op.name} has regions: the interpreter runs nested code"
+            if type(op) not in impls:
+                return f"{op.name} is no aten op: the interpreter runs it"
+        return _Plan(func, runtimes, recurrent, impls)
+
+    def __call__(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> tuple:
+        if self.direct is not None:
+            run, feeds = self.direct
+            return tuple(run(*[tensors[i] for i in feeds]))
+        slots = self.base.copy()
+        slots[: self.inputs] = tensors
+        if self.sized:
+            for (_, i, _), value in zip(self.sized, self._sized_values(sizes)):
+                slots[i] = value
+        functions = None
+        if self.torched:
+            functions = AtenFunctions()
+            functions.sizes = sizes
+        try:
+            for step in self.steps:
+                run, ins, outs, torch_op, _ = step
+                args = [slots[i] for i in ins]
+                # The aten implementations read no interpreter state: none is passed.
+                results = run(*args) if torch_op is None else (
+                    run(functions, None, torch_op, tuple(args)).values
+                )  # fmt: skip
+                for i, value in zip(outs, results):
+                    slots[i] = value
+        except Exception as e:  # as xDSL's interpreter reports it: the IR, the op marked
+            step[4].emit_error("Error while interpreting op", e)
+        held = self.held
+        return tuple(slots[i].clone() if i in held else slots[i] for i in self.outputs)
+
+    def _sized_values(self, sizes: dict[str, int]) -> list[torch.Tensor]:
         key = tuple(sorted(sizes.items()))
         with self.cache_lock:
             values = self.cache.get(key)
@@ -409,24 +514,30 @@ class _Direct:
                 if len(self.cache) >= self.KEPT:
                     self.cache.pop(next(iter(self.cache)))
                 self.cache[key] = values
-        given = dict(zip(self.sized, values))
-        return self.runtime(*(tensors[f] if isinstance(f, int) else given[f] for f in self.feeds))
+        return values
 
     def _compute(self, sizes: dict[str, int]) -> list[torch.Tensor]:
-        interpreter = Interpreter(self.module)
         functions = AtenFunctions()
         functions.sizes = sizes
-        interpreter.register_implementations(functions)
-        values: dict[Any, Any] = {}
+        values: dict[SSAValue, Any] = dict(self.constants)
         with torch.no_grad():  # once per size, on constants
-            for op in self.prelude:
-                args = []
-                for v in op.operands:
-                    if v not in values:
-                        values[v] = tensor_of(v.owner.value, v.type)
-                    args.append(values[v])
-                values.update(zip(op.results, interpreter.run_op(op, tuple(args))))
-        return [values[v].contiguous() for v in self.sized]
+            for run, op in self.cached_ops:
+                try:
+                    args = tuple(values[v] for v in op.operands)
+                    values.update(zip(op.results, run(functions, None, op, args).values))
+                except Exception as e:
+                    op.emit_error("Error while interpreting op", e)
+        # XNNPACK reads a subgraph's inputs as dense arrays.
+        return [values[v].contiguous() if fed else values[v] for v, _, fed in self.sized]
+
+
+def _seeded(op: Operation) -> bool:
+    """Whether `op` draws random numbers (each call must then draw its own)."""
+    names = [op.target.data] if isinstance(op, aten.GenericOp) else type(op).OVERLOADS
+    try:
+        return any(torch.Tag.nondeterministic_seeded in torch_overload(n).tags for n in names)
+    except (AttributeError, ValueError):  # not a torch op: nothing to cache it by
+        return True
 
 
 def release_held_weights(module: ModuleOp, held: set[Operation]) -> None:

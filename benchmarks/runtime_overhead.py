@@ -5,9 +5,14 @@
 Three loops on a tiny graph (a [1, 8] + [1, 8] add, so XNNPACK's own work is negligible):
 `run(a, b)` (input checks, fresh output tensors, pointer patching, setup when a pointer
 changed, invoke), a raw ctypes loop calling only `xnn_invoke_runtime`, and `program(a, b)`
-for the same add compiled by `xnnc.compile` (a function that is one subgraph calls its
-runtime directly, without the interpreter). Target: run <= raw + 20 us. The loops alternate
-and each reports its fastest repeat, the estimate least disturbed by other processes.
+for the same add compiled by `xnnc.compile` (a plan of one step: the runtime called
+directly). Target: run <= raw + 20 us. The loops alternate and each reports its fastest
+repeat, the estimate least disturbed by other processes.
+
+Then a program of several pieces (two subgraphs, a relu left to torch between them, on
+[1, 8]): its call against the sum of its pieces called alone (two `run`s and the relu), run
+by the plan and, side by side, by xDSL's interpreter (the path before the plan, reached here
+only by giving the program a reason to take it).
 """
 
 from __future__ import annotations
@@ -90,6 +95,53 @@ def main() -> None:
     print(f"overhead              {run_us - raw_us:7.2f} us/call (target <= 20)")
     print(f"xnnc Program call     {min(program_times):7.2f} us/call")
     rt.close()
+    pieces()
+
+
+def pieces() -> None:
+    """The multi-piece row: plan and interpreter against the pieces alone."""
+    import xnnc
+
+    class AddReluAdd(torch.nn.Module):
+        def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            return torch.relu(x + y) + y
+
+    a, b = torch.randn(1, 8), torch.randn(1, 8)
+    planned = xnnc.compile(AddReluAdd().eval(), (a, b), exclude="aten.relu")
+    interpreted = xnnc.compile(AddReluAdd().eval(), (a, b), exclude="aten.relu")
+    interpreted._plan = "benchmark: the interpreter, for the side-by-side"
+    first, second = (planned.runtimes[sub] for sub in planned.subgraphs)
+    assert planned.num_partitions == 2 and planned.ops_outside() == ["aten.relu"]
+    assert torch.equal(planned(a, b), interpreted(a, b))
+    assert torch.equal(planned(a, b), torch.relu(a + b) + b)
+
+    def alone(calls: int) -> None:
+        for _ in range(calls):
+            (s,) = first(a, b)
+            second(torch.relu(s), b)
+
+    def loop(program):
+        def call(calls: int) -> None:
+            for _ in range(calls):
+                program(a, b)
+
+        return call
+
+    loops = {"pieces": alone, "plan": loop(planned), "interpreter": loop(interpreted)}
+    times: dict[str, list[float]] = {name: [] for name in loops}
+    for f in loops.values():
+        f(500)
+    for _ in range(REPEATS // 2):
+        for name, f in loops.items():
+            times[name].append(per_call_us(f, CALLS // 2))
+    best = {name: min(t) for name, t in times.items()}
+    print("\ntwo subgraphs and a relu on torch between them, [1, 8]:")
+    print(f"pieces alone (2 run + relu) {best['pieces']:7.2f} us/call")
+    for name in ("plan", "interpreter"):
+        over = best[name] - best["pieces"]
+        print(f"Program call, {name:<13} {best[name]:7.2f} us/call, overhead {over:7.2f} us")
+    over = {name: best[name] - best["pieces"] for name in ("plan", "interpreter")}
+    print(f"overhead interpreter / plan: {over['interpreter'] / max(over['plan'], 1e-3):.1f}x")
 
 
 if __name__ == "__main__":

@@ -131,16 +131,20 @@ def test_profile_reports_every_node(zoo) -> None:
 
 
 def test_whole_subgraph_calls_skip_the_interpreter(zoo) -> None:
-    """A function that is one subgraph runs its runtime directly, with the same results."""
+    """A function that is one subgraph runs as a plan of one step (its runtime called
+    directly), with the interpreter's results."""
     _, inputs = zoo.example("mimi")
     program = xnnc.compile(zoo.exported("mimi"))  # its own: the test changes it
-    assert program._direct.runtime is program.runtimes[program.subgraphs[0]]
     direct = program(*inputs)
-    program._direct = None
+    ((runtime, *_),) = program._plan.steps
+    assert runtime is program.runtimes[program.subgraphs[0]]
+    assert program._plan.direct[0] is runtime  # called at once, without the slots
+    program._plan = "the interpreter, for this test"
     torch.testing.assert_close(direct, program(*inputs), atol=0, rtol=0)
     partial = zoo.compiled("mimi", exclude=("aten.elu",))
-    assert partial._direct is None and partial.num_partitions > 1
     torch.testing.assert_close(partial(*inputs), direct, **TOL[torch.float32])
+    assert partial.num_partitions > 1 and len(partial._plan.steps) > 1
+    assert partial._plan.direct is None
 
 
 def test_save_and_load_program(zoo, tmp_path) -> None:

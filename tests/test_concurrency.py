@@ -4,10 +4,11 @@ Each path a call can take is hammered by 8 threads x 100 calls on different inpu
 every result must be bit-identical (`torch.equal`) to the single-threaded result for the same
 input: the extended runtime at threads=1 and threads=2 (whole-subgraph calls), a program
 compiled for the stock target (its stock blob on the same runtime: `Program` never uses
-ExecuTorch's), a program with an op left to torch (the interpreter path, two subgraphs),
-and a `.pte` on stock ExecuTorch (`StockRuntime`). Bit-identical is the right bar: XNNPACK
-picks its kernels and its work split at runtime creation, so the same runtime on the same
-input computes the same sums in the same order, whichever thread asks.
+ExecuTorch's), a program with an op left to torch (a plan of three steps: two subgraphs and
+the relu on torch), and a `.pte` on stock ExecuTorch (`StockRuntime`). Bit-identical is
+the right bar: XNNPACK picks its kernels and its work split at runtime creation, so the
+same runtime on the same input computes the same sums in the same order, whichever thread
+asks.
 """
 
 from __future__ import annotations
@@ -87,9 +88,13 @@ def _runner(kind: str, exported: ExportedProgram) -> Callable[[torch.Tensor], to
         program = _program(exported, target="stock")
         assert program.target.runtime == "stock" and program.num_partitions == 1
         return program
-    if kind == "interpreter":
+    if kind == "pieces":
         program = _program(exported, exclude="aten.relu")
         assert program.ops_outside() == ["aten.relu"] and program.num_partitions == 2
+        program(torch.randn(SHAPE))
+        assert [step[4].name for step in program._plan.steps] == [
+            "xnn.subgraph", "aten.relu", "xnn.subgraph"
+        ]  # fmt: skip
         return program
     program = _program(exported, threads=int(kind.removeprefix("extended-threads=")))
     assert program.ops_outside() == [] and program.num_partitions == 1
@@ -120,7 +125,7 @@ def _hammer(run: Callable[[torch.Tensor], torch.Tensor], inputs: list[torch.Tens
     return results
 
 
-PATHS = ["extended-threads=1", "extended-threads=2", "stock-target", "interpreter", "stock-pte"]
+PATHS = ["extended-threads=1", "extended-threads=2", "stock-target", "pieces", "stock-pte"]
 
 
 @pytest.mark.parametrize("kind", PATHS)

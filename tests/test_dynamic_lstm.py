@@ -157,6 +157,23 @@ def test_encodec_lstm_stays_outside_with_its_reason(encodec) -> None:
     assert "aten.reflection_pad1d" not in text and re.search(r"offsets = array<i64: [^>]*-3", text)
 
 
+def test_encodec_runs_as_a_plan_of_three_steps(encodec) -> None:
+    """Subgraph, the loop's runner, subgraph: no slot for the constants only the loop reads
+    (it holds those weights packed), no step through xDSL's interpreter."""
+    model, program = encodec
+    x = torch.randn(1, 16, 9)
+    got = program(x)
+    plan = program._plan
+    assert [step[4].name for step in plan.steps] == ["xnn.subgraph", "aten.generic", "xnn.subgraph"]
+    ((runner, _),) = program._recurrent.runners.values()
+    assert plan.steps[1][0] is runner and plan.cached_ops == []
+    # h0 and c0 (zeros) are the only constants with tensors: not one LSTM weight.
+    assert [tuple(t.shape) for t in plan.constants.values()] == [(2, 1, 64)] * 2
+    assert len(plan.base) == 1 + 2 + sum(len(step[2]) for step in plan.steps)
+    with torch.no_grad():
+        _close(got, model(x))
+
+
 def test_encodec_stock_target_keeps_the_reflect_pads_outside() -> None:
     """Stock ExecuTorch's XNNStaticSlice takes unsigned offsets: a pad's far-end pieces have
     none, so on the stock target the pads stay outside with that reason (and the result is

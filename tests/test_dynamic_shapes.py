@@ -734,10 +734,12 @@ def test_llama_block_compiles_once_and_matches_bf16_eager(llama) -> None:
     # The mask slice mask[:S, :S] has no XNNPACK form (its size comes from another input);
     # it stays outside, computed from the constant once per size.
     assert [o.op for o in program.outside()] == ["aten.slice", "aten.slice"]
-    assert program._direct is not None
     for size in (1, 7, 64, 511, 1):
         x = torch.randn(1, size, 64, dtype=torch.bfloat16)
         y = program(x)
+        # One step, the subgraph; the mask slices cached per size (the last 4 kept).
+        assert len(program._plan.steps) == 1 and len(program._plan.cached_ops) == 2
+        assert len(program._plan.cache) <= program._plan.KEPT
         assert y.shape == (1, size, 64)
         torch.testing.assert_close(y, model(x), atol=3e-2, rtol=3e-2)
 
