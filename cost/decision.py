@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerAttr, StringAttr, f64
@@ -83,12 +83,14 @@ class Decision:
         return DictionaryAttr(fields)
 
     @classmethod
-    def from_attr(cls, attr: Attribute, where: str) -> Decision:
+    def from_attr(cls, attr: Attribute, where: str | Callable[[], str]) -> Decision:
         """The decision an `xnn.decision` attribute holds; DecisionError naming `where`
-        (`dialects.locations.where` of its op) when it is not one."""
+        (`dialects.locations.where` of its op, or a function giving it: rendering an op's
+        location prints it, and the tuner reads every op's decisions) when it is not one."""
 
         def fail(problem: str) -> DecisionError:
-            return DecisionError(where, f"{DECISION_ATTR}: {problem}")
+            return DecisionError(where if isinstance(where, str) else where(),
+                                 f"{DECISION_ATTR}: {problem}")  # fmt: skip
 
         if not isinstance(attr, DictionaryAttr):
             raise fail(f"expected a dictionary, got {attr}")
@@ -128,7 +130,7 @@ def _all(op: Operation) -> list[Decision]:
     if attr is None:
         return []
     items = attr.data if isinstance(attr, ArrayAttr) else (attr,)
-    found = [Decision.from_attr(item, where(op)) for item in items]
+    found = [Decision.from_attr(item, lambda: where(op)) for item in items]
     forms = [d.form for d in found]
     if len(set(forms)) != len(forms):
         raise DecisionError(where(op), f"{DECISION_ATTR}: two decisions about one form")

@@ -18,7 +18,7 @@ import xnnc
 from xnnc.cost import rules
 from xnnc.cost.rules import ConvLayer
 from xnnc.target import PRESETS, Target
-from xnnc.transforms.conv_as_gemm import tap_offsets
+from xnnc.transforms.conv_as_gemm import tap_filter, tap_offsets
 
 OFF = ("xnn-conv-as-gemm",)
 AVX2 = Target.preset("x86-64-avx2")
@@ -69,6 +69,16 @@ def test_static_rule():
 def test_tap_offsets():
     assert tap_offsets(3, 1) == [0, 1, 2]
     assert tap_offsets(4, 5) == [0, 5, 10, 15]
+
+
+@pytest.mark.parametrize("shape", [(16, 3, 5, 8), (512, 1, 3, 512)])  # the second: 1 MiB taps
+def test_tap_filter_is_a_contiguous_copy(shape):
+    w = torch.randn(shape)
+    for i, j in [(0, 0), (shape[1] - 1, shape[2] - 1)]:
+        tap = tap_filter(w, i, j)
+        assert tap.is_contiguous() and tap.shape == (shape[0], shape[3])
+        assert torch.equal(tap, w[:, i, j, :])
+        assert tap.untyped_storage().data_ptr() != w.untyped_storage().data_ptr()
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ at these magnitudes)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import warnings
@@ -277,6 +278,19 @@ def test_decision_attribute_round_trips_and_is_checked():
     bad = Decision("bf16-gemm", "native", "tuned", "fc", "", (("fp32", 2.0),)).to_attr()
     with pytest.raises(Exception, match=r"^here: xnn.decision: a tuned choice needs its time"):
         Decision.from_attr(bad, "here")
+
+
+def test_a_decision_renders_where_it_is_only_for_an_error():
+    """`where` may be a function (rendering an op's location prints it): called on errors."""
+    d = Decision("conv-as-gemm", "gemm", "rule", "conv f32 1x1x8x16->16 k1x3 d1x1 p0,0,0,0")
+
+    def never() -> str:
+        raise AssertionError("where rendered for a valid decision")
+
+    assert Decision.from_attr(d.to_attr(), never) == d
+    bad = dataclasses.replace(d, choice="tap").to_attr()
+    with pytest.raises(Exception, match=r"^there: xnn.decision: unknown conv-as-gemm choice"):
+        Decision.from_attr(bad, lambda: "there")
 
 
 class _ThreeConvs(nn.Module):
