@@ -14,21 +14,25 @@ its two scales do.
 
 Both are exact in real arithmetic: a node of this kind is linear in its input and its output
 is linear in its filter and bias, and the zeros of its padding stay zeros when scaled. In
-fp32 the folded product rounds once more (a relative 2^-24 per weight).
+fp32 the folded product rounds once more (a relative 2^-24 per weight). The first fold also
+reaches its node through transposes and reshapes read by nothing else, following the scaled
+dim to the node's channel dim (conversion's NCL -> NLC -> N1LC chains, with a symbolic
+length on one side).
 
 Snake (DAC, BigVGAN: y = x + sin(a*x)^2 / a, `a` per channel, its reciprocal usually taken as
 1 / (a + 1e-9)) is five passes over the activation: multiply, sine, square, multiply, add.
 Written as y = b * (u + sin(u)^2) with u = a*x and b the reciprocal, its multiply by `b` folds
 into the node reading y, and the multiply by `a` into the node producing x when nothing else
 reads x: three passes remain (sine, square, add), four when x is read elsewhere too (a
-residual stream). The rewrite takes
-the reciprocal as given: it needs b*a == 1 within 4 ulp for every channel (so b*u == x to
-fp32 rounding) and applies only when y feeds a node the first fold takes, so it never adds a
-pass. DAC's decoder at 1 thread spends ~12% of its time in its snakes' elementwise nodes.
+residual stream). The rewrite takes the reciprocal as given: it needs b*a == 1 within 4 ulp
+for every channel (so b*u == x to fp32 rounding), and applies only when y feeds a node the
+first fold takes, so it never adds a pass. DAC's decoder at 1 thread spent ~12% of its time
+in its snakes' elementwise nodes; the rewrite removes 42 of its 58 multiplies.
 
-Does nothing on other element types than f32, quantized tensors, a multiply with a fused
-clamp, a node with a fused clamp (for the output fold), or weights that are not constants
-with data.
+Does nothing on other element types than f32 (quantized tensors included), a multiply with a
+fused clamp, a node with a fused clamp (for the output fold), weights that are not constants
+with data, or a filter or bias other nodes read too (an unrolled LSTM's shared weights: the
+fold would copy them).
 """
 
 from __future__ import annotations
