@@ -185,9 +185,12 @@ def decide(op: Operation, layer: Layer) -> Decision:
         # One blob serves every size: the smallest (decode, M = 1) decides, as a static
         # compile at that size would; the split runtime reshapes the operators per size.
         ranges = symbol_ranges(op)
-        env = {s: ranges[s][0] for s in symbols}
+        # A module without `xnnc.symbols` (hand-written IR) records no range: a size is >= 1.
+        env = {s: ranges[s][0] if s in ranges else 1 for s in symbols}
         rule = static(op, _at(layer, env))
-        at = ", ".join(f"{s} = {v}" for s, v in env.items())
+        at = ", ".join(
+            f"{s} = {v}" + ("" if s in ranges else ", no recorded range") for s, v in env.items()
+        )
         why = (
             f"symbolic size {', '.join(symbols)}: the form at the smallest size ({at}): {rule.why}"
         )
