@@ -6,17 +6,17 @@ direction this runs
   [T*B, 4H] with `bias_ih + bias_hh` as its bias, reshaped whenever T changes;
 - one step, T times: a runtime of static shapes (inputs: the frame's projected gates
   [B, 4H], h [B, H], c [B, H]; outputs h', c') whose external values are pointed at the
-  frame's rows before each invoke (`XnnRuntime.run_steps_at`: `xnn_setup_runtime_v2`, no
-  reshape). h' is written straight into row t of the layer's output, which the next step
-  reads as its h; c ping-pongs between two buffers, the last c' lands in c_n.
+  frame's rows before each invoke (`xnn_setup_runtime_v2`, no reshape). h' is written
+  straight into row t of the layer's output, which the next step reads as its h; c
+  ping-pongs between two buffers, the last c' lands in c_n.
 
 At a few frames the Python around those calls is the cost (at hidden 8, one frame: ~30 us
 a layer against ~2 us of XNNPACK), so a call does a few numpy and ctypes operations per
 layer: everything that depends only on the frame count (the layout of the call's buffers,
 the set-up table of every XNNPACK call as offsets into them) is a `_Plan`, cached per size;
 a call allocates one block for all its buffers, adds the block's address to the table
-(one numpy add), and passes the table's rows to XNNPACK by address (`XnnRuntime.run_at`,
-`run_steps_at`; the first step's runtime and the others' in one call).
+(one numpy add), and passes the table's rows to XNNPACK by address (`run_tables`: the
+projections, the first step's runtime and the others' in one call).
 
 The weights are packed by XNNPACK once, when the runner is built (the runtimes are built with
 `consume=True`: they keep only the packed form). Calls may come from several threads: each

@@ -60,14 +60,15 @@ from xnnc.conversion.constants import (
     constant_tensor,
     drop_constant,
     mapped_empty,
+    replace_dropping_weights,
     weight_name,
     xnn_constant,
 )
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import BinaryOperator, UnaryOperator
 from xnnc.ir.types import ints, shape_of
+from xnnc.transforms.fold_pad import LAYOUT_OPS
 
-LAYOUT_OPS = (xnn.StaticTransposeOp, xnn.StaticReshapeOp)
 LINEAR_NODES = (
     xnn.Convolution2dOp,
     xnn.DepthwiseConvolution2dOp,
@@ -222,14 +223,11 @@ def _rebuilt(
         new_bias = xnn_constant(b.contiguous(), weight_name(node.bias) + "_scaled", node.bias.type)
         rewriter.insert(new_bias, InsertPoint.before(node))
         bias = new_bias.output
-    old = [constant_op(v) for v in (node.filter, node.bias) if v is not None]
     new = type(node).make(x, filt.output, bias, result_type=node.output.type, **node.properties)
     new.attributes.update(node.attributes)
     new.location = node.location
-    rewriter.replace(node, new)
-    for const in old:
-        if const is not None and not const.results[0].uses:
-            drop_constant(rewriter, const)
+    rewriter.insert(new, InsertPoint.before(node))
+    replace_dropping_weights(rewriter, node, new.output)
     return new
 
 
