@@ -271,9 +271,11 @@ class Program:
         from xnnc.dialects.locations import op_label
 
         for op, shape in self._recurrent.shapes.items():
+            unroll = ", ".join(map(str, self._recurrent.runners[op][0].unroll))
             lines.append(
                 f"{op.location}  {op_label(op)} ({shape}): xnnc's recurrent loop over "
-                "XNNPACK (input projection of all frames, one step runtime per frame)"
+                f"XNNPACK (input projection of all frames, then runtimes of {unroll} "
+                "unrolled steps)"
             )
         lines.append(f"target: {self.target}, decisions: {len(rows) - 1}")
         return "\n".join(lines)

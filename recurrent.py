@@ -4,7 +4,7 @@ An `nn.LSTM` over a symbolic time axis is imported whole, as `aten.generic
 "aten::lstm.input"`, and stays outside the XNNPACK subgraphs (unrolling needs the frame
 count). On the extended runtime on the host, a Program runs it on
 `backend_xnnpack.recurrent.LstmRunner` (per layer and direction: an input projection of all
-frames, then a one-step XNNPACK runtime invoked once per frame), its weights packed once when
+frames, then XNNPACK runtimes of 8, 4, 2 or 1 unrolled steps), its weights packed once when
 the Program is created. Elsewhere (the stock runtime, a cross-compiled target, an LSTM the
 loop does not cover) the interpreter calls torch's LSTM as before, and `outside()` says why.
 docs/dynamic-shapes.md, "LSTM over a symbolic time axis".
@@ -30,8 +30,9 @@ from xnnc.target import Target
 LSTM = "aten::lstm.input"
 ON_XNNPACK = (
     "an LSTM over a symbolic time axis: runs on xnnc's recurrent loop over XNNPACK (per "
-    "layer and direction, one fully-connected node projects every frame, then a one-step "
-    "XNNPACK runtime runs each frame); XNNPACK 92a7ad50 has no recurrent node"
+    "layer and direction, one fully-connected node projects every frame, then XNNPACK "
+    "runtimes of 8, 4, 2 or 1 unrolled steps run the steps); XNNPACK 92a7ad50 has no "
+    "recurrent node"
 )
 
 

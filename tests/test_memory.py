@@ -356,6 +356,39 @@ def test_staged_runtime_packs_and_releases_every_weight(convnet) -> None:
     assert torch.equal(staged(*inputs)[0], whole(*inputs)[0])
 
 
+def test_a_built_runtime_calls_no_python_per_set_up(convnet, saved_convnet) -> None:
+    """XNNPACK asks the weights cache whether it is finalized at every set-up of an operator
+    with packed weights; once a runtime is built (packed here or mapped from a file) that is
+    XNNPACK's own C function, so a call enters no Python callback of the cache (each would
+    take the GIL back from the calling thread)."""
+    import ctypes
+    import sys
+
+    from xnnc.backend_xnnpack.runtime import capi, packed_weights
+
+    model, inputs = convnet
+    path, want = saved_convnet
+    c_function = ctypes.cast(capi.library().xnn.xnn_internal_weights_cache_is_finalized,
+                             ctypes.c_void_p).value  # fmt: skip
+    for program in (xnnc.compile(model, inputs), xnnc.load(path)):
+        (rt,) = program.runtimes.values()
+        provider = rt._weights._provider
+        assert ctypes.cast(provider.is_finalized, ctypes.c_void_p).value == c_function
+        entered = []
+
+        def profile(frame, event, arg):
+            if event == "call" and frame.f_code.co_filename == packed_weights.__file__:
+                entered.append(frame.f_code.co_name)
+
+        sys.setprofile(profile)
+        try:
+            got = program(*inputs)
+        finally:
+            sys.setprofile(None)
+        assert entered == []
+        torch.testing.assert_close(got, want, rtol=0, atol=0)
+
+
 def test_a_weight_missing_from_the_staged_packing_is_an_error(convnet, monkeypatch) -> None:
     """If the final runtime did not find a released weight packed (it would pack zeros),
     building fails naming the constant instead of returning wrong results."""

@@ -1,6 +1,6 @@
 """xnnc's recurrent loop over XNNPACK (xnnc/recurrent.py, backend_xnnpack/recurrent.py): an
 nn.LSTM over a symbolic time axis, compiled once, runs per layer and direction as an input
-projection of all frames plus a one-step XNNPACK runtime invoked once per frame.
+projection of all frames plus runtimes of a few unrolled steps (8, 4, 2, 1) over the frames.
 
 Tolerance: tests/test_dynamic_lstm.py's, 1e-4 of the output's scale (max |eager|), fp32.
 The loop computes what torch's LSTM does with XNNPACK's fully-connected sums (another
@@ -20,7 +20,7 @@ import torch
 from torch.export import Dim
 
 import xnnc
-from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
+from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner, _chunks
 from xnnc.backend_xnnpack.runtime.runtime import run_tables
 from xnnc.dialects import aten
 from xnnc.dialects.weights import WeightAttr
@@ -119,8 +119,8 @@ def test_explain_names_the_loop() -> None:
     line = program.explain().splitlines()[-2]
     assert line == (
         'loc("lstm"("lstm"))  aten.lstm.input (2 layers x 2 directions, hidden 10, batch 2): '
-        "xnnc's recurrent loop over XNNPACK (input projection of all frames, one step "
-        "runtime per frame)"
+        "xnnc's recurrent loop over XNNPACK (input projection of all frames, then runtimes of "
+        "8, 4, 2, 1 unrolled steps)"
     )
 
 
@@ -252,7 +252,7 @@ def test_a_new_size_reshapes_the_projections_only() -> None:
     for frames in (5, 5, 9, 9, 5):
         program(*_inputs(model, frames))
     assert [rt.reshapes for rt in runner.projections] == [3, 3]
-    assert [rt.reshapes for rt in runner.steps + runner.first] == [0] * 4
+    assert [rt.reshapes for rts in runner.steps + runner.first for rt in rts.values()] == [0] * 16
 
 
 def _runner(lstm: torch.nn.LSTM, batch: int, zero_state: bool, **options) -> LstmRunner:
@@ -307,6 +307,40 @@ def test_the_runner_matches_eager_at_every_layout(config: tuple, zero_state: boo
             _close(g, w)
 
 
+@pytest.mark.parametrize("zero_state", [True, False], ids=["zero-state", "given-state"])
+def test_unrolled_step_runtimes_compute_the_single_steps_bits(zero_state: bool) -> None:
+    """The steps run on runtimes of 8, 4, 2 and 1 unrolled steps (the default), each call
+    the most that fit: at every frame count from 1 to 19 the results are bit for bit those
+    of one-step runtimes only (the same XNNPACK operators in the same order). Every runtime
+    of a cell finds W_hh packed by its first: one packed copy per cell."""
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(FEATURES, HIDDEN, 2).eval()
+    unrolled, single = _runner(lstm, 1, zero_state), _runner(lstm, 1, zero_state, unroll=(1,))
+    assert unrolled.unroll == (8, 4, 2, 1) and single.unroll == (1,)
+    for frames in range(1, 20):
+        x, h0, c0 = torch.randn(frames, 1, FEATURES), *torch.randn(2, 2, 1, HIDDEN)
+        if zero_state:
+            h0, c0 = torch.zeros_like(h0), torch.zeros_like(c0)
+        for got, want in zip(unrolled(x, h0, c0), single(x, h0, c0), strict=True):
+            assert torch.equal(got, want), frames
+    for cell in range(2):
+        runtimes = [*unrolled.steps[cell].values(), *(unrolled.first or [{}] * 2)[cell].values()]
+        weights = unrolled.steps[cell][1]._weights
+        assert all(rt._weights is weights for rt in runtimes)
+        assert len(weights._entries) == 1  # W_hh, packed once
+
+
+def test_the_steps_take_the_most_unrolled_runtime_that_fits() -> None:
+    """The calls over 13 frames: 8 (the first from the zero state, if it is), 4, 1; the step
+    counts must include 1."""
+    assert _chunks(13, (8, 4, 2, 1), True) == [(0, 8, True), (8, 4, False), (12, 1, False)]
+    assert _chunks(3, (8, 4, 2, 1), False) == [(0, 2, False), (2, 1, False)]
+    assert _chunks(3, (1,), True) == [(0, 1, True), (1, 1, False), (2, 1, False)]
+    with pytest.raises(ValueError) as e:
+        _runner(torch.nn.LSTM(FEATURES, HIDDEN), 1, True, unroll=(2, 4))
+    assert str(e.value) == "unroll (2, 4): the step counts must include 1"
+
+
 def test_the_plans_of_a_few_sizes_are_kept() -> None:
     """Each frame count's plan is built once and kept (`plans` of them, least recently used
     dropped): a size planned again computes the same bits; a call's results are its own
@@ -336,7 +370,7 @@ def test_run_steps_runs_a_step_per_row() -> None:
     h[0], c[0] = 0.5, -0.25
     rows = [[gates[t].ctypes.data, h[t].ctypes.data, c[t].ctypes.data, h[t + 1].ctypes.data,
              c[t + 1].ctypes.data] for t in range(2)]  # fmt: skip
-    runner.steps[0].run_steps(np.array(rows, dtype=np.uint64))
+    runner.steps[0][1].run_steps(np.array(rows, dtype=np.uint64))
     want_h, want_c = torch.from_numpy(h[0]), torch.from_numpy(c[0])
     for t in range(2):
         i, f, g, o = (torch.from_numpy(gates[t]) + lstm.weight_hh_l0 @ want_h).detach().chunk(4)

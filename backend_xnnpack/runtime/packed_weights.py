@@ -53,6 +53,24 @@ def signature() -> dict[str, str]:
     return {"xnnpack": build, "cpu": f"{platform.machine()}:{_cpu_flags()}"}
 
 
+@cache
+def _finalized_cache() -> tuple[int, int]:
+    """(the context of an empty XNNPACK weights cache, hard-finalized; the address of
+    `xnn_internal_weights_cache_is_finalized`, which answers true for it). Created once,
+    never deleted."""
+    xnn = capi.library().xnn
+    create, finalize = xnn.xnn_create_weights_cache, xnn.xnn_finalize_weights_cache
+    create.restype, create.argtypes = ctypes.c_int, [POINTER(c_void_p)]
+    finalize.restype, finalize.argtypes = ctypes.c_int, [c_void_p, ctypes.c_int]
+    provider = c_void_p()
+    if status := create(ctypes.byref(provider)):
+        raise MemoryError(f"xnn_create_weights_cache failed (status {status})")
+    if status := finalize(provider, 0):  # xnn_weights_cache_finalization_kind_hard
+        raise RuntimeError(f"xnn_finalize_weights_cache failed (status {status})")
+    is_finalized = ctypes.cast(xnn.xnn_internal_weights_cache_is_finalized, c_void_p).value
+    return Provider.from_address(provider.value).context, is_finalized
+
+
 def _cpu_flags() -> str:
     """A short hash of the CPU's feature flags (/proc/cpuinfo), empty ones if unreadable."""
     try:
@@ -135,6 +153,16 @@ class PackedWeights:
         self._names[address] = name
         if expect:
             self._expect.add(name)
+
+    def finalize(self) -> None:
+        """Packing is over. XNNPACK asks the cache whether it is finalized at every set-up of
+        an operator with packed weights (a Python callback each: ~14 per call of a small
+        LSTM program); from now on XNNPACK's own C function answers, for a finalized empty
+        cache of its own as the context (the Python callbacks ignore the context)."""
+        self.finalized = True
+        context, is_finalized = _finalized_cache()
+        self._provider.context = context
+        self._provider.is_finalized = _FINALIZED(is_finalized)
 
     def forget(self) -> None:
         """Between runtimes: addresses are meaningful for one definition only."""

@@ -532,7 +532,7 @@ class XnnRuntime(RuntimeHandle):
     def _check_found(self) -> None:
         """Every released weight was found packed (else XNNPACK packed zeros for it)."""
         weights, released = self._weights, {("constant", idx) for idx in self._released}
-        weights.finalized = True
+        weights.finalize()
         weights.forget()
         lost = weights.misses or sorted(released - weights.hits)
         weights.hits.clear()
