@@ -853,7 +853,7 @@ def two_input_runtime(monkeypatch):
     def untouchable(*args):
         raise AssertionError("XNNPACK was called")
 
-    monkeypatch.setattr(rt._lib, "setup_runtime_v2", untouchable)
+    monkeypatch.setattr(rt._lib, "setup_runtime_at", untouchable)
     monkeypatch.setattr(rt._lib, "invoke_runtime", untouchable)
     return rt
 
@@ -994,3 +994,68 @@ def test_close():
 def test_status_names_follow_the_header():
     assert capi.status_name(2) == "xnn_status_invalid_parameter"
     assert capi.status_name(7) == "xnn_status_reallocation_required"
+
+
+# --- per-call state: set-up skipped, outputs fresh ---------------------------------------------
+
+
+@pytest.fixture
+def doubling(monkeypatch):
+    """y = a + a on [2, 3]; its `xnn_setup_runtime_v2` calls are counted in `setups`, and
+    each returns the status that `statuses` pops, if any (else XNNPACK's)."""
+    g = Graph()
+    a = g.input([2, 3])
+    g.node("XNNAdd", input1Id=a, input2Id=a, outputId=g.output([2, 3]))
+    rt = XnnRuntime(g.blob())
+    setups, statuses, setup = [], [], rt._lib.setup_runtime_at
+
+    def counted(*args):
+        setups.append(args)
+        return statuses.pop() if statuses else setup(*args)
+
+    monkeypatch.setattr(rt._lib, "setup_runtime_at", counted)
+    return rt, setups, statuses
+
+
+def test_invoke_reuses_the_last_set_up_and_reads_the_data_anew(doubling):
+    """XNNPACK 92a7ad50's invoke runs on the pointers of the last set-up: a call whose
+    tensors are where the last call's were sets nothing up, and still reads their data."""
+    rt, setups, _ = doubling
+    x, y = torch.ones(2, 3), torch.empty(2, 3)
+    rt._invoke([x], [y])
+    rt._invoke([x], [y])
+    assert len(setups) == 1 and torch.equal(y, torch.full((2, 3), 2.0))
+    x.fill_(5.0)  # in place: the same address
+    rt._invoke([x], [y])
+    assert len(setups) == 1 and torch.equal(y, torch.full((2, 3), 10.0))
+    other = torch.full((2, 3), 7.0)
+    rt._invoke([other], [y])
+    assert len(setups) == 2 and torch.equal(y, torch.full((2, 3), 14.0))
+
+
+def test_a_failed_set_up_is_done_again_on_the_next_call(doubling):
+    rt, setups, statuses = doubling
+    x, y = torch.ones(2, 3), torch.empty(2, 3)
+    statuses.append(2)
+    with pytest.raises(XnnpackError, match="^xnn_setup_runtime_v2 failed with "
+                       "xnn_status_invalid_parameter$"):  # fmt: skip
+        rt._invoke([x], [y])
+    rt._invoke([x], [y])  # the failed set-up's pointers: set up again, not skipped
+    assert len(setups) == 2 and torch.equal(y, torch.full((2, 3), 2.0))
+
+
+@pytest.mark.parametrize("shape", [[2, 3], [1, 1, 1, 1], [1, 4, 1]])
+def test_outputs_are_fresh_and_contiguous_with_the_usual_strides(shape):
+    """Outputs are made like a one-element template expanded to their shape: their strides
+    are still those of torch.empty (an expanded tensor of size-1 dims counts as dense, its
+    zero strides would be copied), and each call's are new."""
+    g = Graph()
+    a = g.input(shape)
+    g.node("XNNAdd", input1Id=a, input2Id=a, outputId=g.output(shape))
+    rt = XnnRuntime(g.blob())
+    x = torch.randn(shape)
+    (first,) = rt.run(x)
+    (second,) = rt.run(x + 1)
+    assert first.stride() == second.stride() == torch.empty(shape).stride()
+    assert first.data_ptr() != second.data_ptr()
+    assert torch.equal(first, 2 * x) and torch.equal(second, 2 * (x + 1))
