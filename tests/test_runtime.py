@@ -999,10 +999,11 @@ def test_status_names_follow_the_header():
 # --- per-call state: set-up skipped, outputs fresh ---------------------------------------------
 
 
-@pytest.fixture
-def doubling(monkeypatch):
-    """y = a + a on [2, 3]; its `xnn_setup_runtime_v2` calls are counted in `setups`, and
-    each returns the status that `statuses` pops, if any (else XNNPACK's)."""
+def _doubling(monkeypatch, copied_bytes: int):
+    """y = a + a on [2, 3] (48 bytes of externals), externals copied through the runtime's
+    buffers up to `copied_bytes`; its `xnn_setup_runtime_v2` calls are counted in `setups`,
+    and each returns the status that `statuses` pops, if any (else XNNPACK's)."""
+    monkeypatch.setattr(R, "COPIED_BYTES", copied_bytes)
     g = Graph()
     a = g.input([2, 3])
     g.node("XNNAdd", input1Id=a, input2Id=a, outputId=g.output([2, 3]))
@@ -1017,10 +1018,21 @@ def doubling(monkeypatch):
     return rt, setups, statuses
 
 
-def test_invoke_reuses_the_last_set_up_and_reads_the_data_anew(doubling):
+@pytest.fixture
+def in_place(monkeypatch):
+    return _doubling(monkeypatch, copied_bytes=0)
+
+
+@pytest.fixture
+def copied(monkeypatch):
+    return _doubling(monkeypatch, copied_bytes=48)
+
+
+def test_invoke_reuses_the_last_set_up_and_reads_the_data_anew(in_place):
     """XNNPACK 92a7ad50's invoke runs on the pointers of the last set-up: a call whose
     tensors are where the last call's were sets nothing up, and still reads their data."""
-    rt, setups, _ = doubling
+    rt, setups, _ = in_place
+    assert rt._io is None
     x, y = torch.ones(2, 3), torch.empty(2, 3)
     rt._invoke([x], [y])
     rt._invoke([x], [y])
@@ -1033,15 +1045,42 @@ def test_invoke_reuses_the_last_set_up_and_reads_the_data_anew(doubling):
     assert len(setups) == 2 and torch.equal(y, torch.full((2, 3), 14.0))
 
 
-def test_a_failed_set_up_is_done_again_on_the_next_call(doubling):
-    rt, setups, statuses = doubling
-    x, y = torch.ones(2, 3), torch.empty(2, 3)
+@pytest.mark.parametrize("mode", ["in_place", "copied"])
+def test_a_failed_set_up_is_done_again_on_the_next_call(mode, request):
+    rt, setups, statuses = request.getfixturevalue(mode)
+    x = torch.ones(2, 3)
     statuses.append(2)
     with pytest.raises(XnnpackError, match="^xnn_setup_runtime_v2 failed with "
                        "xnn_status_invalid_parameter$"):  # fmt: skip
-        rt._invoke([x], [y])
-    rt._invoke([x], [y])  # the failed set-up's pointers: set up again, not skipped
+        rt.run(x)
+    (y,) = rt.run(x)  # the failed set-up's pointers (the same buffers if copied): again
     assert len(setups) == 2 and torch.equal(y, torch.full((2, 3), 2.0))
+
+
+def test_small_externals_are_copied_through_buffers_set_up_once(copied):
+    """New inputs and kept outputs on every call, as a caller's loop has them: one set-up
+    in all, every result of its own call's input, none changed by a later call."""
+    rt, setups, _ = copied
+    assert rt._io is not None
+    results = []
+    for k in range(4):
+        x = torch.full((2, 3), float(k))
+        (y,) = rt.run(x if k != 2 else x.T.contiguous().T)  # a strided input, copied first
+        results.append(y)
+    assert len(setups) == 1
+    for k, y in enumerate(results):
+        assert torch.equal(y, torch.full((2, 3), 2.0 * k))
+    assert len({y.data_ptr() for y in results}) == 4
+
+
+def test_a_runtime_on_the_size_line_copies_and_one_over_it_runs_in_place(monkeypatch):
+    monkeypatch.setattr(R, "COPIED_BYTES", 48)
+    g = Graph()
+    a = g.input([2, 3])
+    g.node("XNNAdd", input1Id=a, input2Id=a, outputId=g.output([2, 3]))
+    assert XnnRuntime(g.blob())._io is not None
+    monkeypatch.setattr(R, "COPIED_BYTES", 47)
+    assert XnnRuntime(g.blob())._io is None
 
 
 @pytest.mark.parametrize("shape", [[2, 3], [1, 1, 1, 1], [1, 4, 1]])

@@ -25,12 +25,20 @@ an aligned copy with that padding unless the blob's own buffer already provides 
 are passed in place, as ExecuTorch does (heap blocks are followed by allocator metadata, so
 the over-read cannot fault in practice).
 
+Set-up: a run whose inputs and outputs sit where the last set-up's did skips
+`xnn_setup_runtime_v2` (XNNPACK 92a7ad50's invoke runs on the last set-up's pointers). A
+caller passes new inputs and keeps the last outputs, so each run would set up again, which
+costs 0.5-6 us and slows the invoke after it; when all the externals together take at most
+`COPIED_BYTES`, they are copied through buffers of the runtime's own instead (`_io`), set up
+once per shape.
+
 Threads: `run` and `profile` may be called from any number of threads. A lock serializes
-set-up, invoke and the profile read of one runtime (XNNPACK keeps the external pointers, the
-activations and the timings in the runtime), so there is one set of packed weights and one
-workspace however many threads call; the runtime's own pthreadpool parallelizes inside each
-run. Input checks, contiguous copies and output allocation happen outside the lock. Outputs
-are fresh tensors per run, never reused, so a later run cannot change an earlier result.
+set-up, invoke, the copies through the runtime's buffers and the profile read of one runtime
+(XNNPACK keeps the external pointers, the activations and the timings in the runtime), so
+there is one set of packed weights and one workspace however many threads call; the
+runtime's own pthreadpool parallelizes inside each run. Input checks, contiguous copies and
+output allocation happen outside the lock. Outputs are fresh tensors per run, never reused,
+so a later run cannot change an earlier result.
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ import mmap
 import threading
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 
 import numpy as np
 import torch
@@ -75,6 +83,11 @@ TORCH_DTYPES: dict[int, torch.dtype] = {
     _DT.qint8: torch.int8,
     _DT.quint8: torch.uint8,
 }
+
+# Externals copied through the runtime's buffers when together at most this large: a copy of
+# 32 KiB takes ~1-2 us; a set-up 0.5-6 us plus a slower invoke after it (EnCodec small, static
+# at 4-13 frames with a new input per call: 3-10 us a run; Xeon Sapphire Rapids-class).
+COPIED_BYTES = 32 * 1024
 
 # struct xnn_external_value (capi.ExternalValue) as a numpy record.
 _EXTERNAL_VALUE = np.dtype([("id", "<u4"), ("data", "<u8")], align=True)
@@ -763,10 +776,23 @@ class XnnRuntime(RuntimeHandle):
         self._words = (ctypes.c_uint64 * (2 * count)).from_buffer(self._externals)
         self._table = ctypes.addressof(self._externals)
         self._pointers: list[int] | None = None  # those of the last set-up; None: none valid
+        self._io = self._io_for(self._shapes)
 
     def _spec(self, vid: int) -> tuple[torch.dtype, torch.Size]:
         tensor = self._blob.tensors[vid]
         return TORCH_DTYPES[tensor.datatype], torch.Size(_dims(tensor))
+
+    def _io_for(self, shapes: Sequence[Sequence[int]]) -> _Io | None:
+        """Buffers of the runtime's own for the externals at input `shapes` (and the outputs'
+        `_out_specs`), or None if together larger than `COPIED_BYTES`."""
+        specs = [(dtype, shape) for (dtype, _), shape in zip(self._specs, shapes)]
+        sizes = [math.prod(s) * d.itemsize for d, s in (*specs, *self._out_specs)]
+        if sum(sizes) > COPIED_BYTES:
+            return None
+        buffers = [np.zeros(n + capi.EXTRA_BYTES + 64, dtype=np.uint8) for n in sizes]
+        at = [b.ctypes.data + -b.ctypes.data % 64 for b in buffers]
+        n = len(specs)
+        return _Io(at, list(zip(at[:n], sizes[:n])), list(zip(at[n:], sizes[n:])), buffers)
 
     # -- running --
 
@@ -806,19 +832,25 @@ class XnnRuntime(RuntimeHandle):
                    "xnn_get_external_value_shape", f"output {j}: ")  # fmt: skip
             self._out_specs[j] = (dtype, torch.Size(dims[: num_dims.value]))
         self._out_like = _like(self._out_specs)
+        self._io = self._io_for(shapes)
         self._shapes = shapes
         self.reshapes += 1
 
     def _invoke(self, tensors: list[torch.Tensor], outputs: list[torch.Tensor]) -> None:
-        """Points XNNPACK at `tensors` and `outputs`, unless the last set-up did (XNNPACK
-        92a7ad50's invoke runs its operators on the pointers of the last
-        `xnn_setup_runtime_v2`), and runs it. Called with the lock held: the external
-        pointers and the timings live in the runtime."""
-        rt, lib = self._runtime, self._lib
+        """Runs XNNPACK on `tensors` into `outputs`: through the runtime's buffers (`_io`)
+        or in place, set up only where the last set-up was not (XNNPACK 92a7ad50's invoke
+        runs its operators on the pointers of the last `xnn_setup_runtime_v2`). Called with
+        the lock held: the external pointers and the timings live in the runtime."""
+        rt, lib, io = self._runtime, self._lib, self._io
         if rt is None:
             raise RuntimeError("the runtime is closed")
-        pointers = [t.data_ptr() for t in tensors]
-        pointers += [t.data_ptr() for t in outputs]
+        if io is not None:
+            pointers = io.pointers
+            for (address, size), t in zip(io.inputs, tensors):
+                _memmove(address, t.data_ptr(), size)
+        else:
+            pointers = [t.data_ptr() for t in tensors]
+            pointers += [t.data_ptr() for t in outputs]
         if pointers != self._pointers:
             self._pointers = None  # a failed set-up leaves no pointer valid
             self._words[1::2] = pointers
@@ -827,6 +859,9 @@ class XnnRuntime(RuntimeHandle):
             self._pointers = pointers
         if status := lib.invoke_runtime(rt):
             raise XnnpackError("", "xnn_invoke_runtime", status)
+        if io is not None:
+            for (address, size), t in zip(io.outputs, outputs):
+                _memmove(t.data_ptr(), address, size)
         if self._profiling:  # the next invoke overwrites XNNPACK's timings: copy them now
             self._last_profile = self._thread_profile.rows = self._read_profile()
 
@@ -900,7 +935,18 @@ class XnnRuntime(RuntimeHandle):
         self._constants = self._weights = None  # after the runtime, which reads them
 
 
-_empty_like, _CONTIGUOUS = torch.empty_like, torch.contiguous_format
+_empty_like, _CONTIGUOUS, _memmove = torch.empty_like, torch.contiguous_format, ctypes.memmove
+
+
+class _Io(NamedTuple):
+    """A runtime's buffers for its externals: the set-up's `pointers` (inputs, then
+    outputs), (address, bytes) of each input and output, and the arrays that hold them
+    (with XNN_EXTRA_BYTES after each)."""
+
+    pointers: list[int]
+    inputs: list[tuple[int, int]]
+    outputs: list[tuple[int, int]]
+    buffers: list[np.ndarray]
 
 
 def _like(specs: Sequence[tuple[torch.dtype, torch.Size]]) -> list[torch.Tensor]:
