@@ -1073,6 +1073,30 @@ def test_small_externals_are_copied_through_buffers_set_up_once(copied):
     assert len({y.data_ptr() for y in results}) == 4
 
 
+@pytest.mark.parametrize("mode", ["in_place", "copied"])
+def test_threads_get_their_own_results_in_both_modes(mode, request):
+    """Runs from 8 threads at once, each on inputs of its own: every result is twice its
+    own input (set-up, copies and invoke of one run never interleave with another's)."""
+    import threading
+
+    rt, _, _ = request.getfixturevalue(mode)
+    wrong: list[tuple[int, int]] = []
+
+    def work(t: int) -> None:
+        for k in range(200):
+            x = torch.full((2, 3), float(1000 * t + k))
+            (y,) = rt.run(x)
+            if not torch.equal(y, 2 * x):
+                wrong.append((t, k))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
+
+
 def test_a_runtime_on_the_size_line_copies_and_one_over_it_runs_in_place(monkeypatch):
     monkeypatch.setattr(R, "COPIED_BYTES", 48)
     g = Graph()
