@@ -255,16 +255,16 @@ class InputBinder:
             raise ReferenceRunError(
                 f"@{self._name} takes {len(expected)} inputs, got {len(inputs)}"
             )
-        tensors = list(inputs)
-        for i, t in enumerate(tensors):
+        checked = list(inputs)
+        for i, t in enumerate(checked):
             shape, dtype, _ = expected[i]
             if (
                 type(t) is not torch.Tensor
                 or t.dtype is not dtype
                 or (shape is not None and t.shape != shape)
             ):  # numpy, a subclass, or an error to raise
-                tensors[i] = _as_tensor(t, i, *expected[i])
-        tensors = tuple(tensors)
+                checked[i] = _as_tensor(t, i, *expected[i])
+        tensors = tuple(checked)
         if not self._symbolic:
             return tensors, {}
         shapes = tuple([t.shape for t in tensors])
