@@ -37,7 +37,8 @@ import time
 import warnings
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 from threading import Lock, local
 from typing import Any, NamedTuple
 
@@ -289,10 +290,12 @@ class Program:
         if isinstance(plan, str):
             with torch.no_grad():
                 outputs = self._interpret(tensors, sizes)
-        elif plan.torched:
+        elif plan.torched and torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+            # Ops on torch record a graph only from an input that requires grad (constants
+            # do not): no_grad, 1.5 us a call, is entered only then.
             with torch.no_grad():
                 outputs = plan(tensors, sizes)
-        else:  # XNNPACK writes fresh tensors: nothing for autograd
+        else:  # XNNPACK and the recurrent loop write fresh tensors: nothing for autograd
             outputs = plan(tensors, sizes)
         if self._profiling:
             self._last_profile = self._per_thread.profile = self._profile_rows()
@@ -418,19 +421,24 @@ class _Plan:
         self.held = frozenset(slot[v] for v in ops[-1].operands if v in static)
         # One subgraph on the arguments, returning its results: its runtime called at once
         # (a whole-subgraph program's call costs what it did before the plan).
-        self.direct: tuple[Any, tuple[int, ...]] | None = None
+        self.direct: tuple[Any, Callable[[Sequence], tuple]] | None = None
         if len(self.steps) == 1 and not self.sized and not self.held and not self.torched:
             run, ins, outs, _, _ = self.steps[0]
             if self.outputs == outs and all(i < self.inputs for i in ins):
-                self.direct = run, ins
+                self.direct = run, _gather(ins)
+        # Per step, its operands fetched from the slots by one call (no list built per call).
+        self.steps = tuple((run, _gather(ins), *rest) for run, ins, *rest in self.steps)
+        self.results = _gather(self.outputs)
         self.cache: dict[tuple, list[torch.Tensor]] = {}
         self.cache_lock = Lock()  # a program is called from many threads at once
 
     def _schedule(self, ops: list, runtimes: dict, recurrent: RecurrentOps, impls: dict) -> set:
         """`steps` (run, operand slots, result slots, the op for its aten implementation or
-        None, the op) and `cached_ops` for `ops`; returns the values of constants and sizes
-        alone."""
-        steps, static, self.torched = [], set(), False  # torched: no_grad around the call
+        None, the op; `__init__` then replaces the operand slots by their `_gather`) and
+        `cached_ops` for `ops`; returns the values of constants and sizes alone."""
+        # torched: a step runs on torch (its inputs may record a graph; the recurrent loop's
+        # runners write fresh tensors from numpy, as XNNPACK does)
+        steps, static, self.torched = [], set(), False
         for op in ops:
             if isinstance(op, aten.ConstantOp):
                 if op not in recurrent.unread:  # those the loops hold packed get nothing
@@ -442,7 +450,6 @@ class _Plan:
                 runner, indices = recurrent.runners[op]
                 ins = self._slots_of([op.operands[i] for i in indices])
                 steps.append((runner, ins, self._slots_of(op.results), None, op))
-                self.torched = True
             elif all(v in static for v in op.operands) and op.operands and not _seeded(op):
                 self.cached_ops.append((impls[type(op)], op))
                 static.update(op.results)
@@ -481,8 +488,8 @@ class _Plan:
 
     def __call__(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> tuple:
         if self.direct is not None:
-            run, feeds = self.direct
-            return tuple(run(*[tensors[i] for i in feeds]))
+            run, gather = self.direct
+            return tuple(run(*gather(tensors)))
         slots = self.base.copy()
         slots[: self.inputs] = tensors
         if self.sized:
@@ -494,18 +501,18 @@ class _Plan:
             functions.sizes = sizes
         try:
             for step in self.steps:
-                run, ins, outs, torch_op, _ = step
-                args = [slots[i] for i in ins]
+                run, gather, outs, torch_op, _ = step
                 # The aten implementations read no interpreter state: none is passed.
-                results = run(*args) if torch_op is None else (
-                    run(functions, None, torch_op, tuple(args)).values
+                results = run(*gather(slots)) if torch_op is None else (
+                    run(functions, None, torch_op, gather(slots)).values
                 )  # fmt: skip
                 for i, value in zip(outs, results):
                     slots[i] = value
         except Exception as e:  # as xDSL's interpreter reports it: the IR, the op marked
             step[4].emit_error("Error while interpreting op", e)
-        held = self.held
-        return tuple(slots[i].clone() if i in held else slots[i] for i in self.outputs)
+        if self.held:
+            return tuple(slots[i].clone() if i in self.held else slots[i] for i in self.outputs)
+        return self.results(slots)
 
     def _sized_values(self, sizes: dict[str, int]) -> list[torch.Tensor]:
         key = tuple(sorted(sizes.items()))
@@ -531,6 +538,15 @@ class _Plan:
                     op.emit_error("Error while interpreting op", e)
         # XNNPACK reads a subgraph's inputs as dense arrays.
         return [values[v].contiguous() if fed else values[v] for v, _, fed in self.sized]
+
+
+def _gather(slots: tuple[int, ...]) -> Callable[[Sequence], tuple]:
+    """A function returning the items of a list at `slots`, as a tuple (itemgetter returns
+    a lone item bare)."""
+    if len(slots) == 1:
+        (i,) = slots
+        return lambda values: (values[i],)
+    return itemgetter(*slots) if slots else lambda values: ()
 
 
 def _seeded(op: Operation) -> bool:

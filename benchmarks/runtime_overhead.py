@@ -2,12 +2,15 @@
 
     python -m xnnc.benchmarks.runtime_overhead
 
-Three loops on a tiny graph (a [1, 8] + [1, 8] add, so XNNPACK's own work is negligible):
+Four loops on a tiny graph (a [1, 8] + [1, 8] add, so XNNPACK's own work is negligible):
 `run(a, b)` (input checks, fresh output tensors, pointer patching, setup when a pointer
-changed, invoke), a raw ctypes loop calling only `xnn_invoke_runtime`, and `program(a, b)`
-for the same add compiled by `xnnc.compile` (a plan of one step: the runtime called
-directly). Target: run <= raw + 20 us. The loops alternate and each reports its fastest
-repeat, the estimate least disturbed by other processes.
+changed, invoke), the same on a runtime of symbolic dims ([1, N], N in 1..64, called at
+N = 8: the range check and reshape skipped at a repeated size), a raw ctypes loop calling
+only `xnn_invoke_runtime`, and `program(a, b)` for the same add compiled by `xnnc.compile`
+(a plan of one step: the runtime called directly). Each loop keeps its last result until
+the next call's is made, as a caller's loop does (so each call sets up its new output).
+Target: run <= raw + 20 us. The loops alternate and each reports its fastest repeat, the
+estimate least disturbed by other processes.
 
 Then a program of several pieces (two subgraphs, a relu left to torch between them, on
 [1, 8]): its call against the sum of its pieces called alone (two `run`s and the relu), run
@@ -18,12 +21,15 @@ only by giving the program a reason to take it).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
 from xnnc.backend_xnnpack.blob import pack_blob
 from xnnc.backend_xnnpack.runtime import XnnRuntime
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
+from xnnc.ir.dims import DimExpr
 
 CALLS, REPEATS = 2_000, 50
 
@@ -53,14 +59,25 @@ def per_call_us(loop, calls: int = CALLS) -> float:
     return (time.perf_counter() - start) / calls * 1e6
 
 
+def keeping(f: Callable[..., Any], *args: Any) -> Callable[[int], None]:
+    """A loop of `calls` calls of `f(*args)`, each result kept until the next call has made
+    its own, as a caller's loop keeps it (so each call's outputs are new memory)."""
+
+    def loop(calls: int) -> None:
+        last = [None]
+        for _ in range(calls):
+            last[0] = f(*args)
+
+    return loop
+
+
 def main() -> None:
     rt = XnnRuntime(add_blob())
+    n = DimExpr.symbol("N")
+    symbolic = XnnRuntime(add_blob(64), input_dims=[(1, n), (1, n)], symbols={"N": (1, 64)})
     a, b = torch.randn(1, 8), torch.randn(1, 8)
 
-    def run(calls: int) -> None:
-        for _ in range(calls):
-            rt.run(a, b)
-
+    run, run_symbolic = keeping(rt.run, a, b), keeping(symbolic.run, a, b)
     invoke, handle = rt._lib.invoke_runtime, rt._runtime
 
     def raw(calls: int) -> None:
@@ -75,15 +92,14 @@ def main() -> None:
 
     program = xnnc.compile(Add().eval(), (a, b))
 
-    def call(calls: int) -> None:
-        for _ in range(calls):
-            program(a, b)
-
+    call = keeping(program, a, b)
     run(1000)
+    run_symbolic(1000)
     call(1000)
-    run_times, raw_times, program_times = [], [], []
+    run_times, symbolic_times, raw_times, program_times = [], [], [], []
     for _ in range(REPEATS):
         run_times.append(per_call_us(run))
+        symbolic_times.append(per_call_us(run_symbolic))
         # XNNPACK writes where the last run's outputs are: keep them alive for the raw loop.
         outputs = rt.run(a, b)
         raw_times.append(per_call_us(raw))
@@ -93,8 +109,10 @@ def main() -> None:
     print(f"XnnRuntime.run        {run_us:7.2f} us/call")
     print(f"raw xnn_invoke_runtime {raw_us:7.2f} us/call")
     print(f"overhead              {run_us - raw_us:7.2f} us/call (target <= 20)")
+    print(f"XnnRuntime.run, [1, N] {min(symbolic_times):7.2f} us/call")
     print(f"xnnc Program call     {min(program_times):7.2f} us/call")
     rt.close()
+    symbolic.close()
     pieces()
 
 

@@ -255,10 +255,19 @@ class InputBinder:
             raise ReferenceRunError(
                 f"@{self._name} takes {len(expected)} inputs, got {len(inputs)}"
             )
-        tensors = tuple(_as_tensor(v, i, *expected[i]) for i, v in enumerate(inputs))
+        checked = list(inputs)
+        for i, t in enumerate(checked):
+            shape, dtype, _ = expected[i]
+            if (
+                type(t) is not torch.Tensor
+                or t.dtype is not dtype
+                or (shape is not None and t.shape != shape)
+            ):  # numpy, a subclass, or an error to raise
+                checked[i] = _as_tensor(t, i, *expected[i])
+        tensors = tuple(checked)
         if not self._symbolic:
             return tensors, {}
-        shapes = tuple(t.shape for t in tensors)
+        shapes = tuple([t.shape for t in tensors])
         accepted = self._accepted
         if accepted is not None and accepted[0] == shapes:
             return tensors, accepted[1]

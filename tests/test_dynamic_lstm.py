@@ -123,6 +123,12 @@ def test_a_batch_first_bidirectional_lstm_runs_at_every_size() -> None:
         with torch.no_grad():
             want = model(x)
         _close(program(x), want)
+    # The loop's runner is no torch step (its results are numpy's): the call enters no
+    # no_grad, and an input that requires grad still gives a result without a graph.
+    assert not program._plan.torched
+    got = program(x.requires_grad_())
+    assert not got.requires_grad and got.grad_fn is None
+    _close(got, want)
 
 
 # --- EnCodec ---------------------------------------------------------------------------------

@@ -191,6 +191,35 @@ def test_the_runtime_checks_its_inputs_itself(audio) -> None:
     assert runtime(torch.randn(1, 4, 3))[0].shape == (1, 20, 3)
 
 
+def test_inputs_after_a_good_call_are_checked_and_reshaped_as_the_first(mlp) -> None:
+    """A call at the shapes last accepted skips the range check and the reshape; a new size
+    after it is checked and reshaped, and a bad input after it gets the first call's error,
+    from the runtime and from the program."""
+    model, program = mlp
+    runtime = program.runtimes[program.subgraphs[0]]
+    x5, x9 = torch.randn(1, 5, 16), torch.randn(1, 9, 16)
+    runtime(x5)
+    reshapes = runtime.reshapes
+    runtime(x5)
+    assert runtime.reshapes == reshapes
+    (y9,) = runtime(x9)
+    assert runtime.reshapes == reshapes + 1 and y9.shape == (1, 9, 16)
+    torch.testing.assert_close(y9, model(x9), atol=ATOL, rtol=0)
+    with pytest.raises(DimError, match=r"^input 0 dim 1 is 70; allowed: T in \[1, 64\]$"):
+        runtime(torch.randn(1, 70, 16))
+    with pytest.raises(ValueError, match=r"^input 0: expected float32 \[1, 64, 16\], got "
+                       r"float64 \[1, 9, 16\]$"):  # fmt: skip
+        runtime(x9.double())
+    with pytest.raises(ValueError, match=r"^input 0: expected float32 \[1, 64, 16\], got "
+                       r"float32 \[1, 9, 16\] on meta$"):  # fmt: skip
+        runtime(x9.to("meta"))
+    with pytest.raises(XnncError, match=r"^input 'x' dim 1 is 65; allowed: T in \[1, 64\]$"):
+        program(torch.randn(1, 65, 16))
+    strided = torch.randn(1, 16, 5).transpose(1, 2)  # a non-contiguous view at a known size
+    torch.testing.assert_close(program(strided), model(strided), atol=ATOL, rtol=0)
+    assert runtime.reshapes == reshapes + 2
+
+
 def test_derived_dims_run_and_are_checked() -> None:
     torch.manual_seed(2)
     model = TwoRates().eval()

@@ -146,6 +146,34 @@ def test_constants_are_views_of_the_ir_and_outputs_are_fresh(model) -> None:
     assert torch.equal(program(torch.randn(2, 3))[1], torch.arange(6.0).reshape(2, 3))
 
 
+def test_an_input_that_requires_grad_gives_results_without_a_graph() -> None:
+    """The plan enters no_grad only when an input requires grad (the one way its torch ops
+    could record a graph): then an op on torch returns a result with no graph, as the
+    interpreter's does; without, the same values."""
+
+    class ConvAndRelu(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = nn.Conv1d(4, 4, 3, padding=1)
+
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return self.conv(x), torch.relu(x)
+
+    torch.manual_seed(0)
+    model, x = ConvAndRelu().eval(), torch.randn(1, 4, 8)
+    program = xnnc.compile(model, (x,), exclude="aten.relu", tune=False)
+    leaf = x.clone().requires_grad_()
+    conv, relu = program(leaf)
+    assert program._plan.torched and "aten.relu" in program.ops_outside()
+    assert not conv.requires_grad and not relu.requires_grad and relu.grad_fn is None
+    with torch.no_grad():
+        want_conv, want_relu = model(x)
+    _close(conv, want_conv)
+    assert torch.equal(relu, want_relu)
+    for got, want in zip(program(x), _interpreted(program, leaf)):
+        assert torch.equal(got, want) and not want.requires_grad
+
+
 def test_random_ops_draw_on_every_call() -> None:
     """An op that draws random numbers from a constant is not cached like the values of
     constants and sizes alone: each call draws its own."""

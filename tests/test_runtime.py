@@ -853,7 +853,7 @@ def two_input_runtime(monkeypatch):
     def untouchable(*args):
         raise AssertionError("XNNPACK was called")
 
-    monkeypatch.setattr(rt._lib, "setup_runtime_v2", untouchable)
+    monkeypatch.setattr(rt._lib, "setup_runtime_at", untouchable)
     monkeypatch.setattr(rt._lib, "invoke_runtime", untouchable)
     return rt
 
@@ -994,3 +994,131 @@ def test_close():
 def test_status_names_follow_the_header():
     assert capi.status_name(2) == "xnn_status_invalid_parameter"
     assert capi.status_name(7) == "xnn_status_reallocation_required"
+
+
+# --- per-call state: set-up skipped, outputs fresh ---------------------------------------------
+
+
+def _doubling(monkeypatch, copied_bytes: int):
+    """y = a + a on [2, 3] (48 bytes of externals), externals copied through the runtime's
+    buffers up to `copied_bytes`; its `xnn_setup_runtime_v2` calls are counted in `setups`,
+    and each returns the status that `statuses` pops, if any (else XNNPACK's)."""
+    monkeypatch.setattr(R, "COPIED_BYTES", copied_bytes)
+    g = Graph()
+    a = g.input([2, 3])
+    g.node("XNNAdd", input1Id=a, input2Id=a, outputId=g.output([2, 3]))
+    rt = XnnRuntime(g.blob())
+    setups, statuses, setup = [], [], rt._lib.setup_runtime_at
+
+    def counted(*args):
+        setups.append(args)
+        return statuses.pop() if statuses else setup(*args)
+
+    monkeypatch.setattr(rt._lib, "setup_runtime_at", counted)
+    return rt, setups, statuses
+
+
+@pytest.fixture
+def in_place(monkeypatch):
+    return _doubling(monkeypatch, copied_bytes=0)
+
+
+@pytest.fixture
+def copied(monkeypatch):
+    return _doubling(monkeypatch, copied_bytes=48)
+
+
+def test_invoke_reuses_the_last_set_up_and_reads_the_data_anew(in_place):
+    """XNNPACK 92a7ad50's invoke runs on the pointers of the last set-up: a call whose
+    tensors are where the last call's were sets nothing up, and still reads their data."""
+    rt, setups, _ = in_place
+    assert rt._io is None
+    x, y = torch.ones(2, 3), torch.empty(2, 3)
+    rt._invoke([x], [y])
+    rt._invoke([x], [y])
+    assert len(setups) == 1 and torch.equal(y, torch.full((2, 3), 2.0))
+    x.fill_(5.0)  # in place: the same address
+    rt._invoke([x], [y])
+    assert len(setups) == 1 and torch.equal(y, torch.full((2, 3), 10.0))
+    other = torch.full((2, 3), 7.0)
+    rt._invoke([other], [y])
+    assert len(setups) == 2 and torch.equal(y, torch.full((2, 3), 14.0))
+
+
+@pytest.mark.parametrize("mode", ["in_place", "copied"])
+def test_a_failed_set_up_is_done_again_on_the_next_call(mode, request):
+    rt, setups, statuses = request.getfixturevalue(mode)
+    x = torch.ones(2, 3)
+    statuses.append(2)
+    with pytest.raises(XnnpackError, match="^xnn_setup_runtime_v2 failed with "
+                       "xnn_status_invalid_parameter$"):  # fmt: skip
+        rt.run(x)
+    (y,) = rt.run(x)  # the failed set-up's pointers (the same buffers if copied): again
+    assert len(setups) == 2 and torch.equal(y, torch.full((2, 3), 2.0))
+
+
+def test_small_externals_are_copied_through_buffers_set_up_once(copied):
+    """New inputs and kept outputs on every call, as a caller's loop has them: one set-up
+    in all, every result of its own call's input, none changed by a later call."""
+    rt, setups, _ = copied
+    assert rt._io is not None
+    results = []
+    for k in range(4):
+        x = torch.full((2, 3), float(k))
+        (y,) = rt.run(x if k != 2 else x.T.contiguous().T)  # a strided input, copied first
+        results.append(y)
+    assert len(setups) == 1
+    for k, y in enumerate(results):
+        assert torch.equal(y, torch.full((2, 3), 2.0 * k))
+    assert len({y.data_ptr() for y in results}) == 4
+
+
+@pytest.mark.parametrize("mode", ["in_place", "copied"])
+def test_threads_get_their_own_results_in_both_modes(mode, request):
+    """Runs from 8 threads at once, each on inputs of its own: every result is twice its
+    own input (set-up, copies and invoke of one run never interleave with another's)."""
+    import threading
+
+    rt, _, _ = request.getfixturevalue(mode)
+    wrong: list[tuple[int, int]] = []
+
+    def work(t: int) -> None:
+        for k in range(200):
+            x = torch.full((2, 3), float(1000 * t + k))
+            (y,) = rt.run(x)
+            if not torch.equal(y, 2 * x):
+                wrong.append((t, k))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert wrong == []
+
+
+def test_a_runtime_on_the_size_line_copies_and_one_over_it_runs_in_place(monkeypatch):
+    monkeypatch.setattr(R, "COPIED_BYTES", 48)
+    g = Graph()
+    a = g.input([2, 3])
+    g.node("XNNAdd", input1Id=a, input2Id=a, outputId=g.output([2, 3]))
+    assert XnnRuntime(g.blob())._io is not None
+    monkeypatch.setattr(R, "COPIED_BYTES", 47)
+    assert XnnRuntime(g.blob())._io is None
+
+
+@pytest.mark.parametrize("shape", [[2, 3], [1, 1, 1, 1], [1, 4, 1]])
+def test_outputs_are_fresh_and_contiguous_with_the_usual_strides(shape):
+    """Outputs are made like a one-element template expanded to their shape: their strides
+    are still those of torch.empty (an expanded tensor of size-1 dims counts as dense, its
+    zero strides would be copied), and each call's are new."""
+    g = Graph()
+    a = g.input(shape)
+    g.node("XNNAdd", input1Id=a, input2Id=a, outputId=g.output(shape))
+    rt = XnnRuntime(g.blob())
+    x = torch.randn(shape)
+    (first,) = rt.run(x)
+    (second,) = rt.run(x + 1)
+    assert first.stride() == second.stride() == torch.empty(shape).stride()
+    assert first.data_ptr() != second.data_ptr()
+    assert torch.equal(first, 2 * x) and torch.equal(second, 2 * (x + 1))

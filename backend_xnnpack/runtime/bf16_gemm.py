@@ -447,7 +447,7 @@ class SplitRuntime(RuntimeHandle):
 
     def run(self, *inputs: torch.Tensor | np.ndarray) -> tuple[torch.Tensor, ...]:
         """Runs the blob on `inputs` (in external-id order); returns fresh output tensors."""
-        env = dict(zip(self._inputs, self._checked_inputs(inputs), strict=True))
+        env = dict(zip(self._inputs, self._checked_inputs(inputs)[0], strict=True))
         with self._lock:
             if self._closed:
                 raise RuntimeError("the runtime is closed")

@@ -141,15 +141,11 @@ class Library:
             xnn, "xnn_get_external_value_shape", _enum, [r, _u32, POINTER(c_size_t), _SIZES]
         )
         self.reshape_runtime = bind(xnn, "xnn_reshape_runtime", _enum, [r])
-        self.setup_runtime_v2 = bind(
-            xnn, "xnn_setup_runtime_v2", _enum, [r, _size, POINTER(ExternalValue)]
-        )
         self.invoke_runtime = bind(xnn, "xnn_invoke_runtime", _enum, [r])
-        # The same function taking the externals' address as an integer (a second function
-        # object: `xnn[name]` is not the cached attribute): a recurrent loop's steps point at
-        # slices of one array without a ctypes object each (recurrent.py).
-        self.setup_runtime_at = xnn["xnn_setup_runtime_v2"]
-        self.setup_runtime_at.restype, self.setup_runtime_at.argtypes = _enum, [r, _size, c_void_p]
+        # xnn_setup_runtime_v2 taking the externals' address (`struct xnn_external_value*`)
+        # as an integer: a run passes its table's and a recurrent loop's steps slices of one
+        # array, with no ctypes object made or checked per call.
+        self.setup_runtime_at = bind(xnn, "xnn_setup_runtime_v2", _enum, [r, _size, c_void_p])
         self.get_runtime_profiling_info = bind(
             xnn,
             "xnn_get_runtime_profiling_info",

@@ -25,12 +25,20 @@ an aligned copy with that padding unless the blob's own buffer already provides 
 are passed in place, as ExecuTorch does (heap blocks are followed by allocator metadata, so
 the over-read cannot fault in practice).
 
+Set-up: a run whose inputs and outputs sit where the last set-up's did skips
+`xnn_setup_runtime_v2` (XNNPACK 92a7ad50's invoke runs on the last set-up's pointers). A
+caller passes new inputs and keeps the last outputs, so each run would set up again, which
+costs 0.5-6 us and slows the invoke after it; when all the externals together take at most
+`COPIED_BYTES`, they are copied through buffers of the runtime's own instead (`_io`), set up
+once per shape.
+
 Threads: `run` and `profile` may be called from any number of threads. A lock serializes
-set-up, invoke and the profile read of one runtime (XNNPACK keeps the external pointers, the
-activations and the timings in the runtime), so there is one set of packed weights and one
-workspace however many threads call; the runtime's own pthreadpool parallelizes inside each
-run. Input checks, contiguous copies and output allocation happen outside the lock. Outputs
-are fresh tensors per run, never reused, so a later run cannot change an earlier result.
+set-up, invoke, the copies through the runtime's buffers and the profile read of one runtime
+(XNNPACK keeps the external pointers, the activations and the timings in the runtime), so
+there is one set of packed weights and one workspace however many threads call; the
+runtime's own pthreadpool parallelizes inside each run. Input checks, contiguous copies and
+output allocation happen outside the lock. Outputs are fresh tensors per run, never reused,
+so a later run cannot change an earlier result.
 """
 
 from __future__ import annotations
@@ -41,7 +49,7 @@ import mmap
 import threading
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 
 import numpy as np
 import torch
@@ -75,6 +83,11 @@ TORCH_DTYPES: dict[int, torch.dtype] = {
     _DT.qint8: torch.int8,
     _DT.quint8: torch.uint8,
 }
+
+# Externals copied through the runtime's buffers when together at most this large: a copy of
+# 32 KiB takes ~1-2 us; a set-up 0.5-6 us plus a slower invoke after it (EnCodec small, static
+# at 4-13 frames with a new input per call: 3-10 us a run; Xeon Sapphire Rapids-class).
+COPIED_BYTES = 32 * 1024
 
 # struct xnn_external_value (capi.ExternalValue) as a numpy record.
 _EXTERNAL_VALUE = np.dtype([("id", "<u4"), ("data", "<u8")], align=True)
@@ -367,32 +380,34 @@ class RuntimeHandle:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _checked_inputs(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
-        """`inputs` as contiguous CPU tensors of the external inputs' dtypes and shapes;
-        ValueError naming the first that is not."""
+    def _checked_inputs(
+        self, inputs: Sequence[Any]
+    ) -> tuple[list[torch.Tensor], list[torch.Size] | None]:
+        """`inputs` as contiguous CPU tensors of the external inputs' dtypes and shapes, and
+        their shapes (None when every input shape is static); ValueError naming the first
+        that is not."""
         specs = self._specs
         if len(inputs) != len(specs):
             raise ValueError(f"expected {len(specs)} inputs, got {len(inputs)}")
-        tensors = []
-        for i, t in enumerate(inputs):
+        static = self._input_dims is None
+        tensors = list(inputs)
+        for i, t in enumerate(tensors):
             dtype, shape = specs[i]
             if type(t) is not torch.Tensor:
-                t = self._as_tensor(i, t)
-            if (
-                t.dtype is not dtype
-                or not t.is_cpu
-                or (t.shape != shape and self._input_dims is None)
-            ):
+                t = tensors[i] = self._as_tensor(i, t)
+            if t.dtype is not dtype or not t.is_cpu or (static and t.shape != shape):
                 raise ValueError(self._mismatch(i, t))
-            tensors.append(t if t.is_contiguous() else t.contiguous())
-        if self._input_dims is not None:
-            shapes = [t.shape for t in tensors]
-            if shapes != self._accepted:  # a repeat of accepted sizes needs no new check
-                # DimError, a ValueError, names the input and dim
-                bind_dims(self._input_dims, self._ranges, shapes,
-                          [str(i) for i in range(len(tensors))])  # fmt: skip
-                self._accepted = shapes
-        return tensors
+            if not t.is_contiguous():
+                tensors[i] = t.contiguous()
+        if static:
+            return tensors, None
+        shapes = [t.shape for t in tensors]
+        if shapes != self._accepted:  # a repeat of accepted sizes needs no new check
+            # DimError, a ValueError, names the input and dim
+            bind_dims(self._input_dims, self._ranges, shapes,
+                      [str(i) for i in range(len(tensors))])  # fmt: skip
+            self._accepted = shapes
+        return tensors, shapes
 
     def _as_tensor(self, i: int, value: Any) -> torch.Tensor:
         if isinstance(value, torch.Tensor):  # a subclass, e.g. nn.Parameter
@@ -750,34 +765,51 @@ class XnnRuntime(RuntimeHandle):
                 )
         self._specs = [self._spec(vid) for vid in blob.inputs]
         self._out_specs = [self._spec(vid) for vid in blob.outputs]
+        self._out_like = _like(self._out_specs)
         self._shapes = [shape for _, shape in self._specs]  # of the last reshape
         count = len(blob.inputs) + len(blob.outputs)
         self._externals = (capi.ExternalValue * count)()
         for ext_id in range(count):
             self._externals[ext_id].id = ext_id
-        self._pointers = [0] * count
+        # The externals as (id, address) words: a call writes its addresses with one slice
+        # assignment and passes the table's address, an int, to xnn_setup_runtime_v2.
+        self._words = (ctypes.c_uint64 * (2 * count)).from_buffer(self._externals)
+        self._table = ctypes.addressof(self._externals)
+        self._pointers: list[int] | None = None  # those of the last set-up; None: none valid
+        self._io = self._io_for(self._shapes)
 
     def _spec(self, vid: int) -> tuple[torch.dtype, torch.Size]:
         tensor = self._blob.tensors[vid]
         return TORCH_DTYPES[tensor.datatype], torch.Size(_dims(tensor))
+
+    def _io_for(self, shapes: Sequence[Sequence[int]]) -> _Io | None:
+        """Buffers of the runtime's own for the externals at input `shapes` (and the outputs'
+        `_out_specs`), or None if together larger than `COPIED_BYTES`."""
+        specs = [(dtype, shape) for (dtype, _), shape in zip(self._specs, shapes)]
+        sizes = [math.prod(s) * d.itemsize for d, s in (*specs, *self._out_specs)]
+        if sum(sizes) > COPIED_BYTES:
+            return None
+        buffers = [np.zeros(n + capi.EXTRA_BYTES + 64, dtype=np.uint8) for n in sizes]
+        at = [b.ctypes.data + -b.ctypes.data % 64 for b in buffers]
+        n = len(specs)
+        return _Io(at, list(zip(at[:n], sizes[:n])), list(zip(at[n:], sizes[n:])), buffers)
 
     # -- running --
 
     def run(self, *inputs: torch.Tensor | np.ndarray) -> tuple[torch.Tensor, ...]:
         """Runs the blob on `inputs` (in external-id order); returns fresh output tensors.
         Safe to call from several threads: their runs take turns on this runtime."""
-        tensors = self._checked_inputs(inputs)  # copies stay alive until the invoke
-        if self._input_dims is None:
-            outputs = [torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs]
+        tensors, shapes = self._checked_inputs(inputs)  # copies stay alive until the invoke
+        if shapes is None:
+            outputs = [_empty_like(t, memory_format=_CONTIGUOUS) for t in self._out_like]
             with self._lock:
-                self._invoke(tensors + outputs)
+                self._invoke(tensors, outputs)
             return tuple(outputs)
         with self._lock:
-            shapes = [t.shape for t in tensors]
             if shapes != self._shapes:
                 self._reshape(shapes)
-            outputs = [torch.empty(shape, dtype=dtype) for dtype, shape in self._out_specs]
-            self._invoke(tensors + outputs)
+            outputs = [_empty_like(t, memory_format=_CONTIGUOUS) for t in self._out_like]
+            self._invoke(tensors, outputs)
         return tuple(outputs)
 
     def _reshape(self, shapes: list[torch.Size]) -> None:
@@ -788,6 +820,7 @@ class XnnRuntime(RuntimeHandle):
         if rt is None:
             raise RuntimeError("the runtime is closed")
         self._shapes = None  # a failure below leaves the runtime to reshape next call
+        self._pointers = None
         for ext_id, dims in enumerate(shapes):
             _check(lib.reshape_external_value(rt, ext_id, len(dims), capi.sizes(dims)),
                    "xnn_reshape_external_value", f"input {ext_id}: ")  # fmt: skip
@@ -798,31 +831,37 @@ class XnnRuntime(RuntimeHandle):
             _check(lib.get_external_value_shape(rt, n + j, ctypes.byref(num_dims), dims),
                    "xnn_get_external_value_shape", f"output {j}: ")  # fmt: skip
             self._out_specs[j] = (dtype, torch.Size(dims[: num_dims.value]))
-        self._pointers[:] = [0] * len(self._pointers)
+        self._out_like = _like(self._out_specs)
+        self._io = self._io_for(shapes)
         self._shapes = shapes
         self.reshapes += 1
 
-    def _invoke(self, tensors: list[torch.Tensor]) -> None:
-        """Points XNNPACK at `tensors` (inputs then outputs), when they moved, and runs it.
-        Called with the lock held: the external pointers and the timings live in the
-        runtime."""
-        rt, lib = self._runtime, self._lib
+    def _invoke(self, tensors: list[torch.Tensor], outputs: list[torch.Tensor]) -> None:
+        """Runs XNNPACK on `tensors` into `outputs`: through the runtime's buffers (`_io`)
+        or in place, set up only where the last set-up was not (XNNPACK 92a7ad50's invoke
+        runs its operators on the pointers of the last `xnn_setup_runtime_v2`). Called with
+        the lock held: the external pointers and the timings live in the runtime."""
+        rt, lib, io = self._runtime, self._lib, self._io
         if rt is None:
             raise RuntimeError("the runtime is closed")
-        externals, pointers, changed = self._externals, self._pointers, False
-        for k, t in enumerate(tensors):
-            p = t.data_ptr()
-            if p != pointers[k]:
-                externals[k].data = pointers[k] = p
-                changed = True
-        if changed:
-            status = lib.setup_runtime_v2(rt, len(tensors), externals)
-            if status:
-                pointers[:] = [0] * len(tensors)  # set every pointer up again next time
+        if io is not None:
+            pointers = io.pointers
+            for (address, size), t in zip(io.inputs, tensors):
+                _memmove(address, t.data_ptr(), size)
+        else:
+            pointers = [t.data_ptr() for t in tensors]
+            pointers += [t.data_ptr() for t in outputs]
+        if pointers != self._pointers:
+            self._pointers = None  # a failed set-up leaves no pointer valid
+            self._words[1::2] = pointers
+            if status := lib.setup_runtime_at(rt, len(pointers), self._table):
                 raise XnnpackError("", "xnn_setup_runtime_v2", status)
-        status = lib.invoke_runtime(rt)
-        if status:
+            self._pointers = pointers
+        if status := lib.invoke_runtime(rt):
             raise XnnpackError("", "xnn_invoke_runtime", status)
+        if io is not None:
+            for (address, size), t in zip(io.outputs, outputs):
+                _memmove(t.data_ptr(), address, size)
         if self._profiling:  # the next invoke overwrites XNNPACK's timings: copy them now
             self._last_profile = self._thread_profile.rows = self._read_profile()
 
@@ -894,6 +933,28 @@ class XnnRuntime(RuntimeHandle):
                 lib.pthreadpool_destroy(self._pool)
         self._runtime = self._subgraph = self._pool = None
         self._constants = self._weights = None  # after the runtime, which reads them
+
+
+_empty_like, _CONTIGUOUS, _memmove = torch.empty_like, torch.contiguous_format, ctypes.memmove
+
+
+class _Io(NamedTuple):
+    """A runtime's buffers for its externals: the set-up's `pointers` (inputs, then
+    outputs), (address, bytes) of each input and output, and the arrays that hold them
+    (with XNN_EXTRA_BYTES after each)."""
+
+    pointers: list[int]
+    inputs: list[tuple[int, int]]
+    outputs: list[tuple[int, int]]
+    buffers: list[np.ndarray]
+
+
+def _like(specs: Sequence[tuple[torch.dtype, torch.Size]]) -> list[torch.Tensor]:
+    """Per (dtype, shape), one element expanded to that shape: `empty_like` of it makes a
+    call's output in about half the time `torch.empty(shape, dtype=dtype)` takes to parse a
+    torch.Size. With contiguous_format: an expanded tensor whose dims are all 1 counts as
+    dense, and its zero strides would be copied."""
+    return [torch.empty((), dtype=dtype).expand(shape) for dtype, shape in specs]
 
 
 def _tensor(xvalue: fb.XValueT) -> fb.XNNTensorValueT:
@@ -1019,7 +1080,7 @@ def run_tables(runs: Sequence[tuple[XnnRuntime, int, int, list | None]], base: i
             handle = rt._runtime
             if handle is None:
                 raise RuntimeError("the runtime is closed")
-            rt._pointers[0] = 0  # the next `run` sets up again, from its own table
+            rt._pointers = None  # the next `run` sets up again, from its own table
             rows_end = start + rows * count * _EXTERNAL_VALUE_SIZE
             for row in range(start, rows_end, count * _EXTERNAL_VALUE_SIZE):
                 if status := setup(handle, count, row):
