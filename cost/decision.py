@@ -260,16 +260,16 @@ def _at(layer: Layer, env: dict[str, int]) -> Layer:
     })  # fmt: skip
 
 
-# Forms whose static rule reads no size (kernel, stride and groups only): on a symbolic size
-# the rule decides and the rewrite itself checks that its form follows the size.
-_SIZE_FREE_RULES = {"polyphase"}
+# Forms whose static rule reads no size (polyphase: kernel, stride and groups; fp16-compute:
+# the target): on a symbolic size the rule decides, and a rewrite checks that its form
+# follows the size.
+_SIZE_FREE_RULES = {"polyphase", "fp16-compute"}
 
 _STATIC_ONLY = {
     "bf16-gemm": "the native bf16 GEMM runs as a static operator",
     "upsample-nearest": "its profitability is decided at one size",
     "polyphase": "its phases' slices have fixed sizes",
     "fc-or-bmm": "the forms are timed at one size",
-    "fp16-compute": "the forms are timed at one size",
 }
 
 
