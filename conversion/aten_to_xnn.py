@@ -169,7 +169,7 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ToDimOrderCopyOp, aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp, aten.PermuteOp,
     aten.ExpandOp, aten.BmmOp, aten.MatmulOp, aten.SoftmaxOp, aten.MeanOp, aten.SumOp,
     aten.AmaxOp, aten.MaxPool2dWithIndicesOp, aten.AvgPool2dOp, aten.AdaptiveAvgPool2dOp,
-    aten.AdaptiveMaxPool2dOp, aten.BatchNormOp,
+    aten.AdaptiveMaxPool2dOp, aten.BatchNormOp, aten.SelectOp,
     aten.ConstantPadNdOp, aten.SliceOp, aten.ReflectionPad1dOp, aten.ReflectionPad2dOp,
     aten.ReplicationPad1dOp, aten.ReplicationPad2dOp, aten.PadCircularOp,
 })  # fmt: skip
@@ -927,13 +927,20 @@ def _slice(op: aten.SliceOp, e: Emitter) -> Sequence[SSAValue]:
                    sizes=sizes)]  # fmt: skip
 
 
-@lowering(aten.SelectOp)
+def _check_select(op: aten.SelectOp) -> str | None:
+    x = shape_of(op.input)
+    if isinstance(size := x[_prop(op, "dim") % len(x)], DimExpr):
+        return f"a select of one index of the symbolic dim {size}"
+    return _check_reshape(op)
+
+
+@lowering(aten.SelectOp, check=_check_select)
 def _select(op: aten.SelectOp, e: Emitter) -> Sequence[SSAValue]:
     x = shape_of(op.input)
     d = _prop(op, "dim") % len(x)
     one = e.slice(op.input, d, _prop(op, "index") % x[d], 1)
     return [e.node(xnn.StaticReshapeOp, one, shape=shape_of(op.result),
-                   new_shape=shape_of(op.result))]  # fmt: skip
+                   new_shape=_inferred(shape_of(op.result)))]  # fmt: skip
 
 
 @lowering(aten.SplitWithSizesOp)

@@ -273,10 +273,11 @@ _STATIC_ONLY = {
 }
 
 
-def declined(op: Operation, rewrite: str, why: str) -> bool:
-    """Whether `op` has a symbolic size; if so, records on `op` (`xnn.declined`) that
-    `rewrite` leaves it alone and `why` (what in the rewrite is built for one size)."""
-    symbols = size_symbols(op)
+def declined(op: Operation, rewrite: str, why: str, symbols: Sequence[str] = ()) -> bool:
+    """Whether `op` has a symbolic size (or `symbols` names one it depends on); if so,
+    records on `op` (`xnn.declined`) that `rewrite` leaves it alone and `why` (what in the
+    rewrite is built for one size)."""
+    symbols = sorted(symbols) or size_symbols(op)
     if not symbols:
         return False
     entries = dict(op.attributes[DECLINED_ATTR].data) if DECLINED_ATTR in op.attributes else {}

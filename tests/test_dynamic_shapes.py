@@ -15,6 +15,7 @@ import torch
 from torch.export import Dim
 
 import xnnc
+from xnnc.dialects import xnn
 from xnnc.errors import XnncError
 from xnnc.frontend.schema import ModelImportError
 from xnnc.ir.dims import DimError, DimExpr, NotAffine, bind_dims
@@ -448,6 +449,40 @@ def test_ops_not_size_generic_stay_outside_and_say_why() -> None:
     for size in (1, 40):
         x = torch.randn(1, size, 16)
         torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+
+
+class CellLoop(torch.nn.Module):
+    """An RNN cell unrolled over 3 steps of a [T, B, C] input, the batch B symbolic."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ih = torch.nn.Linear(4, 8)
+        self.hh = torch.nn.Linear(8, 8, bias=False)
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        outs = []
+        for t in range(x.shape[0]):
+            h = torch.tanh(self.ih(x[t]) + self.hh(h))
+            outs.append(h)
+        return torch.stack(outs)
+
+
+def test_a_symbolic_batch_keeps_the_hoisted_input_projection() -> None:
+    """`x[t]` of a static step t selects in XNNPACK with B symbolic, and
+    xnn-hoist-input-projection projects all steps at once: the slices keep B whole (size 0,
+    "to the end"), so the hoisted form follows the size."""
+    torch.manual_seed(6)
+    model = CellLoop().eval()
+    batch = Dim("B", min=1, max=16)
+    x, h = torch.randn(3, 2, 4), torch.randn(2, 8)
+    program = xnnc.compile(model, (x, h), dynamic_shapes=({1: batch}, {0: batch}), tune=False)
+    assert program.outside() == [] and program.num_partitions == 1
+    fcs = [op for op in program.module.walk() if isinstance(op, xnn.FullyConnectedOp)]
+    assert [str(op.input.type) for op in fcs].count('tensor<3x?x4xf32, #xnnc.dims<"B">>') == 1
+    assert len(fcs) == 4  # the hoisted projection and the 3 recurrent ones
+    for b in (1, 5, 16):
+        x, h = torch.randn(3, b, 4), torch.randn(b, 8)
+        torch.testing.assert_close(program(x, h), model(x, h), atol=ATOL, rtol=0)
 
 
 # --- the zoo's audio decoders ------------------------------------------------------------------
