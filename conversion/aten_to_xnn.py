@@ -621,7 +621,17 @@ _REDUCE = {aten.MeanOp: R.MEAN, aten.SumOp: R.SUM, aten.AmaxOp: R.MAX}
 
 
 def _check_reduce(op: Operation) -> str | None:
-    return "a 0-d input (XNNPACK reduces over at least one dim)" if not shape_of(op.input) else None
+    x = shape_of(op.input)
+    if not x:
+        return "a 0-d input (XNNPACK reduces over at least one dim)"
+    symbolic = [x[a] for a in _axes(op) if isinstance(x[a], DimExpr)]
+    if symbolic and type(op) is not aten.MeanOp and target_of(op).runtime == "stock":
+        # xnn-legalize-stock: a mean is global average pooling at any size; a sum is a
+        # fully-connected node and a max a max-pooling window, both of a fixed size.
+        return (f"a {_REDUCE[type(op)].value} over the symbolic dim {symbolic[0]}: stock "
+                "ExecuTorch has no reduce node, and its fully-connected and max-pooling forms "
+                "have a fixed size")  # fmt: skip
+    return None
 
 
 @lowering(*_REDUCE, check=_check_reduce)

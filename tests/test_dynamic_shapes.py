@@ -320,6 +320,39 @@ def test_stock_pte_runs_on_stock_executorch_over_the_range(audio, tmp_path, caps
     ]
 
 
+class StockReductions(torch.nn.Module):
+    """Over T frames: an expand of a static dim (a broadcast), a mean over the trailing T
+    (global average pooling on stock), a sum over T (no stock form at a symbolic size)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        grown = x[:, :1, :].expand(2, 4, x.shape[2]) * 2.0
+        return grown, torch.tanh(x).mean(dim=2, keepdim=True), (x * 3.0).sum(dim=2)
+
+
+def test_stock_reductions_and_broadcasts_of_a_symbolic_size() -> None:
+    """xnn-legalize-stock on symbolic sizes: the broadcast's zeros take 1 on T (they crashed
+    building a [2, T, 8] constant), the mean pools T with one channel, and the sum over T,
+    which no stock node computes at a symbolic size, stays outside with the reason (it
+    crashed building its [1, T] filter). Both the program and the stock `.pte` run."""
+    from xnnc.pte import StockRuntime, to_pte
+
+    model = StockReductions().eval()
+    dims = {"x": {2: _frames()}}
+    x = torch.randn(1, 8, 13)
+    program = xnnc.compile(model, (x,), target="stock", dynamic_shapes=dims, tune=False)
+    (outside,) = program.outside()
+    assert outside.op == "aten.sum" and outside.reason == (
+        "a sum over the symbolic dim T: stock ExecuTorch has no reduce node, and its "
+        "fully-connected and max-pooling forms have a fixed size"
+    )
+    ep = torch.export.export(model, (x,), dynamic_shapes=dims, strict=False)
+    run = StockRuntime(to_pte(ep))
+    for size in (1, 13, 64):
+        x = torch.randn(1, 8, size)
+        for got in (program(x), run(x)):
+            torch.testing.assert_close(tuple(got), model(x), atol=ATOL, rtol=0)
+
+
 class WideConv(torch.nn.Module):
     """A conv over 1024 channels. Torch's conv fake kernel selects a backend
     (`_select_conv_backend`: MKLDNN when `N*C*H*W > 20480`) and guards `1024*T <= 20480`
