@@ -151,7 +151,7 @@ def convertible(op: Operation) -> str | None:
         if not v.type.has_static_shape():
             if not isinstance(v.type.encoding, DimsAttr):  # no expressions, so no bounds
                 return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
-            if type(op) not in SIZE_GENERIC:
+            if not _size_generic(op):
                 return f"symbolic shape {v.type}: {op.name} is not lowered size-generic yet"
     if uses_dynamic(op):
         return dynamic_reason(op) or lowering_.check(op)
@@ -173,6 +173,15 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ConstantPadNdOp, aten.SliceOp, aten.ReflectionPad1dOp, aten.ReflectionPad2dOp,
     aten.ReplicationPad1dOp, aten.ReplicationPad2dOp, aten.PadCircularOp,
 })  # fmt: skip
+
+
+def _size_generic(op: Operation) -> bool:
+    """Whether `op`'s lowering follows a symbolic size (`SIZE_GENERIC`). PT2E's static
+    quantize and dequantize are elementwise converts; dynamic quantization's are not yet
+    tried on symbolic sizes."""
+    if isinstance(op, (aten.QuantizeOp, aten.DequantizeOp)):
+        return not uses_dynamic(op)
+    return type(op) in SIZE_GENERIC
 
 
 # --- convolutions ----------------------------------------------------------------------------
