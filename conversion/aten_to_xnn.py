@@ -169,7 +169,8 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ToDimOrderCopyOp, aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp, aten.PermuteOp,
     aten.ExpandOp, aten.BmmOp, aten.MatmulOp, aten.SoftmaxOp, aten.MeanOp, aten.SumOp,
     aten.AmaxOp, aten.MaxPool2dWithIndicesOp, aten.AvgPool2dOp, aten.AdaptiveAvgPool2dOp,
-    aten.AdaptiveMaxPool2dOp, aten.BatchNormOp, aten.SelectOp,
+    aten.AdaptiveMaxPool2dOp, aten.BatchNormOp, aten.SelectOp, aten.PreluOp, aten.LayerNormOp,
+    aten.SafeSoftmaxOp,
     aten.ConstantPadNdOp, aten.SliceOp, aten.ReflectionPad1dOp, aten.ReflectionPad2dOp,
     aten.ReplicationPad1dOp, aten.ReplicationPad2dOp, aten.PadCircularOp,
 })  # fmt: skip
@@ -396,13 +397,24 @@ def _log1p(op: aten.Log1pOp, e: Emitter) -> Sequence[SSAValue]:
     return [binary(log, binary(lost, w, B.DIVIDE), B.ADD)]
 
 
+def _prelu_channels_last(op: aten.PreluOp) -> bool:
+    """Whether the PReLU runs channels-last: per-channel slopes need the channels
+    innermost; a single slope is repeated along the innermost dim, unless that dim is
+    symbolic (the repeated slopes are a constant)."""
+    x = shape_of(op.input)
+    shared = numel(shape_of(op.weight)) == 1
+    return len(x) != 2 and not (shared and not isinstance(x[-1], DimExpr))
+
+
 def _check_prelu(op: aten.PreluOp) -> str | None:
-    rank = len(shape_of(op.input))
-    if rank == 0:
+    x = shape_of(op.input)
+    if not x:
         return "PReLU of a 0-D tensor"
-    # One slope needs no layout; a slope per channel needs the channels innermost.
-    if numel(shape_of(op.weight)) != 1 and rank not in (2, 3, 4):
+    if _prelu_channels_last(op) and len(x) not in (3, 4):
         return "PReLU with a slope per channel on a rank other than 2, 3 or 4"
+    channels = x[1] if _prelu_channels_last(op) else x[-1]
+    if isinstance(channels, DimExpr):
+        return f"PReLU over the symbolic dim {channels} as its channels (one slope each)"
     return _static_weights(op.weight)
 
 
@@ -412,13 +424,13 @@ def _prelu(op: aten.PreluOp, e: Emitter) -> Sequence[SSAValue]:
     slopes need the input channels-last (the layout pass cancels the transposes between
     NHWC neighbours); a single slope is repeated along whatever dim is innermost."""
     rank = len(shape_of(op.input))
-    shared = numel(shape_of(op.weight)) == 1
-    x = op.input if rank == 2 or shared else e.to_nhwc(op.input)
+    last = _prelu_channels_last(op)
+    x = e.to_nhwc(op.input) if last else op.input
     channels = shape_of(x)[-1]
     slope = _data(op.weight).reshape(-1).expand(channels).contiguous()
     slopes = e.const(slope, f"{weight_name(op.weight)}.slope")
     y = e.node(xnn.BinaryOp, x, slopes, shape=shape_of(x), kind=B.PRELU)
-    return [y if rank == 2 or shared else e.from_nhwc(y, rank)]
+    return [e.from_nhwc(y, rank) if last else y]
 
 
 def _check_elu(op: aten.EluOp) -> str | None:

@@ -320,6 +320,52 @@ def test_stock_pte_runs_on_stock_executorch_over_the_range(audio, tmp_path, caps
     ]
 
 
+class NormsOverFrames(torch.nn.Module):
+    """PReLU (a slope per channel, one shared slope), LayerNorm over the features, and an
+    attention-style `_safe_softmax` over T keys with fully masked rows, over T frames."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.per_channel = torch.nn.PReLU(8, init=0.1)
+        self.shared = torch.nn.PReLU(init=0.3)
+        self.norm = torch.nn.LayerNorm(8)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = self.norm((self.per_channel(x) + self.shared(x)).transpose(1, 2))
+        scores = y @ y.transpose(1, 2) + mask
+        return y, torch.ops.aten._safe_softmax(scores, -1)
+
+
+STOCK_SAFE_SOFTMAX = (
+    "_safe_softmax over T values in T rows: stock ExecuTorch has no reduce node, and its "
+    "pooled per-row mean would need two symbolic dims"
+)
+
+
+@pytest.mark.parametrize("target", ["extended", "stock"])
+def test_prelu_layer_norm_and_safe_softmax_follow_the_size(target: str) -> None:
+    """Lowered size-generic (they stayed outside on symbolic sizes): PReLU channels-last
+    (the shared slope too, whose innermost dim T has no fixed slope count), LayerNorm over
+    static features, and `_safe_softmax`, whose fully-masked-row test takes the share of
+    finite values instead of a count against the row length T (on stock, T keys in T rows
+    stay outside: the per-row mean has no stock form there)."""
+    torch.manual_seed(8)
+    model = NormsOverFrames().eval()
+    frames = _frames()
+    dims = {"x": {2: frames}, "mask": {0: frames, 1: frames}}
+    x, mask = torch.randn(1, 8, 13), torch.zeros(13, 13)
+    program = xnnc.compile(model, (x, mask), target=target, dynamic_shapes=dims, tune=False)
+    reasons = [(o.op, o.reason) for o in program.outside()]
+    assert reasons == ([] if target == "extended" else [("aten._safe_softmax", STOCK_SAFE_SOFTMAX)])
+    for size in (1, 13, 64):
+        x, mask = torch.randn(1, 8, size), torch.randn(size, size)
+        mask[mask > 0.5] = -torch.inf
+        mask[size // 2] = -torch.inf  # a fully masked row: 0, not NaN
+        got, want = program(x, mask), model(x, mask)
+        assert not got[1].isnan().any()
+        torch.testing.assert_close(got, want, atol=ATOL, rtol=0)
+
+
 class StockReductions(torch.nn.Module):
     """Over T frames: an expand of a static dim (a broadcast), a mean over the trailing T
     (global average pooling on stock), a sum over T (no stock form at a symbolic size)."""
