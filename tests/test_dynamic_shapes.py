@@ -366,6 +366,32 @@ def test_prelu_layer_norm_and_safe_softmax_follow_the_size(target: str) -> None:
         torch.testing.assert_close(got, want, atol=ATOL, rtol=0)
 
 
+class GatherRows(torch.nn.Module):
+    """Rows gathered by a constant index (a decomposed replicate pad of H) over T frames."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("rows", torch.tensor([0, 0, 1, 2, 3, 3, 3]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x[:, :, self.rows] * 2.0
+
+
+@pytest.mark.parametrize("target", ["extended", "stock"])
+def test_a_constant_index_of_a_static_dim_is_slices_at_any_size(target: str) -> None:
+    """index-as-slices keeps the frames' T in its slices' types (it built a static type
+    from the symbolic shape and failed to verify); the slices keep T whole."""
+    torch.manual_seed(9)
+    model = GatherRows().eval()
+    dims = {"x": {3: _frames()}}
+    program = xnnc.compile(model, (torch.randn(1, 2, 4, 13),), target=target,
+                           dynamic_shapes=dims, tune=False)  # fmt: skip
+    assert program.outside() == []
+    for size in (1, 13, 64):
+        x = torch.randn(1, 2, 4, size)
+        torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+
+
 class StockReductions(torch.nn.Module):
     """Over T frames: an expand of a static dim (a broadcast), a mean over the trailing T
     (global average pooling on stock), a sum over T (no stock form at a symbolic size)."""
