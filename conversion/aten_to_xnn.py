@@ -178,11 +178,12 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
 
 def _size_generic(op: Operation) -> bool:
     """Whether `op`'s lowering follows a symbolic size (`SIZE_GENERIC`). PT2E's static
-    quantize and dequantize are elementwise converts; dynamic quantization's are not yet
-    tried on symbolic sizes."""
-    if isinstance(op, (aten.QuantizeOp, aten.DequantizeOp)):
-        return not uses_dynamic(op)
-    return type(op) in SIZE_GENERIC
+    quantize and dequantize are elementwise converts; dynamic quantization's ops (the qd8
+    convert and the fully-connected reading it, which must lower together) are not tried
+    on symbolic sizes yet."""
+    if uses_dynamic(op):
+        return False
+    return isinstance(op, (aten.QuantizeOp, aten.DequantizeOp)) or type(op) in SIZE_GENERIC
 
 
 # --- convolutions ----------------------------------------------------------------------------
