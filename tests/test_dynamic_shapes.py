@@ -419,10 +419,12 @@ def test_stock_reductions_and_broadcasts_of_a_symbolic_size() -> None:
     )
     ep = torch.export.export(model, (x,), dynamic_shapes=dims, strict=False)
     run = StockRuntime(to_pte(ep))
+    # The sum adds up to 64 terms in another order than eager (on a copy XNNPACK wrote):
+    # relative error up to 64 * 2^-24 ~ 4e-6 of its magnitude (~30), past ATOL alone.
     for size in (1, 13, 64):
         x = torch.randn(1, 8, size)
         for got in (program(x), run(x)):
-            torch.testing.assert_close(tuple(got), model(x), atol=ATOL, rtol=0)
+            torch.testing.assert_close(tuple(got), model(x), atol=ATOL, rtol=4e-6)
 
 
 class WideConv(torch.nn.Module):
