@@ -151,7 +151,7 @@ def convertible(op: Operation) -> str | None:
         if not v.type.has_static_shape():
             if not isinstance(v.type.encoding, DimsAttr):  # no expressions, so no bounds
                 return f"dynamic shape {v.type} (XNNPACK subgraphs here are static)"
-            if type(op) not in SIZE_GENERIC:
+            if not _size_generic(op):
                 return f"symbolic shape {v.type}: {op.name} is not lowered size-generic yet"
     if uses_dynamic(op):
         return dynamic_reason(op) or lowering_.check(op)
@@ -169,10 +169,21 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ToDimOrderCopyOp, aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp, aten.PermuteOp,
     aten.ExpandOp, aten.BmmOp, aten.MatmulOp, aten.SoftmaxOp, aten.MeanOp, aten.SumOp,
     aten.AmaxOp, aten.MaxPool2dWithIndicesOp, aten.AvgPool2dOp, aten.AdaptiveAvgPool2dOp,
-    aten.AdaptiveMaxPool2dOp, aten.BatchNormOp,
+    aten.AdaptiveMaxPool2dOp, aten.BatchNormOp, aten.SelectOp, aten.PreluOp, aten.LayerNormOp,
+    aten.SafeSoftmaxOp,
     aten.ConstantPadNdOp, aten.SliceOp, aten.ReflectionPad1dOp, aten.ReflectionPad2dOp,
     aten.ReplicationPad1dOp, aten.ReplicationPad2dOp, aten.PadCircularOp,
 })  # fmt: skip
+
+
+def _size_generic(op: Operation) -> bool:
+    """Whether `op`'s lowering follows a symbolic size (`SIZE_GENERIC`). PT2E's static
+    quantize and dequantize are elementwise converts; dynamic quantization's ops (the qd8
+    convert and the fully-connected reading it, which must lower together) are not tried
+    on symbolic sizes yet."""
+    if uses_dynamic(op):
+        return False
+    return isinstance(op, (aten.QuantizeOp, aten.DequantizeOp)) or type(op) in SIZE_GENERIC
 
 
 # --- convolutions ----------------------------------------------------------------------------
@@ -387,13 +398,24 @@ def _log1p(op: aten.Log1pOp, e: Emitter) -> Sequence[SSAValue]:
     return [binary(log, binary(lost, w, B.DIVIDE), B.ADD)]
 
 
+def _prelu_channels_last(op: aten.PreluOp) -> bool:
+    """Whether the PReLU runs channels-last: per-channel slopes need the channels
+    innermost; a single slope is repeated along the innermost dim, unless that dim is
+    symbolic (the repeated slopes are a constant)."""
+    x = shape_of(op.input)
+    shared = numel(shape_of(op.weight)) == 1
+    return len(x) != 2 and not (shared and not isinstance(x[-1], DimExpr))
+
+
 def _check_prelu(op: aten.PreluOp) -> str | None:
-    rank = len(shape_of(op.input))
-    if rank == 0:
+    x = shape_of(op.input)
+    if not x:
         return "PReLU of a 0-D tensor"
-    # One slope needs no layout; a slope per channel needs the channels innermost.
-    if numel(shape_of(op.weight)) != 1 and rank not in (2, 3, 4):
+    if _prelu_channels_last(op) and len(x) not in (3, 4):
         return "PReLU with a slope per channel on a rank other than 2, 3 or 4"
+    channels = x[1] if _prelu_channels_last(op) else x[-1]
+    if isinstance(channels, DimExpr):
+        return f"PReLU over the symbolic dim {channels} as its channels (one slope each)"
     return _static_weights(op.weight)
 
 
@@ -403,13 +425,13 @@ def _prelu(op: aten.PreluOp, e: Emitter) -> Sequence[SSAValue]:
     slopes need the input channels-last (the layout pass cancels the transposes between
     NHWC neighbours); a single slope is repeated along whatever dim is innermost."""
     rank = len(shape_of(op.input))
-    shared = numel(shape_of(op.weight)) == 1
-    x = op.input if rank == 2 or shared else e.to_nhwc(op.input)
+    last = _prelu_channels_last(op)
+    x = e.to_nhwc(op.input) if last else op.input
     channels = shape_of(x)[-1]
     slope = _data(op.weight).reshape(-1).expand(channels).contiguous()
     slopes = e.const(slope, f"{weight_name(op.weight)}.slope")
     y = e.node(xnn.BinaryOp, x, slopes, shape=shape_of(x), kind=B.PRELU)
-    return [y if rank == 2 or shared else e.from_nhwc(y, rank)]
+    return [e.from_nhwc(y, rank) if last else y]
 
 
 def _check_elu(op: aten.EluOp) -> str | None:
@@ -621,7 +643,17 @@ _REDUCE = {aten.MeanOp: R.MEAN, aten.SumOp: R.SUM, aten.AmaxOp: R.MAX}
 
 
 def _check_reduce(op: Operation) -> str | None:
-    return "a 0-d input (XNNPACK reduces over at least one dim)" if not shape_of(op.input) else None
+    x = shape_of(op.input)
+    if not x:
+        return "a 0-d input (XNNPACK reduces over at least one dim)"
+    symbolic = [x[a] for a in _axes(op) if isinstance(x[a], DimExpr)]
+    if symbolic and type(op) is not aten.MeanOp and target_of(op).runtime == "stock":
+        # xnn-legalize-stock: a mean is global average pooling at any size; a sum is a
+        # fully-connected node and a max a max-pooling window, both of a fixed size.
+        return (f"a {_REDUCE[type(op)].value} over the symbolic dim {symbolic[0]}: stock "
+                "ExecuTorch has no reduce node, and its fully-connected and max-pooling forms "
+                "have a fixed size")  # fmt: skip
+    return None
 
 
 @lowering(*_REDUCE, check=_check_reduce)
@@ -927,13 +959,20 @@ def _slice(op: aten.SliceOp, e: Emitter) -> Sequence[SSAValue]:
                    sizes=sizes)]  # fmt: skip
 
 
-@lowering(aten.SelectOp)
+def _check_select(op: aten.SelectOp) -> str | None:
+    x = shape_of(op.input)
+    if isinstance(size := x[_prop(op, "dim") % len(x)], DimExpr):
+        return f"a select of one index of the symbolic dim {size}"
+    return _check_reshape(op)
+
+
+@lowering(aten.SelectOp, check=_check_select)
 def _select(op: aten.SelectOp, e: Emitter) -> Sequence[SSAValue]:
     x = shape_of(op.input)
     d = _prop(op, "dim") % len(x)
     one = e.slice(op.input, d, _prop(op, "index") % x[d], 1)
     return [e.node(xnn.StaticReshapeOp, one, shape=shape_of(op.result),
-                   new_shape=shape_of(op.result))]  # fmt: skip
+                   new_shape=_inferred(shape_of(op.result)))]  # fmt: skip
 
 
 @lowering(aten.SplitWithSizesOp)

@@ -3,16 +3,17 @@ NaN) on a row that is all -inf (a fully masked attention row).
 
 XNNPACK has no comparison or select node that stock ExecuTorch 1.5.1 runs, so "the row is
 all -inf" is computed with IEEE arithmetic whose results are exact in every float type
-(lo is the type's lowest finite value; K the row length):
+(lo is the type's lowest finite value; K <= 2^24 the row length):
 
-    e = min(clamp(x, lo) - x, 1)    1 where x = -inf, else 0      (lo - -inf = +inf; x - x = 0)
-    m = max(sum(e) + 1 - K, 0)      1 on an all -inf row, else 0  (integers: sum(e) <= K)
-    c = -|1 / m|                    -1 on such a row, else -inf   (1 / +-0 = +-inf)
+    f = max(x - clamp(x, lo) + 1, 0)    1 where x is finite, else 0   (-inf - lo = -inf)
+    m = max(1 - 2^25 * mean(f), 0)      1 on an all -inf row, else 0  (else mean(f) >= 2^-24)
+    c = -|1 / m|                        -1 on such a row, else -inf   (1 / +-0 = +-inf)
     y = softmax(max(x, c)) * (1 - m)
 
 max(x, -inf) is x, so any other row is softmax(x) times 1; an all -inf row becomes a row of
--1, whose softmax is finite, times 0. The sum runs in fp32 (an integer count up to 2^24);
-the per-row values are cast back to x's type, in which 0, 1, -1 and -inf are exact.
+-1, whose softmax is finite, times 0. The mean runs in fp32 and names no K, so K may be a
+symbolic size (attention over S keys); XNNPACK counts the row at each reshape. The per-row
+values are cast back to x's type, in which 0, 1, -1 and -inf are exact.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from xnnc.dialects import aten, xnn
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
+from xnnc.dialects.xnn import target_of
 from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.ir.dims import DimExpr
 from xnnc.ir.shapes import broadcast_shapes
 from xnnc.ir.types import element_type, shape_of
 
@@ -37,6 +40,16 @@ from xnnc.ir.types import element_type, shape_of
 def _check(op: aten.SafeSoftmaxOp) -> str | None:
     if op.dtype is not None and op.dtype != element_type(op.input):
         return "_safe_softmax with a dtype"
+    shape = shape_of(op.input)
+    dim = op.dim.value.data % len(shape)
+    rows = [d for i, d in enumerate(shape) if i != dim and isinstance(d, DimExpr)]
+    if isinstance(shape[dim], DimExpr) and rows and target_of(op).runtime == "stock":
+        # xnn-legalize-stock pools the per-row mean as [rows, K, 1, 1]: one symbolic dim only.
+        why = "its pooled per-row mean would need two symbolic dims"
+        return (
+            f"_safe_softmax over {shape[dim]} values in {rows[0]} rows: stock ExecuTorch has no "
+            f"reduce node, and {why}"
+        )
     return None
 
 
@@ -53,13 +66,16 @@ def _fully_masked(e: Emitter, x: SSAValue) -> SSAValue:
     shape = shape_of(x)
     lo = torch.finfo(TORCH_DTYPES[element_type(x)]).min
     clamped = e.node(xnn.ClampOp, x, shape=shape, output_min=lo)
-    is_inf = e.node(xnn.ClampOp, _binary(e, clamped, x, B.SUBTRACT), shape=shape, output_max=1.0)
-    is_inf = as_f32(e, is_inf)
+    gap = _binary(e, x, clamped, B.SUBTRACT)
+    finite = e.node(xnn.BinaryOp, gap, e.scalar(1.0, gap), shape=shape, kind=B.ADD,
+                    output_min=0.0)  # fmt: skip
+    finite = as_f32(e, finite)
     rows = reduced_shape(shape, (len(shape) - 1,))
-    count = e.node(xnn.StaticReduceOp, is_inf, shape=rows, kind=R.SUM, axes=[len(shape) - 1],
+    share = e.node(xnn.StaticReduceOp, finite, shape=rows, kind=R.MEAN, axes=[len(shape) - 1],
                    flags=xnn.FLAG_KEEP_DIMS)  # fmt: skip
-    count = _binary(e, count, e.scalar(1.0 - shape[-1], count), B.ADD)
-    return e.node(xnn.ClampOp, count, shape=rows, output_min=0.0)
+    scaled = _binary(e, share, e.scalar(2.0**25, share), B.MULTIPLY)
+    return e.node(xnn.BinaryOp, e.scalar(1.0, scaled), scaled, shape=rows, kind=B.SUBTRACT,
+                  output_min=0.0)  # fmt: skip
 
 
 def safe_softmax_last(e: Emitter, x: SSAValue) -> SSAValue:

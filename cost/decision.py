@@ -260,23 +260,24 @@ def _at(layer: Layer, env: dict[str, int]) -> Layer:
     })  # fmt: skip
 
 
-# Forms whose static rule reads no size (kernel, stride and groups only): on a symbolic size
-# the rule decides and the rewrite itself checks that its form follows the size.
-_SIZE_FREE_RULES = {"polyphase"}
+# Forms whose static rule reads no size (polyphase: kernel, stride and groups; fp16-compute:
+# the target): on a symbolic size the rule decides, and a rewrite checks that its form
+# follows the size.
+_SIZE_FREE_RULES = {"polyphase", "fp16-compute"}
 
 _STATIC_ONLY = {
     "bf16-gemm": "the native bf16 GEMM runs as a static operator",
     "upsample-nearest": "its profitability is decided at one size",
     "polyphase": "its phases' slices have fixed sizes",
     "fc-or-bmm": "the forms are timed at one size",
-    "fp16-compute": "the forms are timed at one size",
 }
 
 
-def declined(op: Operation, rewrite: str, why: str) -> bool:
-    """Whether `op` has a symbolic size; if so, records on `op` (`xnn.declined`) that
-    `rewrite` leaves it alone and `why` (what in the rewrite is built for one size)."""
-    symbols = size_symbols(op)
+def declined(op: Operation, rewrite: str, why: str, symbols: Sequence[str] = ()) -> bool:
+    """Whether `op` has a symbolic size (or `symbols` names one it depends on); if so,
+    records on `op` (`xnn.declined`) that `rewrite` leaves it alone and `why` (what in the
+    rewrite is built for one size)."""
+    symbols = sorted(symbols) or size_symbols(op)
     if not symbols:
         return False
     entries = dict(op.attributes[DECLINED_ATTR].data) if DECLINED_ATTR in op.attributes else {}

@@ -61,7 +61,7 @@ from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_fo
 from xnnc.frontend.symbolic_lstm import has_symbolic_lstm, keep_lstm_whole
 from xnnc.frontend.symbols import SymbolTable
 from xnnc.ir.shapes import INT64_MAX
-from xnnc.ir.types import SYMBOLS_ATTR_NAME, SymbolsAttr, tensor_type
+from xnnc.ir.types import SYMBOLS_ATTR_NAME, SymbolsAttr, dims_of_type, tensor_type
 
 # Qualified overload name ("aten::add.Tensor") -> the op that models it.
 OPS_BY_OVERLOAD: dict[str, type[IRDLOperation]] = {
@@ -366,7 +366,7 @@ class _Importer:
         qualified = qualified_name(target)
         op = None
         if qualified in QUANTIZE + DEQUANTIZE + DYNAMIC:
-            real = TensorType(f32, list(vals[0].shape))
+            real = tensor_type(f32, dims_of_type(result_types[0]))
             importer = import_dynamic_node if qualified in DYNAMIC else import_quant_node
             ops = importer(qualified, node, self.values, real)
             if ops is None and qualified in DEQUANTIZE:

@@ -102,7 +102,7 @@ def import_quant_node(
     source = values.get(node.args[0])
     if q is None or not isinstance(source, SSAValue):
         return None
-    quantized = TensorType(q, real.get_shape())
+    quantized = TensorType(q, real.get_shape(), real.encoding)
     try:
         check_quantized_tensor(quantized)
     except VerifyException:

@@ -152,6 +152,14 @@ def _parsed(encoding: DimsAttr) -> tuple[DimExpr, ...]:
     return tuple(encoding.dims())
 
 
+def has_known_shape(t: Attribute) -> bool:
+    """Whether `t` is a tensor type whose every dim is known: static, or symbolic with its
+    expression (`#xnnc.dims`), not a bare `?`."""
+    if not isinstance(t, TensorType):
+        return False
+    return t.has_static_shape() or isinstance(t.encoding, DimsAttr)
+
+
 def is_symbolic_value(value: SSAValue) -> bool:
     """Whether a value's type has a symbolic dim."""
     t = value.type

@@ -28,8 +28,9 @@ on each layer. One decision per region keeps converts out of it: decided layer b
 within a budget, a first compile mixed the layers it timed with the rule's, paying converts
 between them that no timing saw. Layers whose recorded decisions disagree (IR written by
 hand or before regions) are followed one by one, a native one among fp32 ones keeping
-converts around it. fp16 nodes outside any region, and those of a region with a symbolic
-size (decided per layer, `cost.decision.decide`), follow the static rule.
+converts around it. fp16 nodes outside any region follow the static rule. A symbolic size
+changes nothing: the rule reads the target only, so a region of symbolic sizes is decided
+as a whole too (the tuner, which times one size, leaves it to the rule).
 
 Left alone: `mode=native` (the pass does nothing), fp32 and bf16 nodes, and everything
 outside `xnn.subgraph`s.
@@ -69,7 +70,7 @@ from xnnc.dialects.locations import where
 from xnnc.dialects.xnn import target_of
 from xnnc.errors import OptionError
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import element_type, has_element_type, size_symbols
+from xnnc.ir.types import element_type, has_element_type
 from xnnc.target import Target
 
 # The modes of the pass: "auto" is "native" where the module's target has fp16 arithmetic.
@@ -179,11 +180,8 @@ def _count(n: int, noun: str) -> str:
 
 def region_decision(region: list[Operation]) -> Decision | None:
     """The one decision for `region`'s layers: the one recorded on them, else the static
-    rule's; None when they must be decided one by one (their recorded decisions disagree,
-    or a size is symbolic)."""
+    rule's; None when they must be decided one by one (their recorded decisions disagree)."""
     layers = [op for op in region if is_fp16_layer(op)]
-    if any(size_symbols(op) for op in region):
-        return None
     found = [d for op in layers if (d := recorded(op, "fp16-compute")) is not None]
     if len({d.choice for d in found}) > 1:
         return None

@@ -44,11 +44,16 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_tensor
 from xnnc.conversion.emitter import Emitter
+from xnnc.cost.decision import declined
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import UniformQuantType, is_quantized
 from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, UnaryOperator
 from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.ir.dims import DimExpr
 from xnnc.ir.types import element_type, ints, shape_of
+
+REWRITE = "xnn-legalize-stock"
+_NO_REDUCE = "and stock ExecuTorch has no reduce node"
 
 
 def _blocks_as_transpose(op: Operation, rewriter: PatternRewriter, six_d: tuple) -> None:
@@ -114,11 +119,18 @@ class MeanAsGlobalAveragePooling(RewritePattern):
         axes = _reduction(op)[0]
         dims = [(d, i in axes) for i, d in enumerate(shape_of(op.input)) if d != 1]
         block = pooled_block(dims)
+        if block is None and any(r and isinstance(d, DimExpr) for d, r in dims):
+            # One trailing symbolic dim: no [1, K] filter has its size; pool it, one channel.
+            block = (next(n for n, (_, r) in enumerate(dims) if r), len(dims))
         if block is None:
             return
         i, j = block
         before, k = math.prod(d for d, _ in dims[:i]), math.prod(d for d, _ in dims[i:j])
         after = math.prod(d for d, _ in dims[j:])
+        if sum(isinstance(d, DimExpr) for d in (before, k, after)) > 1:
+            declined(op, REWRITE, "the pooled view [A, K, 1, C] would have two symbolic dims, "
+                     "and XNNPACK's reshape infers one")  # fmt: skip
+            return
         e = Emitter(rewriter, op)
         value = e.reshape(op.input, (before, k, 1, after))
         value = e.node(xnn.GlobalAveragePooling2dOp, value, shape=(before, 1, 1, after),
@@ -139,6 +151,10 @@ class ReduceAsFullyConnected(RewritePattern):
         if kind not in (ReduceOperator.MEAN, ReduceOperator.SUM):
             return
         axes, kept, k, m = _reduction(op)
+        if isinstance(k, DimExpr):
+            why = "the [1, K] filter of a fully-connected node has a fixed K"
+            declined(op, REWRITE, f"a {kind.value} over it: {why}, {_NO_REDUCE}")
+            return
         e = Emitter(rewriter, op)
         value = op.input
         x = shape_of(value)
@@ -165,7 +181,9 @@ class BroadcastAsAdd(RewritePattern):
         e = Emitter(rewriter, op)
         shape = shape_of(op.output)
         dtype = TORCH_DTYPES[element_type(op.input)]
-        zeros = e.const(torch.zeros(shape, dtype=dtype), "broadcast.zeros")
+        # A broadcast keeps a symbolic dim (new_shape 0): the zeros take 1 there.
+        zeros_shape = [1 if isinstance(d, DimExpr) else d for d in shape]
+        zeros = e.const(torch.zeros(zeros_shape, dtype=dtype), "broadcast.zeros")
         rewriter.replace(op, [], [e.node(xnn.BinaryOp, op.input, zeros, shape=shape,
                                          kind=xnn.BinaryOperator.ADD)])  # fmt: skip
 
@@ -182,6 +200,10 @@ class ReduceMaxAsMaxPooling(RewritePattern):
             return
         x = shape_of(op.input)
         axes, kept, k, m = _reduction(op)
+        if isinstance(k, DimExpr):
+            why = "a max-pooling window has a fixed size"
+            declined(op, REWRITE, f"a {kind.value} over it: {why}, {_NO_REDUCE}")
+            return
         e = Emitter(rewriter, op)
         if k == 1:  # nothing to reduce (and XNNPACK's max pooling wants a window of 2+)
             value = e.node(xnn.CopyOp, op.input, shape=x)

@@ -15,6 +15,7 @@ import torch
 from torch.export import Dim
 
 import xnnc
+from xnnc.dialects import xnn
 from xnnc.errors import XnncError
 from xnnc.frontend.schema import ModelImportError
 from xnnc.ir.dims import DimError, DimExpr, NotAffine, bind_dims
@@ -348,6 +349,113 @@ def test_stock_pte_runs_on_stock_executorch_over_the_range(audio, tmp_path, caps
     ]
 
 
+class NormsOverFrames(torch.nn.Module):
+    """PReLU (a slope per channel, one shared slope), LayerNorm over the features, and an
+    attention-style `_safe_softmax` over T keys with fully masked rows, over T frames."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.per_channel = torch.nn.PReLU(8, init=0.1)
+        self.shared = torch.nn.PReLU(init=0.3)
+        self.norm = torch.nn.LayerNorm(8)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = self.norm((self.per_channel(x) + self.shared(x)).transpose(1, 2))
+        scores = y @ y.transpose(1, 2) + mask
+        return y, torch.ops.aten._safe_softmax(scores, -1)
+
+
+STOCK_SAFE_SOFTMAX = (
+    "_safe_softmax over T values in T rows: stock ExecuTorch has no reduce node, and its "
+    "pooled per-row mean would need two symbolic dims"
+)
+
+
+@pytest.mark.parametrize("target", ["extended", "stock"])
+def test_prelu_layer_norm_and_safe_softmax_follow_the_size(target: str) -> None:
+    """Lowered size-generic (they stayed outside on symbolic sizes): PReLU channels-last
+    (the shared slope too, whose innermost dim T has no fixed slope count), LayerNorm over
+    static features, and `_safe_softmax`, whose fully-masked-row test takes the share of
+    finite values instead of a count against the row length T (on stock, T keys in T rows
+    stay outside: the per-row mean has no stock form there)."""
+    torch.manual_seed(8)
+    model = NormsOverFrames().eval()
+    frames = _frames()
+    dims = {"x": {2: frames}, "mask": {0: frames, 1: frames}}
+    x, mask = torch.randn(1, 8, 13), torch.zeros(13, 13)
+    program = xnnc.compile(model, (x, mask), target=target, dynamic_shapes=dims, tune=False)
+    reasons = [(o.op, o.reason) for o in program.outside()]
+    assert reasons == ([] if target == "extended" else [("aten._safe_softmax", STOCK_SAFE_SOFTMAX)])
+    for size in (1, 13, 64):
+        x, mask = torch.randn(1, 8, size), torch.randn(size, size)
+        mask[mask > 0.5] = -torch.inf
+        mask[size // 2] = -torch.inf  # a fully masked row: 0, not NaN
+        got, want = program(x, mask), model(x, mask)
+        assert not got[1].isnan().any()
+        torch.testing.assert_close(got, want, atol=ATOL, rtol=0)
+
+
+class GatherRows(torch.nn.Module):
+    """Rows gathered by a constant index (a decomposed replicate pad of H) over T frames."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("rows", torch.tensor([0, 0, 1, 2, 3, 3, 3]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x[:, :, self.rows] * 2.0
+
+
+@pytest.mark.parametrize("target", ["extended", "stock"])
+def test_a_constant_index_of_a_static_dim_is_slices_at_any_size(target: str) -> None:
+    """index-as-slices keeps the frames' T in its slices' types (it built a static type
+    from the symbolic shape and failed to verify); the slices keep T whole."""
+    torch.manual_seed(9)
+    model = GatherRows().eval()
+    dims = {"x": {3: _frames()}}
+    program = xnnc.compile(model, (torch.randn(1, 2, 4, 13),), target=target,
+                           dynamic_shapes=dims, tune=False)  # fmt: skip
+    assert program.outside() == []
+    for size in (1, 13, 64):
+        x = torch.randn(1, 2, 4, size)
+        torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+
+
+class StockReductions(torch.nn.Module):
+    """Over T frames: an expand of a static dim (a broadcast), a mean over the trailing T
+    (global average pooling on stock), a sum over T (no stock form at a symbolic size)."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        grown = x[:, :1, :].expand(2, 4, x.shape[2]) * 2.0
+        return grown, torch.tanh(x).mean(dim=2, keepdim=True), (x * 3.0).sum(dim=2)
+
+
+def test_stock_reductions_and_broadcasts_of_a_symbolic_size() -> None:
+    """xnn-legalize-stock on symbolic sizes: the broadcast's zeros take 1 on T (they crashed
+    building a [2, T, 8] constant), the mean pools T with one channel, and the sum over T,
+    which no stock node computes at a symbolic size, stays outside with the reason (it
+    crashed building its [1, T] filter). Both the program and the stock `.pte` run."""
+    from xnnc.pte import StockRuntime, to_pte
+
+    model = StockReductions().eval()
+    dims = {"x": {2: _frames()}}
+    x = torch.randn(1, 8, 13)
+    program = xnnc.compile(model, (x,), target="stock", dynamic_shapes=dims, tune=False)
+    (outside,) = program.outside()
+    assert outside.op == "aten.sum" and outside.reason == (
+        "a sum over the symbolic dim T: stock ExecuTorch has no reduce node, and its "
+        "fully-connected and max-pooling forms have a fixed size"
+    )
+    ep = torch.export.export(model, (x,), dynamic_shapes=dims, strict=False)
+    run = StockRuntime(to_pte(ep))
+    # The sum adds up to 64 terms in another order than eager (on a copy XNNPACK wrote):
+    # relative error up to 64 * 2^-24 ~ 4e-6 of its magnitude (~30), past ATOL alone.
+    for size in (1, 13, 64):
+        x = torch.randn(1, 8, size)
+        for got in (program(x), run(x)):
+            torch.testing.assert_close(tuple(got), model(x), atol=ATOL, rtol=4e-6)
+
+
 class WideConv(torch.nn.Module):
     """A conv over 1024 channels. Torch's conv fake kernel selects a backend
     (`_select_conv_backend`: MKLDNN when `N*C*H*W > 20480`) and guards `1024*T <= 20480`
@@ -477,6 +585,40 @@ def test_ops_not_size_generic_stay_outside_and_say_why() -> None:
     for size in (1, 40):
         x = torch.randn(1, size, 16)
         torch.testing.assert_close(program(x), model(x), atol=ATOL, rtol=0)
+
+
+class CellLoop(torch.nn.Module):
+    """An RNN cell unrolled over 3 steps of a [T, B, C] input, the batch B symbolic."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ih = torch.nn.Linear(4, 8)
+        self.hh = torch.nn.Linear(8, 8, bias=False)
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        outs = []
+        for t in range(x.shape[0]):
+            h = torch.tanh(self.ih(x[t]) + self.hh(h))
+            outs.append(h)
+        return torch.stack(outs)
+
+
+def test_a_symbolic_batch_keeps_the_hoisted_input_projection() -> None:
+    """`x[t]` of a static step t selects in XNNPACK with B symbolic, and
+    xnn-hoist-input-projection projects all steps at once: the slices keep B whole (size 0,
+    "to the end"), so the hoisted form follows the size."""
+    torch.manual_seed(6)
+    model = CellLoop().eval()
+    batch = Dim("B", min=1, max=16)
+    x, h = torch.randn(3, 2, 4), torch.randn(2, 8)
+    program = xnnc.compile(model, (x, h), dynamic_shapes=({1: batch}, {0: batch}), tune=False)
+    assert program.outside() == [] and program.num_partitions == 1
+    fcs = [op for op in program.module.walk() if isinstance(op, xnn.FullyConnectedOp)]
+    assert [str(op.input.type) for op in fcs].count('tensor<3x?x4xf32, #xnnc.dims<"B">>') == 1
+    assert len(fcs) == 4  # the hoisted projection and the 3 recurrent ones
+    for b in (1, 5, 16):
+        x, h = torch.randn(3, b, 4), torch.randn(b, 8)
+        torch.testing.assert_close(program(x, h), model(x, h), atol=ATOL, rtol=0)
 
 
 # --- the zoo's audio decoders ------------------------------------------------------------------

@@ -28,6 +28,7 @@ from torch.overrides import TorchFunctionMode
 import xnnc
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.cost import rules
+from xnnc.cost.decision import decisions
 from xnnc.dialects import xnn
 from xnnc.errors import OptionError
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
@@ -206,6 +207,40 @@ def test_passthrough_fp16_input_stays_fp16() -> None:
     got = program(*inputs)
     assert got[0].dtype == torch.float16 and got[1].dtype == torch.float32
     torch.testing.assert_close(got[0], (inputs[0].float() * 3).half())
+
+
+class Frames(nn.Module):
+    """An fp16 Conv1d -> ReLU -> Linear over a frame count: the dynamic-shapes case."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv1d(4, 8, 3, padding=1)
+        self.fc = nn.Linear(8, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.relu(self.conv(x)).transpose(1, 2))
+
+
+@pytest.mark.parametrize(("target", "mode"), [("x86-64-avx512fp16", "fp32"), ("host", None)])
+def test_auto_on_a_symbolic_size_decides_the_region_by_the_rule(target: str, mode) -> None:
+    """The fp16 rule reads the target only: a region of symbolic sizes is decided as a whole,
+    as a static one (it was "native" per layer, with converts between the layers)."""
+    torch.manual_seed(0)
+    model = Frames().half().eval()
+    frames = torch.export.Dim("T", min=4, max=64)
+    x = torch.randn(1, 4, 16).half()
+    mode = mode or rules.fp16_native(Target.host()).choice
+    program = xnnc.compile(
+        model, (x,), target=f"extended,{target}", tune=False, dynamic_shapes=({2: frames},)
+    )
+    found = [d for _, d in decisions(program.module) if d.form == "fp16-compute"]
+    assert len(found) == 2
+    assert all(d.choice == mode and d.layer.startswith("fp16 region of 2 layers") for d in found)
+    converts = [op for op in program.module.walk() if isinstance(op, xnn.ConvertOp)]
+    assert len(converts) == (2 if mode == "fp32" else 0)  # the subgraph's boundary only
+    for t in (4, 13, 64):
+        inputs = (torch.randn(1, 4, t).half(),)
+        _check(program(*inputs), model, inputs, mode)
 
 
 # --- the MI-GAN-style fp16 net, both targets -------------------------------------------------

@@ -292,3 +292,50 @@ def test_tensor_overload_with_constant_parameters_lowers_to_qs8():
     assert _delegates_and_outside(edge) == (1, [])
     (y,) = StockRuntime(edge.to_executorch().buffer)(x)
     torch.testing.assert_close(y, model(x), rtol=0, atol=1.01 / 256)
+
+
+class DepthwiseUpsampler(torch.nn.Module):
+    """A depthwise transposed conv (XNNPACKQuantizer leaves it float: groups > 1) between
+    two quantized convs, over a frame count."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pre = torch.nn.Conv1d(4, 8, 3, padding=1)
+        self.up = torch.nn.ConvTranspose1d(8, 8, 4, stride=2, padding=1, groups=8)
+        self.post = torch.nn.Conv1d(8, 4, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.post(self.up(self.pre(x)))
+
+
+def test_symbolic_frames_quantized_in_one_subgraph_with_int8_copies():
+    """A PT2E program with a symbolic frame count imports (quantized types carry their
+    `#xnnc.dims`), its quantize/dequantize lower as converts, and xnn-quantize-early moves
+    the quantizing converts above the float phases' concatenate (int8 copies), as on static
+    sizes. Within one output step of the PT2E model at every size (module docstring)."""
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from xnnc.dialects import xnn
+
+    torch.manual_seed(0)
+    frames = ({2: torch.export.Dim("T", min=2, max=64)},)
+    x = torch.randn(1, 4, 16)
+    exported = torch.export.export(DepthwiseUpsampler().eval(), (x,), dynamic_shapes=frames)
+    quantizer = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(True))
+    prepared = prepare_pt2e(exported.module(), quantizer)
+    for x in _inputs((1, 4, 16), 8):
+        prepared(x)
+    pt2e = convert_pt2e(prepared)
+    ep = torch.export.export(pt2e, (x,), dynamic_shapes=frames)
+    program = xnnc.compile(ep, (x,), tune=False)
+    assert program.outside() == [] and program.num_partitions == 1
+    (join,) = [op for op in program.module.walk() if isinstance(op, xnn.ConcatenateOp)]
+    assert is_quantized(join.output.type) and "?" in str(join.output.type)
+    atol = _output_scale(ep) * 1.01
+    for size in (2, 9, 64):
+        for x in _inputs((1, 4, size), 2):
+            torch.testing.assert_close(program(x), pt2e(x), rtol=0, atol=atol)

@@ -27,6 +27,10 @@ Does nothing unless at least two fully_connected nodes of one block
   same flags and output bounds;
 - and their slices together cover that axis, so the hoisted product computes no row that
   nobody reads.
+
+On symbolic sizes (issue 13): other dims may be symbolic (a batch), kept whole by each
+slice (size 0, to the end), and the hoisted form follows them; a symbolic cut axis declines
+(`xnn.declined`): slices at fixed rows cover it at no size.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from dataclasses import dataclass
 
 import torch
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -51,7 +55,11 @@ from xnnc.conversion.constants import constant_op, constant_tensor
 from xnnc.cost.decision import declined
 from xnnc.dialects import xnn
 from xnnc.dialects.weights import WeightAttr
-from xnnc.ir.types import ints, shape_of
+from xnnc.ir.dims import DimExpr
+from xnnc.ir.shapes import whole_sizes
+from xnnc.ir.types import ints, shape_of, tensor_type
+
+REWRITE = "xnn-hoist-input-projection"
 
 
 @dataclass(frozen=True)
@@ -75,12 +83,13 @@ def sliced_rows(value: SSAValue) -> Rows | None:
     cut = value.owner
     if not isinstance(cut, xnn.StaticSliceOp):
         return None
-    whole, offsets, sizes = shape_of(cut.input), ints(cut.offsets), ints(cut.sizes)
-    axes = [d for d in range(len(whole)) if sizes[d] != whole[d]]
+    # The slice's shape, not its sizes: a symbolic dim kept whole is size 0 ("to the end").
+    whole, part, offsets = shape_of(cut.input), shape_of(cut.output), ints(cut.offsets)
+    axes = [d for d in range(len(whole)) if part[d] != whole[d]]
     if len(axes) != 1 or axes[0] == len(whole) - 1:
         return None
     (axis,) = axes
-    return Rows(cut.input, axis, offsets[axis], sizes[axis])
+    return Rows(cut.input, axis, offsets[axis], part[axis])
 
 
 def covers(spans: list[tuple[int, int]], length: int) -> bool:
@@ -156,7 +165,11 @@ class HoistSlicedFullyConnected(RewritePattern):
         block = op.parent_block()
         if rows is None or block is None:
             return
-        if declined(op, "xnn-hoist-input-projection", "its slices sit at fixed rows"):
+        # Slices at fixed rows of a symbolic axis cover it at no size (the nodes themselves
+        # may be static); other symbolic dims are kept whole and follow the size.
+        axis = shape_of(rows.source)[rows.axis]
+        if isinstance(axis, DimExpr):
+            declined(op, REWRITE, "its slices sit at fixed rows", axis.symbols)
             return
         group = [
             fc
@@ -171,7 +184,7 @@ class HoistSlicedFullyConnected(RewritePattern):
         out = [*whole[:-1], shape_of(op.output)[-1]]
         elem = op.output.type.element_type
         hoisted = xnn.FullyConnectedOp.make(
-            rows.source, first.filter, first.bias, result_type=TensorType(elem, out),
+            rows.source, first.filter, first.bias, result_type=tensor_type(elem, out),
             **op.properties,
         )  # fmt: skip
         hoisted.location = first.location
@@ -181,14 +194,16 @@ class HoistSlicedFullyConnected(RewritePattern):
             assert r is not None
             offsets = [0] * len(out)
             offsets[r.axis] = r.start
-            sizes = list(out)
-            sizes[r.axis] = r.size
+            part = list(out)
+            part[r.axis] = r.size
+            sizes = whole_sizes(part)
             cut = xnn.StaticSliceOp.make(
-                hoisted.output, result_type=TensorType(elem, sizes), offsets=offsets, sizes=sizes
+                hoisted.output, result_type=tensor_type(elem, part), offsets=offsets, sizes=sizes
             )
             new: list[Operation] = [cut]
-            if tuple(sizes) != shape_of(fc.output):
-                shape = shape_of(fc.output)
+            if tuple(part) != shape_of(fc.output):
+                # XNNPACK infers a 0 at run time: the fc's one symbolic dim, if any.
+                shape = [0 if isinstance(d, DimExpr) else d for d in shape_of(fc.output)]
                 new.append(
                     xnn.StaticReshapeOp.make(
                         cut.output, result_type=fc.output.type, new_shape=shape

@@ -34,7 +34,6 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NoneAttr,
     NoneType,
-    TensorType,
     i64,
 )
 from xdsl.interpreter import Interpreter
@@ -50,9 +49,11 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_tensor
 from xnnc.conversion.resample import runs
+from xnnc.cost.decision import declined
 from xnnc.dialects import aten
 from xnnc.interpreter.aten import AtenFunctions
-from xnnc.ir.types import shape_of
+from xnnc.ir.dims import DimExpr
+from xnnc.ir.types import shape_of, tensor_type
 from xnnc.transforms.constant_fold import fold, is_deterministic
 from xnnc.transforms.raising import erase_unused, fused_location
 
@@ -111,6 +112,9 @@ class IndexAsSlices(RewritePattern):
         if index is None or index.dim() != 1 or index.dtype.is_floating_point:
             return
         length = shape_of(x)[dim]
+        if isinstance(length, DimExpr):
+            declined(op, "index-as-slices", "constant positions along it cover it at no size")
+            return
         positions = [int(i) % length for i in index.tolist()] if length else []
         pieces = runs(positions)
         if not pieces or len(pieces) > MAX_RUNS:
@@ -129,7 +133,7 @@ class IndexAsSlices(RewritePattern):
                 operands=[x],
                 properties={name: IntegerAttr(v, i64) for name, v in
                             (("dim", dim), ("start", start), ("end", start + size))},
-                result_types=[TensorType(elem, shape)],
+                result_types=[tensor_type(elem, shape)],
             )  # fmt: skip
             sliced[(start, size)] = s.result
             new.append(s)

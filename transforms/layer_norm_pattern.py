@@ -16,7 +16,8 @@ fuses the ones it replaces, so `XnncPartitioner` tags all their FX nodes.
 Does nothing unless: the reduced dims are the trailing ones, with keepdim; both means and
 the variance (biased: correction 0) reduce the same dims of the same x; eps is a scalar;
 add and sub have alpha 1. A chain whose intermediate values have other users still has its
-result raised; those values stay for their users.
+result raised; those values stay for their users. A norm over a symbolic size declines
+(`xnn.declined`): normalized_shape holds static sizes; other dims may be symbolic.
 """
 
 from __future__ import annotations
@@ -35,9 +36,13 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from xnnc.cost.decision import declined
 from xnnc.dialects import aten
+from xnnc.ir.dims import DimExpr
 from xnnc.ir.types import ints, shape_of, tensor_type
 from xnnc.transforms.raising import erase_unused, fused_location
+
+REWRITE = "aten-recognize-layer-norm"
 
 
 def _num(op: Operation, name: str, default: float | None = None) -> float | None:
@@ -119,6 +124,10 @@ class RecognizeLayerNorm(RewritePattern):
                 continue
             x, dims = dev[0].input, _trailing_dims(dev[1])
             variance = _variance(rstd[1], x, dims)
+            normalized = shape_of(x)[len(shape_of(x)) - dims :] if dims else ()
+            if variance is not None and any(isinstance(d, DimExpr) for d in normalized):
+                declined(op, REWRITE, "native_layer_norm's normalized_shape holds static sizes")
+                return
             if variance is not None:
                 eps = _num(rstd[0][1], "scalar")
                 self._raise(op, x, dims, eps, [*rstd[0], *variance, *dev], rewriter)

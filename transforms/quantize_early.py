@@ -13,7 +13,8 @@ conv that XNNPACKQuantizer leaves float (it skips groups > 1), in polyphase form
 quantized conv (MI-GAN-style decoders).
 
 Does nothing when: the convert's input has other uses; it is not produced by a concatenate
-or depth-to-space; the convert's result is not a statically shaped quantized tensor.
+or depth-to-space; the convert's result is not a quantized tensor of a known shape (static,
+or symbolic with its `#xnnc.dims`: the converts follow the size as the ops they pass do).
 Slices are left alone (converting first would convert the elements they drop), and so are
 transposes and reshapes, which `xnn-layout` moves past converts itself.
 """
@@ -38,7 +39,7 @@ from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import is_quantized
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import element_type, shape_of, tensor_type
+from xnnc.ir.types import element_type, has_known_shape, shape_of, tensor_type
 
 MOVEMENT = (xnn.ConcatenateOp, xnn.DepthToSpace2dOp)
 
@@ -53,7 +54,7 @@ class QuantizeBeforeMovement(RewritePattern):
         moved = op.input.owner
         if not isinstance(moved, MOVEMENT) or not op.input.has_one_use():
             return
-        if not is_quantized(op.output.type) or not op.output.type.has_static_shape():
+        if not is_quantized(op.output.type) or not has_known_shape(op.output.type):
             return
         elem = element_type(op.output)
         e = Emitter(rewriter, moved)

@@ -73,3 +73,39 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<h = [2, 8]>} {
     func.return %y : tensor<1x8x2x2xf32>
   }
 }
+
+// -----
+
+// An RNN cell's `x[t]` of a static step t, the batch B symbolic: a slice that keeps B
+// (size 0: to the end) and a reshape inferring it. A select of one index of the symbolic
+// dim stays outside with the reason.
+// CHECK-LABEL: func.func @select_step
+// CHECK:         xnn.static_slice %{{.*}} {offsets = array<i64: 1, 0, 0>, sizes = array<i64: 1, 0, 4>} : (tensor<3x?x4xf32, #xnnc.dims<"B">>) -> tensor<1x?x4xf32, #xnnc.dims<"B">>
+// CHECK-NEXT:    xnn.static_reshape %{{.*}} {new_shape = array<i64: 0, 4>} : (tensor<1x?x4xf32, #xnnc.dims<"B">>) -> tensor<?x4xf32, #xnnc.dims<"B">>
+// CHECK:         aten.select %x {dim = 1 : i64, index = 0 : i64}
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<B = [1, 16]>} {
+  func.func @select_step(%x: tensor<3x?x4xf32, #xnnc.dims<"B">>) -> (tensor<?x4xf32, #xnnc.dims<"B">>, tensor<3x4xf32>) {
+    %s = aten.select %x {dim = 0 : i64, index = 1 : i64} : (tensor<3x?x4xf32, #xnnc.dims<"B">>) -> tensor<?x4xf32, #xnnc.dims<"B">>
+    %t = aten.select %x {dim = 1 : i64, index = 0 : i64} : (tensor<3x?x4xf32, #xnnc.dims<"B">>) -> tensor<3x4xf32>
+    func.return %s, %t : tensor<?x4xf32, #xnnc.dims<"B">>, tensor<3x4xf32>
+  }
+}
+
+// -----
+
+// LayerNorm over the static features of S rows: mean, deviation, variance and the affine
+// weights follow S (XNNPACK counts the 8 features, the rows reshape).
+// CHECK-LABEL: func.func @layer_norm_rows
+// CHECK:         xnn.static_reduce mean %{{.*}} {axes = array<i64: 2>, flags = 64 : i32} : (tensor<1x?x8xf32, #xnnc.dims<"S">>) -> tensor<1x?x1xf32, #xnnc.dims<"S">>
+// CHECK:         xnn.unary reciprocal_square_root %{{.*}} : (tensor<1x?x1xf32, #xnnc.dims<"S">>) -> tensor<1x?x1xf32, #xnnc.dims<"S">>
+// CHECK:         xnn.binary add %{{.*}}, %{{.*}} : (tensor<1x?x8xf32, #xnnc.dims<"S">>, tensor<8xf32>) -> tensor<1x?x8xf32, #xnnc.dims<"S">>
+// CHECK-NOT:     aten.
+// CHECK:         func.return
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<S = [1, 511]>} {
+  func.func @layer_norm_rows(%x: tensor<1x?x8xf32, #xnnc.dims<"S">>) -> tensor<1x?x8xf32, #xnnc.dims<"S">> {
+    %w = aten.constant dense<2.0> : tensor<8xf32>
+    %b = aten.constant dense<0.5> : tensor<8xf32>
+    %y, %m, %r = aten.native_layer_norm %x : tensor<1x?x8xf32, #xnnc.dims<"S">> weight %w : tensor<8xf32> bias %b : tensor<8xf32> {normalized_shape = array<i64: 8>, eps = 1.000000e-05 : f64} -> tensor<1x?x8xf32, #xnnc.dims<"S">>, tensor<1x?x1xf32, #xnnc.dims<"S">>, tensor<1x?x1xf32, #xnnc.dims<"S">>
+    func.return %y : tensor<1x?x8xf32, #xnnc.dims<"S">>
+  }
+}

@@ -47,15 +47,18 @@ func.func @group_norm(%x: tensor<1x4x6xf32>) -> tensor<1x4x6xf32> {
 
 // -----
 
-// _safe_softmax: the all -inf row test in arithmetic, then softmax(max(x, c)) * (1 - m).
+// _safe_softmax: the all -inf row test in arithmetic (the share of finite values, no row
+// length), then softmax(max(x, c)) * (1 - m).
 // CHECK-LABEL: func.func @safe_softmax
 // CHECK:         %[[LO:.*]] = xnn.clamp %[[X:.*]] {output_min = -3.40282347e+38 : f32}
-// CHECK-NEXT:    %[[INF:.*]] = xnn.binary subtract %[[LO]], %[[X]]
-// CHECK-NEXT:    %[[E:.*]] = xnn.clamp %[[INF]] {output_max = 1.000000e+00 : f32}
-// CHECK-NEXT:    %[[CNT:.*]] = xnn.static_reduce sum %[[E]] {axes = array<i64: 1>, flags = 64 : i32} : (tensor<2x5xf32>) -> tensor<2x1xf32>
-// CHECK-NEXT:    %[[K:.*]] = xnn.constant dense<-4.000000e+00> : tensor<1xf32>
-// CHECK-NEXT:    %[[SHIFT:.*]] = xnn.binary add %[[CNT]], %[[K]]
-// CHECK-NEXT:    %[[M:.*]] = xnn.clamp %[[SHIFT]] {output_min = 0.000000e+00 : f32}
+// CHECK-NEXT:    %[[GAP:.*]] = xnn.binary subtract %[[X]], %[[LO]]
+// CHECK-NEXT:    %[[ONE0:.*]] = xnn.constant dense<1.000000e+00> : tensor<1xf32>
+// CHECK-NEXT:    %[[F:.*]] = xnn.binary add %[[GAP]], %[[ONE0]] {output_min = 0.000000e+00 : f32}
+// CHECK-NEXT:    %[[SHARE:.*]] = xnn.static_reduce mean %[[F]] {axes = array<i64: 1>, flags = 64 : i32} : (tensor<2x5xf32>) -> tensor<2x1xf32>
+// CHECK-NEXT:    %[[BIG:.*]] = xnn.constant dense<0x4C000000> : tensor<1xf32>
+// CHECK-NEXT:    %[[SCALED:.*]] = xnn.binary multiply %[[SHARE]], %[[BIG]]
+// CHECK-NEXT:    %[[ONE1:.*]] = xnn.constant dense<1.000000e+00> : tensor<1xf32>
+// CHECK-NEXT:    %[[M:.*]] = xnn.binary subtract %[[ONE1]], %[[SCALED]] {output_min = 0.000000e+00 : f32} : (tensor<1xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
 // CHECK-NEXT:    %[[ONE:.*]] = xnn.constant dense<1.000000e+00> : tensor<1xf32>
 // CHECK-NEXT:    %[[R:.*]] = xnn.binary divide %[[ONE]], %[[M]] : (tensor<1xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
 // CHECK-NEXT:    %[[A:.*]] = xnn.unary abs %[[R]]
