@@ -23,9 +23,9 @@ a call allocates one block for all its buffers, adds the block's address to the 
 projections and the steps in one call).
 
 The weights are packed by XNNPACK once, when the runner is built (the runtimes are built with
-`consume=True`: they keep only the packed form; a cell's step runtimes share one packed W_hh). Calls may come from several threads: each
-call has its own block, the plans are read-only, and each runtime runs one call's set-up and
-invoke (a step runtime: one call's steps) at a time (its lock).
+`consume=True`: they keep only the packed form; a cell's step runtimes share one packed
+W_hh). Calls may come from several threads: each call has its own block, the plans are
+read-only, and each runtime runs one call's set-up and invoke at a time (its lock).
 """
 
 from __future__ import annotations
@@ -136,7 +136,8 @@ class LstmRunner:
     """`aten.lstm.input` (without proj_size) on XNNPACK for any frame count; built once, its
     weights packed then. `cells` are layer-major, direction-minor (torch's `_flat_weights`
     order); `batch` is static. `zero_state`: every call's h0 and c0 are zeros (the values
-    passed are then not read).
+    passed are then not read). `unroll`: the step counts of each cell's step runtimes (1
+    among them); a call runs the most that fit, largest first.
 
     A call's work is a few numpy and ctypes operations per layer: per frame count a `_Plan`
     (cached, `plans` sizes) lays out one block of memory for all the call's buffers and
@@ -169,7 +170,8 @@ class LstmRunner:
         self._state = (layers * self.directions, batch, self.hidden)  # h0's and c0's
         self.projections = [_projection(cell, threads) for cell in cells]
         if 1 not in unroll or min(unroll) < 1:
-            raise ValueError(f"unroll {tuple(unroll)}: the step counts must include 1")
+            raise ValueError(f"unroll {tuple(unroll)}: the step counts must be positive and "
+                             "include 1")  # fmt: skip
         self.unroll = tuple(sorted(set(unroll), reverse=True))
         # Per cell, a runtime per step count; the first packs W_hh, the others find it.
         self.steps: list[dict[int, XnnRuntime]] = []

@@ -370,16 +370,16 @@ def test_a_built_runtime_calls_no_python_per_set_up(convnet, saved_convnet) -> N
     path, want = saved_convnet
     c_function = ctypes.cast(capi.library().xnn.xnn_internal_weights_cache_is_finalized,
                              ctypes.c_void_p).value  # fmt: skip
+    entered = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == packed_weights.__file__:
+            entered.append(frame.f_code.co_name)
+
     for program in (xnnc.compile(model, inputs), xnnc.load(path)):
         (rt,) = program.runtimes.values()
         provider = rt._weights._provider
         assert ctypes.cast(provider.is_finalized, ctypes.c_void_p).value == c_function
-        entered = []
-
-        def profile(frame, event, arg):
-            if event == "call" and frame.f_code.co_filename == packed_weights.__file__:
-                entered.append(frame.f_code.co_name)
-
         sys.setprofile(profile)
         try:
             got = program(*inputs)

@@ -336,9 +336,10 @@ def test_the_steps_take_the_most_unrolled_runtime_that_fits() -> None:
     assert _chunks(13, (8, 4, 2, 1), True) == [(0, 8, True), (8, 4, False), (12, 1, False)]
     assert _chunks(3, (8, 4, 2, 1), False) == [(0, 2, False), (2, 1, False)]
     assert _chunks(3, (1,), True) == [(0, 1, True), (1, 1, False), (2, 1, False)]
-    with pytest.raises(ValueError) as e:
-        _runner(torch.nn.LSTM(FEATURES, HIDDEN), 1, True, unroll=(2, 4))
-    assert str(e.value) == "unroll (2, 4): the step counts must include 1"
+    for unroll in ((2, 4), (1, 0)):
+        with pytest.raises(ValueError) as e:
+            _runner(torch.nn.LSTM(FEATURES, HIDDEN), 1, True, unroll=unroll)
+        assert str(e.value) == f"unroll {unroll}: the step counts must be positive and include 1"
 
 
 def test_the_plans_of_a_few_sizes_are_kept() -> None:
