@@ -20,6 +20,8 @@ demo: $(STAMP)
 # model zoo (tests/conftest.py) together on one of them.
 test: $(STAMP)
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q -x -n auto --maxprocesses 4 --dist loadgroup tests
 	$(BIN)/lit -sv lit_tests
 
