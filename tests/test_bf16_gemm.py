@@ -16,6 +16,7 @@ import math
 
 import pytest
 import torch
+from threads import run_threads
 
 import xnnc
 from xnnc.backend_xnnpack import nodes
@@ -127,7 +128,6 @@ def test_split_runtime_matches_the_fp32_subgraph(threads, transposed):
 def test_split_runtime_is_safe_from_many_threads():
     """8 threads x 50 calls on different inputs: each result bit-identical to the same
     input's single-threaded result (the GEMM operators keep set-up pointers between runs)."""
-    import threading
 
     blob, _, _ = gemm_blob()
     generator = torch.Generator().manual_seed(2)
@@ -142,11 +142,7 @@ def test_split_runtime_is_safe_from_many_threads():
             for i in range(k, len(cases), 8):
                 got[i] = rt.run(*cases[i])
 
-        threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_threads(work)
     wrong = [i for i, (g, w) in enumerate(zip(got, want))
              if not all(torch.equal(a, b) for a, b in zip(g, w))]  # fmt: skip
     assert wrong == []

@@ -21,6 +21,7 @@ from collections.abc import Callable
 import pytest
 import torch
 import torch.nn as nn
+from threads import run_threads
 from torch.export import ExportedProgram
 
 import xnnc
@@ -115,11 +116,7 @@ def _hammer(run: Callable[[torch.Tensor], torch.Tensor], inputs: list[torch.Tens
         except BaseException as e:  # re-raised in the test's thread
             errors.append(e)
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(THREADS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_threads(work, THREADS)
     if errors:
         raise errors[0]
     return results

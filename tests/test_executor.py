@@ -10,11 +10,10 @@ plan calls the same runtimes and the same op implementations in the same order.
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 import torch
 import torch.nn as nn
+from threads import run_threads
 from torch.export import Dim
 from xdsl.interpreter import Interpreter
 
@@ -110,11 +109,7 @@ def test_dynamic_multi_piece_calls_from_threads_are_bit_identical(model) -> None
             if not torch.equal(program(inputs[j]), want[j]):
                 failures.append(f"thread {k} call {i} (input {j})")
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(worker)
     assert failures == []
 
 

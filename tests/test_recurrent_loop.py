@@ -12,11 +12,10 @@ from the wrong row.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 import torch
+from threads import run_threads
 from torch.export import Dim
 
 import xnnc
@@ -214,11 +213,7 @@ def test_calls_from_threads_are_bit_identical() -> None:
             if not all(torch.equal(g, w) for g, w in zip(got, want[j])):
                 failures.append(f"thread {k} call {i} (input {j})")
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads(worker)
     assert failures == []
 
 

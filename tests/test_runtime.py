@@ -31,6 +31,7 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from threads import run_threads
 
 from xnnc.backend_xnnpack import blob as B
 from xnnc.backend_xnnpack.runtime import XnnpackError, XnnRuntime, capi
@@ -1077,8 +1078,6 @@ def test_small_externals_are_copied_through_buffers_set_up_once(copied):
 def test_threads_get_their_own_results_in_both_modes(mode, request):
     """Runs from 8 threads at once, each on inputs of its own: every result is twice its
     own input (set-up, copies and invoke of one run never interleave with another's)."""
-    import threading
-
     rt, _, _ = request.getfixturevalue(mode)
     wrong: list[tuple[int, int]] = []
 
@@ -1089,11 +1088,7 @@ def test_threads_get_their_own_results_in_both_modes(mode, request):
             if not torch.equal(y, 2 * x):
                 wrong.append((t, k))
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    run_threads(work)
     assert wrong == []
 
 
