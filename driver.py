@@ -52,6 +52,7 @@ from xdsl.ir import Operation, SSAValue
 
 import xnnc
 from xnnc import heap
+from xnnc.backend_xnnpack.fused import FusedCall, Step
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
@@ -305,7 +306,9 @@ class Program:
         """The function's plan (or why the interpreter runs it), built once."""
         with self._plan_lock:
             if self._plan is None:
-                self._plan = _Plan.plan(self._func, self.runtimes, self._recurrent)
+                self._plan = _Plan.plan(
+                    self._func, self.runtimes, self._recurrent, fuse=not self._profiling
+                )
         return self._plan
 
     def _interpret(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> tuple:
@@ -394,7 +397,9 @@ class _Plan:
 
     KEPT = 4
 
-    def __init__(self, func: FuncOp, runtimes: dict, recurrent: RecurrentOps, impls: dict):
+    def __init__(
+        self, func: FuncOp, runtimes: dict, recurrent: RecurrentOps, impls: dict, fuse: bool
+    ):
         block = func.body.block
         ops = list(block.ops)
         self.inputs = len(block.args)
@@ -426,6 +431,12 @@ class _Plan:
             run, ins, outs, _, _ = self.steps[0]
             if self.outputs == outs and all(i < self.inputs for i in ins):
                 self.direct = run, _gather(ins)
+        # A program of XNNPACK runtimes and loops alone runs, from its second call at a size
+        # on, as one table of set-up rows (`FusedCall`), laid out from its first.
+        self.fused: dict[tuple, FusedCall | str] | None = None
+        if fuse and not (self.direct or self.sized or self.held or self.torched):
+            self.fused = {}
+            self.layout = tuple(Step(run, ins, outs) for run, ins, outs, _, _ in self.steps)
         # Per step, its operands fetched from the slots by one call (no list built per call).
         self.steps = tuple((run, _gather(ins), *rest) for run, ins, *rest in self.steps)
         self.results = _gather(self.outputs)
@@ -469,8 +480,12 @@ class _Plan:
         return tuple(self.slot[v] for v in values)
 
     @staticmethod
-    def plan(func: FuncOp, runtimes: dict, recurrent: RecurrentOps) -> _Plan | str:
-        """The function's plan, or why it has none (the interpreter runs it then)."""
+    def plan(
+        func: FuncOp, runtimes: dict, recurrent: RecurrentOps, fuse: bool = True
+    ) -> _Plan | str:
+        """The function's plan, or why it has none (the interpreter runs it then). `fuse`:
+        whether a program of XNNPACK calls alone may run as one table (not when profiling:
+        the profile is read per runtime call)."""
         if len(func.body.blocks) != 1:
             return "a function of several blocks (branches)"
         ops = list(func.body.block.ops)
@@ -484,12 +499,17 @@ class _Plan:
                 return f"{op.name} has regions: the interpreter runs nested code"
             if type(op) not in impls:
                 return f"{op.name} is no aten op: the interpreter runs it"
-        return _Plan(func, runtimes, recurrent, impls)
+        return _Plan(func, runtimes, recurrent, impls, fuse)
 
     def __call__(self, tensors: tuple[torch.Tensor, ...], sizes: dict[str, int]) -> tuple:
         if self.direct is not None:
             run, gather = self.direct
             return tuple(run(*gather(tensors)))
+        fused = None
+        if self.fused is not None:
+            fused = self.fused.get(key := tuple(sorted(sizes.items())))
+            if fused is not None and not isinstance(fused, str):
+                return fused(tensors)
         slots = self.base.copy()
         slots[: self.inputs] = tensors
         if self.sized:
@@ -510,9 +530,20 @@ class _Plan:
                     slots[i] = value
         except Exception as e:  # as xDSL's interpreter reports it: the IR, the op marked
             step[4].emit_error("Error while interpreting op", e)
+        if self.fused is not None and fused is None:
+            self._fuse(key, slots)
         if self.held:
             return tuple(slots[i].clone() if i in self.held else slots[i] for i in self.outputs)
         return self.results(slots)
+
+    def _fuse(self, key: tuple, slots: list) -> None:
+        """Lays out the calls at the size of `key` from a call's `slots` (or records why
+        not), the few most recent sizes kept."""
+        fused = FusedCall.build(self.layout, slots, self.inputs, self.outputs)
+        with self.cache_lock:
+            if len(self.fused) >= self.KEPT:
+                self.fused.pop(next(iter(self.fused)))
+            self.fused[key] = fused
 
     def _sized_values(self, sizes: dict[str, int]) -> list[torch.Tensor]:
         key = tuple(sorted(sizes.items()))

@@ -1,0 +1,267 @@
+"""A program's XNNPACK calls at one size as one table: every runtime's set-up and invoke in a
+row, over one arena for the values between them.
+
+A split program (an LSTM over a symbolic time axis between two subgraphs, say) calls each
+piece in turn, and each call pays Python of its own: checking inputs, making outputs,
+allocating the loop's block, building its set-up tables. On a small decoder those are most
+of the call (EnCodec small at 4 frames: ~100 us of it on a 2-core Zen 3). Per size they are
+all the same, so a `FusedCall` lays them out once, from a call made the slow way:
+
+    head   (x)      -> a           row: ids 0, 1 = x (the call's input), arena + 0
+    loop   (a)      -> y           rows of the loop's plan, its block at arena + 4096
+    tail   (y)      -> out         row: ids 0, 1 = arena + 4224, out (the call's output)
+
+Each calling thread gets its own arena and a table with the arena's address added (made
+once per size); a call then writes its inputs' and outputs' addresses into the table and
+runs the rows: set up each runtime from its row (`xnn_setup_runtime_v2`), invoke it. The
+runtimes are reshaped first where another size's call left them at other shapes, all with
+their locks held, in one order, so that calls from several threads never interleave on a
+runtime.
+
+`FusedCall.build` says why it cannot lay out a program (a step that is neither an XNNPACK
+runtime nor a time-first, zero-state loop; a loop output read after the loop that XNNPACK
+does not write in place; a program output that is not written by XNNPACK); the program
+then keeps calling its pieces.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from xnnc.backend_xnnpack.recurrent import LstmRunner
+from xnnc.backend_xnnpack.runtime import capi
+from xnnc.backend_xnnpack.runtime.runtime import XnnpackError, XnnRuntime
+
+_ALIGN = 64
+_CONTIGUOUS, _empty_like = torch.contiguous_format, torch.empty_like
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a program at one size: the runtime or loop, the slots it reads and writes
+    (the loop: input, h0, c0 -> output, h_n, c_n)."""
+
+    run: Any
+    reads: tuple[int, ...]
+    writes: tuple[int, ...]
+
+
+class _Layout:
+    """Where each slot's value lives (the arena, a call's input or output, a constant) and
+    the table being built: uint64 words, a mask of those the arena's address is added to,
+    and the words a call's inputs and outputs go into."""
+
+    def __init__(self, inputs: int, outputs: tuple[int, ...]):
+        self.arena = 0
+        self.words: list[np.ndarray] = []
+        self.masks: list[np.ndarray] = []
+        self.size = 0  # words so far
+        self.where: dict[int, tuple[str, int]] = {i: ("input", i) for i in range(inputs)}
+        self.outputs = {slot: j for j, slot in enumerate(outputs)}
+        self.patches: list[tuple[int, str, int]] = []  # (word, "input" | "output", index)
+
+    def reserve(self, nbytes: int) -> int:
+        """An arena region of `nbytes` (with XNNPACK's extra bytes), cache-line aligned."""
+        at = self.arena
+        self.arena += -(-(nbytes + capi.EXTRA_BYTES) // _ALIGN) * _ALIGN
+        return at
+
+    def place(self, slot: int, value: torch.Tensor) -> None:
+        """A slot an XNNPACK runtime writes: a call's output, or an arena region."""
+        if slot in self.outputs:
+            self.where[slot] = ("output", self.outputs[slot])
+        else:
+            self.where[slot] = ("arena", self.reserve(value.numel() * value.element_size()))
+
+    def append(self, words: np.ndarray, mask: np.ndarray) -> int:
+        """Appends table words; returns the word index of the first."""
+        at = self.size
+        self.words.append(words.astype(np.uint64))
+        self.masks.append(mask.astype(np.uint64))
+        self.size += len(words)
+        return at
+
+    def row(self, slots: Sequence[int], constants: Sequence[Any]) -> int:
+        """A set-up row (external ids 0.. over `slots`); returns its first word."""
+        words = np.zeros(2 * len(slots), dtype=np.uint64)
+        mask = np.zeros_like(words)
+        words[0::2] = np.arange(len(slots))
+        at = self.size
+        for k, slot in enumerate(slots):
+            kind, index = self.where.get(slot, ("constant", slot))
+            if kind == "arena":
+                words[2 * k + 1], mask[2 * k + 1] = index, 1
+            elif kind == "constant":
+                words[2 * k + 1] = constants[slot].data_ptr()
+            else:
+                self.patches.append((at + 2 * k + 1, kind, index))
+        return self.append(words, mask)
+
+
+@dataclass(frozen=True)
+class FusedCall:
+    """One size's XNNPACK calls of a program as rows of one table (see the module)."""
+
+    runtimes: tuple[XnnRuntime, ...]  # each once, in lock order
+    shapes: tuple[Any, ...]  # per runtime: its input shapes at this size, None if static
+    rows: tuple[tuple[int, int, int], ...]  # (runtime index, externals, table byte offset)
+    template: np.ndarray  # the table, arena-relative where `mask` is 1
+    mask: np.ndarray
+    arena: int  # bytes
+    patches: tuple[tuple[int, str, int], ...]
+    out_like: tuple[torch.Tensor, ...]  # expanded templates of the outputs
+    per_thread: threading.local
+
+    @staticmethod
+    def build(
+        steps: Sequence[Step], values: Sequence[Any], inputs: int, outputs: tuple[int, ...],
+    ) -> FusedCall | str:  # fmt: skip
+        """The layout of `steps` at the size of a call whose slot values were `values`
+        (inputs first; the others written by the steps or constants), or why there is none."""
+        layout = _Layout(inputs, outputs)
+        written = {s for step in steps for s in step.writes}
+        late_reads = {s for step in steps for s in step.reads} | set(outputs)
+        for slot in outputs:
+            if slot not in written:
+                return "an output not computed by the program's steps"
+        for slot, value in enumerate(values):
+            if slot >= inputs and slot not in written and value is not None and not (
+                isinstance(value, torch.Tensor) and value.is_contiguous()
+            ):  # fmt: skip
+                return "a constant read by XNNPACK that is not a contiguous tensor"
+        runtimes: dict[int, tuple[XnnRuntime, Any]] = {}
+        rows: list[tuple[int, int, int]] = []
+
+        def index_of(rt: XnnRuntime, shapes: Any) -> int:
+            key = id(rt)
+            if key not in runtimes:
+                runtimes[key] = (rt, shapes)
+            elif runtimes[key][1] != shapes:
+                raise _Decline("a runtime called at two shapes in one call")
+            return list(runtimes).index(key)
+
+        try:
+            for step in steps:
+                if type(step.run) is XnnRuntime:
+                    rt = step.run
+                    for slot in step.writes:
+                        layout.place(slot, values[slot])
+                    at = layout.row((*step.reads, *step.writes), values)
+                    # the shapes `run` reshapes it for (read from the call: another
+                    # thread may be reshaping it now)
+                    shapes = None if rt._input_dims is None else [
+                        values[slot].shape for slot in step.reads]  # fmt: skip
+                    rows.append((index_of(rt, shapes), len(step.reads) + len(step.writes), at))
+                elif type(step.run) is LstmRunner:
+                    _place_loop(layout, step, values, late_reads, rows, index_of)
+                else:
+                    return f"a step on {type(step.run).__name__}, not an XNNPACK runtime"
+        except _Decline as e:
+            return str(e)
+        order = sorted(runtimes.values(), key=lambda entry: id(entry[0]._lock))
+        position = {id(rt): k for k, (rt, _) in enumerate(order)}
+        keys = list(runtimes)
+        return FusedCall(
+            runtimes=tuple(rt for rt, _ in order),
+            shapes=tuple(shapes for _, shapes in order),
+            rows=tuple((position[keys[i]], n, 8 * at) for i, n, at in rows),
+            template=np.concatenate(layout.words), mask=np.concatenate(layout.masks),
+            arena=layout.arena, patches=tuple(layout.patches),
+            out_like=tuple(values[s].new_empty(()).expand(values[s].shape) for s in outputs),
+            per_thread=threading.local(),
+        )  # fmt: skip
+
+    def __call__(self, tensors: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        """The outputs for `tensors` (checked against the program's signature: dtypes and
+        shapes of this size)."""
+        ins = [t if t.is_contiguous() else t.contiguous() for t in tensors]
+        for t in ins:
+            if not t.is_cpu:
+                raise ValueError(f"expected CPU tensors, got one on {t.device}")
+        outs = tuple([_empty_like(t, memory_format=_CONTIGUOUS) for t in self.out_like])
+        table, address, arena = self._table()
+        for word, kind, index in self.patches:
+            table[word] = (ins if kind == "input" else outs)[index].data_ptr()
+        lib = capi.library()
+        setup, invoke = lib.setup_runtime_at, lib.invoke_runtime
+        runtimes = self.runtimes
+        for rt in runtimes:
+            rt._lock.acquire()
+        try:
+            handles = []
+            for rt, shapes in zip(runtimes, self.shapes):
+                if rt._runtime is None:
+                    raise RuntimeError("the runtime is closed")
+                if shapes is not None and rt._shapes != shapes:
+                    rt._reshape(shapes)
+                rt._pointers = None  # its own next run sets up again
+                handles.append(rt._runtime)
+            for k, count, offset in self.rows:
+                if status := setup(handles[k], count, address + offset):
+                    raise XnnpackError("", "xnn_setup_runtime_v2", status)
+                if status := invoke(handles[k]):
+                    raise XnnpackError("", "xnn_invoke_runtime", status)
+        finally:
+            for rt in runtimes:
+                rt._lock.release()
+        del arena  # alive until the rows ran
+        return outs
+
+    def _table(self) -> tuple[np.ndarray, int, np.ndarray]:
+        """The calling thread's table (its arena's address added), the table's address and
+        the arena; made at the thread's first call."""
+        state = getattr(self.per_thread, "state", None)
+        if state is None:
+            arena = np.empty(self.arena + _ALIGN, dtype=np.uint8)
+            base = arena.ctypes.data + -arena.ctypes.data % _ALIGN
+            table = self.template + self.mask * np.uint64(base)
+            state = self.per_thread.state = (table, table.ctypes.data, arena)
+        return state
+
+
+class _Decline(Exception):
+    """Why a program's steps cannot be laid out as one table."""
+
+
+def _place_loop(
+    layout: _Layout, step: Step, values: Sequence[Any], late_reads: set[int],
+    rows: list[tuple[int, int, int]], index_of: Any,
+) -> None:  # fmt: skip
+    """The loop's block in the arena, its plan's table rows in the table."""
+    runner: LstmRunner = step.run
+    if not runner.zero_state or runner.batch_first:
+        raise _Decline("an LSTM loop with a given state or batch-first input")
+    x, _, _ = step.reads
+    out, h_n, c_n = step.writes
+    if h_n in late_reads or out in layout.outputs or c_n in layout.outputs:
+        raise _Decline("an LSTM loop whose h_n or results leave the program")
+    plan = runner._plan(values[x].shape[0])
+    ((runs, merge),) = plan.layers if len(plan.layers) == 1 else ((None, True),)
+    if merge is not None:
+        raise _Decline("a bidirectional LSTM loop over a batch")
+    block = layout.reserve(plan.table_at * 8)  # its data; the table goes into ours
+    for slot, (region, _) in zip((out, c_n), (plan.results[0], plan.results[2])):
+        layout.where[slot] = ("arena", block + region.start * 4)
+    words, mask = plan.table.copy(), plan.address.copy()
+    words[mask == 1] += np.uint64(block)
+    first = layout.append(words, mask)
+    kind, index = layout.where.get(x, ("constant", x))
+    words, masks = layout.words[-1], layout.masks[-1]
+    for word in plan.inputs:  # x's address: in the arena, a constant's, or a call's input
+        masks[word] = kind == "arena"
+        if kind == "arena":
+            words[word] = index
+        elif kind == "constant":
+            words[word] = values[x].data_ptr()
+        else:
+            layout.patches.append((first + int(word), kind, index))
+    for rt, offset, count, shapes in runs:  # each a row (`_Plan.build` makes them 1 each)
+        if count != 1:
+            raise _Decline("an LSTM loop plan of several rows per call")
+        rows.append((index_of(rt, shapes), len(rt._externals), first + offset // 8 - plan.table_at))

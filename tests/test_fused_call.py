@@ -1,0 +1,129 @@
+"""A split program's calls at one size as one table of XNNPACK set-up rows
+(`backend_xnnpack/fused.py`): from the second call at a size on, a program of XNNPACK pieces
+and recurrent loops runs without calling its pieces one by one. The table must compute the
+pieces' bits exactly (same runtimes, same kernels, same buffers' contents), follow size
+changes, keep threads apart, and decline what it cannot lay out.
+
+Tolerance against eager: fp32, XNNPACK's and torch's sums differ in order only; 1e-4 of the
+output's largest magnitude, as the recurrent loop's own tests."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from threads import run_threads
+from torch.export import Dim
+
+import xnnc
+from xnnc.backend_xnnpack.fused import FusedCall
+
+SIZES = (3, 9, 3, 17, 64, 9)
+
+
+class ConvLstmConv(torch.nn.Module):
+    """[1, 4, T] -> conv -> 2-layer LSTM (time first, zero state) with a skip -> conv: an
+    XNNPACK piece, the loop, an XNNPACK piece (EnCodec's SLSTM between convolutions)."""
+
+    def __init__(self, return_lstm: bool = False) -> None:
+        super().__init__()
+        self.pre = torch.nn.Conv1d(4, 8, 3, padding=1)
+        self.lstm = torch.nn.LSTM(8, 8, 2)
+        self.post = torch.nn.Conv1d(8, 4, 1)
+        self.return_lstm = return_lstm
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.pre(x).permute(2, 0, 1)
+        z, _ = self.lstm(y)
+        if self.return_lstm:
+            return z
+        return self.post((z + y).permute(1, 2, 0))
+
+
+def _compile(model: torch.nn.Module, **options) -> xnnc.Program:
+    torch.manual_seed(0)
+    dims = {"x": {2: Dim("T", min=1, max=64)}}
+    return xnnc.compile(model.eval(), (torch.randn(1, 4, 5),), dynamic_shapes=dims, tune=False,
+                        **options)  # fmt: skip
+
+
+def _fused(program: xnnc.Program) -> dict:
+    return program._plan.fused
+
+
+@pytest.fixture(scope="module")
+def program() -> tuple[torch.nn.Module, xnnc.Program]:
+    model = ConvLstmConv()
+    return model, _compile(model)
+
+
+def test_the_second_call_at_a_size_runs_the_table_with_the_same_bits(program) -> None:
+    model, compiled = program
+    for frames in SIZES:
+        x = torch.randn(1, 4, frames)
+        pieces = compiled(x)  # a new size: the pieces, and the table laid out
+        table = _fused(compiled)[(("T", frames),)]
+        assert isinstance(table, FusedCall)
+        assert torch.equal(compiled(x), pieces)
+        with torch.no_grad():
+            want = model(x)
+        torch.testing.assert_close(pieces, want, atol=1e-4 * want.abs().max().item(), rtol=0)
+    # the last few sizes are kept, as the plan's per-size values are
+    assert len(_fused(compiled)) <= compiled._plan.KEPT
+
+
+def test_the_table_reshapes_the_pieces_back_after_another_size(program) -> None:
+    """Calls alternating between two laid-out sizes: each finds the runtimes at the other's
+    shapes and reshapes them first."""
+    _, compiled = program
+    small, large = torch.randn(1, 4, 6), torch.randn(1, 4, 40)
+    want = [compiled(small), compiled(large)]
+    for _ in range(3):
+        assert torch.equal(compiled(small), want[0])
+        assert torch.equal(compiled(large), want[1])
+
+
+def test_a_non_contiguous_input_is_read_as_its_values(program) -> None:
+    _, compiled = program
+    x = torch.randn(1, 11, 4).transpose(1, 2)
+    want = compiled(x.contiguous())
+    compiled(x.contiguous())
+    assert torch.equal(compiled(x), want)
+
+
+def test_calls_from_threads_are_bit_identical(program) -> None:
+    """8 threads x 20 calls at mixed sizes (each thread has its own arena and table): each
+    result equals the single-threaded one for its input."""
+    _, compiled = program
+    inputs = [torch.randn(1, 4, 1 + (7 * i) % 64) for i in range(20)]
+    want = [compiled(x) for x in inputs]
+    failures: list[str] = []
+
+    def worker(k: int) -> None:
+        for i in range(20):
+            j = (i + k) % 20
+            if not torch.equal(compiled(inputs[j]), want[j]):
+                failures.append(f"thread {k} call {i} (input {j})")
+
+    run_threads(worker)
+    assert failures == []
+
+
+def test_an_lstm_output_leaving_the_program_keeps_the_pieces() -> None:
+    """The loop writes its output in its own block, which the table would reuse: the program
+    keeps calling its pieces, and says why in its plan."""
+    model = ConvLstmConv(return_lstm=True)
+    compiled = _compile(model)
+    x = torch.randn(1, 4, 7)
+    first = compiled(x)
+    assert _fused(compiled)[(("T", 7),)] == "an LSTM loop whose h_n or results leave the program"
+    assert torch.equal(compiled(x), first)
+
+
+def test_a_profiled_program_calls_its_pieces() -> None:
+    """The profile is read per runtime call: a profiled program lays out no table."""
+    compiled = _compile(ConvLstmConv(), profile=True)
+    x = torch.randn(1, 4, 7)
+    compiled(x)
+    compiled(x)
+    assert _fused(compiled) is None
+    assert compiled.profile()
