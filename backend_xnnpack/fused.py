@@ -13,7 +13,8 @@ all the same, so a `FusedCall` lays them out once, from a call made the slow way
 
 Each calling thread gets its own arena and a table with the arena's address added (made
 once per size); a call then writes its inputs' and outputs' addresses into the table and
-runs the rows: set up each runtime from its row (`xnn_setup_runtime_v2`), invoke it. The
+runs the rows: set up each runtime from its row (`xnn_setup_runtime_v2`), invoke it, all in
+one call of `runtime/rows.c` (where the package was built; else a Python loop). The
 runtimes are reshaped first where another size's call left them at other shapes, all with
 their locks held, in one order, so that calls from several threads never interleave on a
 runtime.
@@ -29,7 +30,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -185,44 +186,66 @@ class FusedCall:
             if not t.is_cpu:
                 raise ValueError(f"expected CPU tensors, got one on {t.device}")
         outs = tuple([_empty_like(t, memory_format=_CONTIGUOUS) for t in self.out_like])
-        table, address, arena = self._table()
-        for word, kind, index in self.patches:
-            table[word] = (ins if kind == "input" else outs)[index].data_ptr()
-        lib = capi.library()
-        setup, invoke = lib.setup_runtime_at, lib.invoke_runtime
         runtimes = self.runtimes
         for rt in runtimes:
             rt._lock.acquire()
         try:
-            handles = []
             for rt, shapes in zip(runtimes, self.shapes):
                 if rt._runtime is None:
                     raise RuntimeError("the runtime is closed")
                 if shapes is not None and rt._shapes != shapes:
                     rt._reshape(shapes)
                 rt._pointers = None  # its own next run sets up again
-                handles.append(rt._runtime)
-            for k, count, offset in self.rows:
-                if status := setup(handles[k], count, address + offset):
-                    raise XnnpackError("", "xnn_setup_runtime_v2", status)
-                if status := invoke(handles[k]):
-                    raise XnnpackError("", "xnn_invoke_runtime", status)
+            state = getattr(self.per_thread, "state", None) or self._thread_state()
+            table = state.table
+            for word, kind, index in self.patches:
+                table[word] = (ins if kind == "input" else outs)[index].data_ptr()
+            self._run(state)
         finally:
             for rt in runtimes:
                 rt._lock.release()
-        del arena  # alive until the rows ran
         return outs
 
-    def _table(self) -> tuple[np.ndarray, int, np.ndarray]:
-        """The calling thread's table (its arena's address added), the table's address and
-        the arena; made at the thread's first call."""
-        state = getattr(self.per_thread, "state", None)
-        if state is None:
-            arena = np.empty(self.arena + _ALIGN, dtype=np.uint8)
-            base = arena.ctypes.data + -arena.ctypes.data % _ALIGN
-            table = self.template + self.mask * np.uint64(base)
-            state = self.per_thread.state = (table, table.ctypes.data, arena)
+    def _run(self, state: _ThreadState) -> None:
+        """The rows, in C where the package was built, else in Python."""
+        native = capi.row_runner()
+        if native is not None:
+            count = len(self.rows)
+            done = native.run(state.rows.ctypes.data, count, state.failure.ctypes.data)
+            if done != count:
+                status, stage = state.failure.tolist()
+                name = "xnn_invoke_runtime" if stage else "xnn_setup_runtime_v2"
+                raise XnnpackError("", name, status)
+            return
+        lib = capi.library()
+        setup, invoke = lib.setup_runtime_at, lib.invoke_runtime
+        for handle, count, address in state.rows.tolist():
+            if status := setup(handle, count, address):
+                raise XnnpackError("", "xnn_setup_runtime_v2", status)
+            if status := invoke(handle):
+                raise XnnpackError("", "xnn_invoke_runtime", status)
+
+    def _thread_state(self) -> _ThreadState:
+        """The calling thread's arena, its table (the arena's address added) and rows (the
+        runtimes, open: checked by the caller), made at its first call."""
+        arena = np.empty(self.arena + _ALIGN, dtype=np.uint8)
+        base = arena.ctypes.data + -arena.ctypes.data % _ALIGN
+        table = self.template + self.mask * np.uint64(base)
+        rows = np.array([(self.runtimes[k]._runtime, count, table.ctypes.data + offset)
+                         for k, count, offset in self.rows], dtype=np.uint64)  # fmt: skip
+        state = _ThreadState(table, rows, np.zeros(2, dtype=np.int32), arena)
+        self.per_thread.state = state
         return state
+
+
+class _ThreadState(NamedTuple):
+    """A calling thread's table, its rows ([n, 3]: runtime, externals, row address), a
+    failure's (status, stage) and the arena the table points into."""
+
+    table: np.ndarray
+    rows: np.ndarray
+    failure: np.ndarray
+    arena: np.ndarray
 
 
 class _Decline(Exception):

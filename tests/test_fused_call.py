@@ -9,6 +9,7 @@ output's largest magnitude, as the recurrent loop's own tests."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from threads import run_threads
@@ -16,6 +17,9 @@ from torch.export import Dim
 
 import xnnc
 from xnnc.backend_xnnpack.fused import FusedCall
+from xnnc.backend_xnnpack.runtime import capi
+from xnnc.backend_xnnpack.runtime.runtime import XnnRuntime, external_values
+from xnnc.backend_xnnpack.serialize import GraphBuilder
 
 SIZES = (3, 9, 3, 17, 64, 9)
 
@@ -127,3 +131,47 @@ def test_a_profiled_program_calls_its_pieces() -> None:
     compiled(x)
     assert _fused(compiled) is None
     assert compiled.profile()
+
+
+def test_the_rows_run_in_c_where_the_package_is_built() -> None:
+    """`make test` installs the package, which builds `runtime/rows.c`."""
+    assert capi.row_runner() is not None
+
+
+def test_the_python_loop_computes_the_same_bits(program, monkeypatch) -> None:
+    """Where the C loop is missing (a source tree on the path), the rows run from Python."""
+    _, compiled = program
+    x = torch.randn(1, 4, 12)
+    compiled(x)
+    want = compiled(x)
+    monkeypatch.setattr(capi, "row_runner", lambda: None)
+    assert torch.equal(compiled(x), want)
+
+
+def test_a_failing_row_names_its_row_status_and_stage() -> None:
+    """A set-up XNNPACK refuses (an external id the runtime does not have) stops the rows
+    there: the C loop returns the row's index, the status and the stage (0: set-up)."""
+    native = capi.row_runner()
+    if native is None:
+        pytest.skip("the package is not built")
+    rt = XnnRuntime(*_ceiling_blob())
+    table = external_values(1, 2)
+    table["id"] = [0, 99]
+    x, y = np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.float32)
+    table["data"] = [x.ctypes.data, y.ctypes.data]
+    rows = np.array([(rt._runtime, 2, table.ctypes.data)] * 2, dtype=np.uint64)
+    failure = np.zeros(2, dtype=np.int32)
+    assert native.run(rows.ctypes.data, 2, failure.ctypes.data) == 0
+    assert failure.tolist() == [capi.STATUS_NAMES.index("xnn_status_invalid_parameter"), 0]
+    table["id"] = [0, 1]
+    assert native.run(rows.ctypes.data, 2, failure.ctypes.data) == 2
+    rt.close()
+
+
+def _ceiling_blob() -> tuple:
+    g = GraphBuilder()
+    g.value("x", "fp32", [1, 4], external="input")
+    g.value("y", "fp32", [1, 4], external="output")
+    g.add_node(g.node("XNNCeiling", input_id=g.id("x"), output_id=g.id("y"), flags=0), "ceil",
+               (-np.inf, np.inf))  # fmt: skip
+    return g.finish_named(["y"])

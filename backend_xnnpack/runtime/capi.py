@@ -16,6 +16,8 @@ clamp, elu, leaky_relu, tanh, ...), `xnn_define_binary` (add, prelu, ...),
 from __future__ import annotations
 
 import ctypes
+import functools
+import importlib.machinery
 import importlib.util
 from ctypes import (
     POINTER,
@@ -193,3 +195,30 @@ def uint32s(values) -> ctypes.Array:
 
 def uint64_array(count: int) -> ctypes.Array:
     return (c_uint64 * count)()
+
+
+class RowRunner:
+    """`rows.c`'s `xnnc_run_rows`, built with the package (`pyproject.toml`'s ext-modules):
+    a table's rows of set-up and invoke in one call. `run(rows, count, failure)`: the rows'
+    address ([count, 3] uint64: runtime, externals, table address) and that of an int32[2]
+    for a failure's status and stage; returns the failing row's index, or `count`."""
+
+    def __init__(self, path: Path, lib: Library):
+        fn = ctypes.CDLL(str(path)).xnnc_run_rows
+        fn.restype = c_size_t
+        fn.argtypes = [c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]
+        setup = ctypes.cast(lib.setup_runtime_at, c_void_p).value
+        invoke = ctypes.cast(lib.invoke_runtime, c_void_p).value
+        self.run = functools.partial(fn, setup, invoke)
+
+
+@functools.cache
+def row_runner() -> RowRunner | None:
+    """The C row loop, or None where the package was not built (a source tree on the path):
+    the callers then loop in Python."""
+    here = Path(__file__).parent
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = here / f"_rows{suffix}"
+        if path.exists():
+            return RowRunner(path, library())
+    return None
