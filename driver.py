@@ -660,6 +660,11 @@ def _check_program_file(path: Any) -> None:
         raise XnncError(f"{path}: not an xnnc program file (not a zip archive; truncated?)")
     try:
         with zipfile.ZipFile(path) as z:
+            # A truncated file may still hold an archive's end record: that of a member that
+            # is itself an archive (weights.npz), with no members or members further on.
+            infos = z.infolist()
+            if not infos or min(info.header_offset for info in infos) != 0:
+                raise XnncError(f"{path}: not an xnnc program file (not a zip archive; truncated?)")
             names = set(z.namelist())
             if "format" not in names:
                 raise XnncError(f"{path}: not an xnnc program file (no 'format' member)")

@@ -10,7 +10,10 @@ Tolerances, from the rounding each dtype allows:
   relative) and log_softmax's sum is ordered differently: 1e-5 absolute + relative.
 - fp16: XNNPACK keeps fp16 intermediates where torch computes these ops in fp32 and rounds
   once, so two or three fp16 roundings apart: 2e-3 relative (2^-9), and 1e-2 absolute for
-  log_softmax's log(sum), a value up to log(K) ~ 7 whose fp16 ulp is 2^-8.
+  log_softmax's log(sum), a value up to log(K) ~ 7 whose fp16 ulp is 2^-8. Where the
+  inputs are large (`log_softmax_vocab`: |x| up to ~120), x - max(x) is rounded to fp16 at
+  the inputs' magnitude on CPUs whose kernels keep it in fp16 (AVX2: seen 2^-5 at an output
+  of 0): half an ulp of [64, 128), 2^-5, absolute.
 - bf16: the same with bf16's 8-bit mantissa: 1.6e-2 relative (2^-6), 6e-2 absolute.
 """
 
@@ -36,6 +39,7 @@ TOL = {
     torch.bfloat16: dict(atol=6e-2, rtol=1.6e-2),
 }
 DTYPES = list(TOL)
+CASE_TOL = {("log_softmax_vocab", torch.float16): dict(atol=2**-5, rtol=2e-3)}
 
 torch.manual_seed(0)
 BOUNDARY = torch.tensor([-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0])
@@ -77,7 +81,7 @@ def test_matches_eager_on_extended_runtime(name, fn, x, dtype) -> None:
     x = x.to(dtype)
     program = xnnc.compile(Fn(fn).eval(), (x,), fp16="native")
     assert program.num_partitions == 1 and program.outside() == []
-    torch.testing.assert_close(program(x), fn(x), **TOL[dtype])
+    torch.testing.assert_close(program(x), fn(x), **CASE_TOL.get((name, dtype), TOL[dtype]))
 
 
 @pytest.mark.parametrize("name, fn, x", CASES, ids=IDS)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from targets import CROSS_X86
 from threads import run_threads
 from torch.export import Dim
 
@@ -164,7 +165,7 @@ def test_proj_size_stays_on_torch_with_the_reason() -> None:
     _check(program, model, sizes=(1, 30))
 
 
-@pytest.mark.parametrize("target", ["stock", "x86-64-avx2"])
+@pytest.mark.parametrize("target", ["stock", CROSS_X86])
 def test_stock_and_cross_targets_keep_torch(target: str) -> None:
     """The stock runtime has no loop (and its `.pte` refuses the LSTM, test_dynamic_lstm.py),
     and the loop is built for the host only: a program for either runs torch's LSTM, with

@@ -412,6 +412,8 @@ def _corrupt_blob(path: Path) -> None:
         ("missing", "{path}: no such file"),
         ("text", "{path}: not an xnnc program file (not a zip archive; truncated?)"),
         ("truncated", "{path}: not an xnnc program file (not a zip archive; truncated?)"),
+        # cut right after weights.npz, itself an archive whose end record zipfile then finds
+        ("inner-archive", "{path}: not an xnnc program file (not a zip archive; truncated?)"),
         ("version", "{path}: format version 'xnnc-program-2', but this xnnc reads "
          "'xnnc-program-1'"),
         ("no-format", "{path}: not an xnnc program file (no 'format' member)"),
@@ -425,6 +427,11 @@ def test_load_names_the_file(program_file, tmp_path, damage, message) -> None:
         path.write_text(TWICE)
     elif damage == "truncated":
         path.write_bytes(program_file.read_bytes()[: program_file.stat().st_size // 2])
+    elif damage == "inner-archive":
+        with zipfile.ZipFile(program_file) as z:
+            weights = z.getinfo("weights.npz")
+            end = weights.header_offset + len(weights.FileHeader()) + weights.compress_size
+        path.write_bytes(program_file.read_bytes()[:end])
     elif damage == "version":
         _rewrite(
             program_file, path, lambda n, d: d.replace(b"-1", b"-2", 1) if n == "format" else d
