@@ -1,6 +1,7 @@
 """A program compiled once with a dynamic size against a static compile at each size.
 
     python -m xnnc.benchmarks.dynamic_bench [--quick] [--decoders-only] [--small]
+                                            [--decoders mimi,encodec] [--repeats N]
                                             [--llama | --convnet | --encodec]
 
 Two models with a dynamic time axis (1..64): a conv1d audio stack (3 convs, 64 channels,
@@ -282,6 +283,12 @@ def bench_convnet(repeats: int, n: int) -> None:
         print(f"{f'{height}x{width}':>8} {s:>10.1f} {d:>11.1f} {d / s:>6.3f}")
 
 
+def _flag(name: str, default: str) -> str:
+    """The value after `name` on the command line, or `default`."""
+    args = sys.argv[1:]
+    return args[args.index(name) + 1] if name in args[:-1] else default
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     if "--llama" in sys.argv:
@@ -291,6 +298,11 @@ def main() -> None:
         bench_convnet(*((3, 10) if quick else (9, 40)))
         return
     repeats, n = (3, 20) if quick else (7, 100)
+    repeats = int(_flag("--repeats", str(repeats)))  # more on a noisy machine
+    decoders = _flag("--decoders", ",".join(DECODERS)).split(",")
+    if unknown := sorted(set(decoders) - set(DECODERS)):
+        sys.exit(f"dynamic_bench: error: unknown decoder {', '.join(unknown)}; valid: "
+                 f"{', '.join(DECODERS)}")  # fmt: skip
     torch.manual_seed(0)
     torch.set_num_threads(1)  # ops outside XNNPACK run on torch: the same single thread
     if "--encodec" in sys.argv:
@@ -301,7 +313,7 @@ def main() -> None:
     if "--decoders-only" not in sys.argv:
         bench("audio", AudioStack().eval(), 2, repeats, n)
         bench("mlp", Mlp().eval(), 1, repeats, n)
-    for name in DECODERS:
+    for name in decoders:
         bench_decoder(name, "--small" in sys.argv, repeats, max(n // 20, 2))
     if "--decoders-only" not in sys.argv:
         bench_llama(repeats, max(n // 4, 5))
