@@ -19,6 +19,10 @@ runtimes are reshaped first where another size's call left them at other shapes,
 their locks held, in one order, so that calls from several threads never interleave on a
 runtime.
 
+Memory: the arena holds what the pieces passed between them, and stays with its thread
+while the size's table is kept (the plan keeps the 4 most recent sizes): EnCodec full, 68
+KiB at 4 frames, 908 KiB at 64, per calling thread.
+
 `FusedCall.build` says why it cannot lay out a program (a step that is neither an XNNPACK
 runtime nor a time-first, zero-state loop; a loop output read after the loop that XNNPACK
 does not write in place; a program output that is not written by XNNPACK); the program
