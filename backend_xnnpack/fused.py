@@ -135,6 +135,8 @@ class FusedCall:
         for slot in outputs:
             if slot not in written:
                 return "an output not computed by the program's steps"
+        if len(set(outputs)) != len(outputs):
+            return "a value returned twice"
         for slot, value in enumerate(values):
             if slot >= inputs and slot not in written and value is not None and not (
                 isinstance(value, torch.Tensor) and value.is_contiguous()

@@ -123,6 +123,23 @@ def test_an_lstm_output_leaving_the_program_keeps_the_pieces() -> None:
     assert torch.equal(compiled(x), first)
 
 
+class Twice(ConvLstmConv):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        y = super().forward(x)
+        return y, y
+
+
+def test_a_value_returned_twice_keeps_the_pieces() -> None:
+    """The table writes each output once: a program returning one value twice keeps calling
+    its pieces (which return that one tensor twice)."""
+    compiled = _compile(Twice())
+    x = torch.randn(1, 4, 7)
+    first = compiled(x)
+    assert _fused(compiled)[(("T", 7),)] == "a value returned twice"
+    a, b = compiled(x)
+    assert a is b and torch.equal(a, first[0])
+
+
 def test_a_profiled_program_calls_its_pieces() -> None:
     """The profile is read per runtime call: a profiled program lays out no table."""
     compiled = _compile(ConvLstmConv(), profile=True)
