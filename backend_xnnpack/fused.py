@@ -188,9 +188,9 @@ class FusedCall:
         """The outputs for `tensors` (checked against the program's signature: dtypes and
         shapes of this size)."""
         ins = [t if t.is_contiguous() else t.contiguous() for t in tensors]
-        for t in ins:
+        for i, t in enumerate(ins):
             if not t.is_cpu:
-                raise ValueError(f"expected CPU tensors, got one on {t.device}")
+                raise ValueError(f"input {i}: expected a CPU tensor, got one on {t.device}")
         outs = tuple([_empty_like(t, memory_format=_CONTIGUOUS) for t in self.out_like])
         runtimes = self.runtimes
         for rt in runtimes:

@@ -94,6 +94,14 @@ def test_a_non_contiguous_input_is_read_as_its_values(program) -> None:
     assert torch.equal(compiled(x), want)
 
 
+def test_a_tensor_off_the_cpu_is_refused_before_xnnpack(program) -> None:
+    _, compiled = program
+    compiled(torch.randn(1, 4, 8))
+    compiled(torch.randn(1, 4, 8))  # laid out
+    with pytest.raises(ValueError, match=r"^input 0: expected a CPU tensor, got one on meta$"):
+        compiled(torch.empty(1, 4, 8, device="meta"))
+
+
 def test_calls_from_threads_are_bit_identical(program) -> None:
     """8 threads x 20 calls at mixed sizes (each thread has its own arena and table): each
     result equals the single-threaded one for its input."""
