@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn as nn
-from threads import run_threads
+from threads import calls_that_differ
 from torch.export import Dim
 from xdsl.interpreter import Interpreter
 
@@ -101,16 +101,7 @@ def test_dynamic_multi_piece_calls_from_threads_are_bit_identical(model) -> None
     want = [program(x) for x in inputs]
     with torch.no_grad():
         _close(want[3], model(inputs[3]))
-    failures: list[str] = []
-
-    def worker(k: int) -> None:
-        for i in range(20):
-            j = (i + k) % 20
-            if not torch.equal(program(inputs[j]), want[j]):
-                failures.append(f"thread {k} call {i} (input {j})")
-
-    run_threads(worker)
-    assert failures == []
+    assert calls_that_differ(program, inputs, want, torch.equal) == []
 
 
 def test_constants_are_views_of_the_ir_and_outputs_are_fresh(model) -> None:

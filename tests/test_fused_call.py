@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from threads import run_threads
+from threads import calls_that_differ
 from torch.export import Dim
 
 import xnnc
@@ -108,16 +108,7 @@ def test_calls_from_threads_are_bit_identical(program) -> None:
     _, compiled = program
     inputs = [torch.randn(1, 4, 1 + (7 * i) % 64) for i in range(20)]
     want = [compiled(x) for x in inputs]
-    failures: list[str] = []
-
-    def worker(k: int) -> None:
-        for i in range(20):
-            j = (i + k) % 20
-            if not torch.equal(compiled(inputs[j]), want[j]):
-                failures.append(f"thread {k} call {i} (input {j})")
-
-    run_threads(worker)
-    assert failures == []
+    assert calls_that_differ(compiled, inputs, want, torch.equal) == []
 
 
 def test_an_lstm_output_leaving_the_program_keeps_the_pieces() -> None:

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 from targets import CROSS_X86
-from threads import run_threads
+from threads import calls_that_differ
 from torch.export import Dim
 
 import xnnc
@@ -205,17 +205,11 @@ def test_calls_from_threads_are_bit_identical() -> None:
     program = _compile(model)
     inputs = [_inputs(model, 1 + (7 * i) % 64) for i in range(20)]
     want = [program(*x) for x in inputs]
-    failures: list[str] = []
 
-    def worker(k: int) -> None:
-        for i in range(20):
-            j = (i + k) % 20
-            got = program(*inputs[j])
-            if not all(torch.equal(g, w) for g, w in zip(got, want[j])):
-                failures.append(f"thread {k} call {i} (input {j})")
+    def same(got: tuple, expected: tuple) -> bool:
+        return all(torch.equal(g, w) for g, w in zip(got, expected))
 
-    run_threads(worker)
-    assert failures == []
+    assert calls_that_differ(lambda x: program(*x), inputs, want, same) == []
 
 
 def test_the_runner_refuses_tensors_of_other_shapes() -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def run_threads(work: Callable[[int], None], count: int = 8) -> None:
@@ -14,3 +15,22 @@ def run_threads(work: Callable[[int], None], count: int = 8) -> None:
         t.start()
     for t in threads:
         t.join()
+
+
+def calls_that_differ(
+    call: Callable[[Any], Any], inputs: Sequence[Any], want: Sequence[Any],
+    same: Callable[[Any, Any], bool], count: int = 8,
+) -> list[str]:  # fmt: skip
+    """`count` threads at once, each calling `call` on every one of `inputs` (thread k
+    starting at input k); the calls whose result is not `same` as `want` for its input,
+    named "thread k call i (input j)"."""
+    failures: list[str] = []
+
+    def work(k: int) -> None:
+        for i in range(len(inputs)):
+            j = (i + k) % len(inputs)
+            if not same(call(inputs[j]), want[j]):
+                failures.append(f"thread {k} call {i} (input {j})")
+
+    run_threads(work, count)
+    return failures
