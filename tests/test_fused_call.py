@@ -16,6 +16,7 @@ from threads import calls_that_differ
 from torch.export import Dim
 
 import xnnc
+from xnnc.backend_xnnpack import fused
 from xnnc.backend_xnnpack.fused import FusedCall
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.backend_xnnpack.runtime.runtime import XnnRuntime, external_values
@@ -84,6 +85,36 @@ def test_the_table_reshapes_the_pieces_back_after_another_size(program) -> None:
     for _ in range(3):
         assert torch.equal(compiled(small), want[0])
         assert torch.equal(compiled(large), want[1])
+
+
+def test_small_inputs_and_outputs_go_through_the_arena(program) -> None:
+    """Inputs and outputs of at most COPIED_BYTES together are copied into and out of the
+    arena, so no row's words change between calls: from the second call at a size on, every
+    row runs on its own last set-up (its token in its runtime's owner word)."""
+    _, compiled = program
+    x = torch.randn(1, 4, 12)
+    compiled(x)
+    compiled(x)
+    table = _fused(compiled)[(("T", 12),)]
+    assert table.stable == (True,) * len(table.rows) and table.copies[1:] == (1, 1)
+    state = table.per_thread.state
+    owners = [table.runtimes[k]._owner[0] for k, _, _ in table.rows]
+    assert owners == state.rows[:, 4].tolist()
+
+
+def test_large_inputs_and_outputs_are_read_and_written_in_place(program, monkeypatch) -> None:
+    """Above COPIED_BYTES the rows read the call's input and write its output where they are
+    (those rows set up on every call; the others keep their set-ups): the same bits."""
+    model, copied = program
+    monkeypatch.setattr(fused, "COPIED_BYTES", 0)
+    in_place = _compile(model)
+    for frames in (5, 33, 5):
+        x = torch.randn(1, 4, frames)
+        want = copied(x)
+        assert torch.equal(in_place(x), want) and torch.equal(in_place(x), want)
+        table = _fused(in_place)[(("T", frames),)]
+        assert table.copies[1:] == (0, 0)
+        assert table.stable[0] is False and table.stable[-1] is False and any(table.stable)
 
 
 def test_a_non_contiguous_input_is_read_as_its_values(program) -> None:
@@ -166,7 +197,8 @@ def test_the_python_loop_computes_the_same_bits(program, monkeypatch) -> None:
 
 def test_a_failing_row_names_its_row_status_and_stage() -> None:
     """A set-up XNNPACK refuses (an external id the runtime does not have) stops the rows
-    there: the C loop returns the row's index, the status and the stage (0: set-up)."""
+    there: the C loop returns the row's index, the status and the stage (0: set-up), and
+    leaves the runtime's owner word cleared."""
     native = capi.row_runner()
     if native is None:
         pytest.skip("the package is not built")
@@ -175,12 +207,46 @@ def test_a_failing_row_names_its_row_status_and_stage() -> None:
     table["id"] = [0, 99]
     x, y = np.zeros(4, dtype=np.float32), np.zeros(4, dtype=np.float32)
     table["data"] = [x.ctypes.data, y.ctypes.data]
-    rows = np.array([(rt._runtime, 2, table.ctypes.data)] * 2, dtype=np.uint64)
+    rt._owner[0] = 5
+    rows = np.array([(rt._runtime, 2, table.ctypes.data, rt._owner.ctypes.data, 7)] * 2,
+                    dtype=np.uint64)  # fmt: skip
     failure = np.zeros(2, dtype=np.int32)
-    assert native.run(rows.ctypes.data, 2, failure.ctypes.data) == 0
+    assert native.run(rows.ctypes.data, 2, 0, 0, 0, failure.ctypes.data) == 0
     assert failure.tolist() == [capi.STATUS_NAMES.index("xnn_status_invalid_parameter"), 0]
+    assert rt._owner[0] == 0
     table["id"] = [0, 1]
-    assert native.run(rows.ctypes.data, 2, failure.ctypes.data) == 2
+    assert native.run(rows.ctypes.data, 2, 0, 0, 0, failure.ctypes.data) == 2
+    assert rt._owner[0] == 7
+    rt.close()
+
+
+def test_a_row_whose_set_up_is_current_runs_without_one() -> None:
+    """A row whose token is in its runtime's owner word is invoked on its last set-up's
+    addresses (its table is not read again); a run of the runtime by other means clears the
+    word, so the row sets up again. Copies run before and after the rows."""
+    native = capi.row_runner()
+    if native is None:
+        pytest.skip("the package is not built")
+    rt = XnnRuntime(*_ceiling_blob())
+    x, y, z = (np.zeros(4, dtype=np.float32) for _ in range(3))
+    source, result = np.array([0.5, 1.5, -0.5, 2.25], dtype=np.float32), np.zeros_like(x)
+    table = external_values(1, 2)
+    table["id"] = [0, 1]
+    table["data"] = [x.ctypes.data, y.ctypes.data]
+    rows = np.array([(rt._runtime, 2, table.ctypes.data, rt._owner.ctypes.data, 3)],
+                    dtype=np.uint64)  # fmt: skip
+    copies = np.array([(x.ctypes.data, source.ctypes.data, 16),
+                       (result.ctypes.data, y.ctypes.data, 16)], dtype=np.uint64)  # fmt: skip
+    failure = np.zeros(2, dtype=np.int32)
+    assert native.run(rows.ctypes.data, 1, copies.ctypes.data, 1, 1, failure.ctypes.data) == 1
+    assert result.tolist() == [1.0, 2.0, -0.0, 3.0] and rt._owner[0] == 3
+    table["data"] = [x.ctypes.data, z.ctypes.data]  # not read: the set-up is current
+    assert native.run(rows.ctypes.data, 1, 0, 0, 0, failure.ctypes.data) == 1
+    assert z.tolist() == [0.0] * 4
+    rt(torch.ones(1, 4))  # its own set-up
+    assert rt._owner[0] == 0
+    assert native.run(rows.ctypes.data, 1, 0, 0, 0, failure.ctypes.data) == 1
+    assert z.tolist() == [1.0, 2.0, -0.0, 3.0] and rt._owner[0] == 3
     rt.close()
 
 

@@ -199,14 +199,17 @@ def uint64_array(count: int) -> ctypes.Array:
 
 class RowRunner:
     """`rows.c`'s `xnnc_run_rows`, built with the package (`pyproject.toml`'s ext-modules):
-    a table's rows of set-up and invoke in one call. `run(rows, count, failure)`: the rows'
-    address ([count, 3] uint64: runtime, externals, table address) and that of an int32[2]
-    for a failure's status and stage; returns the failing row's index, or `count`."""
+    a table's rows of set-up and invoke in one call, with copies before and after.
+    `run(rows, count, copies, copies_in, copies_out, failure)`: the rows' address ([count, 5]
+    uint64: runtime, externals, table address, owner word address, token), the copies'
+    ([copies_in + copies_out, 3]: destination, source, bytes) and that of an int32[2] for a
+    failure's status and stage; returns the failing row's index, or `count`."""
 
     def __init__(self, path: Path, lib: Library):
         fn = ctypes.CDLL(str(path)).xnnc_run_rows
         fn.restype = c_size_t
-        fn.argtypes = [c_void_p, c_void_p, c_void_p, c_size_t, c_void_p]
+        fn.argtypes = [c_void_p, c_void_p, c_void_p, c_size_t, c_void_p, c_size_t, c_size_t,
+                       c_void_p]  # fmt: skip
         setup = ctypes.cast(lib.setup_runtime_at, c_void_p).value
         invoke = ctypes.cast(lib.invoke_runtime, c_void_p).value
         self.run = functools.partial(fn, setup, invoke)

@@ -483,6 +483,9 @@ class XnnRuntime(RuntimeHandle):
         self._owns_pool = threadpool is None
         self._profiling = profile
         self._lock = threading.Lock()  # one set-up + invoke (+ profile read) at a time
+        # The token of the `FusedCall` row that set the runtime up last (0: none; every other
+        # set-up or reshape clears it): such a row runs without a set-up (`rows.c`).
+        self._owner = np.zeros(1, dtype=np.uint64)
         self._last_profile: list[tuple[str, float]] | None = None  # of the last run, any thread
         self._thread_profile = threading.local()  # .rows: of the calling thread's last run
         check_threads(threads)
@@ -821,6 +824,7 @@ class XnnRuntime(RuntimeHandle):
             raise RuntimeError("the runtime is closed")
         self._shapes = None  # a failure below leaves the runtime to reshape next call
         self._pointers = None
+        self._owner[0] = 0
         for ext_id, dims in enumerate(shapes):
             _check(lib.reshape_external_value(rt, ext_id, len(dims), capi.sizes(dims)),
                    "xnn_reshape_external_value", f"input {ext_id}: ")  # fmt: skip
@@ -853,6 +857,7 @@ class XnnRuntime(RuntimeHandle):
             pointers += [t.data_ptr() for t in outputs]
         if pointers != self._pointers:
             self._pointers = None  # a failed set-up leaves no pointer valid
+            self._owner[0] = 0
             self._words[1::2] = pointers
             if status := lib.setup_runtime_at(rt, len(pointers), self._table):
                 raise XnnpackError("", "xnn_setup_runtime_v2", status)
@@ -1081,6 +1086,7 @@ def run_tables(runs: Sequence[tuple[XnnRuntime, int, int, list | None]], base: i
             if handle is None:
                 raise RuntimeError("the runtime is closed")
             rt._pointers = None  # the next `run` sets up again, from its own table
+            rt._owner[0] = 0
             rows_end = start + rows * count * _EXTERNAL_VALUE_SIZE
             for row in range(start, rows_end, count * _EXTERNAL_VALUE_SIZE):
                 if status := setup(handle, count, row):
