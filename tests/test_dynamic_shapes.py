@@ -888,15 +888,16 @@ needs_native_bf16_gemm = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def llama():
-    """The small bf16 block with a 512-row causal mask: export allows S <= 511 (the slice
-    mask[:S + 1] must stay inside it)."""
+    """The small bf16 block with a 1024-row causal mask (its context), compiled for S in
+    1..512, the issue's range (torch.export allows S below the mask's rows: slicing
+    mask[:S] guards S != 1024)."""
     from xnnc.examples.models import TransformerBlockBF16, _randomize_norms
 
     torch.manual_seed(0)
-    model = TransformerBlockBF16(64, 4, 192, seq_len=512)
+    model = TransformerBlockBF16(64, 4, 192, seq_len=1024)
     _randomize_norms(model)
     model.eval()
-    dims = {"x": {1: Dim("S", min=1, max=511)}}
+    dims = {"x": {1: Dim("S", min=1, max=512)}}
     x = torch.randn(1, 7, 64, dtype=torch.bfloat16)
     return model, xnnc.compile(model, (x,), dynamic_shapes=dims, profile=True)
 
@@ -909,7 +910,7 @@ def test_llama_block_compiles_once_and_matches_bf16_eager(llama) -> None:
     # The mask slice mask[:S, :S] has no XNNPACK form (its size comes from another input);
     # it stays outside, computed from the constant once per size.
     assert [o.op for o in program.outside()] == ["aten.slice", "aten.slice"]
-    for size in (1, 7, 64, 511, 1):
+    for size in (1, 7, 64, 512, 1):
         x = torch.randn(1, size, 64, dtype=torch.bfloat16)
         y = program(x)
         # One step, the subgraph; the mask slices cached per size (the last 4 kept).
@@ -935,7 +936,7 @@ def test_llama_decode_runs_native_bf16_gemms_at_every_size(llama) -> None:
     the static rule on an AVX512-BF16 CPU; the tuner may pick fp32 per layer, so the static
     rules here), recorded with why; the split runtime reshapes its operators per size."""
     model, _ = llama
-    x7, dims = torch.randn(1, 7, 64, dtype=torch.bfloat16), {"x": {1: Dim("S", min=1, max=511)}}
+    x7, dims = torch.randn(1, 7, 64, dtype=torch.bfloat16), {"x": {1: Dim("S", min=1, max=512)}}
     program = xnnc.compile(model, (x7,), tune=False, dynamic_shapes=dims, profile=True)
     assert len(program.decisions()) == 9  # 7 linear layers, 2 attention matmuls
     for d in program.decisions():
@@ -952,8 +953,8 @@ def test_llama_decode_runs_native_bf16_gemms_at_every_size(llama) -> None:
 def test_llama_out_of_range_is_one_line(llama) -> None:
     _, program = llama
     with pytest.raises(XnncError) as e:
-        program(torch.randn(1, 512, 64, dtype=torch.bfloat16))
-    assert str(e.value) == "input 'x' dim 1 is 512; allowed: S in [1, 511]"
+        program(torch.randn(1, 513, 64, dtype=torch.bfloat16))
+    assert str(e.value) == "input 'x' dim 1 is 513; allowed: S in [1, 512]"
 
 
 # --- conv nets with derived H and W ------------------------------------------------------------
