@@ -170,7 +170,7 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ExpandOp, aten.BmmOp, aten.MatmulOp, aten.SoftmaxOp, aten.MeanOp, aten.SumOp,
     aten.AmaxOp, aten.MaxPool2dWithIndicesOp, aten.AvgPool2dOp, aten.AdaptiveAvgPool2dOp,
     aten.AdaptiveMaxPool2dOp, aten.BatchNormOp, aten.SelectOp, aten.PreluOp, aten.LayerNormOp,
-    aten.SafeSoftmaxOp,
+    aten.SafeSoftmaxOp, aten.SplitWithSizesOp,
     aten.ConstantPadNdOp, aten.SliceOp, aten.ReflectionPad1dOp, aten.ReflectionPad2dOp,
     aten.ReplicationPad1dOp, aten.ReplicationPad2dOp, aten.PadCircularOp,
 })  # fmt: skip
@@ -178,11 +178,8 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
 
 def _size_generic(op: Operation) -> bool:
     """Whether `op`'s lowering follows a symbolic size (`SIZE_GENERIC`). PT2E's static
-    quantize and dequantize are elementwise converts; dynamic quantization's ops (the qd8
-    convert and the fully-connected reading it, which must lower together) are not tried
-    on symbolic sizes yet."""
-    if uses_dynamic(op):
-        return False
+    quantize and dequantize are elementwise converts; dynamic quantization's qd8 convert
+    computes its per-token parameters at run time, over however many tokens there are."""
     return isinstance(op, (aten.QuantizeOp, aten.DequantizeOp)) or type(op) in SIZE_GENERIC
 
 
@@ -977,15 +974,20 @@ def _select(op: aten.SelectOp, e: Emitter) -> Sequence[SSAValue]:
 
 @lowering(aten.SplitWithSizesOp)
 def _split(op: aten.SplitWithSizesOp, e: Emitter) -> Sequence[SSAValue]:
+    """One slice per piece along the split dim, static (the verifier has its sizes add up
+    to it); the other dims whole (a symbolic one to its end, which XNNPACK's slice resolves
+    at each reshape)."""
     x = shape_of(op.input)
     d = _prop(op, "dim", 0) % len(x)
     outs, start = [], 0
     for r in op.outputs:
         offsets = [0] * len(x)
         offsets[d] = start
-        start += shape_of(r)[d]
+        sizes = [relative_end(n, 0, n) for n in x]
+        sizes[d] = shape_of(r)[d]
+        start += sizes[d]
         outs.append(e.node(xnn.StaticSliceOp, op.input, shape=shape_of(r), offsets=offsets,
-                           sizes=shape_of(r)))  # fmt: skip
+                           sizes=sizes))  # fmt: skip
     return outs
 
 

@@ -137,7 +137,8 @@ def _quantize(node: Node, values: dict[Node, Any], real: TensorType) -> list[Ope
     source = values.get(a["input"])
     if not isinstance(source, SSAValue) or source.type != real:
         return None
-    return [aten.QuantizeOp.build(operands=[source], result_types=[TensorType(d, real.shape)])]
+    result = TensorType(d, real.shape, real.encoding)  # symbolic dims keep their expressions
+    return [aten.QuantizeOp.build(operands=[source], result_types=[result])]
 
 
 def _dequantize(node: Node, values: dict[Node, Any], real: TensorType) -> list[Operation] | None:

@@ -96,6 +96,17 @@ class XnncBackend(BackendDetails):
     @staticmethod
     def preprocess(edge_program: ExportedProgram, compile_specs: list[CompileSpec]) -> Any:
         options = options_of(compile_specs)
+        sizes = [
+            n.name for n in edge_program.graph.find_nodes(op="placeholder")
+            if isinstance(n.meta.get("val"), torch.SymInt)
+        ]  # fmt: skip
+        if sizes:
+            raise SerializeError(
+                f"xnnc: a delegated piece takes the symbolic size {', '.join(sizes)} as an "
+                "argument, which stock ExecuTorch's XNNPACK executor refuses (it passes "
+                "tensors only); compile it with xnnc.compile, or keep the op making that "
+                "piece need it outside (exclude=...)"
+            )
         module = _imported_piece(edge_program)
         set_target(module, options.target)
         passes = [_for_piece(p) for p in default_passes(options)]

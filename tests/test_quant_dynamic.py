@@ -29,6 +29,7 @@ import torch
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 from executorch.exir import to_edge_transform_and_lower
 from executorch.exir.lowered_backend_module import LoweredBackendModule
+from torch.export import Dim
 from torchao.quantization import Int8DynamicActivationIntxWeightConfig, MappingType, quantize_
 from torchao.quantization.granularity import PerGroup
 from xdsl.dialects.builtin import TensorType
@@ -37,6 +38,7 @@ from xdsl.rewriter import Rewriter
 import xnnc
 from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
+from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.quant import UniformQuantType, quant_type
 from xnnc.dialects.quant_dynamic import DynamicQuantType, dynamic_quant_type
@@ -194,6 +196,77 @@ def test_pte_runs_on_stock_executorch(flow) -> None:
     assert len(lowered) == 1
     (got,) = StockRuntime(edge.to_executorch().buffer)(x)
     torch.testing.assert_close(got, compiled("block", flow)(x), **SAME_ORDER)
+
+
+# --- a symbolic number of tokens -------------------------------------------------------------
+
+DYNAMIC_CASES = [(model, flow) for model in MODELS for flow in ("8da8w", "8da4w")]
+
+
+def _tokens(model: str) -> tuple[dict, list[torch.Tensor]]:
+    """The token dim as a torch.export Dim, and inputs at three sizes in its range."""
+    _, _, x, _ = case(model, "8da8w")
+    axis = x.dim() - 2
+    sizes = [2, 5, 33]
+    inputs = [torch.randn(*x.shape[:axis], n, x.shape[-1]) for n in sizes]
+    return {"x": {axis: Dim("T", min=2, max=64)}}, inputs
+
+
+@pytest.mark.parametrize("model,flow", DYNAMIC_CASES)
+@pytest.mark.parametrize("target", ["extended", "stock"])
+def test_a_symbolic_token_count_compiles_once(model, flow, target) -> None:
+    """The qd8 convert computes each token's parameters at run time, whatever their number:
+    compiled once for 2..64 tokens, the program is one subgraph (the block's q/k/v split
+    along its static dim included; on the stock target its softmax over T x T stays
+    outside, as the float block's) and computes at each size the bits of a static compile
+    at that size (whose numerics the tests above check against the quantized model)."""
+    _, quantized, _, _ = case(model, flow)
+    dims, inputs = _tokens(model)
+    program = xnnc.compile(quantized, (inputs[1],), dynamic_shapes=dims, target=target)
+    if target == "stock" and model == "block":  # as for the float block: no reduce node
+        assert [o.op for o in program.outside()] == ["aten._safe_softmax"]
+    else:
+        assert program.num_partitions == 1 and program.outside() == []
+    text = xnnc.print_module(program.module)
+    assert "!xnn.quant.dynamic<i8:f32, token, eps 1.1754943508222875e-38>, #xnnc.dims<" in text
+    for x in inputs:
+        static = xnnc.compile(quantized, (x,), target=target)
+        if target == "stock" and model == "block":
+            # the static compile runs that softmax in XNNPACK: fp32 rounding apart, 1e-5 on
+            # outputs of order 1
+            torch.testing.assert_close(program(x), static(x), **SAME_ORDER)
+        else:
+            assert torch.equal(program(x), static(x))
+
+
+def test_a_symbolic_token_count_runs_on_stock_executorch() -> None:
+    """ExecuTorch's own flow on a dynamic export with XnncPartitioner: one delegate, run by
+    stock ExecuTorch at three sizes, equal to the quantized model (8da8w: SAME_ORDER)."""
+    _, quantized, _, _ = case("mlp", "8da8w")
+    dims, inputs = _tokens("mlp")
+    ep = torch.export.export(quantized, (inputs[1],), dynamic_shapes=dims)
+    edge = to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner()])
+    runtime = StockRuntime(edge.to_executorch().buffer)
+    for x in inputs:
+        (got,) = runtime(x)
+        with torch.no_grad():
+            torch.testing.assert_close(got, quantized(x), **SAME_ORDER)
+
+
+def test_a_piece_taking_a_symbolic_size_is_refused_in_one_line() -> None:
+    """The block on the stock target keeps its softmax over T x T outside; the piece after
+    it takes the size T as an argument, which stock ExecuTorch's XNNPACK executor refuses
+    at run time (`Expected argument to delegate at index 1 to be a Tensor`): the lowering
+    says so instead."""
+    _, quantized, _, _ = case("block", "8da8w")
+    dims, inputs = _tokens("block")
+    ep = torch.export.export(quantized, (inputs[1],), dynamic_shapes=dims)
+    with pytest.raises(SerializeError, match=(
+        r"^xnnc: a delegated piece takes the symbolic size \S+ as an argument, which stock "
+        r"ExecuTorch's XNNPACK executor refuses \(it passes tensors only\); compile it with "
+        r"xnnc.compile, or keep the op making that piece need it outside \(exclude=...\)$"
+    )):  # fmt: skip
+        to_edge_transform_and_lower(ep, partitioner=[xnnc.XnncPartitioner()])
 
 
 # --- the blob ----------------------------------------------------------------------------------

@@ -53,3 +53,21 @@ func.func @outside(%x: tensor<2x4xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
   %z = aten.linear %q, %w2 : (tensor<2x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x4x!xnn.quant.uniform<i8<-2:1>:f32:0, {0.5, 0.25, 1.0}>>) -> tensor<2x3xf32>
   func.return %y, %z : tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// A symbolic token count: the qd8 convert computes each token's parameters at run time, so
+// the convert and the fully-connected lower on `?` tokens, their types keeping the dims.
+// CHECK-LABEL: func.func @qc8w_tokens
+// CHECK:         xnn.subgraph
+// CHECK:         %[[Q:.*]] = xnn.convert %{{.*}} : (tensor<?x4xf32, #xnnc.dims<"T">>) -> tensor<?x4x!xnn.quant.dynamic<i8:f32, token, eps 1.1754943508222875e-38>, #xnnc.dims<"T">>
+// CHECK:         xnn.fully_connected %[[Q]], %{{.*}} -> tensor<?x3xf32, #xnnc.dims<"T">>
+// CHECK-NOT:     aten.
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 64]>} {
+  func.func @qc8w_tokens(%x: tensor<?x4xf32, #xnnc.dims<"T">>) -> tensor<?x3xf32, #xnnc.dims<"T">> {
+    %w = aten.constant #xnnc.weight<"w", "0x01FE03817F0005FA0708F70A"> : tensor<3x4x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25, 1.0}>>
+    %q = aten.quantize %x : (tensor<?x4xf32, #xnnc.dims<"T">>) -> tensor<?x4x!xnn.quant.dynamic<i8:f32, token, eps 1.1754943508222875e-38>, #xnnc.dims<"T">>
+    %y = aten.linear %q, %w : (tensor<?x4x!xnn.quant.dynamic<i8:f32, token, eps 1.1754943508222875e-38>, #xnnc.dims<"T">>, tensor<3x4x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25, 1.0}>>) -> tensor<?x3xf32, #xnnc.dims<"T">>
+    func.return %y : tensor<?x3xf32, #xnnc.dims<"T">>
+  }
+}

@@ -109,3 +109,19 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<S = [1, 511]>} {
     func.return %y : tensor<1x?x8xf32, #xnnc.dims<"S">>
   }
 }
+
+// -----
+
+// A split of a tensor with a symbolic dim, along a static one (the verifier has the split
+// sizes add up to the split dim, so that dim is static): a slice per piece, the symbolic
+// dim whole (size 0: to its end, resolved at each reshape).
+// CHECK-LABEL: func.func @split_static_dim
+// CHECK:         xnn.static_slice %{{.*}} {offsets = array<i64: 0, 0, 0>, sizes = array<i64: 1, 0, 64>} : (tensor<1x?x192xf32, #xnnc.dims<"T">>) -> tensor<1x?x64xf32, #xnnc.dims<"T">>
+// CHECK:         xnn.static_slice %{{.*}} {offsets = array<i64: 0, 0, 64>, sizes = array<i64: 1, 0, 128>} : (tensor<1x?x192xf32, #xnnc.dims<"T">>) -> tensor<1x?x128xf32, #xnnc.dims<"T">>
+// CHECK-NOT:     aten.split_with_sizes
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [2, 64]>} {
+  func.func @split_static_dim(%x: tensor<1x?x192xf32, #xnnc.dims<"T">>) -> (tensor<1x?x64xf32, #xnnc.dims<"T">>, tensor<1x?x128xf32, #xnnc.dims<"T">>) {
+    %a, %b = aten.split_with_sizes %x {split_sizes = array<i64: 64, 128>, dim = -1 : i64} : (tensor<1x?x192xf32, #xnnc.dims<"T">>) -> (tensor<1x?x64xf32, #xnnc.dims<"T">>, tensor<1x?x128xf32, #xnnc.dims<"T">>)
+    func.return %a, %b : tensor<1x?x64xf32, #xnnc.dims<"T">>, tensor<1x?x128xf32, #xnnc.dims<"T">>
+  }
+}
