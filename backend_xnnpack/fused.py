@@ -166,8 +166,6 @@ class FusedCall:
     ) -> FusedCall | str:  # fmt: skip
         """The layout of `steps` at the size of a call whose slot values were `values`
         (inputs first; the others written by the steps or constants), or why there is none."""
-        io = [values[i] for i in range(inputs)] + [values[s] for s in outputs]
-        layout = _Layout(values[:inputs], outputs, sum(t.nbytes for t in io) <= COPIED_BYTES)
         written = {s for step in steps for s in step.writes}
         late_reads = {s for step in steps for s in step.reads} | set(outputs)
         for slot in outputs:
@@ -180,6 +178,8 @@ class FusedCall:
                 isinstance(value, torch.Tensor) and value.is_contiguous()
             ):  # fmt: skip
                 return "a constant read by XNNPACK that is not a contiguous tensor"
+        io = [values[i] for i in range(inputs)] + [values[s] for s in outputs]
+        layout = _Layout(values[:inputs], outputs, sum(t.nbytes for t in io) <= COPIED_BYTES)
         runtimes: dict[int, tuple[XnnRuntime, Any]] = {}
         rows: list[tuple[int, int, int]] = []
 
