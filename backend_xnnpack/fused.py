@@ -272,8 +272,8 @@ class FusedCall:
         for dst, src, nbytes in copies[:copies_in]:
             ctypes.memmove(dst, src, nbytes)
         for handle, count, address, owner, _ in state.rows.tolist():
-            if owner:  # this loop sets up every row: no row's set-up is current after it
-                ctypes.c_uint64.from_address(owner).value = 0
+            # this loop sets up every row: no row's set-up is current after it
+            ctypes.c_uint64.from_address(owner).value = 0
             if status := setup(handle, count, address):
                 raise XnnpackError("", "xnn_setup_runtime_v2", status)
             if status := invoke(handle):
@@ -284,14 +284,15 @@ class FusedCall:
     def _thread_state(self) -> _ThreadState:
         """The calling thread's arena, its table (the arena's address added) and rows (the
         runtimes, open: checked by the caller), made at its first call. A stable row gets a
-        token of its own and its runtime's owner word: it runs without a set-up while the
-        runtime's last set-up was its own."""
+        token of its own: it runs without a set-up while its runtime's owner word holds it
+        (its last set-up was this row's); another row's token is 0: its set-up clears the
+        word."""
         arena = np.empty(self.arena + _ALIGN, dtype=np.uint8)
         base = arena.ctypes.data + -arena.ctypes.data % _ALIGN
         table = self.template + self.mask * np.uint64(base)
         rows = np.array([
             (self.runtimes[k]._runtime, count, table.ctypes.data + offset,
-             self.runtimes[k]._owner.ctypes.data if stable else 0, next(_TOKENS))
+             self.runtimes[k]._owner.ctypes.data, next(_TOKENS) if stable else 0)
             for (k, count, offset), stable in zip(self.rows, self.stable)
         ], dtype=np.uint64)  # fmt: skip
         failure = np.zeros(2, dtype=np.int32)
@@ -305,7 +306,7 @@ class FusedCall:
 
 class _ThreadState(NamedTuple):
     """A calling thread's table, its rows ([n, 5]: runtime, externals, row address, owner
-    word address or 0, token), a failure's (status, stage), the arena the table points into,
+    word address, token or 0), a failure's (status, stage), the arena the table points into,
     and the addresses of the rows, the copies and the failure."""
 
     table: np.ndarray

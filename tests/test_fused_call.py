@@ -247,6 +247,17 @@ def test_a_row_whose_set_up_is_current_runs_without_one() -> None:
     assert rt._owner[0] == 0
     assert native.run(rows.ctypes.data, 1, 0, 0, 0, failure.ctypes.data) == 1
     assert z.tolist() == [1.0, 2.0, -0.0, 3.0] and rt._owner[0] == 3
+    # a row without a token (its words change between calls) sets up, and clears the word
+    other = external_values(1, 2)
+    other["id"] = [0, 1]
+    other["data"] = [x.ctypes.data, y.ctypes.data]
+    unstable = np.array([(rt._runtime, 2, other.ctypes.data, rt._owner.ctypes.data, 0)],
+                        dtype=np.uint64)  # fmt: skip
+    assert native.run(unstable.ctypes.data, 1, 0, 0, 0, failure.ctypes.data) == 1
+    assert rt._owner[0] == 0
+    z[:] = 0
+    assert native.run(rows.ctypes.data, 1, 0, 0, 0, failure.ctypes.data) == 1
+    assert z.tolist() == [1.0, 2.0, -0.0, 3.0] and rt._owner[0] == 3
     rt.close()
 
 

@@ -201,7 +201,7 @@ class RowRunner:
     """`rows.c`'s `xnnc_run_rows`, built with the package (`pyproject.toml`'s ext-modules):
     a table's rows of set-up and invoke in one call, with copies before and after.
     `run(rows, count, copies, copies_in, copies_out, failure)`: the rows' address ([count, 5]
-    uint64: runtime, externals, table address, owner word address, token), the copies'
+    uint64: runtime, externals, table address, owner word address, token or 0), the copies'
     ([copies_in + copies_out, 3]: destination, source, bytes) and that of an int32[2] for a
     failure's status and stage; returns the failing row's index, or `count`."""
 

@@ -11,11 +11,12 @@ typedef int (*xnn_setup_runtime_v2_fn)(void *runtime, size_t count, const void *
 typedef int (*xnn_invoke_runtime_fn)(void *runtime);
 
 /* `rows` holds n rows of five words: an xnn_runtime_t, its external value count, the address
- * of its `struct xnn_external_value` array, the address of the runtime's owner word (0: none)
- * and the row's token. A row whose runtime's owner word holds its token is invoked without a
- * set-up: the runtime's last set-up was this row's, on the same addresses (every other
- * set-up or reshape of the runtime clears the word). Otherwise the row's set-up runs and
- * leaves its token there.
+ * of its `struct xnn_external_value` array, the address of the runtime's owner word and the
+ * row's token (0: the row's words change between calls). A row with a token that its
+ * runtime's owner word holds is invoked without a set-up: the runtime's last set-up was this
+ * row's, on the same addresses (every other set-up or reshape of the runtime clears the
+ * word). Otherwise the row's set-up runs and leaves its token there (0 for a row without
+ * one, so that no other row skips its set-up after it).
  *
  * `copies` holds n_in + n_out triples (destination, source, bytes): the first n_in are copied
  * before the rows, the others after them.
@@ -33,15 +34,15 @@ size_t xnnc_run_rows(xnn_setup_runtime_v2_fn setup, xnn_invoke_runtime_fn invoke
     const uint64_t *row = rows + 5 * i;
     void *runtime = (void *)(uintptr_t)row[0];
     uint64_t *owner = (uint64_t *)(uintptr_t)row[3];
-    if (owner == NULL || *owner != row[4]) {
-      if (owner != NULL) *owner = 0; /* a failed set-up leaves no pointer valid */
+    if (row[4] == 0 || *owner != row[4]) {
+      *owner = 0; /* a failed set-up leaves no pointer valid */
       int status = setup(runtime, (size_t)row[1], (const void *)(uintptr_t)row[2]);
       if (status != 0) {
         failure[0] = status;
         failure[1] = 0;
         return i;
       }
-      if (owner != NULL) *owner = row[4];
+      *owner = row[4];
     }
     int status = invoke(runtime);
     if (status != 0) {
