@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
@@ -54,6 +54,7 @@ import xnnc
 from xnnc import heap
 from xnnc.backend_xnnpack.fused import FusedCall, Step
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
+from xnnc.cost.rules import lstm_loop
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.weights import BlobStore, WeightAttr
 from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_named, target_of
@@ -273,11 +274,14 @@ class Program:
         from xnnc.dialects.locations import op_label
 
         for op, shape in self._recurrent.shapes.items():
-            unroll = ", ".join(map(str, self._recurrent.runners[op][0].unroll))
+            runner, (x, _, _) = self._recurrent.runners[op]
+            unroll = ", ".join(map(str, runner.unroll))
+            static = DYNAMIC_INDEX not in op.operands[x].type.get_shape()
+            why = f"; lstm-loop rule: {lstm_loop(self.target).why}" if static else ""
             lines.append(
                 f"{op.location}  {op_label(op)} ({shape}): xnnc's recurrent loop over "
                 f"XNNPACK (input projection of all frames, then runtimes of {unroll} "
-                "unrolled steps)"
+                f"unrolled steps{why})"
             )
         lines.append(f"target: {self.target}, decisions: {len(rows) - 1}")
         return "\n".join(lines)
@@ -831,7 +835,8 @@ def compile(
         )
     start = time.perf_counter()
     ep = export_program(model, example_inputs, dynamic_shapes)
-    module = import_model(ep)
+    lstm = lstm_loop(options.target, disabled="lstm-loop" in options.disable)
+    module = import_model(ep, loop_lstms=lstm.choice == "loop")
     # The decomposed program (graph, fake tensors) is gone: its heap goes back before
     # lowering builds on it (EnCodec's unrolled LSTM: 0.6x its weights).
     heap.trim()

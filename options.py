@@ -49,6 +49,9 @@ OPTIONAL_PASSES = (
     "xnn-conv-as-gemm",
     "xnn-legalize-casts",
 )
+# Choices made while importing, which a user may switch off the same way: "lstm-loop" keeps
+# a static LSTM whole for xnnc's recurrent loop (`cost.rules.lstm_loop`); disabled, it unrolls.
+IMPORT_CHOICES = ("lstm-loop",)
 # Why a legalization cannot be disabled, by pass and the runtime that needs it.
 REQUIRED = {
     ("xnn-legalize-casts", "stock"): "stock ExecuTorch cannot define bf16 convolutions, "
@@ -201,7 +204,7 @@ def _check_disable(names: tuple[str, ...], target: Target) -> None:
             raise OptionError(
                 f"disable: {name} cannot be disabled for the {target.runtime} runtime: {why}"
             )
-    valid = set(OPTIONAL_PASSES) | set(pattern_names())
+    valid = set(OPTIONAL_PASSES) | set(IMPORT_CHOICES) | set(pattern_names())
     unknown = [n for n in names if n not in valid]
     if unknown:
         raise OptionError(

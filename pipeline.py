@@ -53,7 +53,7 @@ from xnnc.legalize.casts import LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
 from xnnc.legalize.outputs import LegalizeOutputsPass
 from xnnc.legalize.stock import LegalizeStockPass
-from xnnc.options import OPTIONAL_PASSES, CompileOptions, tune_mode
+from xnnc.options import IMPORT_CHOICES, OPTIONAL_PASSES, CompileOptions, tune_mode
 from xnnc.target import Target
 from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.circular_pad_pattern import RecognizeCircularPadPass
@@ -94,7 +94,9 @@ def raising_passes() -> list[ModulePass]:
 
 def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
     """The passes of each stage, in order, for `options`."""
-    pattern_names = tuple(n for n in options.disable if n not in OPTIONAL_PASSES)
+    pattern_names = tuple(
+        n for n in options.disable if n not in OPTIONAL_PASSES and n not in IMPORT_CHOICES
+    )
     canonicalize = _enabled([CanonicalizePass(disabled_patterns=pattern_names)], options)
     optimize = _enabled([HoistInputProjectionPass(), FcAsBmmPass(), ConvAsGemmPass()], options)
     casts = _enabled([LegalizeCastsPass()], options)

@@ -2,11 +2,13 @@
 
 An `nn.LSTM` over a symbolic time axis is imported whole, as `aten.generic
 "aten::lstm.input"`, and stays outside the XNNPACK subgraphs (unrolling needs the frame
-count). On the extended runtime on the host, a Program runs it on
-`backend_xnnpack.recurrent.LstmRunner` (per layer and direction: an input projection of all
-frames, then XNNPACK runtimes of 8, 4, 2 or 1 unrolled steps), its weights packed once when
-the Program is created. Elsewhere (the stock runtime, a cross-compiled target, an LSTM the
-loop does not cover) the interpreter calls torch's LSTM as before, and `outside()` says why.
+count); so is one over a static time axis when the target's rule says so
+(`cost.rules.lstm_loop`: on the extended runtime, unless `lstm-loop` is disabled). On the
+extended runtime (built where the Program runs, whatever CPU it was compiled for), a Program
+runs it on `backend_xnnpack.recurrent.LstmRunner` (per layer and direction: an input
+projection of all frames, then XNNPACK runtimes of 8, 4, 2 or 1 unrolled steps), its weights
+packed once when the Program is created. Elsewhere (the stock runtime, an LSTM the loop does
+not cover) the interpreter calls torch's LSTM as before, and `outside()` says why.
 docs/dynamic-shapes.md, "LSTM over a symbolic time axis".
 """
 
@@ -21,7 +23,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.ir import Operation, SSAValue
 
-from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
+from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner, refusal
 from xnnc.dialects import aten
 from xnnc.frontend.schema import from_attr
 from xnnc.interpreter.aten import tensor_of
@@ -29,7 +31,7 @@ from xnnc.target import Target
 
 LSTM = "aten::lstm.input"
 ON_XNNPACK = (
-    "an LSTM over a symbolic time axis: runs on xnnc's recurrent loop over XNNPACK (per "
+    "an LSTM kept whole: runs on xnnc's recurrent loop over XNNPACK (per "
     "layer and direction, one fully-connected node projects every frame, then XNNPACK "
     "runtimes of 8, 4, 2 or 1 unrolled steps run the steps); XNNPACK 92a7ad50 has no "
     "recurrent node"
@@ -47,8 +49,10 @@ class RecurrentOps:
         for op in func.body.block.ops:
             if not (isinstance(op, aten.GenericOp) and op.target.data == LSTM):
                 continue
-            if target.runtime != "extended" or not target.is_host():
+            if target.runtime != "extended":
                 continue  # torch's LSTM, as the op's own reason says
+            # Any CPU: the loop is XNNPACK runtimes built where the Program runs, as its
+            # subgraphs' are (a program compiled for another CPU and loaded here runs it).
             planned = _plan(op, threads)
             if isinstance(planned, str):
                 self.declined[op] = planned
@@ -105,27 +109,26 @@ def _plan(op: aten.GenericOp, threads: int) -> tuple[LstmRunner, tuple, str] | s
     operands = list(range(len(op.operands)))
     args = [from_attr(a, operands) for a in op.args.data]
     if op.kwargs.data or len(args) != 9:
-        return "xnnc's recurrent loop reads aten::lstm.input's 9 positional arguments"
+        return refusal(arguments=len(args), keywords=bool(op.kwargs.data))
     x, (h0, c0), params, has_biases, layers, _, train, bidirectional, batch_first = args
     values = list(op.operands)
     types = [values[i].type for i in (x, h0, c0, *params)]
-    if not all(isinstance(t, TensorType) and isinstance(t.element_type, Float32Type)
-               for t in types):  # fmt: skip
-        return "xnnc's recurrent loop runs fp32 LSTMs"
-    if train:
-        return "xnnc's recurrent loop runs inference (train=False) only"
     h_shape, c_shape = values[h0].type.get_shape(), values[c0].type.get_shape()
     per_cell = 4 if has_biases else 2
     directions = 2 if bidirectional else 1
-    if h_shape[-1] != c_shape[-1] or len(params) != layers * directions * per_cell:
-        return "proj_size != 0 is not supported by xnnc's recurrent loop"
     x_shape = list(values[x].type.get_shape())
     del x_shape[1 if batch_first else 0]
-    if DYNAMIC_INDEX in x_shape or DYNAMIC_INDEX in h_shape:
-        return "xnnc's recurrent loop needs a static batch and feature size"
     weights = [_weight(values[i]) for i in params]
-    if any(w is None for w in weights):
-        return "xnnc's recurrent loop needs the LSTM's weights as constants"
+    why = refusal(
+        train=bool(train),
+        f32=all(isinstance(t, TensorType) and isinstance(t.element_type, Float32Type)
+                for t in types),
+        projected=h_shape[-1] != c_shape[-1] or len(params) != layers * directions * per_cell,
+        static=DYNAMIC_INDEX not in x_shape and DYNAMIC_INDEX not in h_shape,
+        constant_weights=all(w is not None for w in weights),
+    )  # fmt: skip
+    if why is not None:
+        return why
     cells = []
     for k in range(0, len(weights), per_cell):
         w_ih, w_hh, *biases = weights[k : k + per_cell]

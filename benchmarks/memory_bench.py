@@ -9,7 +9,8 @@ Targets (issue 12): compile peak <= 1.3x the weights and <= 1.1x after it return
 Each measurement runs in a fresh subprocess: it builds the model (the zoo's, or 7 x
 nn.Linear(2048, 2048), 112 MiB of fp32 weights), warms torch and xnnc on a tiny model of
 the same kind (imports, torch.export, XNNPACK's library), then takes the baseline: RSS with
-the high-water mark reset (`/proc/self/clear_refs`). Extra memory is VmHWM (peak) and VmRSS
+the high-water mark reset (`/proc/self/clear_refs`) after returning freed heap
+(`malloc_trim`, as "after" does). Extra memory is VmHWM (peak) and VmRSS
 (after the call returns, result still alive, garbage collected and `malloc_trim`med)
 minus that baseline, printed as MiB and as a
 ratio to the model's weight bytes. `load` reads a program file saved beforehand by another
@@ -78,6 +79,9 @@ def _memory() -> dict[str, float]:
 
 def _reset_peak() -> dict[str, float]:
     gc.collect()
+    # Freed heap of the warm-up (the model's eager run) would otherwise be reused by the
+    # call unseen, hiding as much of its memory.
+    _trim()
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # VmHWM := VmRSS
     return _memory()

@@ -7,23 +7,24 @@ the LSTM beside ONNX Runtime and torch eager.
                                               [--overhead-frames 1,4,13,64]
 
 The model is EnCodec's SLSTM (`examples/models.py`: a 2-layer nn.LSTM, 512 channels, 75
-frames at full size, with its skip connection). torch.export unrolls it: per layer one
+frames at full size, with its skip connection), compiled twice: as xnnc does by default on
+the extended runtime (kept whole, on the recurrent loop: `cost.rules.lstm_loop`) and
+unrolled (`disable="lstm-loop"`), as torch.export's decomposition does it: per layer one
 input projection over all frames (a [T, C] x [C, 4H] fully-connected node), then per step
 one recurrent [1, H] x [H, 4H] fully-connected node (the weight is one shared constant)
 and the gates' elementwise nodes.
 
-Per thread count the systems run in rotated order, `--rounds` times each (xnnc, xnnc with
-its per-node profile on, ONNX Runtime's LSTM operator, eager). Reported: the median and the
-fastest call (the machine is shared: the fastest is the least disturbed), at 1 thread the
-median CPU time of the calling thread (which does all the work there, so time other
-processes take from it does not count), and, from the fastest profiled xnnc call, one
-step split into its recurrent
-fully-connected node (the matrix-vector product) and everything else (gate slices,
-sigmoid/tanh, multiply/add, the per-step slice of the projection, the runtime's dispatch
-between nodes). The step's limit is its bytes: the recurrent weight (4H x H fp32) read
-once per step at the read bandwidth of a buffer of that size on the same thread count
-(`torch.sum` over it, the fastest of many), since 2 FLOP per weight element cannot keep
-any CPU's FMA units busy.
+Per thread count the systems run in rotated order, `--rounds` times each (xnnc on the loop,
+xnnc unrolled, unrolled with its per-node profile on, ONNX Runtime's LSTM operator, eager).
+Reported: the median and the fastest call (the machine is shared: the fastest is the least
+disturbed), at 1 thread the median CPU time of the calling thread (which does all the work
+there, so time other processes take from it does not count), and, from the fastest profiled
+xnnc call, one step split into its recurrent fully-connected node (the matrix-vector
+product) and everything else (gate slices, sigmoid/tanh, multiply/add, the per-step slice
+of the projection, the runtime's dispatch between nodes). The step's limit is its bytes:
+the recurrent weight (4H x H fp32) read once per step at the read bandwidth of a buffer of
+that size on the same thread count (`torch.sum` over it, the fastest of many), since 2 FLOP
+per weight element cannot keep any CPU's FMA units busy.
 
 Then the recurrent loop's own cost (`LstmRunner`, the LSTM over a symbolic time axis on the
 extended runtime), at 1 thread: a call of the runner against its bare XNNPACK calls (the
@@ -110,7 +111,10 @@ def run(args: argparse.Namespace) -> list[str]:
         want = model(x)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        compiled = xnnc.compile(model, (x,), savable=True)
+        # Unrolled (each step's nodes in the subgraph: what the per-step split reads) and
+        # the default, the LSTM kept whole on the recurrent loop (`cost.rules.lstm_loop`).
+        compiled = xnnc.compile(model, (x,), savable=True, disable="lstm-loop")
+        looped = xnnc.compile(model, (x,), savable=True)
     steps = args.layers * args.frames
     weight = 4 * args.hidden * args.hidden * 4
     lines = [
@@ -121,9 +125,11 @@ def run(args: argparse.Namespace) -> list[str]:
     for threads in args.threads:
         xnnc_program = Program(compiled.module, compiled.options, threads=threads)
         profiled = Program(compiled.module, compiled.options, threads=threads, profile=True)
+        loop_program = Program(looped.module, looped.options, threads=threads)
         calls: dict[str, Callable[[], Any]] = {
-            "xnnc": lambda p=xnnc_program: p(x),
-            "xnnc profiled": lambda p=profiled: p(x),
+            "xnnc loop": lambda p=loop_program: p(x),
+            "xnnc unrolled": lambda p=xnnc_program: p(x),
+            "xnnc unrolled, profiled": lambda p=profiled: p(x),
         }
         with contextlib.suppress(ImportError):
             calls["ort"] = _ort(model, x, threads)
@@ -144,14 +150,14 @@ def run(args: argparse.Namespace) -> list[str]:
             for name in names[r % len(names) :] + names[: r % len(names)]:
                 torch.set_num_threads(threads)
                 samples[name].append(_timed(calls[name]))
-                if name == "xnnc profiled":
+                if name == "xnnc unrolled, profiled":
                     splits.append((samples[name][-1][0], profiled.profile()))
         torch.set_num_threads(1)
         limit = weight / read_bandwidth(weight, threads) * 1e6
         matvec, other = step_split(min(splits, key=lambda s: s[0])[1], args.layers, steps)
         for name, times in samples.items():
-            per_step = (f"{matvec:.1f} | {other:.1f} | {limit:.1f}" if name == "xnnc profiled"
-                        else " | ")  # fmt: skip
+            per_step = (f"{matvec:.1f} | {other:.1f} | {limit:.1f}"
+                        if name == "xnnc unrolled, profiled" else " | ")  # fmt: skip
             wall = [w for w, _ in times]
             cpu = f"{statistics.median(c for _, c in times) * 1e3:.2f}" if threads == 1 else "-"
             lines.append(

@@ -58,7 +58,7 @@ from xnnc.frontend.quantized import (
     register_quantized_ops,
 )
 from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
-from xnnc.frontend.symbolic_lstm import has_symbolic_lstm, keep_lstm_whole
+from xnnc.frontend.symbolic_lstm import has_symbolic_lstm, keep_lstm_whole, loop_refusal
 from xnnc.frontend.symbols import SymbolTable
 from xnnc.ir.shapes import INT64_MAX
 from xnnc.ir.types import SYMBOLS_ATTR_NAME, SymbolsAttr, dims_of_type, tensor_type
@@ -140,8 +140,10 @@ def _first_line(e: BaseException) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
-def decompose(ep: ExportedProgram) -> ExportedProgram:
-    """Core ATen, keeping the ops the `aten` dialect models (linear, upsampling, ...)."""
+def decompose(ep: ExportedProgram, loop_lstms: bool = False) -> ExportedProgram:
+    """Core ATen, keeping the ops the `aten` dialect models (linear, upsampling, ...).
+    `loop_lstms`: a static LSTM stays one `aten.lstm.input` node too, for xnnc's recurrent
+    loop (`cost.rules.lstm_loop`), when the loop can run every LSTM of the program."""
     if any(_is_edge(n.target) for n in ep.graph.nodes if n.op == "call_function"):
         return ep  # an edge program is already core ATen
     table = torch.export.default_decompositions()
@@ -150,9 +152,12 @@ def decompose(ep: ExportedProgram) -> ExportedProgram:
             table.pop(torch_overload(qualified), None)
         except AttributeError:  # an overload this torch lacks, e.g. another namespace
             continue
-    if has_symbolic_lstm(ep.graph):
+    lstms = [n for n in ep.graph.nodes if n.target is torch.ops.aten.lstm.input]
+    if has_symbolic_lstm(ep.graph) or (
+        loop_lstms and lstms and all(loop_refusal(ep, n) is None for n in lstms)
+    ):
         # Unrolling needs the frame count: an LSTM over a symbolic one stays whole and runs
-        # outside XNNPACK (docs/dynamic-shapes.md). Static programs unroll as before.
+        # outside XNNPACK (docs/dynamic-shapes.md), as a static one does when asked to.
         table.pop(torch.ops.aten.lstm.input, None)
         with keep_lstm_whole():
             decomposed = ep.run_decompositions(table)
@@ -185,16 +190,18 @@ def import_model(
     *,
     func_name: str = "forward",
     as_is: bool = False,
+    loop_lstms: bool = False,
 ) -> ModuleOp:
     """Import an nn.Module (with example inputs), an ExportedProgram or a `.pt2` path.
 
     as_is=True imports a program as a partitioner sees it: not decomposed (ops the `aten`
     dialect does not model become `aten.generic`), and a node that cannot be imported
     (an ExecuTorch delegate call, a dynamic or non-tensor value) becomes function arguments
-    for its tensor results, so every other op is still there to ask about."""
+    for its tensor results, so every other op is still there to ask about. `loop_lstms`: see
+    `decompose`."""
     ep = export_program(model, example_inputs)
     if not as_is:
-        ep = decompose(ep)
+        ep = decompose(ep, loop_lstms)
     module = _Importer(ep, func_name, opaque=as_is).run()
     try:
         module.verify()

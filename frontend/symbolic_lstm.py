@@ -35,6 +35,7 @@ from torch._C import DispatchKey
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
 
+from xnnc.backend_xnnpack.recurrent import refusal
 from xnnc.frontend.schema import ModelImportError
 from xnnc.frontend.symbols import SymbolTable
 
@@ -115,6 +116,35 @@ def symbolic_lstms(graph: torch.fx.Graph) -> list[torch.fx.Node]:
 def has_symbolic_lstm(graph: torch.fx.Graph) -> bool:
     """Whether the graph has an LSTM that must stay whole (see `symbolic_lstms`)."""
     return bool(symbolic_lstms(graph))
+
+
+def loop_refusal(ep: ExportedProgram, node: torch.fx.Node) -> str | None:
+    """Why xnnc's recurrent loop could not run this `aten.lstm.input` node (None: it can),
+    read from the exported graph: the importer keeps a static LSTM whole only then, since one
+    the loop declines would run on torch instead of unrolled on XNNPACK."""
+    args = node.args
+    if node.kwargs or len(args) != 9:
+        return refusal(arguments=len(args), keywords=bool(node.kwargs))
+    x, hx, params, has_biases, layers, _, train, bidirectional, batch_first = args
+    vals = [n.meta.get("val") for n in (x, *hx, *params)]
+    f32 = len(hx) == 2 and all(
+        isinstance(v, torch.Tensor) and v.dtype == torch.float32 for v in vals
+    )
+    sizes = list(vals[0].shape) + list(vals[1].shape) if f32 else []
+    if sizes:
+        del sizes[1 if batch_first else 0]  # the time axis may be symbolic
+    signature = ep.graph_signature
+    held = {*signature.inputs_to_parameters, *signature.inputs_to_buffers,
+            *signature.inputs_to_lifted_tensor_constants}  # fmt: skip
+    per_cell = (4 if has_biases else 2) * (2 if bidirectional else 1)
+    return refusal(
+        train=bool(train), f32=f32,
+        projected=f32 and (vals[1].shape[-1] != vals[2].shape[-1]
+                           or len(params) != layers * per_cell),
+        static=not any(isinstance(d, torch.SymInt) for d in sizes),
+        constant_weights=all(p.op == "get_attr" or (p.op == "placeholder" and p.name in held)
+                             for p in params),
+    )  # fmt: skip
 
 
 def describe(ep: ExportedProgram, node: torch.fx.Node) -> str:

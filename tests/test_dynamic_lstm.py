@@ -31,7 +31,7 @@ LSTM = torch.ops.aten.lstm.input
 # raises below that, and torch.export refuses a smaller minimum (test below).
 SIZES = (4, 7, 13, 40, 64)
 REASON = (
-    "an LSTM over a symbolic time axis: runs on xnnc's recurrent loop over XNNPACK (per "
+    "an LSTM kept whole: runs on xnnc's recurrent loop over XNNPACK (per "
     "layer and direction, one fully-connected node projects every frame, then XNNPACK "
     "runtimes of 8, 4, 2 or 1 unrolled steps run the steps); XNNPACK 92a7ad50 has no "
     "recurrent node"
@@ -246,11 +246,19 @@ def test_a_users_exported_program_and_pt2_import(tmp_path) -> None:
             _close(program(z), want)
 
 
-def test_encodec_static_compile_has_nothing_outside() -> None:
-    """A static EnCodec compile unrolls its LSTM into XNNPACK as before: one subgraph."""
+@pytest.mark.parametrize("disable", [(), ("lstm-loop",)], ids=["loop", "unrolled"])
+def test_encodec_static_compile(disable: tuple[str, ...]) -> None:
+    """A static EnCodec compile runs its LSTM on the loop too, as the dynamic one does (the
+    extended runtime's rule, `cost.rules.lstm_loop`), the rest in two subgraphs; with
+    `lstm-loop` disabled the LSTM is unrolled into XNNPACK: one subgraph, nothing outside."""
     model, (x,) = make_encodec_decoder(small=True)
-    program = xnnc.compile(model, (x,), tune=False)
-    assert program.ops_outside() == [] and program.num_partitions == 1
+    program = xnnc.compile(model, (x,), tune=False, disable=disable)
+    if disable:
+        assert program.ops_outside() == [] and program.num_partitions == 1
+    else:
+        (lstm,) = program.outside()
+        assert lstm.reason == REASON and program.num_partitions == 2
+        assert "lstm-loop rule: as fast as unrolled" in program.explain()
     with torch.no_grad():
         want = model(x)
     _close(program(x), want)

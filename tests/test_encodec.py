@@ -161,8 +161,8 @@ def test_hoisted_input_projection(target: str) -> None:
 def test_nn_lstm_is_already_projected_once(zoo) -> None:
     """torch.export decomposes nn.LSTM with one input projection over the whole sequence per
     layer: the pass finds nothing to hoist in EnCodec's SLSTM."""
-    with_ = zoo.compiled("encodec", tune=False)
-    without = zoo.compiled("encodec", disable=(HOIST,), tune=False)
+    with_ = zoo.compiled("encodec", tune=False, disable=UNROLLED)
+    without = zoo.compiled("encodec", disable=(HOIST, *UNROLLED), tune=False)
     assert _ops(with_) == _ops(without)
 
 
@@ -190,12 +190,70 @@ RECURRENT = {
 }
 
 
+# The LSTMs xnnc's recurrent loop runs (not proj_size), which the extended runtime's rule
+# keeps whole by default; `UNROLLED` disables the rule.
+LOOPED = {"lstm_batch2", "lstm_batch_first", "lstm_no_bias", "lstm_3_layers"}
+UNROLLED = ("lstm-loop",)
+
+
 @pytest.mark.parametrize("name", list(RECURRENT))
 def test_recurrent_layers_in_one_partition(name: str) -> None:
-    """Every step in one subgraph, against eager at the module docstring's 1e-4 of scale."""
+    """Unrolled, every step in one subgraph, against eager at the module docstring's 1e-4 of
+    scale."""
     torch.manual_seed(0)
     make, shape = RECURRENT[name]
     model, x = Recurrent(make()).eval(), torch.randn(shape)
+    with torch.no_grad():
+        want = model(x)
+    program = xnnc.compile(model, (x,), disable=UNROLLED)
+    assert program.num_partitions == 1
+    assert set(program.ops_outside()) <= CREATION_OPS, program.ops_outside()
+    _close(program(x), want)
+
+
+@pytest.mark.parametrize("name", list(RECURRENT))
+def test_recurrent_layers_by_default(name: str) -> None:
+    """By default on the extended runtime an LSTM the loop runs is kept whole for it (its
+    reason says so); the others unroll into one subgraph as above. Same tolerance."""
+    from xnnc.recurrent import ON_XNNPACK
+
+    torch.manual_seed(0)
+    make, shape = RECURRENT[name]
+    model, x = Recurrent(make()).eval(), torch.randn(shape)
+    with torch.no_grad():
+        want = model(x)
+    program = xnnc.compile(model, (x,))
+    outside = [o for o in program.outside() if o.op not in CREATION_OPS]
+    if name in LOOPED:
+        assert [(o.op, o.reason) for o in outside] == [("aten.lstm.input", ON_XNNPACK)]
+    else:
+        assert program.num_partitions == 1 and outside == []
+    _close(program(x), want)
+
+
+class ScaledLstm(nn.Module):
+    """`aten.lstm.input` on a computed W_ih (a scaled parameter): not a constant when
+    exported, so the importer cannot hand it to the loop, which reads its weights packed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = nn.LSTM(8, 12, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        w_ih, w_hh, b_ih, b_hh = self.lstm._flat_weights
+        zeros = x.new_zeros(1, x.shape[1], 12)
+        out, _, _ = torch.ops.aten.lstm.input(
+            x, [zeros, zeros], [w_ih * 0.5, w_hh, b_ih, b_hh], True, 1, 0.0, False, False, False
+        )
+        return out
+
+
+def test_an_lstm_the_loop_cannot_run_is_unrolled() -> None:
+    """The importer keeps a static LSTM whole only where the loop will run it (the reasons of
+    `backend_xnnpack.recurrent.refusal`, read from the exported graph); a computed weight
+    unrolls it into XNNPACK instead of leaving it to torch. Tolerance as above."""
+    torch.manual_seed(0)
+    model, x = ScaledLstm().eval(), torch.randn(5, 1, 8)
     with torch.no_grad():
         want = model(x)
     program = xnnc.compile(model, (x,))
@@ -211,7 +269,8 @@ def test_lstm_step_is_one_fully_connected_for_all_gates() -> None:
     torch.manual_seed(0)
     steps, layers = 6, 2
     model, x = Recurrent(nn.LSTM(16, 16, layers)).eval(), torch.randn(steps, 1, 16)
-    program = xnnc.compile(model, (x,), savable=True, tune=False)  # FCs, not tuned to BMMs
+    # unrolled; FCs, not tuned to BMMs
+    program = xnnc.compile(model, (x,), savable=True, tune=False, disable=UNROLLED)
     fcs = [op for op in program.module.walk() if isinstance(op, xnn.FullyConnectedOp)]
     assert len(fcs) == layers + layers * (steps - 1)
     filters = Counter(weight_name(fc.filter) for fc in fcs)
@@ -229,9 +288,12 @@ def test_bidirectional_lstm_matches_eager() -> None:
     model, x = Recurrent(nn.LSTM(8, 12, 2, bidirectional=True)).eval(), torch.randn(5, 1, 8)
     with torch.no_grad():
         want = model(x)
-    program = xnnc.compile(model, (x,))
+    program = xnnc.compile(model, (x,), disable=UNROLLED)
     assert set(program.ops_outside()) <= CREATION_OPS | {"aten.flip"}
     _close(program(x), want)
+    looped = xnnc.compile(model, (x,))  # both directions on the recurrent loop
+    assert set(looped.ops_outside()) <= CREATION_OPS | {"aten.lstm.input"}
+    _close(looped(x), want)
 
 
 # --- the whole decoder -----------------------------------------------------------------------
@@ -239,9 +301,10 @@ def test_bidirectional_lstm_matches_eager() -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_small_encodec_is_one_partition(zoo, target: str) -> None:
+    """Unrolled (the stock runtime's only form): the whole decoder in one subgraph."""
     _, inputs = zoo.example("encodec")
     want = zoo.eager("encodec")
-    program = zoo.compiled("encodec", target=target)
+    program = zoo.compiled("encodec", target=target, disable=UNROLLED)
     assert program.num_partitions == 1
     assert set(program.ops_outside()) <= CREATION_OPS, program.ops_outside()
     _close(program(*inputs), want)

@@ -176,8 +176,8 @@ def test_compile_keeps_no_decomposed_graph(mlp, monkeypatch) -> None:
     graphs: list[weakref.ref] = []
     decompose = fx_importer.decompose
 
-    def recording(ep):
-        out = decompose(ep)
+    def recording(ep, *args):
+        out = decompose(ep, *args)
         graphs.append(weakref.ref(out.graph))
         return out
 
@@ -245,7 +245,7 @@ def test_unrolled_lstm_serializes_its_weights_once(steps: int) -> None:
     torch.manual_seed(0)
     model, x = LSTM(256).eval(), torch.randn(steps, 1, 256)
     weights = sum(p.numel() * p.element_size() for p in model.parameters())
-    program = xnnc.compile(model, (x,), savable=True)
+    program = xnnc.compile(model, (x,), savable=True, disable="lstm-loop")
     assert program.num_partitions == 1 and program.ops_outside() == []
     (blob,) = program.blobs
     constants = _HEADER.unpack_from(blob)[6]
@@ -265,7 +265,9 @@ def test_a_filter_read_by_many_nodes_stays_fully_connected(tmp_path, monkeypatch
     torch.manual_seed(0)
     model, x = LSTM(32, layers=1).eval(), torch.randn(6, 1, 32)
     monkeypatch.setattr(tuner, "time_on_xnnpack", lambda forms, threads: {"fc": 1.0, "bmm": 0.5})
-    program = xnnc.compile(model, (x,), tune=True, tuning_db=str(tmp_path / "db.json"))
+    program = xnnc.compile(
+        model, (x,), tune=True, tuning_db=str(tmp_path / "db.json"), disable="lstm-loop"
+    )  # unrolled: the steps share W_hh
     made = [(op.name, d) for op, d in decisions(program.module) if d.form == "fc-or-bmm"]
     # The hoisted input projection (one node) is the tuner's; the 5 recurrent steps (step 0
     # reads the folded zero h0) share W_hh and keep the fully-connected form.
