@@ -37,7 +37,7 @@ import time
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import itemgetter
 from threading import Lock, local
 from typing import Any, NamedTuple
@@ -64,7 +64,7 @@ from xnnc.interpreter.aten import AtenFunctions, InputBinder, tensor_of
 from xnnc.ir.dims import is_symbolic
 from xnnc.ir.types import shape_of, symbol_ranges
 from xnnc.options import CompileOptions
-from xnnc.recurrent import RecurrentOps
+from xnnc.recurrent import RecurrentOps, packed_name
 from xnnc.target import Target
 
 PROGRAM_FORMAT = "xnnc-program-1"
@@ -122,16 +122,16 @@ class Program:
         blobs: Sequence[bytes] | None = None,
         exported: Any = None,
         unsavable: str | None = None,
-        packed: Sequence[Any] | None = None,
+        packed: Mapping[str, Any] | None = None,
     ):
         """`module` is lowered; `options` are those it was compiled with (by default its
         `#xnn.target` and nothing else); `threads` overrides the target's thread count for
         running; `blobs` are the subgraphs' serialized blobs when already known (they are
         not kept); `exported` is the ExportedProgram a `.pte` save lowers. `unsavable` says
         why `blobs`/`save` will fail: the weights only subgraphs read then go to XNNPACK
-        alone, released from the IR (and the blobs) as they are packed. `packed[i]`: the
-        saved packed weights of subgraph i (or None), which its runtime maps instead of
-        packing."""
+        alone, released from the IR (and the blobs) as they are packed. `packed`: saved
+        packed weights by name (`_load_packed`: subgraph i's under "i", a looped LSTM's
+        under `recurrent.packed_name`), which the runtimes map instead of packing."""
         self.module = module
         self.options = options or CompileOptions(target=target_of(module))
         self.threads = self.options.target.threads if threads is None else threads
@@ -144,8 +144,8 @@ class Program:
         self._func = next(op for op in module.ops if isinstance(op, FuncOp))
         self._bind = InputBinder(self._func)
         self.runtimes = self._runtimes(blobs, profile, unsavable, packed)
-        # LSTMs over a symbolic time axis: on xnnc's loop over XNNPACK where it runs them.
-        self._recurrent = RecurrentOps(self._func, self.options.target, self.threads)
+        # LSTMs kept whole: on xnnc's loop over XNNPACK where it runs them.
+        self._recurrent = RecurrentOps(self._func, self.options.target, self.threads, packed)
         if unsavable is not None:  # XNNPACK holds the weights only the loops read
             release_held_weights(module, self._recurrent.unread)
         self._profiling = profile
@@ -162,7 +162,7 @@ class Program:
         blobs: Sequence[bytes] | None,
         profile: bool,
         unsavable: str | None,
-        packed: Sequence[Any] | None = None,
+        packed: Mapping[str, Any] | None = None,
     ) -> dict[xnn.SubgraphOp, Any]:
         """The extended runtime of each subgraph: from `blobs`, else serialized with the
         weights in place (no copy: XNNPACK packs them from the IR's buffers). Unsavable, all
@@ -186,7 +186,7 @@ class Program:
                 blob, named = blobs[i], None
             else:  # the runtime's reference is then the last one
                 (blob, named), serialized[i] = serialized[i], None
-            weights = None if packed is None else packed[i]
+            weights = None if packed is None else packed.get(str(i))
             dynamic = _symbolic_inputs(sub)
             try:
                 runtimes[sub] = open_runtime(
@@ -387,7 +387,11 @@ class Program:
         for i, blob in enumerate(self.blobs):
             z.writestr(f"subgraph_{i}.xnn", blob)
         for i, sub in enumerate(self.subgraphs):
-            _save_packed(z, i, self.runtimes[sub])
+            _save_packed(z, str(i), self.runtimes[sub])
+        for k, (runner, _) in enumerate(self._recurrent.runners.values()):
+            for c, (projection, steps) in enumerate(runner.packed_runtimes()):
+                _save_packed(z, packed_name(k, c, "projection"), projection)
+                _save_packed(z, packed_name(k, c, "steps"), steps)
 
 
 class _Plan:
@@ -615,10 +619,11 @@ def _symbolic_inputs(sub: xnn.SubgraphOp) -> dict[str, Any]:
     return {"input_dims": dims, "symbols": symbol_ranges(sub)}
 
 
-def _save_packed(z: zipfile.ZipFile, i: int, runtime: Any) -> None:
-    """Subgraph i's packed weights as `packed_i.bin` (its data 64-byte aligned in the file,
-    so that `load` maps them in place) and their index `packed_i.json`; nothing when the
-    runtime's packed weights cannot serve another runtime alone."""
+def _save_packed(z: zipfile.ZipFile, name: str, runtime: Any) -> None:
+    """A runtime's packed weights as `packed_<name>.bin` (its data 64-byte aligned in the
+    file, so that `load` maps them in place) and their index `packed_<name>.json`; nothing
+    when the runtime's packed weights cannot serve another runtime alone. `name`: subgraph
+    i's is i, a looped LSTM's cells' `recurrent.packed_name`."""
     weights = getattr(runtime, "packed_weights", lambda: None)()
     if weights is None:
         return
@@ -626,12 +631,12 @@ def _save_packed(z: zipfile.ZipFile, i: int, runtime: Any) -> None:
         index = weights.index()
     except PackedWeightsError:
         return
-    info = zipfile.ZipInfo(f"packed_{i}.bin", date_time=(1980, 1, 1, 0, 0, 0))
+    info = zipfile.ZipInfo(f"packed_{name}.bin", date_time=(1980, 1, 1, 0, 0, 0))
     start = z.fp.tell() + 30 + len(info.filename) + 4  # the local header, then padding
     info.extra = struct.pack("<HH", _PADDING_ID, -start % 64) + bytes(-start % 64)
     with z.open(info, "w", force_zip64=index["size"] > zipfile.ZIP64_LIMIT) as f:
         weights.save(f, index)
-    z.writestr(f"packed_{i}.json", json.dumps(index))
+    z.writestr(f"packed_{name}.json", json.dumps(index))
 
 
 def _warn_repacking(why: str) -> None:
@@ -710,26 +715,27 @@ class _ZipBlobs(Sequence[memoryview]):
         return _member_view(self._map, info)
 
 
-def _load_packed(z: zipfile.ZipFile, count: int, path: str) -> list[PackedWeights | None]:
-    """Each subgraph's saved packed weights, mapped from the file (copy-on-write, so that
-    nothing XNNPACK might write reaches the file); None where there are none or they do not
-    fit this CPU and XNNPACK build (one warning says so)."""
-    names, packed, why = set(z.namelist()), [], None
+def _load_packed(z: zipfile.ZipFile, path: str) -> dict[str, PackedWeights | None]:
+    """Every saved set of packed weights (`_save_packed`), by name, mapped from the file
+    (copy-on-write, so that nothing XNNPACK might write reaches the file); None where they
+    do not fit this CPU and XNNPACK build (one warning says so)."""
+    names, packed, why = set(z.namelist()), {}, None
     with open(path, "rb") as f:
         mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-    for i in range(count):
-        if f"packed_{i}.bin" not in names or f"packed_{i}.json" not in names:
-            packed.append(None)
+    for member in sorted(names):
+        name = member.removeprefix("packed_").removesuffix(".bin")
+        if member != f"packed_{name}.bin" or f"packed_{name}.json" not in names:
             continue
         try:
-            info = z.getinfo(f"packed_{i}.bin")
+            info = z.getinfo(member)
             if info.compress_type != zipfile.ZIP_STORED:
                 raise PackedWeightsError("stored compressed")
-            index = json.loads(z.read(f"packed_{i}.json"))
-            packed.append(PackedWeights.mapped(index, _member_view(mapping, info)))
+            index = json.loads(z.read(f"packed_{name}.json"))
+            packed[name] = PackedWeights.mapped(index, _member_view(mapping, info))
         except (PackedWeightsError, ValueError) as e:
-            why = why or f"subgraph {i}: {e}"
-            packed.append(None)
+            where = f"subgraph {name}" if name.isdigit() else name
+            why = why or f"{where}: {e}"
+            packed[name] = None
     if why is not None:
         _warn_repacking(why)
     return packed
@@ -769,7 +775,7 @@ def load(
             "loaded without savable=True: the blobs went to XNNPACK; "
             "load with xnnc.load(..., savable=True) to save"
         )  # fmt: skip
-        packed = _load_packed(z, count, path)
+        packed = _load_packed(z, path)
         program = Program(module, CompileOptions(target=target), threads=threads,
                           profile=profile, blobs=blobs, unsavable=unsavable,
                           packed=packed)  # fmt: skip

@@ -14,6 +14,8 @@ docs/dynamic-shapes.md, "LSTM over a symbolic time axis".
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -24,7 +26,10 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_i
 from xdsl.ir import Operation, SSAValue
 
 from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner, refusal
+from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.dialects import aten
+from xnnc.dialects.locations import op_label
+from xnnc.errors import PackedWeightsWarning
 from xnnc.frontend.schema import from_attr
 from xnnc.interpreter.aten import tensor_of
 from xnnc.target import Target
@@ -42,7 +47,13 @@ class RecurrentOps:
     """A function's LSTM ops: the runner of each that runs on XNNPACK (with the operand
     indices of its input, h0 and c0), and why each other one runs on torch."""
 
-    def __init__(self, func: FuncOp, target: Target, threads: int):
+    def __init__(
+        self, func: FuncOp, target: Target, threads: int,
+        packed: Mapping[str, PackedWeights | None] | None = None,
+    ):  # fmt: skip
+        """`packed`: packed weights a saved program kept, by `packed_name` (a loaded
+        program's: its loops pack nothing); where they do not fit, one warning and the
+        weights are packed again."""
         self.runners: dict[Operation, tuple[LstmRunner, tuple[int, int, int]]] = {}
         self.declined: dict[Operation, str] = {}
         self.shapes: dict[Operation, str] = {}  # "2 layers x 1 direction, hidden 64, batch 1"
@@ -53,7 +64,20 @@ class RecurrentOps:
                 continue  # torch's LSTM, as the op's own reason says
             # Any CPU: the loop is XNNPACK runtimes built where the Program runs, as its
             # subgraphs' are (a program compiled for another CPU and loaded here runs it).
-            planned = _plan(op, threads)
+            k = len(self.runners)
+            saved = None if packed is None else (
+                lambda c, k=k: (packed.get(packed_name(k, c, "projection")),
+                                packed.get(packed_name(k, c, "steps"))))  # fmt: skip
+            try:
+                planned = _plan(op, threads, saved)
+            except PackedWeightsError as e:
+                warnings.warn(
+                    f"xnnc.load: the saved packed weights do not fit ({op_label(op)} at "
+                    f"{op.location}: {e}); packing the weights again",
+                    PackedWeightsWarning,
+                    stacklevel=2,
+                )
+                planned = _plan(op, threads)
             if isinstance(planned, str):
                 self.declined[op] = planned
             else:
@@ -103,9 +127,17 @@ class _LoopFunctions(InterpreterFunctions):
         return self.fallback.run_ConstantOp(interpreter, op, args).values
 
 
-def _plan(op: aten.GenericOp, threads: int) -> tuple[LstmRunner, tuple, str] | str:
+def packed_name(k: int, cell: int, part: str) -> str:
+    """The name a saved program gives the packed weights of `part` ("projection" or "steps")
+    of cell `cell` of its k-th looped LSTM (`LstmRunner.packed_runtimes`)."""
+    return f"lstm{k}_{cell}_{part}"
+
+
+def _plan(
+    op: aten.GenericOp, threads: int, saved: Callable[[int], tuple] | None = None
+) -> tuple[LstmRunner, tuple, str] | str:
     """(the runner, the operand indices of input/h0/c0, its shape in words), or why the
-    loop does not run this LSTM."""
+    loop does not run this LSTM. `saved(c)`: cell c's saved packed weights."""
     operands = list(range(len(op.operands)))
     args = [from_attr(a, operands) for a in op.args.data]
     if op.kwargs.data or len(args) != 9:
@@ -137,9 +169,10 @@ def _plan(op: aten.GenericOp, threads: int) -> tuple[LstmRunner, tuple, str] | s
     batch, hidden = h_shape[1], h_shape[2]
     state = [_weight(values[i]) for i in (h0, c0)]
     zero_state = all(s is not None and not s.any() for s in state)
+    packed = None if saved is None else [saved(c) for c in range(len(cells))]
     runner = LstmRunner(cells, layers=layers, bidirectional=bidirectional,
                         batch_first=batch_first, batch=batch, threads=threads,
-                        zero_state=zero_state)  # fmt: skip
+                        zero_state=zero_state, packed=packed)  # fmt: skip
     words = "direction" if directions == 1 else "directions"
     shape = f"{layers} layers x {directions} {words}, hidden {hidden}, batch {batch}"
     return runner, (x, h0, c0), shape

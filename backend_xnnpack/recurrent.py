@@ -78,8 +78,9 @@ class LstmCell:
     bias: np.ndarray | None
 
 
-def _projection(cell: LstmCell, threads: int) -> XnnRuntime:
-    """x [N, I] -> x @ w_ih.T + bias [N, 4H], N any (declared 1: reshaped per call)."""
+def _projection(cell: LstmCell, threads: int, packed: PackedWeights | None = None) -> XnnRuntime:
+    """x [N, I] -> x @ w_ih.T + bias [N, 4H], N any (declared 1: reshaped per call).
+    `packed`: its packed weights saved before (`LstmRunner.packed_runtimes`)."""
     gates, width = cell.w_ih.shape
     g = GraphBuilder()
     g.value("x", "fp32", [1, width], external="input")
@@ -92,7 +93,8 @@ def _projection(cell: LstmCell, threads: int) -> XnnRuntime:
                       bias_id=bias, output_id=g.id("y"), flags=0), "projection",
                _NO_CLAMP)  # fmt: skip
     blob, named = g.finish_named(["y"])
-    return XnnRuntime(blob, named, threads=threads, consume=True, resizable=True)
+    return XnnRuntime(blob, named, threads=threads, consume=True, resizable=True,
+                      packed=packed)  # fmt: skip
 
 
 def _steps(
@@ -181,6 +183,7 @@ class LstmRunner:
         zero_state: bool = False,
         plans: int = 16,
         unroll: Sequence[int] = (1, 2, 4, 8),
+        packed: Sequence[tuple[PackedWeights | None, PackedWeights | None]] | None = None,
     ):
         self.layers, self.directions = layers, 2 if bidirectional else 1
         if len(cells) != layers * self.directions:
@@ -190,7 +193,9 @@ class LstmRunner:
         self.zero_state = zero_state
         self._frame = (batch, self.width)  # an input frame's shape
         self._state = (layers * self.directions, batch, self.hidden)  # h0's and c0's
-        self.projections = [_projection(cell, threads) for cell in cells]
+        # `packed`: per cell, the projection's and the steps' packed weights saved before.
+        saved = packed or [(None, None)] * len(cells)
+        self.projections = [_projection(cell, threads, p) for cell, (p, _) in zip(cells, saved)]
         if 1 not in unroll or min(unroll) < 1:
             raise ValueError(f"unroll {tuple(unroll)}: the step counts must be positive and "
                              "include 1")  # fmt: skip
@@ -200,17 +205,23 @@ class LstmRunner:
         # h0 = c0 = 0 (an nn.LSTM called without a state): the first step skips W_hh @ h0,
         # as an unrolled compile folds it away (at hidden 512, one of a layer's T+1 GEMVs).
         self.first: list[dict[int, XnnRuntime]] | None = [] if zero_state else None
-        for cell in cells:
-            one = _steps(cell, batch, threads)
-            packed = one.packed_weights()
+        for cell, (_, weights) in zip(cells, saved):
+            one = _steps(cell, batch, threads, packed=weights)
+            shared = one.packed_weights()
             self.steps.append({n: one if n == 1 else _steps(cell, batch, threads, n,
-                                                            packed=packed)
+                                                            packed=shared)
                                for n in self.unroll})  # fmt: skip
             if self.first is not None:
                 self.first.append({n: _steps(cell, batch, threads, n, zero_state=True,
-                                             packed=packed) for n in self.unroll})  # fmt: skip
+                                             packed=shared) for n in self.unroll})  # fmt: skip
         # lru_cache is thread-safe; two threads may build one plan, both correct.
         self._plan = functools.lru_cache(maxsize=plans)(self._build_plan)
+
+    def packed_runtimes(self) -> list[tuple[XnnRuntime, XnnRuntime]]:
+        """Per cell, the runtimes whose packed weights a saved program keeps (the projection
+        and the one-step runtime; the cell's other step runtimes share the latter's) and
+        hands back as `packed`."""
+        return [(p, steps[1]) for p, steps in zip(self.projections, self.steps, strict=True)]
 
     def __call__(
         self, x: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor

@@ -2,6 +2,7 @@
 
     python -m xnnc.benchmarks.memory_bench [--models linear7,resnet]
                                            [--what compile,load,load_run,to_pte,write_pte]
+                                           [--disable lstm-loop]
 
 Targets (issue 12): compile peak <= 1.3x the weights and <= 1.1x after it returns, load
 <= 1.1x, to_pte <= 1.3x.
@@ -98,8 +99,9 @@ def _weight_bytes(model: nn.Module) -> int:
     return sum(t.numel() * t.element_size() for t in tensors.values())
 
 
-def child(name: str, what: str, path: str) -> dict[str, float]:
-    """One measurement in this (fresh) process."""
+def child(name: str, what: str, path: str, disable: str = "") -> dict[str, float]:
+    """One measurement in this (fresh) process; `disable`: compile options' names, joined
+    by commas."""
     import xnnc
     from xnnc.pte import to_pte, write_pte
 
@@ -114,7 +116,7 @@ def child(name: str, what: str, path: str) -> dict[str, float]:
         xnnc.compile(tiny_model, tiny_inputs)(*tiny_inputs)
         with torch.no_grad():
             model(*inputs)
-        call = lambda: xnnc.compile(model, inputs)  # noqa: E731
+        call = lambda: xnnc.compile(model, inputs, disable=disable)  # noqa: E731
     elif loads:
         tiny = os.path.join(os.path.dirname(path), "tiny.xnnc")
         xnnc.compile(tiny_model, tiny_inputs, savable=True).save(tiny)
@@ -128,9 +130,9 @@ def child(name: str, what: str, path: str) -> dict[str, float]:
         with torch.no_grad():
             model(*inputs)
         if what == "to_pte":
-            call = lambda: to_pte(model, inputs)  # noqa: E731
+            call = lambda: to_pte(model, inputs, disable=disable)  # noqa: E731
         else:
-            call = lambda: write_pte(path + ".pte", model, inputs)  # noqa: E731
+            call = lambda: write_pte(path + ".pte", model, inputs, disable=disable)  # noqa: E731
     workspace = _count_workspace()
     to_edge = _peak_before_partitioning()
     pools = _free_pools()
@@ -212,22 +214,22 @@ def _loaded_and_run(path: str, inputs: tuple[torch.Tensor, ...]) -> Any:
     return program, program(*inputs)
 
 
-def _run_child(name: str, what: str, path: str) -> dict[str, float]:
-    command = [sys.executable, __file__, "--child", name, what, path]
+def _run_child(name: str, what: str, path: str, disable: str) -> dict[str, float]:
+    command = [sys.executable, __file__, "--child", name, what, path, disable]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"memory_bench: {name} {what} failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _save(name: str, path: str) -> None:
+def _save(name: str, path: str, disable: str = "") -> None:
     import xnnc
 
     model, inputs = _factory(name)()
-    xnnc.compile(model, inputs, savable=True).save(path)
+    xnnc.compile(model, inputs, savable=True, disable=disable).save(path)
 
 
-def table(models: list[str], whats: list[str]) -> str:
+def table(models: list[str], whats: list[str], disable: str = "") -> str:
     rows = [
         "| model | weights (MiB) | call | peak (MiB) | peak / weights | after (MiB) "
         "| after / weights | workspace | to_edge | pools |",
@@ -237,10 +239,10 @@ def table(models: list[str], whats: list[str]) -> str:
         for name in models:
             path = os.path.join(tmp, f"{name}.xnnc")
             if "load" in whats or "load_run" in whats:
-                command = [sys.executable, __file__, "--save", name, path]
+                command = [sys.executable, __file__, "--save", name, path, disable]
                 subprocess.run(command, check=True, capture_output=True)
             for what in whats:
-                m = _run_child(name, what, path)
+                m = _run_child(name, what, path, disable)
                 w = m["weights"]
                 rows.append(
                     f"| {name} | {w:.1f} | {what} | {m['peak']:.1f} | {m['peak'] / w:.2f}x "
@@ -262,8 +264,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="linear7,resnet")
     parser.add_argument("--what", default=",".join(WHATS))
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
-    parser.add_argument("--save", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--disable", default="", help="compile options' disable (e.g. lstm-loop)")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--save", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     if args.child:
@@ -281,7 +284,7 @@ def main(argv: list[str] | None = None) -> None:
     for what in whats:
         if what not in WHATS:
             parser.error(f"--what: unknown measurement '{what}' (expected {', '.join(WHATS)})")
-    print(table(args.models.split(","), whats))
+    print(table(args.models.split(","), whats, args.disable))
 
 
 if __name__ == "__main__":

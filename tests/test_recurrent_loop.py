@@ -145,13 +145,83 @@ def test_the_loop_holds_the_weights_packed_only() -> None:
     assert all(weights(program).values())
 
 
+def _loop_runtimes(program: xnnc.Program) -> list:
+    ((runner, _),) = program._recurrent.runners.values()
+    return [rt for pair in runner.packed_runtimes() for rt in pair]
+
+
 def test_save_and_load_run_the_loop(tmp_path) -> None:
+    """The file keeps each cell's packed weights (projection and steps): load maps them and
+    packs nothing (no warning), then runs the loop as compiled."""
+    import warnings
+
+    from test_memory import _mapped_from_file
+
     torch.manual_seed(0)
     model = Lstm(num_layers=2, bidirectional=True).eval()
-    _compile(model, savable=True).save(str(tmp_path / "m.xnnc"))
-    loaded = xnnc.load(str(tmp_path / "m.xnnc"))
+    compiled = _compile(model, savable=True)
+    compiled.save(str(tmp_path / "m.xnnc"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loaded = xnnc.load(str(tmp_path / "m.xnnc"))
     assert loaded.outside()[0].reason == ON_XNNPACK
+    runtimes = _loop_runtimes(loaded)
+    assert len(runtimes) == 2 * 4  # 2 layers x 2 directions, projection and steps
+    assert all(rt._weights is not None and _mapped_from_file(rt._weights) for rt in runtimes)
+    assert not any(_mapped_from_file(rt._weights) for rt in _loop_runtimes(compiled))
     _check(loaded, model, sizes=(3, 64))
+    x = _inputs(model, 9)
+    assert all(map(torch.equal, loaded(*x), compiled(*x)))
+
+
+def test_loop_weights_of_another_cpu_are_packed_again(tmp_path, monkeypatch) -> None:
+    """Packed for another CPU or XNNPACK build: one PackedWeightsWarning, then the loop's
+    weights are packed from the program's constants, outputs as compiled."""
+    from xnnc.backend_xnnpack.runtime import packed_weights
+    from xnnc.errors import PackedWeightsWarning
+
+    torch.manual_seed(0)
+    model = Lstm(num_layers=2).eval()
+    compiled = _compile(model, savable=True)
+    compiled.save(str(tmp_path / "m.xnnc"))
+    other = {**packed_weights.signature(), "cpu": "aarch64:0123456789abcdef"}
+    monkeypatch.setattr(packed_weights, "signature", lambda: other)
+    with pytest.warns(PackedWeightsWarning, match=r"^xnnc.load: .*another CPU or XNNPACK") as w:
+        loaded = xnnc.load(str(tmp_path / "m.xnnc"))
+    assert len(w) == 1
+    x = _inputs(model, 9)
+    assert all(map(torch.equal, loaded(*x), compiled(*x)))
+
+
+def test_loop_weights_missing_from_the_file_are_packed_again(tmp_path) -> None:
+    """Saved packed weights without the entries XNNPACK looks up (keys changed in the last
+    cell's index): one warning naming the LSTM, then packed from the constants, outputs as
+    compiled."""
+    import json
+    import zipfile
+
+    from xnnc.errors import PackedWeightsWarning
+
+    torch.manual_seed(0)
+    model = Lstm(num_layers=2).eval()
+    compiled = _compile(model, savable=True)
+    path, out = tmp_path / "m.xnnc", tmp_path / "keys.xnnc"
+    compiled.save(str(path))
+    last = "packed_lstm0_1_steps.json"  # the file's last member: no other one moves
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w") as dst:
+        assert src.infolist()[-1].filename == last
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == last:
+                index = json.loads(data)
+                index["entries"] = [[r[0] ^ 1, *r[1:]] for r in index["entries"]]
+                data = json.dumps(index).encode()
+            dst.writestr(info, data)
+    with pytest.warns(PackedWeightsWarning, match=r"aten.lstm.input.*not found") as w:
+        loaded = xnnc.load(str(out))
+    assert len(w) == 1, [str(x.message) for x in w]
+    x = _inputs(model, 9)
+    assert all(map(torch.equal, loaded(*x), compiled(*x)))
 
 
 def test_proj_size_stays_on_torch_with_the_reason() -> None:
