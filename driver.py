@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import mmap
 import os
 import struct
@@ -381,9 +382,7 @@ class Program:
     def _write_program(self, z: zipfile.ZipFile) -> None:
         z.writestr("format", PROGRAM_FORMAT + "\n" + str(self.target))
         z.writestr("program.mlir", xnnc.print_module(self.module))
-        buf = io.BytesIO()
-        np.savez(buf, **_outside_weights(self._func))
-        z.writestr("weights.npz", buf.getvalue())
+        _write_weights(z, _outside_weights(self._func))
         for i, blob in enumerate(self.blobs):
             z.writestr(f"subgraph_{i}.xnn", blob)
         for i, sub in enumerate(self.subgraphs):
@@ -631,12 +630,107 @@ def _save_packed(z: zipfile.ZipFile, name: str, runtime: Any) -> None:
         index = weights.index()
     except PackedWeightsError:
         return
-    info = zipfile.ZipInfo(f"packed_{name}.bin", date_time=(1980, 1, 1, 0, 0, 0))
-    start = z.fp.tell() + 30 + len(info.filename) + 4  # the local header, then padding
-    info.extra = struct.pack("<HH", _PADDING_ID, -start % 64) + bytes(-start % 64)
+    info = _aligned_member(z, f"packed_{name}.bin")
     with z.open(info, "w", force_zip64=index["size"] > zipfile.ZIP64_LIMIT) as f:
         weights.save(f, index)
     z.writestr(f"packed_{name}.json", json.dumps(index))
+
+
+def _aligned_member(z: zipfile.ZipFile, name: str) -> zipfile.ZipInfo:
+    """A member to write next in `z` whose data will start 64-byte aligned in the archive
+    (an extra field of padding, as zipalign does)."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    start = z.fp.tell() + 30 + len(name) + 4  # the local header, then the padding's header
+    info.extra = struct.pack("<HH", _PADDING_ID, -start % 64) + bytes(-start % 64)
+    return info
+
+
+def _write_weights(z: zipfile.ZipFile, weights: dict[str, np.ndarray]) -> None:
+    """`weights.npz` (what `np.load` reads), laid out so that `load` maps it: stored
+    uncompressed, its data 64-byte aligned in the program file, and so is each array's
+    data in it (a `.npy` header is a multiple of 64 bytes long)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as npz:
+        for name, data in weights.items():
+            header = io.BytesIO()
+            fields = np.lib.format.header_data_from_array_1_0(data)
+            np.lib.format.write_array_header_1_0(header, fields)
+            size = len(header.getvalue()) + data.nbytes
+            info = _aligned_member(npz, f"{name}.npy")
+            with npz.open(info, "w", force_zip64=size > zipfile.ZIP64_LIMIT) as f:
+                f.write(header.getvalue())
+                f.write(memoryview(np.ascontiguousarray(data)).cast("B"))
+    info = _aligned_member(z, "weights.npz")
+    with z.open(info, "w", force_zip64=buf.tell() > zipfile.ZIP64_LIMIT) as f:
+        f.write(buf.getbuffer())
+
+
+def _mapped_weights(z: zipfile.ZipFile, mapping: mmap.mmap) -> dict[str, np.ndarray]:
+    """The arrays of `weights.npz` in the program file `z` (mapped as `mapping`): views of
+    the mapping where an array's data is stored 64-byte aligned (`_write_weights`), so that
+    only the pages a call reads come in; read otherwise (a file of an older layout)."""
+    info = z.getinfo("weights.npz")
+    if info.compress_type != zipfile.ZIP_STORED:
+        with np.load(io.BytesIO(z.read(info))) as data:
+            return {name: data[name] for name in data.files}
+    view = _member_view(mapping, info)
+    arrays = {}
+    with zipfile.ZipFile(_ViewFile(view)) as npz:
+        for member in npz.infolist():
+            array = None
+            if member.compress_type == zipfile.ZIP_STORED:
+                array = _npy_view(_member_view(view, member))
+            if array is None:
+                array = np.load(io.BytesIO(npz.read(member)))
+            arrays[member.filename.removesuffix(".npy")] = array
+    return arrays
+
+
+def _npy_view(data: memoryview) -> np.ndarray | None:
+    """The array a `.npy` file in `data` holds, as a view of it when its data are 64-byte
+    aligned in memory; None otherwise."""
+    # The magic string, the version and the header's length (2 bytes in 1.0, 4 after):
+    # read no more than the header, so the data's pages stay out until a call needs them.
+    size = 10 if bytes(data[6:7]) == b"\x01" else 12
+    size += int.from_bytes(data[size - (2 if size == 10 else 4) : size], "little")
+    f = io.BytesIO(bytes(data[:size]))
+    version = np.lib.format.read_magic(f)
+    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else (
+        np.lib.format.read_array_header_2_0)  # fmt: skip
+    shape, fortran, dtype = read(f)
+    if dtype.hasobject:
+        return None
+    array = np.frombuffer(data, dtype=dtype, count=math.prod(shape), offset=f.tell())
+    if array.ctypes.data % 64:
+        return None
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+class _ViewFile(io.RawIOBase):
+    """A read-only, seekable file over a memoryview (zipfile reads an archive from it)."""
+
+    def __init__(self, view: memoryview):
+        self._view, self._at = view, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._at
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._at, io.SEEK_END: len(self._view)}[whence]
+        self._at = max(0, base + offset)
+        return self._at
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = self._view[self._at : self._at + len(buffer)]
+        buffer[: len(chunk)] = chunk
+        self._at += len(chunk)
+        return len(chunk)
 
 
 def _warn_repacking(why: str) -> None:
@@ -760,9 +854,10 @@ def load(
         names = set(z.namelist())
         target = z.read("format").decode().splitlines()[1]
         store = BlobStore()
-        with np.load(io.BytesIO(z.read("weights.npz"))) as data:
-            for name in data.files:
-                store.add(name, data[name])
+        with open(path, "rb") as f:
+            mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        for name, data in _mapped_weights(z, mapping).items():
+            store.add(name, data)
         module = xnnc.parse_module(z.read("program.mlir").decode(), store)
         count = sum(1 for op in module.walk() if isinstance(op, xnn.SubgraphOp))
         for i in range(count):

@@ -8,6 +8,7 @@ test_encodec.py (each step's rounding feeds the next over T steps and two layers
 
 from __future__ import annotations
 
+import io
 import struct
 
 import pytest
@@ -423,6 +424,79 @@ def test_loaded_blobs_are_views_of_the_file(convnet, tmp_path) -> None:
         assert bytes(blobs[0]) == z.read("subgraph_0.xnn")
     loaded = xnnc.load(path)
     assert torch.equal(loaded(*inputs), program(*inputs))
+
+
+class _Outside(nn.Module):
+    """A weight an op outside XNNPACK reads (the multiply, excluded), after a conv layer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.scale = nn.Parameter(torch.rand(8, 6, 6) + 0.5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x) * self.scale
+
+
+def test_outside_weights_are_mapped_from_the_file(tmp_path) -> None:
+    """`weights.npz` (the weights of ops outside the subgraphs, such as a looped LSTM's) is
+    stored so that load maps it: each array is a view of the mapped file, 64-byte aligned,
+    not read at load; `np.load` reads the same arrays; results as before saving."""
+    import mmap
+    import zipfile
+
+    import numpy as np
+
+    from xnnc.driver import _mapped_weights
+
+    torch.manual_seed(0)
+    model, x = _Outside().eval(), torch.randn(1, 3, 8, 8)
+    program = xnnc.compile(model, (x,), savable=True, exclude="aten.mul")
+    assert program.ops_outside() == ["aten.mul"]
+    path = str(tmp_path / "m.xnnc")
+    program.save(path)
+    with zipfile.ZipFile(path) as z, open(path, "rb") as f:
+        mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        arrays = _mapped_weights(z, mapping)
+        with np.load(io.BytesIO(z.read("weights.npz"))) as plain:
+            assert set(plain.files) == set(arrays) and arrays
+            for name, array in arrays.items():
+                assert np.array_equal(array, plain[name])
+                assert array.ctypes.data % 64 == 0
+                assert _mapped_from_file(_Entries([array]))
+    loaded = xnnc.load(path)
+    assert torch.equal(loaded(x), program(x))
+
+
+def test_outside_weights_of_an_older_layout_are_read(tmp_path) -> None:
+    """A `weights.npz` written by `np.savez` (files saved before the aligned layout): its
+    arrays are read, equal to what `np.load` reads."""
+    import mmap
+    import zipfile
+
+    import numpy as np
+
+    from xnnc.driver import _mapped_weights
+
+    weights = {"a": np.arange(100, dtype=np.uint8), "b": np.arange(7, dtype=np.uint8)}
+    buf = io.BytesIO()
+    np.savez(buf, **weights)
+    path = tmp_path / "old.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("format", "x")  # shifts weights.npz off 64-byte alignment
+        z.writestr("weights.npz", buf.getvalue())
+    with zipfile.ZipFile(path) as z, open(path, "rb") as f:
+        mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+        arrays = _mapped_weights(z, mapping)
+    assert set(arrays) == {"a", "b"}
+    assert all(np.array_equal(arrays[k], weights[k]) for k in weights)
+
+
+class _Entries:
+    """`_mapped_from_file`'s argument: an object with the arrays as `_entries`."""
+
+    def __init__(self, entries: list) -> None:
+        self._entries = entries
 
 
 def test_lowering_leaves_no_weight_in_garbage(convnet) -> None:
