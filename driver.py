@@ -665,25 +665,30 @@ def _write_weights(z: zipfile.ZipFile, weights: dict[str, np.ndarray]) -> None:
         f.write(buf.getbuffer())
 
 
-def _mapped_weights(z: zipfile.ZipFile, mapping: mmap.mmap) -> dict[str, np.ndarray]:
-    """The arrays of `weights.npz` in the program file `z` (mapped as `mapping`): views of
-    the mapping where an array's data is stored 64-byte aligned (`_write_weights`), so that
-    only the pages a call reads come in; read otherwise (a file of an older layout)."""
+def _mapped_weights(z: zipfile.ZipFile, mapping: mmap.mmap, path: str) -> dict[str, np.ndarray]:
+    """The arrays of `weights.npz` in the program file `z` at `path` (mapped as `mapping`):
+    views of the mapping where an array's data is stored 64-byte aligned (`_write_weights`),
+    so that only the pages a call reads come in; read otherwise (a file of an older layout).
+    XnncError naming the file if the archive or an array in it is malformed."""
     info = z.getinfo("weights.npz")
-    if info.compress_type != zipfile.ZIP_STORED:
-        with np.load(io.BytesIO(z.read(info))) as data:
-            return {name: data[name] for name in data.files}
-    view = _member_view(mapping, info)
-    arrays = {}
-    with zipfile.ZipFile(_ViewFile(view)) as npz:
-        for member in npz.infolist():
-            array = None
-            if member.compress_type == zipfile.ZIP_STORED:
-                array = _npy_view(_member_view(view, member))
-            if array is None:
-                array = np.load(io.BytesIO(npz.read(member)))
-            arrays[member.filename.removesuffix(".npy")] = array
-    return arrays
+    try:
+        if info.compress_type != zipfile.ZIP_STORED:
+            with np.load(io.BytesIO(z.read(info))) as data:
+                return {name: data[name] for name in data.files}
+        view = _member_view(mapping, info)
+        arrays = {}
+        with zipfile.ZipFile(_ViewFile(view)) as npz:
+            for member in npz.infolist():
+                array = None
+                if member.compress_type == zipfile.ZIP_STORED:
+                    array = _npy_view(_member_view(view, member))
+                if array is None:
+                    array = np.load(io.BytesIO(npz.read(member)))
+                arrays[member.filename.removesuffix(".npy")] = array
+        return arrays
+    except (ValueError, TypeError, EOFError, OSError, zipfile.BadZipFile) as e:
+        why = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise XnncError(f"{path}: damaged program file: weights.npz ({why})") from None
 
 
 def _npy_view(data: memoryview) -> np.ndarray | None:
@@ -695,6 +700,8 @@ def _npy_view(data: memoryview) -> np.ndarray | None:
     size += int.from_bytes(data[size - (2 if size == 10 else 4) : size], "little")
     f = io.BytesIO(bytes(data[:size]))
     version = np.lib.format.read_magic(f)
+    if version not in ((1, 0), (2, 0)):
+        return None  # np.load reads the others
     read = np.lib.format.read_array_header_1_0 if version == (1, 0) else (
         np.lib.format.read_array_header_2_0)  # fmt: skip
     shape, fortran, dtype = read(f)
@@ -856,7 +863,7 @@ def load(
         store = BlobStore()
         with open(path, "rb") as f:
             mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-        for name, data in _mapped_weights(z, mapping).items():
+        for name, data in _mapped_weights(z, mapping, path).items():
             store.add(name, data)
         module = xnnc.parse_module(z.read("program.mlir").decode(), store)
         count = sum(1 for op in module.walk() if isinstance(op, xnn.SubgraphOp))

@@ -457,7 +457,7 @@ def test_outside_weights_are_mapped_from_the_file(tmp_path) -> None:
     program.save(path)
     with zipfile.ZipFile(path) as z, open(path, "rb") as f:
         mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-        arrays = _mapped_weights(z, mapping)
+        arrays = _mapped_weights(z, mapping, str(path))
         with np.load(io.BytesIO(z.read("weights.npz"))) as plain:
             assert set(plain.files) == set(arrays) and arrays
             for name, array in arrays.items():
@@ -487,9 +487,28 @@ def test_outside_weights_of_an_older_layout_are_read(tmp_path) -> None:
         z.writestr("weights.npz", buf.getvalue())
     with zipfile.ZipFile(path) as z, open(path, "rb") as f:
         mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
-        arrays = _mapped_weights(z, mapping)
+        arrays = _mapped_weights(z, mapping, str(path))
     assert set(arrays) == {"a", "b"}
     assert all(np.array_equal(arrays[k], weights[k]) for k in weights)
+
+
+def test_a_malformed_array_in_weights_npz_is_one_line(convnet, saved_convnet, tmp_path) -> None:
+    """A `weights.npz` whose CRCs hold but whose array header is not a `.npy` one: load fails
+    with one XnncError naming the file and the member, before any XNNPACK call."""
+    import zipfile
+
+    from xnnc.errors import XnncError
+
+    path, _ = saved_convnet
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as npz:
+        npz.writestr("w.npy", b"\x93NUMPY\x01\x00\xff\xff" + bytes(64))
+    out = str(tmp_path / "bad.xnnc")
+    _rewrite(path, out, "weights.npz", buf.getvalue())
+    with pytest.raises(XnncError) as e:
+        xnnc.load(out)
+    assert str(e.value).startswith(f"{out}: damaged program file: weights.npz (")
+    assert "\n" not in str(e.value)
 
 
 class _Entries:
