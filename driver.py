@@ -923,7 +923,7 @@ def compile(
     `savable` keeps what `Program.save` and `Program.blobs` need: the ExportedProgram and
     the weights in the IR. Without it the program holds the weights only in XNNPACK's packed
     form."""
-    from xnnc.frontend.fx_importer import export_program, import_model
+    from xnnc.frontend.fx_importer import export_program, import_model, torch_leftovers_dropped
     from xnnc.pipeline import lower
 
     if isinstance(example_inputs, CompileOptions) and options is None:
@@ -942,9 +942,10 @@ def compile(
             stacklevel=2,
         )
     start = time.perf_counter()
-    ep = export_program(model, example_inputs, dynamic_shapes)
-    lstm = lstm_loop(options.target, disabled="lstm-loop" in options.disable)
-    module = import_model(ep, loop_lstms=lstm.choice == "loop")
+    with torch_leftovers_dropped():
+        ep = export_program(model, example_inputs, dynamic_shapes)
+        lstm = lstm_loop(options.target, disabled="lstm-loop" in options.disable)
+        module = import_model(ep, loop_lstms=lstm.choice == "loop")
     # The decomposed program (graph, fake tensors) is gone: its heap goes back before
     # lowering builds on it (EnCodec's unrolled LSTM: 0.6x its weights).
     heap.trim()

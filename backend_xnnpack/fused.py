@@ -240,8 +240,7 @@ class FusedCall:
             for rt, shapes in zip(runtimes, self.shapes):
                 if rt._runtime is None:
                     raise RuntimeError("the runtime is closed")
-                if shapes is not None and rt._shapes != shapes:
-                    rt._reshape(shapes)
+                rt._shaped(shapes)
                 rt._pointers = None  # its own next run sets up again
             state = getattr(self.per_thread, "state", None) or self._thread_state()
             table = state.table

@@ -25,7 +25,8 @@ their pages come in when XNNPACK first reads them, not at `load`. `to_pte` retur
 weight-normed layer: g and v, not the folded filter xnnc computes, which counts as extra).
 The extra memory that is not a copy of the weights is measured on its own in the same run:
 - `workspace`: XNNPACK's activation memory, the pages `xnn_reshape_runtime` takes (its
-  memory planner sizes it from the activations, not the weights);
+  memory planner sizes it from the activations, not the weights); a runtime is reshaped
+  at its first run, so only `load_run` takes it;
 - `to_edge`: the peak of ExecuTorch's `to_edge` (its decomposed graphs, before xnnc's
   partitioner first runs; it includes `XnncPartitioner.transform_for_pre_decomposition`,
   which unrolls an LSTM once to see whether xnnc takes it whole), for to_pte/write_pte;

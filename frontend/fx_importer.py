@@ -11,6 +11,7 @@ memory with the program's tensors. Each op's location is its module path and FX 
 
 from __future__ import annotations
 
+import linecache
 import logging
 import operator
 import os
@@ -178,6 +179,36 @@ def forget_trace_nodes() -> None:
     leftovers = getattr(proxy_tensor, "_FAKE_TENSOR_ID_TO_PROXY_MAP_FOR_EXPORT", None)
     if isinstance(leftovers, dict):
         leftovers.clear()
+
+
+@contextmanager
+def torch_leftovers_dropped() -> Iterator[None]:
+    """Drops what a call's traces leave in torch's process-wide caches, for graphs that are
+    gone when the call returns: the source of every FX module generated meanwhile
+    (`torch.fx.graph_module._loader`, never emptied, with its `linecache` entry: EnCodec's
+    `.pte` export, 4.6 MiB), the fake-tensor dispatch cache's new entries (1.3 MiB; keyed by
+    shapes and by the call's own modules), and the last trace's node map
+    (`forget_trace_nodes`). Entries that were there before stay; a module made meanwhile
+    that outlives the call only loses its source lines in tracebacks, and a later trace
+    recomputes what it needs."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx import graph_module
+
+    loader = getattr(graph_module, "_loader", None)
+    sources = getattr(loader, "eval_cache", None)
+    before = set(sources) if isinstance(sources, dict) else set()
+    cached = set(FakeTensorMode.cache)
+    try:
+        yield
+    finally:
+        if isinstance(sources, dict):
+            for key in [k for k in sources if k not in before]:
+                del sources[key]
+                linecache.cache.pop(key, None)
+        cache = FakeTensorMode.cache
+        for key in [k for k in cache if k not in cached]:
+            del cache[key]
+        forget_trace_nodes()
 
 
 def _is_edge(target: Any) -> bool:

@@ -26,7 +26,7 @@ from torch.utils._sympy.value_ranges import bound_sympy
 from xnnc import heap
 from xnnc.backend_xnnpack.runtime.runtime import check_threads
 from xnnc.errors import XnncError
-from xnnc.frontend.fx_importer import forget_trace_nodes
+from xnnc.frontend.fx_importer import torch_leftovers_dropped
 from xnnc.frontend.symbolic_lstm import describe, symbolic_lstms
 from xnnc.options import CompileOptions
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
@@ -67,7 +67,9 @@ def to_pte(
     Streamed to a temporary file and read back once the blobs are gone: joining it in
     memory (ExecuTorch's `.buffer`) held the blobs and the `.pte` at once, 2x the weights."""
     with tempfile.TemporaryFile() as f:
-        _write(f, _program(model, example_inputs, options, dynamic_shapes, **fields))
+        with torch_leftovers_dropped():
+            _write(f, _program(model, example_inputs, options, dynamic_shapes, **fields))
+        _collect()
         f.seek(0)
         return f.read()
 
@@ -83,34 +85,36 @@ def write_pte(
 ) -> None:
     """`to_pte` written to `path` piece by piece, without joining the `.pte` in memory
     first (the blobs are not copied a second time)."""
-    program = _program(model, example_inputs, options, dynamic_shapes, **fields)
-    with open(path, "wb") as f:
-        _write(f, program)
+    with torch_leftovers_dropped():
+        program = _program(model, example_inputs, options, dynamic_shapes, **fields)
+        with open(path, "wb") as f:  # not before: a refused program leaves no file
+            _write(f, program)
+        del program
+    _collect()
 
 
 def _write(f: BinaryIO, program: Any) -> None:
-    """Writes `program` (ExecuTorch's program manager, the last reference to it) to `f`,
-    then lets go of its delegate blobs."""
+    """Writes `program` (ExecuTorch's program manager) to `f`, then empties the cache that
+    would keep its delegate blobs alive after the caller lets go of it."""
     program.write_to_file(f)
     del program
     _forget_lowered_modules()
 
 
 def _forget_lowered_modules() -> None:
-    """Empties the two process-wide caches that kept every lowered program (and its blobs,
-    about the size of the weights) alive after the `.pte` was written: ExecuTorch's
-    `is_same_node` (an unbounded lru_cache of graph nodes) and the entries of torch's
-    fake-tensor dispatch cache keyed by a lowered module (`executorch_call_delegate`'s
-    argument), which a dead module can never hit again."""
+    """Lets go of the lowered program (its blobs: about the size of the weights) that
+    ExecuTorch's `is_same_node`, an unbounded lru_cache of graph nodes, keeps alive after
+    the `.pte` is written; torch's fake-tensor cache, which keys `executorch_call_delegate`
+    by the lowered module, is emptied of the call's entries by `torch_leftovers_dropped`."""
     from executorch.exir.backend.utils import is_same_node
-    from torch._subclasses.fake_tensor import FakeTensorMode
 
     is_same_node.cache_clear()
-    cache = FakeTensorMode.cache
-    for key in [k for k in cache if any(isinstance(e, LoweredBackendModule) for e in k.key)]:
-        del cache[key]
-    forget_trace_nodes()  # to_edge's last decomposition
-    gc.collect()  # the modules sit in reference cycles (graph modules)
+
+
+def _collect() -> None:
+    """Frees the call's graphs and lowered modules once no cache holds them (they sit in
+    reference cycles), and returns their heap to the system."""
+    gc.collect()
     heap.trim()
 
 

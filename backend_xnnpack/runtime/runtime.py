@@ -477,6 +477,7 @@ class XnnRuntime(RuntimeHandle):
         elif resizable:
             self._input_dims = []  # no dims to check: reshape whenever the shapes change
         self.reshapes = 0
+        self._shaped_once = False
         self._subgraph: int | None = None
         self._weights: PackedWeights | None = None
         self._pool: int | None = None
@@ -748,28 +749,15 @@ class XnnRuntime(RuntimeHandle):
         return ctypes.cast(pointer, ctypes.POINTER(ctypes.c_uint16))
 
     def _prepare(self) -> None:
-        """Shapes the runtime for the blob's external dims and builds the per-call state."""
-        lib, blob, rt = self._lib, self._blob, self._runtime
-        for ext_id, vid in enumerate(blob.inputs):
-            dims = _dims(blob.tensors[vid])
-            _check(lib.reshape_external_value(rt, ext_id, len(dims), capi.sizes(dims)),
-                   "xnn_reshape_external_value", f"input {ext_id}: ")  # fmt: skip
-        _check(lib.reshape_runtime(rt), "xnn_reshape_runtime")
-        for j, vid in enumerate(blob.outputs):
-            ext_id = len(blob.inputs) + j
-            num_dims, dims = ctypes.c_size_t(), (ctypes.c_size_t * nodes.MAX_TENSOR_DIMS)()
-            _check(lib.get_external_value_shape(rt, ext_id, ctypes.byref(num_dims), dims),
-                   "xnn_get_external_value_shape", f"output {j}: ")  # fmt: skip
-            got, want = list(dims[: num_dims.value]), _dims(blob.tensors[vid])
-            if got != want:  # writing `want`-sized buffers would corrupt memory
-                raise ValueError(
-                    f"output {j} (value {vid}): the blob declares dims {want} but XNNPACK "
-                    f"computes {got}"
-                )
+        """The per-call state for the blob's declared dims. XNNPACK is not reshaped yet: its
+        reshape takes the activation workspace, which waits for the first run (`_shaped`)."""
+        blob = self._blob
         self._specs = [self._spec(vid) for vid in blob.inputs]
         self._out_specs = [self._spec(vid) for vid in blob.outputs]
         self._out_like = _like(self._out_specs)
-        self._shapes = [shape for _, shape in self._specs]  # of the last reshape
+        self._declared = [shape for _, shape in self._specs]
+        self._declared_out = [shape for _, shape in self._out_specs]
+        self._shapes: list[torch.Size] | None = None  # of the last reshape; None: none yet
         count = len(blob.inputs) + len(blob.outputs)
         self._externals = (capi.ExternalValue * count)()
         for ext_id in range(count):
@@ -779,7 +767,7 @@ class XnnRuntime(RuntimeHandle):
         self._words = (ctypes.c_uint64 * (2 * count)).from_buffer(self._externals)
         self._table = ctypes.addressof(self._externals)
         self._pointers: list[int] | None = None  # those of the last set-up; None: none valid
-        self._io = self._io_for(self._shapes)
+        self._io = self._io_for(self._declared)
 
     def _spec(self, vid: int) -> tuple[torch.dtype, torch.Size]:
         tensor = self._blob.tensors[vid]
@@ -806,22 +794,36 @@ class XnnRuntime(RuntimeHandle):
         if shapes is None:
             outputs = [_empty_like(t, memory_format=_CONTIGUOUS) for t in self._out_like]
             with self._lock:
+                if self._shapes is None:
+                    self._shaped(None)
                 self._invoke(tensors, outputs)
             return tuple(outputs)
         with self._lock:
-            if shapes != self._shapes:
-                self._reshape(shapes)
+            self._shaped(shapes)
             outputs = [_empty_like(t, memory_format=_CONTIGUOUS) for t in self._out_like]
             self._invoke(tensors, outputs)
         return tuple(outputs)
 
+    def _shaped(self, shapes: list[torch.Size] | None) -> None:
+        """XNNPACK shaped for input `shapes` (None: the declared ones) before a set-up: the
+        first call reshapes it (which takes the workspace), later ones when the shapes
+        change. Called with the lock held."""
+        if shapes is None:
+            if self._shapes is None:
+                self._reshape(self._declared)
+        elif shapes is not self._shapes and shapes != self._shapes:
+            self._reshape(shapes)
+
     def _reshape(self, shapes: list[torch.Size]) -> None:
         """XNNPACK reshaped for checked input `shapes`: the outputs take the shapes it
-        computes, and every pointer is set up again (XNNPACK refuses to invoke a reshaped
-        runtime that was not set up since). Called with the lock held."""
+        computes (at the declared input dims they must be the declared output dims, or
+        ValueError), and every pointer is set up again (XNNPACK refuses to invoke a reshaped
+        runtime that was not set up since). `reshapes` counts those away from the declared
+        dims or after the first. Called with the lock held."""
         lib, rt = self._lib, self._runtime
         if rt is None:
             raise RuntimeError("the runtime is closed")
+        first = not self._shaped_once
         self._shapes = None  # a failure below leaves the runtime to reshape next call
         self._pointers = None
         self._owner[0] = 0
@@ -829,16 +831,25 @@ class XnnRuntime(RuntimeHandle):
             _check(lib.reshape_external_value(rt, ext_id, len(dims), capi.sizes(dims)),
                    "xnn_reshape_external_value", f"input {ext_id}: ")  # fmt: skip
         _check(lib.reshape_runtime(rt), "xnn_reshape_runtime")
+        declared = list(shapes) == self._declared
         n = len(shapes)
         for j, (dtype, _) in enumerate(self._out_specs):
             num_dims, dims = ctypes.c_size_t(), (ctypes.c_size_t * nodes.MAX_TENSOR_DIMS)()
             _check(lib.get_external_value_shape(rt, n + j, ctypes.byref(num_dims), dims),
                    "xnn_get_external_value_shape", f"output {j}: ")  # fmt: skip
-            self._out_specs[j] = (dtype, torch.Size(dims[: num_dims.value]))
+            got = torch.Size(dims[: num_dims.value])
+            if declared and got != self._declared_out[j]:  # a blob XNNPACK reads otherwise
+                raise ValueError(
+                    f"output {j}: the blob declares dims {list(self._declared_out[j])} but "
+                    f"XNNPACK computes {list(got)}"
+                )
+            self._out_specs[j] = (dtype, got)
         self._out_like = _like(self._out_specs)
         self._io = self._io_for(shapes)
         self._shapes = shapes
-        self.reshapes += 1
+        self._shaped_once = True
+        if not (first and declared):
+            self.reshapes += 1
 
     def _invoke(self, tensors: list[torch.Tensor], outputs: list[torch.Tensor]) -> None:
         """Runs XNNPACK on `tensors` into `outputs`: through the runtime's buffers (`_io`)
@@ -1077,11 +1088,9 @@ def run_tables(runs: Sequence[tuple[XnnRuntime, int, int, list | None]], base: i
         count = len(rt._externals)
         start = base + table
         with rt._lock:
-            if shapes is not None:
-                if shapes is not rt._shapes and shapes != rt._shapes:  # `_reshape` keeps them
-                    rt._reshape(shapes)
-            elif rt._input_dims is not None:
+            if shapes is None and rt._input_dims is not None:
                 raise RuntimeError("a runtime of symbolic shapes needs its input shapes")
+            rt._shaped(shapes)
             handle = rt._runtime
             if handle is None:
                 raise RuntimeError("the runtime is closed")
