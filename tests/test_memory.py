@@ -772,3 +772,30 @@ def test_torch_caches_keep_nothing_of_the_call(mlp, tmp_path, call) -> None:
         result = write_pte(str(tmp_path / "m.pte"), model, inputs)
     assert _torch_caches() == before
     del result
+
+
+def test_the_workspace_waits_for_the_first_call(convnet, saved_convnet, monkeypatch) -> None:
+    """XNNPACK takes a runtime's activation workspace at its reshape: compile and load do
+    not reshape (a program only saved never takes it), the first call reshapes each runtime
+    once at the declared dims (not counted in `reshapes`), and later calls not again."""
+    from xnnc.backend_xnnpack.runtime import capi
+
+    model, inputs = convnet
+    path, want = saved_convnet
+    lib = capi.library()
+    reshape, calls = lib.reshape_runtime, []
+
+    def counted(runtime):
+        calls.append(runtime)
+        return reshape(runtime)
+
+    monkeypatch.setattr(lib, "reshape_runtime", counted)
+    for program in (xnnc.compile(model, inputs), xnnc.load(path)):
+        calls.clear()
+        (rt,) = program.runtimes.values()
+        assert calls == [] and rt._shapes is None
+        torch.testing.assert_close(program(*inputs), want, rtol=0, atol=0)
+        assert calls == [rt._runtime] and rt.reshapes == 0
+        program(*inputs)
+        program(inputs[0].clone())
+        assert len(calls) == 1

@@ -25,6 +25,11 @@ an aligned copy with that padding unless the blob's own buffer already provides 
 are passed in place, as ExecuTorch does (heap blocks are followed by allocator metadata, so
 the over-read cannot fault in practice).
 
+Reshape: a runtime is reshaped at its first run, not when built: XNNPACK takes the
+activation workspace there (sized by the activations at those dims), so building or loading
+a program holds its weights alone; the check that XNNPACK computes the blob's declared
+output dims runs at that reshape, before any set-up.
+
 Set-up: a run whose inputs and outputs sit where the last set-up's did skips
 `xnn_setup_runtime_v2` (XNNPACK 92a7ad50's invoke runs on the last set-up's pointers). A
 caller passes new inputs and keeps the last outputs, so each run would set up again, which
