@@ -209,6 +209,26 @@ def test_xnn_run_on_mlir_compares_with_reference(zoo, tmp_path, capsys) -> None:
     assert "latency:" in out and "per-node profile" in out
 
 
+@pytest.mark.parametrize("disable", ["", "lstm-loop"])
+def test_xnn_run_keeps_a_static_lstm_whole_as_compile_does(tmp_path, capsys, disable) -> None:
+    """On a .pt2, xnn-run follows xnnc.compile's lstm-loop rule: the extended runtime runs
+    a static LSTM whole on the recurrent loop, `--disable lstm-loop` unrolls it into the
+    subgraph; both within fp32 rounding of the reference interpreter (1e-5: a 3-step,
+    8-wide LSTM)."""
+    torch.manual_seed(0)
+    lstm = nn.LSTM(4, 8, 1).eval()
+    path = tmp_path / "lstm.pt2"
+    torch.export.save(torch.export.export(lstm, (torch.randn(3, 1, 4),)), path)
+    argv = [str(path), "--repeat", "1", *(["--disable", disable] if disable else [])]
+    assert xnn_run.main(argv) == 0
+    out = capsys.readouterr().out
+    assert float(out.split("max |error| vs the reference interpreter: ")[1].split()[0]) < 1e-5
+    if disable:
+        assert "partitions: 1, ops outside XNNPACK: 0" in out
+    else:
+        assert "partitions: 0, ops outside XNNPACK: 1 ['aten.lstm.input']" in out
+
+
 @pytest.mark.parametrize("fp16", ["auto", "native", "fp32"])
 def test_xnn_run_fp16_option(tmp_path, capsys, monkeypatch, fp16: str) -> None:
     """`--fp16` reaches the pipeline ("auto" resolved by the target); fp16 results within

@@ -313,6 +313,12 @@ class XnnOptMain(xDSLOptMain):
             metavar="FILE",
             help="a .npz file holding the data of weights printed elided, by name",
         )
+        arg_parser.add_argument(
+            "--loop-lstms",
+            action="store_true",
+            help="a .pt2's static LSTMs stay whole, for the recurrent loop (as xnnc.compile "
+            "keeps them on the extended runtime); without it they are unrolled",
+        )
 
     def register_all_frontends(self) -> None:
         self.available_frontends["mlir"] = self._parse_mlir
@@ -356,15 +362,15 @@ class XnnOptMain(xDSLOptMain):
         )
 
     def _import_pt2(self, io: IO[bytes]) -> ModuleOp:
-        name = self.get_input_name()
+        name, loop = self.get_input_name(), self.args.loop_lstms
         if name != STDIN:
-            return import_pt2_file(name, name)
+            return import_pt2_file(name, name, loop)
         # torch.export.load takes a path: stdin (a pipe) goes through a temporary file.
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "stdin.pt2")
             with open(path, "wb") as f:
                 f.write(io.read())
-            return import_pt2_file(path, name)
+            return import_pt2_file(path, name, loop)
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
         target = self._binary_target()
@@ -387,15 +393,16 @@ def one_line_usage_error(parser: argparse.ArgumentParser, message: str) -> NoRet
     parser.exit(2, f"{parser.prog}: error: {message}\n")
 
 
-def import_pt2_file(path: str, name: str) -> ModuleOp:
-    """Import the .pt2 at `path`; errors name the input as `name`."""
+def import_pt2_file(path: str, name: str, loop_lstms: bool = False) -> ModuleOp:
+    """Import the .pt2 at `path`; errors name the input as `name`. `loop_lstms`: keep its
+    static LSTMs whole when the recurrent loop can run them all (`import_model`'s)."""
     from xnnc.frontend.fx_importer import import_model
 
     try:
         with warnings.catch_warnings():
             # torch's unpickling warns about its own deprecations: not the user's concern.
             warnings.simplefilter("ignore", FutureWarning)
-            return import_model(path)
+            return import_model(path, loop_lstms=loop_lstms)
     except XnncError as e:
         message = one_line(str(e)).replace(path, name)
         raise ToolError(message if message.startswith(name) else f"{name}: {message}") from None

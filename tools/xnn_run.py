@@ -117,10 +117,11 @@ def _as_tuple(x: Any) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def _read_module(path: str, weights: str | None) -> Any:
-    """`.mlir` or `.pt2` -> a verified `aten` (or lowered) module."""
+def _read_module(path: str, weights: str | None, loop_lstms: bool = False) -> Any:
+    """`.mlir` or `.pt2` -> a verified `aten` (or lowered) module; `loop_lstms`: a .pt2's
+    static LSTMs stay whole for the recurrent loop."""
     if path.endswith(".pt2"):
-        return import_pt2_file(path, path)
+        return import_pt2_file(path, path, loop_lstms)
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -149,11 +150,14 @@ def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, A
     """(Program, the reference module or None) for IR or a .pt2."""
     from xdsl.dialects.func import FuncOp
 
+    from xnnc.cost.rules import lstm_loop
     from xnnc.dialects import xnn
     from xnnc.driver import Program
     from xnnc.pipeline import lower
 
-    module = _read_module(path, args.weights)
+    # As xnnc.compile: a static LSTM stays whole where the target's rule runs it on the loop.
+    loop = lstm_loop(options.target, disabled="lstm-loop" in options.disable).choice == "loop"
+    module = _read_module(path, args.weights, loop)
     if not any(isinstance(op, FuncOp) for op in module.ops):
         raise RunError(f"{path}: no func.func to run")
     reference = None

@@ -1,0 +1,21 @@
+// A .pt2's static LSTM imports unrolled (the stock runtime's form, and `disable=lstm-loop`'s),
+// or, with --loop-lstms, as one aten::lstm.input that the pipeline leaves whole for xnnc's
+// recurrent loop, as xnnc.compile does on the extended runtime.
+// RUN: %python %S/inputs/make_lstm_pt2.py %t.pt2 2>/dev/null
+// RUN: xnn-opt %t.pt2 | filecheck %s --check-prefix=UNROLLED
+// RUN: xnn-opt %t.pt2 --loop-lstms | filecheck %s --check-prefix=WHOLE
+// RUN: xnn-opt %t.pt2 --loop-lstms -p xnnc-pipeline | filecheck %s --check-prefix=LOOP
+
+// UNROLLED-NOT:  lstm.input
+// UNROLLED-COUNT-9: aten.sigmoid
+// UNROLLED-NOT:  lstm.input
+
+// WHOLE-NOT:     aten.sigmoid
+// WHOLE:         %{{.*}}, %{{.*}}, %{{.*}} = aten.generic "aten::lstm.input"(%x,
+// WHOLE-SAME:    -> (tensor<3x1x8xf32>, tensor<1x1x8xf32>, tensor<1x1x8xf32>)
+// WHOLE-NOT:     aten.sigmoid
+
+// LOOP:          xnn.target = #xnn.target<runtime = "extended"
+// LOOP-NOT:      xnn.subgraph
+// LOOP:          %[[Y:.*]], %{{.*}}, %{{.*}} = aten.generic "aten::lstm.input"(%x,
+// LOOP-NEXT:     func.return %[[Y]] : tensor<3x1x8xf32>
