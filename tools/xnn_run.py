@@ -172,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
     import xnnc
     from xnnc.driver import Program, load
     from xnnc.options import CompileOptions, tune_mode
+    from xnnc.recurrent import ON_XNNPACK
 
     path = args.file
     reference = None
@@ -214,8 +215,11 @@ def run(args: argparse.Namespace) -> int:
         want = xnnc.run_reference(reference, inputs, program._func.sym_name.data)
         print(f"max |error| vs the reference interpreter: {_max_error(outputs, want):.3g}")
     if isinstance(program, Program):
-        print(f"partitions: {program.num_partitions}, ops outside XNNPACK: "
-              f"{len(program.ops_outside())} {sorted(set(program.ops_outside()))}")  # fmt: skip
+        outside = program.outside()
+        looped = sum(o.reason == ON_XNNPACK for o in outside)
+        on_loop = f" ({looped} on xnnc's recurrent loop over XNNPACK)" if looped else ""
+        print(f"partitions: {program.num_partitions}, ops outside XNNPACK: {len(outside)} "
+              f"{sorted({o.op for o in outside})}{on_loop}")  # fmt: skip
     seconds = _time(program, inputs, args.repeat)
     print(f"latency: {seconds * 1e3:.3f} ms (median of {args.repeat}, {args.threads} thread(s))")
     if profile is None:
