@@ -238,12 +238,13 @@ class Program:
         return len(self.subgraphs)
 
     def ops_outside(self) -> list[str]:
-        """The ops of the top-level function left to torch."""
+        """The ops of the top-level function outside the subgraphs: left to torch, or an LSTM
+        on xnnc's recurrent loop over XNNPACK (`outside()` gives each one's reason)."""
         return [entry.op for entry in self.outside()]
 
     def outside(self) -> list[Outside]:
-        """The ops of the top-level function left to torch, each with its location and why
-        it is not in XNNPACK."""
+        """The ops of the top-level function outside the subgraphs, each with its location
+        and why it is not in one (`recurrent.ON_XNNPACK` for an LSTM on the loop)."""
         from xnnc.conversion.partition import left_outside
         from xnnc.dialects.locations import op_label
 

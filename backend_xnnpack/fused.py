@@ -240,7 +240,8 @@ class FusedCall:
             for rt, shapes in zip(runtimes, self.shapes):
                 if rt._runtime is None:
                     raise RuntimeError("the runtime is closed")
-                rt._shaped(shapes)
+                if rt._shapes is None or (shapes is not None and rt._shapes != shapes):
+                    rt._shaped(shapes)  # the first call, or another size left it
                 rt._pointers = None  # its own next run sets up again
             state = getattr(self.per_thread, "state", None) or self._thread_state()
             table = state.table

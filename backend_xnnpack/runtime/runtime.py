@@ -1095,7 +1095,8 @@ def run_tables(runs: Sequence[tuple[XnnRuntime, int, int, list | None]], base: i
         with rt._lock:
             if shapes is None and rt._input_dims is not None:
                 raise RuntimeError("a runtime of symbolic shapes needs its input shapes")
-            rt._shaped(shapes)
+            if rt._shapes is None or (shapes is not None and shapes is not rt._shapes):
+                rt._shaped(shapes)  # `_reshape` keeps the shapes it was given
             handle = rt._runtime
             if handle is None:
                 raise RuntimeError("the runtime is closed")
