@@ -344,3 +344,23 @@ def test_the_budget_times_the_largest_layers_and_defers_the_rest(tmp_path, monke
         if len(sources) == 1:  # the largest layer went first
             assert layers[0].endswith("64->64 k1x3 d1x1 p0,1,0,1"), layers
     assert sources == [["rule", "rule", "tuned"], ["rule", "tuned", "tuned"], ["tuned"] * 3]
+
+
+@pytest.mark.parametrize("bf16_gemm", [False, True])
+def test_bf16_gemm_is_timed_only_where_the_cpu_has_the_kernel(tmp_path, timer, monkeypatch,
+                                                               bf16_gemm):  # fmt: skip
+    """Without XNNPACK's bf16 GEMM kernel (AVX512-BF16), "native" runs as XNNPACK's own fp32
+    fallback of the same GEMM: the tuner leaves such a CPU's bf16 GEMMs to the rule (fp32),
+    whatever a timing would say; with the kernel it times them."""
+    monkeypatch.setattr(Target, "bf16_gemm", property(lambda self: bf16_gemm))
+    fixed = timer(fp32=1.0, native=0.5)
+    torch.manual_seed(0)
+    model = nn.Linear(64, 64).to(torch.bfloat16).eval()
+    x = torch.randn(1, 16, 64, dtype=torch.bfloat16)
+    program = xnnc.compile(model, (x,), tuning_db=str(tmp_path / "db.json"))
+    [d] = [d for d in program.decisions() if d.form == "bf16-gemm"]
+    if bf16_gemm:
+        assert (d.choice, d.source, fixed.calls) == ("native", "tuned", 1)
+    else:
+        assert (d.choice, d.source, fixed.calls) == ("fp32", "rule", 0)
+        assert "no bf16 GEMM kernel" in d.why

@@ -119,6 +119,8 @@ class FormSpec:
     where: Callable[[Operation], str] | None = None
     # What timing the layer would cost, in ms (None: small enough never to matter).
     timing_ms: Callable[[Layer, Target], float] | None = None
+    # Whether the target's CPU has every form to time; if not, the static rule decides.
+    runs_on: Callable[[Target], bool] = lambda target: True
 
 
 def _upsample_ops(op: Operation) -> list[Operation]:
@@ -184,7 +186,11 @@ SPECS: dict[str, FormSpec] = {
         conv_layer,
         ConvAsGemmPass,  # type: ignore[arg-type]
     ),
-    "bf16-gemm": FormSpec(_bf16_gemm, gemm_layer, LegalizeCastsPass),
+    # Without XNNPACK's bf16 GEMM kernel (AVX512-BF16) "native" is XNNPACK's own fp32
+    # fallback of the same GEMM: the two forms time alike, and noise would pick one.
+    "bf16-gemm": FormSpec(
+        _bf16_gemm, gemm_layer, LegalizeCastsPass, runs_on=lambda target: target.bf16_gemm
+    ),
     "upsample-nearest": FormSpec(
         lambda op: isinstance(op, xnn.StaticReshapeOp) and upsample_chain(op) is not None,
         lambda op: upsample_layer(_upsample_ops(op)[0].operands[0]),
@@ -492,6 +498,8 @@ def tune_module(module: ModuleOp, tuner: Tuner, forms: tuple[str, ...]) -> None:
         for form in forms:
             # The largest layers first: they weigh most, if the budget ends the timing.
             spec = SPECS[form]
+            if not spec.runs_on(tuner.target):
+                continue
             for op in sorted(_ops(module, form), key=lambda o: -_layer(form, _sized(o)).macs):
                 decision = tuner.decide(op, form)
                 if decision is None:
