@@ -196,18 +196,19 @@ def torch_leftovers_dropped() -> Iterator[None]:
 
     loader = getattr(graph_module, "_loader", None)
     sources = getattr(loader, "eval_cache", None)
-    before = set(sources) if isinstance(sources, dict) else set()
-    cached = set(FakeTensorMode.cache)
+    before = set(list(sources)) if isinstance(sources, dict) else set()
+    cached = set(list(FakeTensorMode.cache))
     try:
         yield
     finally:
+        # list(): one C-level copy, which another thread's trace cannot change midway
         if isinstance(sources, dict):
-            for key in [k for k in sources if k not in before]:
-                del sources[key]
+            for key in set(list(sources)) - before:
+                sources.pop(key, None)
                 linecache.cache.pop(key, None)
         cache = FakeTensorMode.cache
-        for key in [k for k in cache if k not in cached]:
-            del cache[key]
+        for key in set(list(cache)) - cached:
+            cache.pop(key, None)
         forget_trace_nodes()
 
 
