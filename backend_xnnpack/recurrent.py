@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from xnnc.backend_xnnpack.lstm_steps import emit_step
 from xnnc.backend_xnnpack.runtime import XnnRuntime
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights
 from xnnc.backend_xnnpack.runtime.runtime import run_tables
@@ -119,39 +120,10 @@ def _steps(
     for k in range(count):
         g.value(("h", k), "fp32", row, external="output")
         g.value(("c", k), "fp32", row, external="output" if k == count - 1 else None)
-        for name in ("gh", "g", "i", "f", "gg", "o", "si", "sf", "tg", "so", "fc", "ig", "tc"):
-            g.value((name, k), "fp32", wide if name in ("gh", "g") else row)
-
-    def node(kind: str, out: str, k: int, **ids: int | str | tuple) -> None:
-        fields = {f: v if isinstance(v, int) else g.id(v if isinstance(v, tuple) else (v, k))
-                  for f, v in ids.items()}  # fmt: skip
-        g.add_node(g.node(kind, output_id=g.id((out, k)), flags=0, **fields), out, _NO_CLAMP)
-
     for k in range(count):
         first = zero_state and k == 0
-        if not first:
-            node("XNNFullyConnected", "gh", k, input1_id=("h", k - 1), filter_id=("w",),
-                 bias_id=GraphBuilder.NO_VALUE)  # fmt: skip
-            node("XNNAdd", "g", k, input1_id="gx", input2_id="gh")
-        summed = "gx" if first else "g"
-        for j, name in enumerate(("i", "f", "gg", "o")):
-            if first and name == "f":
-                continue
-            g.add_node(g.node("XNNStaticSlice", num_dims=2, offsets=[0, j * hidden], sizes=row,
-                              input_id=g.id((summed, k)), output_id=g.id((name, k)), flags=0),
-                       name, _NO_CLAMP)  # fmt: skip
-        node("XNNSigmoid", "si", k, input_id="i")
-        node("XNNTanh", "tg", k, input_id="gg")
-        node("XNNSigmoid", "so", k, input_id="o")
-        if first:
-            node("XNNMultiply", "c", k, input1_id="si", input2_id="tg")
-        else:
-            node("XNNSigmoid", "sf", k, input_id="f")
-            node("XNNMultiply", "fc", k, input1_id="sf", input2_id=("c", k - 1))
-            node("XNNMultiply", "ig", k, input1_id="si", input2_id="tg")
-            node("XNNAdd", "c", k, input1_id="fc", input2_id="ig")
-        node("XNNTanh", "tc", k, input_id="c")
-        node("XNNMultiply", "h", k, input1_id="so", input2_id="tc")
+        emit_step(g, k, gx=("gx", k), state=None if first else (("h", k - 1), ("c", k - 1)),
+                  w_hh=("w",), row=row, h_out=("h", k), c_out=("c", k), where="step")  # fmt: skip
     blob, named = g.finish_named([("h", k) for k in range(count)] + [("c", count - 1)])
     return XnnRuntime(blob, named, threads=threads, consume=True, packed=packed)
 

@@ -162,6 +162,10 @@ class GraphBuilder:
     def id(self, key: Hashable) -> int:
         return self._ids[key]
 
+    def dims(self, key: Hashable) -> list[int]:
+        """The dims a value was defined with."""
+        return list(_tensor(self._values[self._ids[key]]).dims)
+
     def node(self, kind: str, **fields: Any) -> tuple[int, Any]:
         """A node table of `kind` with its fields by schema name (what `op.encode` returns)."""
         number = _KIND_NUMBERS[kind]

@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     bf16,
     f16,
     f32,
+    i64,
 )
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -40,6 +41,7 @@ from xdsl.pattern_rewriter import (
 from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
 from xnnc.conversion.dynamic_quant import dynamic_reason, lower_dynamic_linear, uses_dynamic
 from xnnc.conversion.emitter import Emitter
+from xnnc.conversion.lstm import KEPT_LSTM, LstmArgs, check_kept_lstm, lstm_args
 from xnnc.conversion.quantized import (
     deconvolution_filter_type,
     filter_reason,
@@ -136,7 +138,7 @@ def convertible(op: Operation) -> str | None:
     The same for both runtimes: xnn-legalize-casts computes the nodes XNNPACK cannot define
     on bf16 in fp32 between converts and gives bf16 GEMMs an fp32 output, which stock
     ExecuTorch 1.5.1 runs as well, and xnn-legalize-stock rewrites extension kinds."""
-    lowering_ = LOWERINGS.get(type(op))
+    lowering_ = _lowering_of(op)
     if lowering_ is None:
         return OUTSIDE_REASONS.get(op_label(op), "no xnn lowering")
     allowed = CAST_TYPES
@@ -1164,6 +1166,51 @@ def _constant(op: aten.ConstantOp, e: Emitter) -> Sequence[SSAValue]:
     return [new.results[0]]
 
 
+def _lower_kept_lstm(op: aten.GenericOp, e: Emitter) -> Sequence[SSAValue]:
+    """`xnn.lstm` with each cell's two biases folded into one (the projection adds it once
+    per frame); a state of zero constants (an LSTM called without one) left out, so the
+    first step skips h0 @ W_hh and f * c0."""
+    args = lstm_args(op)
+    assert isinstance(args, LstmArgs), args
+    values = list(op.operands)
+    params = [values[i] for i in args.params]
+    per = 4 if args.has_biases else 2
+    weights: list[SSAValue] = []
+    for k in range(0, len(params), per):
+        w_ih, w_hh, *biases = params[k : k + per]
+        weights += [w_ih, w_hh]
+        if biases:
+            b_ih, b_hh = (_data(b) for b in biases)
+            weights.append(e.const(b_ih + b_hh, f"{weight_name(biases[0])}+hh"))
+    h0, c0 = values[args.h0], values[args.c0]
+    zeros = [constant_tensor(v) for v in (h0, c0)]
+    state = [] if all(z is not None and not z.any() for z in zeros) else [h0, c0]
+    new = xnn.LstmOp.build(
+        operands=[values[args.x], state, weights],
+        result_types=[r.type for r in op.results],
+        properties={
+            "layers": IntegerAttr(args.layers, i64),
+            "bidirectional": IntegerAttr(int(args.bidirectional), i64),
+            "batch_first": IntegerAttr(int(args.batch_first), i64),
+            "has_bias": IntegerAttr(int(args.has_biases), i64),
+        },
+    )
+    new.location = op.location
+    e.rewriter.insert(new)
+    return list(new.results)
+
+
+# An LSTM the `.pte` path delegates whole (conversion/lstm.py); any other `aten.generic` has
+# no lowering.
+_KEPT_LSTM_LOWERING = Lowering(check_kept_lstm, _lower_kept_lstm)
+
+
+def _lowering_of(op: Operation) -> Lowering | None:
+    if isinstance(op, aten.GenericOp):
+        return _KEPT_LSTM_LOWERING if op.target.data == KEPT_LSTM else None
+    return LOWERINGS.get(type(op))
+
+
 # --- the pass --------------------------------------------------------------------------------
 
 
@@ -1171,7 +1218,7 @@ class ConvertAtenOp(RewritePattern):
     """One `aten` op inside an `xnn.subgraph` to its xnn ops."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        lowering_ = LOWERINGS.get(type(op))
+        lowering_ = _lowering_of(op)
         if lowering_ is None or not isinstance(op.parent_op(), xnn.SubgraphOp):
             return
         if not isinstance(op, aten.ConstantOp) and convertible(op) is not None:

@@ -25,6 +25,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from xnnc.conversion.lstm import excluded_steps, is_kept_lstm
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.locations import is_file_line_col, op_label, where
 from xnnc.errors import OptionError, XnncError
@@ -219,6 +220,8 @@ class PartitionPass(ModulePass):
         def supported(o: Operation) -> str | None:
             if o.name in self.exclude:
                 return "excluded"
+            if is_kept_lstm(o) and (why := excluded_steps(self.exclude)) is not None:
+                return why
             return convertible(o)
 
         outside: list[str] = []
@@ -242,7 +245,10 @@ def left_outside(func: FuncOp, exclude: tuple[str, ...] = ()) -> list[tuple[Oper
     for o in block.ops:
         if isinstance(o, (xnn.SubgraphOp, aten.ConstantOp)) or o is block.last_op:
             continue
-        left.append((o, "excluded" if o.name in exclude else convertible(o) or "cut off"))
+        why = "excluded" if o.name in exclude else None
+        if why is None and is_kept_lstm(o):
+            why = excluded_steps(exclude)
+        left.append((o, why or convertible(o) or "cut off"))
     return left
 
 

@@ -58,6 +58,7 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     AnyOf,
+    AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     base,
@@ -89,6 +90,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xnnc.backend_xnnpack import nodes
+from xnnc.backend_xnnpack.lstm_steps import emit_lstm
 from xnnc.backend_xnnpack.nodes import (  # noqa: F401 (re-exported: the dialect's vocabulary)
     FLAG_ALIGN_CORNERS,
     FLAG_KEEP_DIMS,
@@ -758,6 +760,106 @@ class ConcatenateOp(XnnNode):
     assembly_format = "$inputs attr-dict `:` functional-type(operands, results)"
 
 
+@irdl_op_definition
+class LstmOp(IRDLOperation):
+    """An LSTM over a static time axis: `aten.lstm.input` without proj_size, in inference,
+    fp32, kept one op through the pipeline and serialized as its steps unrolled into
+    XNNPACK nodes (`backend_xnnpack.lstm_steps.emit_lstm`: one fully-connected node
+    projects every frame per layer and direction, then ~15 nodes a step); XNNPACK 92a7ad50
+    has no recurrent node. `state` is (h0, c0), each [layers * directions, B, H], or empty
+    for zeros; `weights` per cell (layer-major, direction-minor) W_ih [4H, I], W_hh [4H, H]
+    and, with `has_bias`, b_ih + b_hh [4H].
+
+        %y, %h, %c = xnn.lstm %x state() weights(%w_ih, %w_hh, %b) {layers = 1 : i64}
+          : tensor<75x1x512xf32> state() weights(tensor<2048x512xf32>, ...) -> (...)
+    """
+
+    name = "xnn.lstm"
+    irdl_options = (ParsePropInAttrDict(), AttrSizedOperandSegments(as_property=True))
+    input = operand_def(TensorType)
+    state = var_operand_def(TensorType)
+    weights = var_operand_def(TensorType)
+    output = result_def(TensorType)
+    h_n = result_def(TensorType)
+    c_n = result_def(TensorType)
+    layers = _int()
+    bidirectional = _int(0)
+    batch_first = _int(0)
+    has_bias = _int(1)
+    assembly_format = (
+        "$input `state` `(` $state `)` `weights` `(` $weights `)` attr-dict `:` type($input) "
+        "`state` `(` type($state) `)` `weights` `(` type($weights) `)` `->` type(results)"
+    )
+
+    @property
+    def directions(self) -> int:
+        return 2 if self.bidirectional.value.data else 1
+
+    @property
+    def cells(self) -> list[tuple[SSAValue, SSAValue, SSAValue | None]]:
+        """Per cell (layer-major, direction-minor): W_ih, W_hh and the bias or None."""
+        per = 3 if self.has_bias.value.data else 2
+        w = list(self.weights)
+        return [(w[k], w[k + 1], w[k + 2] if per == 3 else None) for k in range(0, len(w), per)]
+
+    def verify_(self) -> None:
+        layers, dirs = self.layers.value.data, self.directions
+        if layers < 1:
+            _fail(f"layers must be at least 1, got {layers}")
+        per = 3 if self.has_bias.value.data else 2
+        if len(self.weights) != layers * dirs * per:
+            _fail(f"expected {layers * dirs * per} weights ({layers} layers x {dirs} "
+                  f"directions x {per}), got {len(self.weights)}")  # fmt: skip
+        if len(self.state) not in (0, 2):
+            _fail(f"state is (h0, c0) or empty (zeros), got {len(self.state)} values")
+        for v in (*self.operands, *self.results):
+            if not (isinstance(v.type, TensorType) and v.type.element_type == f32
+                    and v.type.has_static_shape()):  # fmt: skip
+                _fail(f"xnn.lstm takes static f32 tensors, got {v.type}")
+        x = list(shape_of(self.input))
+        if len(x) != 3:
+            _fail(f"input must be [T, B, I] or (batch_first) [B, T, I], got {x}")
+        (t, b) = (x[1], x[0]) if self.batch_first.value.data else (x[0], x[1])
+        hidden = shape_of(self.cells[0][1])[1]
+        width = x[2]
+        for cell, (w_ih, w_hh, bias) in enumerate(self.cells):
+            layer_width = width if cell < dirs else dirs * hidden
+            expected = [(w_ih, (4 * hidden, layer_width)), (w_hh, (4 * hidden, hidden))]
+            if bias is not None:
+                expected.append((bias, (4 * hidden,)))
+            for v, shape in expected:
+                if shape_of(v) != shape:
+                    _fail(f"cell {cell}: weight of shape {list(shape_of(v))}, expected "
+                          f"{list(shape)}")  # fmt: skip
+        out = [b, t, dirs * hidden] if self.batch_first.value.data else [t, b, dirs * hidden]
+        state = (layers * dirs, b, hidden)
+        for name, v, shape in (("output", self.output, out), ("h_n", self.h_n, state),
+                               ("c_n", self.c_n, state),
+                               *(("state", s, state) for s in self.state)):  # fmt: skip
+            if shape_of(v) != tuple(shape):
+                _fail(f"{name} of shape {list(shape_of(v))}, expected {list(shape)}")
+
+    def emit(self, graph: GraphBuilder, outputs: Sequence[SSAValue], dims: Callable) -> None:
+        """Its nodes into `graph`, which defines its operands already; defines the results
+        that are read or are `outputs` of the subgraph."""
+        results = []
+        for r in self.results:
+            if r.uses or r in outputs:
+                graph.value(r, "fp32", dims(r), external="output" if r in outputs else None)
+                results.append(r)
+            else:
+                results.append(None)
+        state = tuple(self.state)
+        emit_lstm(
+            graph, self, x=self.input, x_shape=dims(self.input),
+            state=(state[0], state[1]) if state else None,
+            cells=[(w_ih, w_hh, bias) for w_ih, w_hh, bias in self.cells],
+            layers=self.layers.value.data, bidirectional=self.directions == 2,
+            batch_first=bool(self.batch_first.value.data),
+            hidden=shape_of(self.cells[0][1])[1], results=tuple(results), where=where(self),
+        )  # fmt: skip
+
+
 # --- reductions and pooling ------------------------------------------------------------------
 
 
@@ -949,6 +1051,9 @@ def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValu
             graph.value(op.output, _datatype(op.output), dims(op.output), data=data,
                         quant=_quantization(op.output))  # fmt: skip
             continue
+        if isinstance(op, LstmOp):
+            op.emit(graph, outputs, dims)
+            continue
         if not isinstance(op, XnnNode):
             raise NodeSerializeError(where(op), f"{op.name} is not an XNNPACK node")
         for result in op.results:
@@ -995,7 +1100,7 @@ def node_ops(names: Iterable[str]) -> tuple[type[XnnNode], ...]:
 
 Xnn = Dialect(
     "xnn",
-    [SubgraphOp, OutputOp, ConstantOp, *XNN_NODE_OPS],
+    [SubgraphOp, OutputOp, ConstantOp, LstmOp, *XNN_NODE_OPS],
     [
         UnaryOperatorAttr,
         BinaryOperatorAttr,

@@ -42,7 +42,7 @@ from xnnc.dialects.xnn import set_target, write_subgraph
 from xnnc.frontend.fx_importer import import_model
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
-from xnnc.pte.kept_ops import has_lstm, unrolled
+from xnnc.pte.kept_ops import take_lstms
 from xnnc.transforms.constant_fold import FoldConstantsPass
 
 OPTIONS_KEY = "xnnc_options"
@@ -144,15 +144,9 @@ class XnncBackend(BackendDetails):
 
 
 def _imported_piece(piece: ExportedProgram) -> ModuleOp:
-    """The piece in the `aten` dialect; an LSTM `XnncPartitioner` kept whole is unrolled
-    here, on this piece alone (`xnnc.pte.kept_ops`)."""
-    if not has_lstm(piece):
-        return import_model(piece)
-    flat = unrolled(piece)
-    heap.trim()  # the retrace's intermediate graphs
-    # as_is: `flat` is ATen already, which import_model would decompose (retrace) again;
-    # a node it could not import would become an argument, refused below
-    return import_model(flat, as_is=True)
+    """The piece in the `aten` dialect, an LSTM `XnncPartitioner` took as one op
+    (`xnnc.pte.kept_ops`)."""
+    return take_lstms(import_model(piece))
 
 
 def carries_xnnc_options(compile_specs: list[CompileSpec]) -> bool:

@@ -1,5 +1,4 @@
-"""The ops `XnncPartitioner` keeps whole through ExecuTorch's `to_edge`, and `aten.lstm.input`
-unrolled for xnnc alone.
+"""The ops `XnncPartitioner` keeps whole through ExecuTorch's `to_edge`.
 
 Non-core ops xnnc lowers as they are (linear, hardswish, ...) are kept where conversion
 lowers them (`kept_whole`).
@@ -7,15 +6,15 @@ lowers them (`kept_whole`).
 ExecuTorch's default decompositions unroll an LSTM into a few nodes per time step (EnCodec's
 2-layer, 75-frame SLSTM: 2804 FX nodes), and its passes and verifiers retrace that graph
 several times (2.8x the weights at peak before xnnc's partitioner ran). An LSTM xnnc takes
-whole (every op of its unrolled steps lowers) becomes `xnnc::lstm` before `to_edge`
+whole (`xnn.lstm` runs it: `conversion.lstm`) becomes `xnnc::lstm` before `to_edge`
 decomposes (`XnncPartitioner.transform_for_pre_decomposition`): an op of xnnc's own
 namespace with aten.lstm.input's schema and kernel, which no decomposition table names
 and the edge verifier's core-ATen check leaves alone. `ops_to_not_decompose` cannot keep
 it: ExecuTorch 1.5.1 drops any op with several results from that list ("aliases output",
-torchgen's `aliased_return_names` is [None, None, None]). The partitioner's grouping and
-`XnncBackend.preprocess` unroll it with torch's decomposition (the table `to_edge` would
-have used), so a delegate is the blob it was with `to_edge` unrolling. An LSTM xnnc does
-not take is left to `to_edge`, which unrolls it as before.
+torchgen's `aliased_return_names` is [None, None, None]). The partitioner groups it and
+`XnncBackend.preprocess` compiles it as one `xnn.lstm`, whose steps exist only as nodes of
+the serialized blob (`backend_xnnpack.lstm_steps`). An LSTM xnnc does not take is left to
+`to_edge`, which unrolls it as before.
 """
 
 from __future__ import annotations
@@ -25,9 +24,11 @@ from typing import Any
 import torch
 from torch.export import ExportedProgram
 from torch.fx import Node
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from xnnc.conversion.aten_to_xnn import lowered_ops
-from xnnc.frontend.fx_importer import forget_trace_nodes, torch_overload
+from xnnc.dialects.aten import GenericOp
+from xnnc.frontend.fx_importer import qualified_name, torch_overload
 
 LSTM = torch.ops.aten.lstm.input
 
@@ -89,22 +90,11 @@ def has_lstm(ep: ExportedProgram) -> bool:
     return any(is_lstm(node) for node in ep.graph.nodes)
 
 
-def unrolled(ep: ExportedProgram) -> ExportedProgram:
-    """`ep` with every `aten.lstm.input` unrolled into its time steps by torch's
-    decomposition, and the rest decomposed as `to_edge`'s first pass does for xnnc (torch's
-    default table without `kept_whole`). An edge program comes back in ATen ops. Each
-    node's `from_node` names the node of `ep` it came from (`origin`)."""
-    table = torch.export.default_decompositions()
-    unroll = table[LSTM]
-    for op in kept_whole():
-        table.pop(op, None)
-    table[LSTM] = table[KEPT_LSTM] = unroll
-    flat = ep.run_decompositions(table)
-    forget_trace_nodes()  # the trace's map held every node of the unrolled graph
-    return flat
-
-
-def origin(node: Node) -> str:
-    """The name of the node of the program `unrolled` was given that `node` came from."""
-    provenance = node.meta.get("from_node")
-    return provenance[-1].name if provenance else node.name
+def take_lstms(module: ModuleOp) -> ModuleOp:
+    """`module` with each `aten.lstm.input` op (one `to_edge` kept by `preserve_ops`)
+    retargeted to `xnnc::lstm`: the `.pte` path delegates an LSTM whole or not at all
+    (stock ExecuTorch has no LSTM kernel); conversion says whether `xnn.lstm` runs it."""
+    for op in module.walk():
+        if isinstance(op, GenericOp) and op.target.data == qualified_name(LSTM):
+            op.target = StringAttr(qualified_name(KEPT_LSTM))
+    return module

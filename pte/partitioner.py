@@ -23,7 +23,7 @@ from executorch.exir.backend.utils import tag_constant_data
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
 from xdsl.dialects.builtin import FusedLoc, ModuleOp, NameLoc
-from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
 from xdsl.passes import PassPipeline
 
@@ -31,6 +31,7 @@ import xnnc
 from xnnc import heap
 from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.conversion.aten_to_xnn import convertible
+from xnnc.conversion.lstm import check_kept_lstm, excluded_steps
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
 from xnnc.frontend.dynamic_quant import DYNAMIC
@@ -39,7 +40,7 @@ from xnnc.frontend.quantized import DEQUANTIZE, QUANTIZE
 from xnnc.options import CompileOptions
 from xnnc.pipeline import stages
 from xnnc.pte.backend import STOCK_BACKEND_ID, copy_sharing_tensors, options_spec
-from xnnc.pte.kept_ops import LSTM, is_kept_lstm, is_lstm, keep_lstms, kept_whole, origin, unrolled
+from xnnc.pte.kept_ops import LSTM, is_kept_lstm, is_lstm, keep_lstms, kept_whole, take_lstms
 from xnnc.target import Target
 from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
@@ -125,28 +126,24 @@ class XnncPartitioner(Partitioner):
         return lowers
 
     def _lstms_taken(self, ep: ExportedProgram) -> set[str]:
-        """The `aten.lstm.input` nodes of `ep` every op of whose unrolled steps lowers (an
-        op folded away at compile time does not count). One with a symbolic size is left
-        to ExecuTorch: torch's decomposition unrolls a fixed length."""
-        static = [
+        """The `aten.lstm.input` nodes of `ep` that `xnn.lstm` runs (`conversion.lstm`:
+        fp32, static, inference, constant weights, no proj_size), asked of the program
+        imported with its LSTMs whole; none when `exclude` names an op its steps
+        compute. One with a symbolic size is left to ExecuTorch: torch's decomposition
+        unrolls a fixed length."""
+        static = {
             node.name for node in ep.graph.nodes
             if node.op == "call_function" and node.target is LSTM and not _symbolic(node)
-        ]  # fmt: skip
-        if not static:
+        }  # fmt: skip
+        if not static or excluded_steps(self.options.exclude) is not None:
             return set()
-        flat = unrolled(ep)
-        heap.trim()
-        module = self._prepared(import_model(flat, as_is=True))
-        origin_of = {n.name: origin(n) for n in flat.graph.nodes if n.op == "call_function"}
-        del flat
-        taken = set(static)
+        module = self._prepared(import_model(ep, as_is=True))
+        taken = set()
         for op in module.walk():
-            if isinstance(op, _CONSTANTS):
-                continue
-            if op.name in self.options.exclude or convertible(op) is not None:
-                taken.difference_update(origin_of.get(n) for n in fx_node_names(op.location))
-        del module
-        heap.trim()
+            if isinstance(op, aten.GenericOp) and op.target.data == qualified_name(LSTM):
+                names = set(fx_node_names(op.location)) & static
+                if names and check_kept_lstm(op) is None:
+                    taken |= names
         return taken
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
@@ -156,21 +153,13 @@ class XnncPartitioner(Partitioner):
         # xnnc.compile's grouping: decomposed ops raised, weights-only computations
         # folded, then xnn-partition.
         program = with_real(exported_program, self._qparams)
-        # The LSTMs kept whole are grouped as their unrolled steps: each FX node of the
-        # unrolled program is named here after the node of this program it came from.
-        rename: dict[str, str] = {}
-        lstms = {node.name for node in program.graph.nodes if is_lstm(node)}
-        if lstms:
-            program = unrolled(program)
-            rename = {n.name: origin(n) for n in program.graph.nodes if n.op == "call_function"}
-            # as_is: the unrolled program is ATen already (import_model would retrace it)
-        module = self._prepared(import_model(program, as_is=bool(rename)))
+        module = self._prepared(take_lstms(import_model(program)))
         del program
         PartitionPass(exclude=self.options.exclude).apply(xnnc.make_context(), module)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
-        tag_of = _tags(func, rename, lstms)
+        tag_of = _tags(func)
         remaining = {
-            rename.get(name, name) for op in module.walk() if not isinstance(op, _CONSTANTS)
+            name for op in module.walk() if not isinstance(op, _CONSTANTS)
             for name in fx_node_names(op.location)
         }  # fmt: skip
         del module, func
@@ -207,29 +196,17 @@ class XnncPartitioner(Partitioner):
         return module
 
 
-def _tags(func: FuncOp, rename: dict[str, str], lstms: set[str]) -> dict[str, str]:
+def _tags(func: FuncOp) -> dict[str, str]:
     """FX node name -> delegation tag: the i-th `xnn.subgraph` with inputs is `xnnc_i` (a
     piece computed from weights alone folds to a constant when compiled, leaving no
-    subgraph to delegate: ExecuTorch keeps it). An LSTM of `lstms` goes where all of its
-    unrolled steps went, if they all went to one subgraph; `rename` names each unrolled
-    node after its LSTM."""
+    subgraph to delegate: ExecuTorch keeps it)."""
     tag_of: dict[str, str] = {}
-    steps: dict[str, set[str | None]] = {name: set() for name in lstms}
     subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp) and op.inputs]
     for i, sub in enumerate(subs):
         for inner in sub.walk():
             if not isinstance(inner, _CONSTANTS):
                 for name in fx_node_names(inner.location):
-                    name = rename.get(name, name)
                     tag_of[name] = f"xnnc_{i}"
-                    steps.get(name, set()).add(f"xnnc_{i}")
-    for op in func.body.block.ops:
-        if not isinstance(op, (xnn.SubgraphOp, ReturnOp, *_CONSTANTS)):
-            for name in fx_node_names(op.location):
-                steps.get(rename.get(name, name), set()).add(None)
-    for name, where in steps.items():
-        if len(where) != 1 or None in where:
-            tag_of.pop(name, None)
     return tag_of
 
 

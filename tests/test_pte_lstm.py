@@ -1,7 +1,7 @@
 """An LSTM kept whole through ExecuTorch's `to_edge` (`xnnc.pte.kept_ops`): the partitioner
-sees one `xnnc::lstm` node, the delegate is the blob `to_edge`'s unrolling gave, the `.pte`
-runs on stock ExecuTorch 1.5.1; an LSTM xnnc does not take whole is unrolled by `to_edge`
-as before and still runs.
+sees one `xnnc::lstm` node, the delegate compiles it as one `xnn.lstm` whose steps are
+nodes of the blob alone, the `.pte` runs on stock ExecuTorch 1.5.1; an LSTM xnnc does not
+take whole is unrolled by `to_edge` as before and still runs.
 
 Tolerances: as tests/test_encodec.py, 1e-4 of the output's scale (max |eager|): XNNPACK
 sums the GEMMs in another order and evaluates sigmoid/tanh with its own approximations
@@ -17,6 +17,7 @@ import torch.nn as nn
 from executorch.exir import EdgeCompileConfig, to_edge, to_edge_transform_and_lower
 from test_pte_flow import _lowered, _outside
 
+from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
 from xnnc.pte.kept_ops import KEPT_LSTM, LSTM
@@ -86,8 +87,8 @@ def encodec():
 
 def test_encodec_partitioner_sees_the_lstm_whole(encodec) -> None:
     """The edge program handed to the partitioner holds the LSTM as one node (no gates),
-    and its one delegate is byte for byte the blob of `to_edge`'s unrolled LSTM: the same
-    nodes, the shared step weights, the hoisted input projection."""
+    and its one delegate is no larger than the blob of `to_edge`'s unrolled LSTM: fewer
+    nodes (no per-step reshape), the step weights stored once, the biases folded."""
     model, inputs, want = encodec
     seen = Seen()
     edge = _lower(model, *inputs, seen)
@@ -95,7 +96,9 @@ def test_encodec_partitioner_sees_the_lstm_whole(encodec) -> None:
     assert not any("sigmoid" in op or "tanh" in op for op in seen.seen), seen.seen
     (delegate,) = _lowered(edge)
     (before,) = _lowered(_lower(model, *inputs, Unrolled()))
-    assert delegate.processed_bytes == before.processed_bytes
+    new, old = read_blob(delegate.processed_bytes), read_blob(before.processed_bytes)
+    assert len(new.graph.xnodes) < len(old.graph.xnodes)
+    assert len(delegate.processed_bytes) <= len(before.processed_bytes)
     (got,) = StockRuntime(edge.to_executorch().buffer)(*inputs)
     _close(got, want)
 
@@ -112,9 +115,16 @@ def test_encodec_to_pte_runs_on_stock(encodec) -> None:
         (nn.LSTM(8, 16, bidirectional=True), (10, 1, 8)),
         (nn.LSTM(8, 12, 2, bidirectional=True, batch_first=True), (2, 6, 8)),
         (nn.LSTM(6, 10, 3, batch_first=True), (2, 5, 6)),
-        (nn.LSTM(8, 12, 2, proj_size=4), (5, 2, 8)),
+        (nn.LSTM(8, 12, 2, bias=False), (5, 2, 8)),
+        (nn.LSTM(4, 8, bidirectional=True), (100, 1, 4)),
     ],
-    ids=["bidirectional", "bidirectional_2_layers_batch_first", "3_layers_batch_first", "proj"],
+    ids=[
+        "bidirectional",
+        "bidirectional_2_layers_batch_first",
+        "3_layers_batch_first",
+        "no_bias",
+        "bidirectional_100_steps",
+    ],
 )
 def test_lstm_kept_whole_runs_on_stock(lstm: nn.LSTM, shape: tuple[int, ...]) -> None:
     """Output sequence and final states, each against eager."""
@@ -128,15 +138,14 @@ def test_lstm_kept_whole_runs_on_stock(lstm: nn.LSTM, shape: tuple[int, ...]) ->
 
 
 def test_lstm_xnnc_refuses_is_unrolled_by_to_edge() -> None:
-    """A bidirectional LSTM over 100 steps: XNNPACK has no reverse node and a flip that long
-    stays outside, so xnnc does not take the LSTM whole; `to_edge` unrolls it as before,
-    its steps are delegated around the flips, and the `.pte` runs."""
+    """An LSTM with proj_size, which `xnn.lstm` does not run: xnnc does not take it whole;
+    `to_edge` unrolls it as before, its steps are delegated, and the `.pte` runs."""
     torch.manual_seed(0)
-    model, x = Recurrent(nn.LSTM(4, 8, bidirectional=True)).eval(), torch.randn(100, 1, 4)
+    model, x = Recurrent(nn.LSTM(8, 12, 2, proj_size=4)).eval(), torch.randn(5, 2, 8)
     seen = Seen()
     edge = _lower(model, x, seen)
     assert KEPT not in seen.seen and str(LSTM) not in seen.seen
-    assert "aten.flip.default" in _outside(edge)
+    assert len(_lowered(edge)) == 1 and _outside(edge) == []
     _runs_like_eager(edge, model, x)
 
 
