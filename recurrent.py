@@ -20,17 +20,16 @@ from typing import Any
 
 import numpy as np
 import torch
-from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.ir import Operation, SSAValue
 
 from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner, refusal
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
+from xnnc.conversion.lstm import lstm_args
 from xnnc.dialects import aten
 from xnnc.dialects.locations import op_label
 from xnnc.errors import PackedWeightsWarning
-from xnnc.frontend.schema import from_attr
 from xnnc.interpreter.aten import tensor_of
 from xnnc.target import Target
 
@@ -138,29 +137,18 @@ def _plan(
 ) -> tuple[LstmRunner, tuple, str] | str:
     """(the runner, the operand indices of input/h0/c0, its shape in words), or why the
     loop does not run this LSTM. `saved(c)`: cell c's saved packed weights."""
-    operands = list(range(len(op.operands)))
-    args = [from_attr(a, operands) for a in op.args.data]
-    if op.kwargs.data or len(args) != 9:
-        return refusal(arguments=len(args), keywords=bool(op.kwargs.data))
-    x, (h0, c0), params, has_biases, layers, _, train, bidirectional, batch_first = args
+    parsed = lstm_args(op)
+    if isinstance(parsed, str):
+        return parsed
     values = list(op.operands)
-    types = [values[i].type for i in (x, h0, c0, *params)]
-    h_shape, c_shape = values[h0].type.get_shape(), values[c0].type.get_shape()
-    per_cell = 4 if has_biases else 2
+    x, h0, c0 = parsed.x, parsed.h0, parsed.c0
+    layers, bidirectional, batch_first = parsed.layers, parsed.bidirectional, parsed.batch_first
+    weights = [_weight(values[i]) for i in parsed.params]
+    if any(w is None for w in weights):
+        return refusal(constant_weights=False)
+    per_cell = 4 if parsed.has_biases else 2
     directions = 2 if bidirectional else 1
-    x_shape = list(values[x].type.get_shape())
-    del x_shape[1 if batch_first else 0]
-    weights = [_weight(values[i]) for i in params]
-    why = refusal(
-        train=bool(train),
-        f32=all(isinstance(t, TensorType) and isinstance(t.element_type, Float32Type)
-                for t in types),
-        projected=h_shape[-1] != c_shape[-1] or len(params) != layers * directions * per_cell,
-        static=DYNAMIC_INDEX not in x_shape and DYNAMIC_INDEX not in h_shape,
-        constant_weights=all(w is not None for w in weights),
-    )  # fmt: skip
-    if why is not None:
-        return why
+    h_shape = values[h0].type.get_shape()
     cells = []
     for k in range(0, len(weights), per_cell):
         w_ih, w_hh, *biases = weights[k : k + per_cell]

@@ -137,16 +137,16 @@ def emit_lstm(
                           h_out=h, c_out=c, where=where)  # fmt: skip
                 cell_state, hs[step] = (h, c), h
             last.append(cell_state)  # type: ignore[arg-type]
+            # The last layer's one direction joins straight into the output.
+            into = out if layer == layers - 1 and dirs == 1 and not batch_first else None
             joined.append(concatenate(g, (key, "out", cell), [hs[s] for s in range(t)], 0,
-                                      where=where))  # fmt: skip
+                                      into=into, where=where))  # fmt: skip
+        into = out if layer == layers - 1 and not batch_first else None
         x = joined[0] if dirs == 1 else concatenate(g, (key, "layer", layer), joined, 2,
-                                                     where=where)  # fmt: skip
-    if out is not None:
-        if batch_first:
-            _node1(g, out, "XNNStaticTranspose", None, where, input_id=x, num_dims=3,
-                   perm=[1, 0, 2])  # fmt: skip
-        else:
-            _copy(g, out, x, where)
+                                                     into=into, where=where)  # fmt: skip
+    if out is not None and batch_first:
+        _node1(g, out, "XNNStaticTranspose", None, where, input_id=x, num_dims=3,
+               perm=[1, 0, 2])  # fmt: skip
     for result, part in ((h_n, 0), (c_n, 1)):
         if result is not None:
             concatenate(g, None, [s[part] for s in last], 0, into=result, where=where)

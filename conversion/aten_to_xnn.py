@@ -1181,7 +1181,8 @@ def _lower_kept_lstm(op: aten.GenericOp, e: Emitter) -> Sequence[SSAValue]:
         weights += [w_ih, w_hh]
         if biases:
             b_ih, b_hh = (_data(b) for b in biases)
-            weights.append(e.const(b_ih + b_hh, f"{weight_name(biases[0])}+hh"))
+            name = "+".join(weight_name(b) for b in biases)
+            weights.append(e.const(b_ih + b_hh, name))
     h0, c0 = values[args.h0], values[args.c0]
     zeros = [constant_tensor(v) for v in (h0, c0)]
     state = [] if all(z is not None and not z.any() for z in zeros) else [h0, c0]

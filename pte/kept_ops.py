@@ -36,7 +36,7 @@ LSTM = torch.ops.aten.lstm.input
 def _contiguous_lstm(*args: Any) -> tuple[torch.Tensor, ...]:
     """aten.lstm.input with contiguous results: batch_first's output is a transposed view,
     whose dim order ExecuTorch would plan for the delegate's output (XNNPACK writes it
-    contiguous; the unrolled graph ends in a permute copy)."""
+    contiguous: `xnn.lstm` ends in a transpose)."""
     return tuple(t.contiguous() for t in LSTM(*args))
 
 
