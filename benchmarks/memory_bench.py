@@ -29,7 +29,8 @@ The extra memory that is not a copy of the weights is measured on its own in the
   at its first run, so only `load_run` takes it;
 - `to_edge`: the peak of ExecuTorch's `to_edge` (its decomposed graphs, before xnnc's
   partitioner first runs; it includes `XnncPartitioner.transform_for_pre_decomposition`,
-  which unrolls an LSTM once to see whether xnnc takes it whole), for to_pte/write_pte;
+  which imports the program with its LSTMs whole to see whether xnnc takes them), for
+  to_pte/write_pte;
 - `pools`: free pymalloc pools CPython keeps at the end (arenas pinned by a few live small
   objects among a freed graph's), part of "after".
 """

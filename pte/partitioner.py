@@ -213,8 +213,8 @@ def _tags(func: FuncOp) -> dict[str, str]:
 def _check_lstms_tagged(ep: ExportedProgram) -> None:
     """An LSTM kept whole through `to_edge` (`xnnc::lstm`, or `aten.lstm.input` by
     `EdgeCompileConfig.preserve_ops`) has no kernel in stock ExecuTorch: one left
-    undelegated (xnnc cannot take all of its steps, e.g. under other options than the
-    partitioner that kept it) is an error here, not a `.pte` that fails to load."""
+    undelegated (`xnn.lstm` cannot take it, e.g. under other options than the partitioner
+    that kept it) is an error here, not a `.pte` that fails to load."""
     for node in ep.graph.nodes:
         if is_lstm(node) and "delegation_tag" not in node.meta:
             raise SerializeError(

@@ -405,3 +405,16 @@ func.func @static_resize_bilinear_2d(%x: tensor<1x4x4x3xf32>) -> (tensor<1x8x6x3
 // GENERIC-LABEL: "func.func"() <{sym_name = "static_resize_bilinear_2d"
 // GENERIC:       %y = "xnn.static_resize_bilinear_2d"(%x) <{new_height = 8 : i64, new_width = 6 : i64, flags = 0 : i32}> : (tensor<1x4x4x3xf32>) -> tensor<1x8x6x3xf32>
 // GENERIC:       %z = "xnn.static_resize_bilinear_2d"(%x) <{new_height = 8 : i64, new_width = 6 : i64, flags = 8 : i32}> : (tensor<1x4x4x3xf32>) -> tensor<1x8x6x3xf32>
+
+// -----
+
+func.func @lstm(%x: tensor<2x5x3xf32>, %h0: tensor<2x2x4xf32>, %c0: tensor<2x2x4xf32>, %wi: tensor<16x3xf32>, %wh: tensor<16x4xf32>, %b: tensor<16xf32>) -> (tensor<2x5x8xf32>, tensor<2x2x4xf32>) {
+  %y, %h, %c = xnn.lstm %x state(%h0, %c0) weights(%wi, %wh, %b, %wi, %wh, %b) {layers = 1, bidirectional = 1, batch_first = 1} : tensor<2x5x3xf32> state(tensor<2x2x4xf32>, tensor<2x2x4xf32>) weights(tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>) -> tensor<2x5x8xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>
+  func.return %y, %h : tensor<2x5x8xf32>, tensor<2x2x4xf32>
+}
+
+// CHECK-LABEL: func.func @lstm(
+// CHECK-NEXT:  %y, %h, %c = xnn.lstm %x state(%h0, %c0) weights(%wi, %wh, %b, %wi, %wh, %b) {layers = 1 : i64, bidirectional = 1 : i64, batch_first = 1 : i64} : tensor<2x5x3xf32> state(tensor<2x2x4xf32>, tensor<2x2x4xf32>) weights(tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>) -> tensor<2x5x8xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>
+// CHECK-NEXT:  func.return %y, %h : tensor<2x5x8xf32>, tensor<2x2x4xf32>
+// GENERIC-LABEL: "func.func"() <{sym_name = "lstm"
+// GENERIC:       %y, %h, %c = "xnn.lstm"(%x, %h0, %c0, %wi, %wh, %b, %wi, %wh, %b) <{layers = 1 : i64, bidirectional = 1 : i64, batch_first = 1 : i64, operandSegmentSizes = array<i32: 1, 2, 6>, has_bias = 1 : i64}> : (tensor<2x5x3xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>, tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>, tensor<16x3xf32>, tensor<16x4xf32>, tensor<16xf32>) -> (tensor<2x5x8xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>)

@@ -632,3 +632,43 @@ func.func @slice_from_the_end_past_the_end(%x: tensor<1x?x4xf32, #xnnc.dims<"T">
   %y = xnn.static_slice %x {offsets = array<i64: 0, -1, 0>, sizes = array<i64: 1, 2, 4>} : (tensor<1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x2x4xf32>
   func.return %y : tensor<1x2x4xf32>
 }
+
+// -----
+
+func.func @lstm_weight_count(%x: tensor<3x1x2xf32>, %w: tensor<8x2xf32>) -> tensor<3x1x2xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.lstm' op expected 3 weights (1 layers x 1 directions x 3), got 2
+  %y, %h, %c = xnn.lstm %x state() weights(%w, %w) {layers = 1} : tensor<3x1x2xf32> state() weights(tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<3x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
+  func.return %y : tensor<3x1x2xf32>
+}
+
+// -----
+
+func.func @lstm_weight_shape(%x: tensor<3x1x2xf32>, %w: tensor<8x2xf32>, %v: tensor<8x3xf32>) -> tensor<3x1x2xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.lstm' op cell 0: weight of shape [8, 3], expected [8, 2]
+  %y, %h, %c = xnn.lstm %x state() weights(%v, %w) {layers = 1, has_bias = 0} : tensor<3x1x2xf32> state() weights(tensor<8x3xf32>, tensor<8x2xf32>) -> tensor<3x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
+  func.return %y : tensor<3x1x2xf32>
+}
+
+// -----
+
+func.func @lstm_output_shape(%x: tensor<3x1x2xf32>, %w: tensor<8x2xf32>) -> tensor<3x1x4xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.lstm' op output of shape [3, 1, 4], expected [3, 1, 2]
+  %y, %h, %c = xnn.lstm %x state() weights(%w, %w) {layers = 1, has_bias = 0} : tensor<3x1x2xf32> state() weights(tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<3x1x4xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
+  func.return %y : tensor<3x1x4xf32>
+}
+
+// -----
+
+func.func @lstm_dtype(%x: tensor<3x1x2xf16>, %w: tensor<8x2xf32>) -> tensor<3x1x2xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.lstm' op xnn.lstm takes static f32 tensors, got tensor<3x1x2xf16>
+  %y, %h, %c = xnn.lstm %x state() weights(%w, %w) {layers = 1, has_bias = 0} : tensor<3x1x2xf16> state() weights(tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<3x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
+  func.return %y : tensor<3x1x2xf32>
+}
+
+// -----
+
+func.func @lstm_state_count(%x: tensor<3x1x2xf32>, %w: tensor<8x2xf32>, %s: tensor<1x1x2xf32>) -> tensor<3x1x2xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.lstm' op state is (h0, c0) or empty (zeros), got 1 values
+  %y, %h, %c = xnn.lstm %x state(%s) weights(%w, %w) {layers = 1, has_bias = 0} : tensor<3x1x2xf32> state(tensor<1x1x2xf32>) weights(tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<3x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
+  func.return %y : tensor<3x1x2xf32>
+}
