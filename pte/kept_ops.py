@@ -24,26 +24,10 @@ from typing import Any
 import torch
 from torch.export import ExportedProgram
 from torch.fx import Node
-from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from xnnc.conversion.aten_to_xnn import lowered_ops
-from xnnc.dialects.aten import GenericOp
-from xnnc.frontend.fx_importer import qualified_name, torch_overload
-
-LSTM = torch.ops.aten.lstm.input
-
-
-def _contiguous_lstm(*args: Any) -> tuple[torch.Tensor, ...]:
-    """aten.lstm.input with contiguous results: batch_first's output is a transposed view,
-    whose dim order ExecuTorch would plan for the delegate's output (XNNPACK writes it
-    contiguous: `xnn.lstm` ends in a transpose)."""
-    return tuple(t.contiguous() for t in LSTM(*args))
-
-
-_LIBRARY = torch.library.Library("xnnc", "DEF")
-_LIBRARY.define(str(LSTM._schema).replace("aten::lstm.input", "lstm"))
-_LIBRARY.impl("lstm", _contiguous_lstm, "CompositeExplicitAutograd")
-KEPT_LSTM = torch.ops.xnnc.lstm.default  # aten.lstm.input, kept whole for xnnc
+from xnnc.frontend.fx_importer import torch_overload
+from xnnc.frontend.symbolic_lstm import KEPT_LSTM, LSTM, take_lstms  # noqa: F401 (re-exported)
 
 
 def kept_whole() -> list[Any]:
@@ -88,13 +72,3 @@ def keep_lstms(ep: ExportedProgram, names: set[str]) -> None:
 
 def has_lstm(ep: ExportedProgram) -> bool:
     return any(is_lstm(node) for node in ep.graph.nodes)
-
-
-def take_lstms(module: ModuleOp) -> ModuleOp:
-    """`module` with each `aten.lstm.input` op (one `to_edge` kept by `preserve_ops`)
-    retargeted to `xnnc::lstm`: the `.pte` path delegates an LSTM whole or not at all
-    (stock ExecuTorch has no LSTM kernel); conversion says whether `xnn.lstm` runs it."""
-    for op in module.walk():
-        if isinstance(op, GenericOp) and op.target.data == qualified_name(LSTM):
-            op.target = StringAttr(qualified_name(KEPT_LSTM))
-    return module

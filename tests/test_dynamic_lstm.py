@@ -88,13 +88,16 @@ def test_export_keeps_the_lstm_whole_with_the_full_range_and_no_guard() -> None:
         )
 
 
-def test_a_static_lstm_still_unrolls_at_import() -> None:
-    """Static programs decompose as before: the import unrolls the LSTM (its steps run in
-    XNNPACK), so nothing changes for their speed."""
+def test_a_static_lstm_imports_whole_for_xnn_lstm() -> None:
+    """A static LSTM imports as one `xnnc::lstm` (its steps become XNNPACK nodes when the
+    subgraph is serialized, `xnn.lstm`), or with `loop_lstms` as one `aten::lstm.input`
+    for the recurrent loop; never unrolled into the IR."""
     torch.manual_seed(0)
-    module = import_model(_SLSTM(8, 2).eval(), (torch.randn(1, 8, 5),))
-    text = xnnc.print_module(module)
-    assert "aten::lstm" not in text and text.count("aten.sigmoid") == 2 * 5 * 3
+    model, x = _SLSTM(8, 2).eval(), (torch.randn(1, 8, 5),)
+    text = xnnc.print_module(import_model(model, x))
+    assert text.count('aten.generic "xnnc::lstm"') == 1 and "aten.sigmoid" not in text
+    looped = xnnc.print_module(import_model(model, x, loop_lstms=True))
+    assert looped.count('aten.generic "aten::lstm.input"') == 1
 
 
 class BiLSTM(torch.nn.Module):

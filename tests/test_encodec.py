@@ -21,6 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
 
 import xnnc
+from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.conversion.aten_to_xnn import reflect_pieces
 from xnnc.conversion.constants import weight_name
 from xnnc.conversion.partition import PartitionPass
@@ -263,33 +264,38 @@ def test_an_lstm_the_loop_cannot_run_is_unrolled() -> None:
 
 
 def test_lstm_step_is_one_fully_connected_for_all_gates() -> None:
-    """Per layer: one input projection over all steps, then one recurrent fully-connected
-    node per step computing the four gates at once (the first step's folds away with
-    h0 = 0), each reading the layer's one recurrent weight."""
+    """Unrolled, the LSTM is one `xnn.lstm` in the IR; its blob has per layer one input
+    projection over all steps, then one recurrent fully-connected node per step computing
+    the four gates at once (none for the first step, from h0 = 0), each reading the layer's
+    one recurrent weight (one constant, not a copy per step)."""
     torch.manual_seed(0)
     steps, layers = 6, 2
     model, x = Recurrent(nn.LSTM(16, 16, layers)).eval(), torch.randn(steps, 1, 16)
-    # unrolled; FCs, not tuned to BMMs
     program = xnnc.compile(model, (x,), savable=True, tune=False, disable=UNROLLED)
-    fcs = [op for op in program.module.walk() if isinstance(op, xnn.FullyConnectedOp)]
+    (lstm,) = [op for op in program.module.walk() if isinstance(op, xnn.LstmOp)]
+    assert not list(lstm.state)  # zeros: left out
+    (sub,) = [op for op in program.module.walk() if isinstance(op, xnn.SubgraphOp)]
+    blob = read_blob(xnn.serialize_subgraph(sub, "extended"))
+    fcs = [node.xnodeUnion for node, kind in zip(blob.graph.xnodes, blob.node_kinds,
+                                                 strict=True) if kind == "XNNFullyConnected"]  # fmt: skip
     assert len(fcs) == layers + layers * (steps - 1)
-    filters = Counter(weight_name(fc.filter) for fc in fcs)
-    assert filters == Counter(
-        {f"rnn.weight_ih_l{i}": 1 for i in range(layers)}
-        | {f"rnn.weight_hh_l{i}": steps - 1 for i in range(layers)}
-    )
-    assert all(shape_of(fc.output)[-1] == 4 * 16 for fc in fcs)
+    reads = Counter(fc.filterId for fc in fcs)
+    assert sorted(reads.values()) == [1] * layers + [steps - 1] * layers
+    assert all(blob.tensors[fc.outputId].dims[-1] == 4 * 16 for fc in fcs)
+    with torch.no_grad():
+        want = model(x)
+    _close(program(x), want)
 
 
 def test_bidirectional_lstm_matches_eager() -> None:
-    """The reverse direction's time flips (aten.flip) stay outside XNNPACK; the result is
-    still eager's."""
+    """Unrolled, both directions are one `xnn.lstm` in the subgraph (the reverse one's
+    steps run backwards: no flip); on the loop, one op outside; both as eager."""
     torch.manual_seed(0)
     model, x = Recurrent(nn.LSTM(8, 12, 2, bidirectional=True)).eval(), torch.randn(5, 1, 8)
     with torch.no_grad():
         want = model(x)
     program = xnnc.compile(model, (x,), disable=UNROLLED)
-    assert set(program.ops_outside()) <= CREATION_OPS | {"aten.flip"}
+    assert set(program.ops_outside()) <= CREATION_OPS
     _close(program(x), want)
     looped = xnnc.compile(model, (x,))  # both directions on the recurrent loop
     assert set(looped.ops_outside()) <= CREATION_OPS | {"aten.lstm.input"}

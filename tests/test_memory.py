@@ -256,19 +256,33 @@ def test_unrolled_lstm_serializes_its_weights_once(steps: int) -> None:
         _close(program(x), model(x), 1e-4)
 
 
+class _CellLoop(nn.Module):
+    """An `nn.LSTMCell` stepped in Python over [T, 1, C]: its steps are ops of the IR."""
+
+    def __init__(self, width: int):
+        super().__init__()
+        self.width, self.cell = width, nn.LSTMCell(width, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = c = torch.zeros(1, self.width)
+        outs = []
+        for t in range(x.shape[0]):
+            h, c = self.cell(x[t], (h, c))
+            outs.append(h)
+        return torch.stack(outs)
+
+
 def test_a_filter_read_by_many_nodes_stays_fully_connected(tmp_path, monkeypatch) -> None:
     """A batch matmul's constant is packed per node (XNNPACK gives the operator no weights
-    cache): a weight an unrolled LSTM's steps share stays one fully-connected filter, packed
-    once, even where the tuner times the batch matmul faster. Tolerance as above."""
+    cache): a weight an LSTM cell's unrolled steps share stays one fully-connected filter,
+    packed once, even where the tuner times the batch matmul faster. Tolerance as above."""
     from xnnc.cost.decision import decisions
     from xnnc.tuning import tuner
 
     torch.manual_seed(0)
-    model, x = LSTM(32, layers=1).eval(), torch.randn(6, 1, 32)
+    model, x = _CellLoop(32).eval(), torch.randn(6, 1, 32)
     monkeypatch.setattr(tuner, "time_on_xnnpack", lambda forms, threads: {"fc": 1.0, "bmm": 0.5})
-    program = xnnc.compile(
-        model, (x,), tune=True, tuning_db=str(tmp_path / "db.json"), disable="lstm-loop"
-    )  # unrolled: the steps share W_hh
+    program = xnnc.compile(model, (x,), tune=True, tuning_db=str(tmp_path / "db.json"))
     made = [(op.name, d) for op, d in decisions(program.module) if d.form == "fc-or-bmm"]
     # The hoisted input projection (one node) is the tuner's; the 5 recurrent steps (step 0
     # reads the folded zero h0) share W_hh and keep the fully-connected form.

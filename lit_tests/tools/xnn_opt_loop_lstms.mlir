@@ -1,14 +1,20 @@
-// A .pt2's static LSTM imports unrolled (the stock runtime's form, and `disable=lstm-loop`'s),
-// or, with --loop-lstms, as one aten::lstm.input that the pipeline leaves whole for xnnc's
-// recurrent loop, as xnnc.compile does on the extended runtime.
+// A .pt2's static LSTM imports whole: as one xnnc::lstm, which the pipeline lowers to one
+// xnn.lstm (the stock runtime's form, and `disable=lstm-loop`'s: its steps are nodes of the
+// serialized blob alone), or, with --loop-lstms, as one aten::lstm.input that the pipeline
+// leaves whole for xnnc's recurrent loop, as xnnc.compile does on the extended runtime.
 // RUN: %python %S/inputs/make_lstm_pt2.py %t.pt2 2>/dev/null
 // RUN: xnn-opt %t.pt2 | filecheck %s --check-prefix=UNROLLED
+// RUN: xnn-opt %t.pt2 -p xnnc-pipeline | filecheck %s --check-prefix=XNN
 // RUN: xnn-opt %t.pt2 --loop-lstms | filecheck %s --check-prefix=WHOLE
 // RUN: xnn-opt %t.pt2 --loop-lstms -p xnnc-pipeline | filecheck %s --check-prefix=LOOP
 
-// UNROLLED-NOT:  lstm.input
-// UNROLLED-COUNT-9: aten.sigmoid
-// UNROLLED-NOT:  lstm.input
+// UNROLLED-NOT:  aten.sigmoid
+// UNROLLED:      %{{.*}}, %{{.*}}, %{{.*}} = aten.generic "xnnc::lstm"(%x,
+// UNROLLED-NOT:  aten.sigmoid
+
+// XNN:           xnn.subgraph
+// XNN:           xnn.lstm
+// XNN-NOT:       aten.
 
 // WHOLE-NOT:     aten.sigmoid
 // WHOLE:         %{{.*}}, %{{.*}}, %{{.*}} = aten.generic "aten::lstm.input"(%x,
