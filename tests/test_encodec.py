@@ -23,12 +23,10 @@ from xdsl.passes import PassPipeline
 import xnnc
 from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.conversion.aten_to_xnn import reflect_pieces
-from xnnc.conversion.constants import weight_name
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
 from xnnc.examples.models import MODELS
 from xnnc.frontend.fx_importer import import_model
-from xnnc.ir.types import shape_of
 from xnnc.pipeline import default_passes
 from xnnc.pte import StockRuntime, to_pte
 from xnnc.transforms.hoist_input_projection import covers
