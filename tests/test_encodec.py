@@ -274,8 +274,8 @@ def test_lstm_step_is_one_fully_connected_for_all_gates() -> None:
     assert not list(lstm.state)  # zeros: left out
     (sub,) = [op for op in program.module.walk() if isinstance(op, xnn.SubgraphOp)]
     blob = read_blob(xnn.serialize_subgraph(sub, "extended"))
-    fcs = [node.xnodeUnion for node, kind in zip(blob.graph.xnodes, blob.node_kinds,
-                                                 strict=True) if kind == "XNNFullyConnected"]  # fmt: skip
+    nodes = zip(blob.graph.xnodes, blob.node_kinds, strict=True)
+    fcs = [node.xnodeUnion for node, kind in nodes if kind == "XNNFullyConnected"]
     assert len(fcs) == layers + layers * (steps - 1)
     reads = Counter(fc.filterId for fc in fcs)
     assert sorted(reads.values()) == [1] * layers + [steps - 1] * layers
