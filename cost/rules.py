@@ -395,10 +395,11 @@ LSTM_LOOP_MEASURED = (
 def lstm_loop(target: Target, disabled: bool = False) -> Choice:
     """An LSTM over a static time axis: kept whole for xnnc's recurrent loop over XNNPACK
     (`xnnc.recurrent`: per layer one input projection of all frames, then runtimes of 8, 4,
-    2, 1 unrolled steps sharing one packed W_hh) or unrolled into the subgraph, one copy of
-    the step's nodes per frame. The loop's runtimes are built where the program runs (on
-    the extended runtime, whatever CPU the program was compiled for); the stock runtime's
-    `.pte` holds the steps. `disable=("lstm-loop",)` unrolls."""
+    2, 1 unrolled steps sharing one packed W_hh) or one `xnn.lstm` in the subgraph, whose
+    serialized blob holds one copy of the step's nodes per frame. The loop's runtimes are
+    built where the program runs (on the extended runtime, whatever CPU the program was
+    compiled for); the stock runtime's `.pte` holds the steps. `disable=("lstm-loop",)`
+    unrolls."""
     if disabled:
         return Choice("unrolled", "lstm-loop disabled")
     if target.runtime != "extended":
