@@ -623,7 +623,8 @@ OUTSIDE_REASONS = {
     "aten.embedding": _NO_GATHER,
     "aten.index_select": _NO_GATHER,
     "aten.index_put": "XNNPACK 92a7ad50 has no scatter node and no int64 tensors",
-    # Imported whole only over a symbolic time axis (a static one is unrolled at import).
+    # A static one imported whole runs on the recurrent loop (its reason then says so) or
+    # is `xnnc::lstm`, lowered to xnn.lstm (conversion/lstm.py).
     "aten.lstm.input": "an LSTM over a symbolic time axis: XNNPACK 92a7ad50 has no recurrent "
     "node and unrolling needs the frame count; runs on torch's LSTM",
 }  # fmt: skip
