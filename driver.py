@@ -887,6 +887,12 @@ def load(
     return program
 
 
+def loops_lstms(options: CompileOptions) -> bool:
+    """Whether a compile under `options` runs a static LSTM on xnnc's recurrent loop (the
+    target's `lstm-loop` rule, unless disabled), rather than as one `xnn.lstm`."""
+    return lstm_loop(options.target, disabled="lstm-loop" in options.disable).choice == "loop"
+
+
 def compile(
     model: Any,
     example_inputs: Sequence[Any] | None = None,
@@ -945,8 +951,7 @@ def compile(
     start = time.perf_counter()
     with torch_leftovers_dropped():
         ep = export_program(model, example_inputs, dynamic_shapes)
-        lstm = lstm_loop(options.target, disabled="lstm-loop" in options.disable)
-        module = import_model(ep, loop_lstms=lstm.choice == "loop")
+        module = import_model(ep, loop_lstms=loops_lstms(options))
     # The decomposed program (graph, fake tensors) is gone: its heap goes back before
     # lowering builds on it (EnCodec's unrolled LSTM: 0.6x its weights).
     heap.trim()

@@ -150,14 +150,12 @@ def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, A
     """(Program, the reference module or None) for IR or a .pt2."""
     from xdsl.dialects.func import FuncOp
 
-    from xnnc.cost.rules import lstm_loop
     from xnnc.dialects import xnn
-    from xnnc.driver import Program
+    from xnnc.driver import Program, loops_lstms
     from xnnc.pipeline import lower
 
-    # As xnnc.compile: a static LSTM stays whole where the target's rule runs it on the loop.
-    loop = lstm_loop(options.target, disabled="lstm-loop" in options.disable).choice == "loop"
-    module = _read_module(path, args.weights, loop)
+    # As xnnc.compile: a static LSTM runs on the loop where the target's rule says so.
+    module = _read_module(path, args.weights, loops_lstms(options))
     if not any(isinstance(op, FuncOp) for op in module.ops):
         raise RunError(f"{path}: no func.func to run")
     reference = None
