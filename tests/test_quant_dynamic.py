@@ -204,11 +204,16 @@ DYNAMIC_CASES = [(model, flow) for model in MODELS for flow in ("8da8w", "8da4w"
 
 
 def _tokens(model: str) -> tuple[dict, list[torch.Tensor]]:
-    """The token dim as a torch.export Dim, and inputs at three sizes in its range."""
+    """The token dim as a torch.export Dim, and inputs at three sizes in its range, the same
+    every run (seeded: the stock-ExecuTorch test below compares bits, and on about 1 in 120
+    random token sets XNNPACK's per-token qd8 parameters round one activation a step away
+    from torchao's, measured on the Zen 3: a CI run drew such a set after other tests had
+    used the generator)."""
     _, _, x, _ = case(model, "8da8w")
     axis = x.dim() - 2
     sizes = [2, 5, 33]
-    inputs = [torch.randn(*x.shape[:axis], n, x.shape[-1]) for n in sizes]
+    generator = torch.Generator().manual_seed(0)
+    inputs = [torch.randn(*x.shape[:axis], n, x.shape[-1], generator=generator) for n in sizes]
     return {"x": {axis: Dim("T", min=2, max=64)}}, inputs
 
 
