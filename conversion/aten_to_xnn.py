@@ -1202,8 +1202,8 @@ def _lower_kept_lstm(op: aten.GenericOp, e: Emitter) -> Sequence[SSAValue]:
     return list(new.results)
 
 
-# An LSTM the `.pte` path delegates whole (conversion/lstm.py); any other `aten.generic` has
-# no lowering.
+# A static LSTM kept whole off the recurrent loop (conversion/lstm.py); any other
+# `aten.generic` has no lowering.
 _KEPT_LSTM_LOWERING = Lowering(check_kept_lstm, _lower_kept_lstm)
 
 

@@ -1,7 +1,9 @@
-"""An LSTM kept whole, `aten.generic "xnnc::lstm"`, to `xnn.lstm`: the form the `.pte`
-path delegates (`pte.kept_ops`: the partitioner retargets each LSTM it takes to
-`xnnc::lstm`, which ExecuTorch's `to_edge` leaves whole), unrolled only when the subgraph is
-serialized (`backend_xnnpack.lstm_steps`).
+"""An LSTM kept whole, `aten.generic "xnnc::lstm"`, to `xnn.lstm`, unrolled only when the
+subgraph is serialized (`backend_xnnpack.lstm_steps`): a static LSTM's form wherever the
+recurrent loop does not run it. The importer names it so (`frontend.symbolic_lstm.
+take_lstms`: the stock target, `disable=("lstm-loop",)`), and so does the `.pte` path
+(`pte.kept_ops`: the partitioner retargets each LSTM it takes to `xnnc::lstm`, which
+ExecuTorch's `to_edge` leaves whole).
 
 `lstm_args` reads an LSTM op's `aten.lstm.input` arguments and says why one cannot be run
 as XNNPACK nodes (`backend_xnnpack.recurrent.refusal`): the recurrent loop's planner asks
@@ -19,7 +21,7 @@ from xnnc.conversion.constants import constant_op
 from xnnc.dialects import aten
 from xnnc.frontend.schema import from_attr
 
-KEPT_LSTM = "xnnc::lstm"  # torch.ops.xnnc.lstm (pte.kept_ops.KEPT_LSTM) as imported
+KEPT_LSTM = "xnnc::lstm"  # torch.ops.xnnc.lstm (frontend.symbolic_lstm.KEPT_LSTM) as imported
 
 
 @dataclass(frozen=True)

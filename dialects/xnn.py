@@ -820,7 +820,10 @@ class LstmOp(IRDLOperation):
         if len(x) != 3:
             _fail(f"input must be [T, B, I] or (batch_first) [B, T, I], got {x}")
         (t, b) = (x[1], x[0]) if self.batch_first.value.data else (x[0], x[1])
-        hidden = shape_of(self.cells[0][1])[1]
+        w_hh = list(shape_of(self.cells[0][1]))
+        if len(w_hh) != 2:
+            _fail(f"cell 0: W_hh of shape {w_hh}, expected [4H, H]")
+        hidden = w_hh[1]
         width = x[2]
         for cell, (w_ih, w_hh, bias) in enumerate(self.cells):
             layer_width = width if cell < dirs else dirs * hidden

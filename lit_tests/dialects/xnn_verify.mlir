@@ -672,3 +672,11 @@ func.func @lstm_state_count(%x: tensor<3x1x2xf32>, %w: tensor<8x2xf32>, %s: tens
   %y, %h, %c = xnn.lstm %x state(%s) weights(%w, %w) {layers = 1, has_bias = 0} : tensor<3x1x2xf32> state(tensor<1x1x2xf32>) weights(tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<3x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
   func.return %y : tensor<3x1x2xf32>
 }
+
+// -----
+
+func.func @lstm_w_hh_rank(%x: tensor<3x1x2xf32>, %w: tensor<8x2xf32>, %v: tensor<8xf32>) -> tensor<3x1x2xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.lstm' op cell 0: W_hh of shape [8], expected [4H, H]
+  %y, %h, %c = xnn.lstm %x state() weights(%w, %v) {layers = 1, has_bias = 0} : tensor<3x1x2xf32> state() weights(tensor<8x2xf32>, tensor<8xf32>) -> tensor<3x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
+  func.return %y : tensor<3x1x2xf32>
+}
