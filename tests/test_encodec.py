@@ -285,6 +285,40 @@ def test_lstm_step_is_one_fully_connected_for_all_gates() -> None:
     _close(program(x), want)
 
 
+class _WithState(nn.Module):
+    """An nn.LSTM called with the state it is given: (output, h_n, c_n)."""
+
+    def __init__(self, lstm: nn.LSTM):
+        super().__init__()
+        self.lstm = lstm
+
+    def forward(self, x, h0, c0):
+        y, (h, c) = self.lstm(x, (h0, c0))
+        return y, h, c
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    "lstm", [nn.LSTM(6, 8, 2), nn.LSTM(6, 8, 2, bidirectional=True, batch_first=True)],
+    ids=["2_layers", "bidirectional_batch_first"],
+)  # fmt: skip
+def test_xnn_lstm_reads_a_given_state(target: str, lstm: nn.LSTM) -> None:
+    """h0 and c0 as inputs: `xnn.lstm` keeps them as its state operands (each cell's slice of
+    them starts its steps), and the output and both final states match eager."""
+    torch.manual_seed(0)
+    model = _WithState(lstm).eval()
+    dirs = 2 if lstm.bidirectional else 1
+    x = torch.randn(3, 5, 6) if lstm.batch_first else torch.randn(5, 3, 6)  # B 3, T 5
+    h0, c0 = torch.randn(2 * dirs, 3, 8), torch.randn(2 * dirs, 3, 8)
+    program = xnnc.compile(model, (x, h0, c0), target=target, disable=UNROLLED)
+    (op,) = [o for o in program.module.walk() if isinstance(o, xnn.LstmOp)]
+    assert len(op.state) == 2 and program.num_partitions == 1
+    with torch.no_grad():
+        want = model(x, h0, c0)
+    for got, expected in zip(program(x, h0, c0), want, strict=True):
+        _close(got, expected)
+
+
 def test_bidirectional_lstm_matches_eager() -> None:
     """Unrolled, both directions are one `xnn.lstm` in the subgraph (the reverse one's
     steps run backwards: no flip); on the loop, one op outside; both as eager."""
