@@ -316,8 +316,9 @@ class XnnOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--loop-lstms",
             action="store_true",
-            help="a .pt2's static LSTMs stay whole, for the recurrent loop (as xnnc.compile "
-            "keeps them on the extended runtime); without it they are unrolled",
+            help="a .pt2's static LSTMs import as aten::lstm.input, for the recurrent loop "
+            "(as xnnc.compile keeps them on the extended runtime); without it each is one "
+            "xnnc::lstm, lowered to xnn.lstm",
         )
 
     def register_all_frontends(self) -> None:
