@@ -149,7 +149,8 @@ def emit_lstm(
                perm=[1, 0, 2])  # fmt: skip
     for result, part in ((h_n, 0), (c_n, 1)):
         if result is not None:
-            concatenate(g, None, [s[part] for s in last], 0, into=result, where=where)
+            concatenate(g, (key, "state", part), [s[part] for s in last], 0, into=result,
+                        where=where)  # fmt: skip
 
 
 def concatenate(

@@ -299,8 +299,9 @@ class _WithState(nn.Module):
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(
-    "lstm", [nn.LSTM(6, 8, 2), nn.LSTM(6, 8, 2, bidirectional=True, batch_first=True)],
-    ids=["2_layers", "bidirectional_batch_first"],
+    "lstm", [nn.LSTM(6, 8, 2), nn.LSTM(6, 8, 2, bidirectional=True, batch_first=True),
+             nn.LSTM(6, 8, 3, bidirectional=True)],
+    ids=["2_layers", "bidirectional_batch_first", "6_cells"],  # 6: h_n joins as a tree
 )  # fmt: skip
 def test_xnn_lstm_reads_a_given_state(target: str, lstm: nn.LSTM) -> None:
     """h0 and c0 as inputs: `xnn.lstm` keeps them as its state operands (each cell's slice of
@@ -309,7 +310,8 @@ def test_xnn_lstm_reads_a_given_state(target: str, lstm: nn.LSTM) -> None:
     model = _WithState(lstm).eval()
     dirs = 2 if lstm.bidirectional else 1
     x = torch.randn(3, 5, 6) if lstm.batch_first else torch.randn(5, 3, 6)  # B 3, T 5
-    h0, c0 = torch.randn(2 * dirs, 3, 8), torch.randn(2 * dirs, 3, 8)
+    cells = lstm.num_layers * dirs
+    h0, c0 = torch.randn(cells, 3, 8), torch.randn(cells, 3, 8)
     program = xnnc.compile(model, (x, h0, c0), target=target, disable=UNROLLED)
     (op,) = [o for o in program.module.walk() if isinstance(o, xnn.LstmOp)]
     assert len(op.state) == 2 and program.num_partitions == 1
