@@ -41,7 +41,7 @@ from xdsl.pattern_rewriter import (
 from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
 from xnnc.conversion.dynamic_quant import dynamic_reason, lower_dynamic_linear, uses_dynamic
 from xnnc.conversion.emitter import Emitter
-from xnnc.conversion.lstm import KEPT_LSTM, LstmArgs, check_kept_lstm, lstm_args
+from xnnc.conversion.lstm import LstmArgs, check_kept_lstm, is_kept_lstm, lstm_args
 from xnnc.conversion.quantized import (
     deconvolution_filter_type,
     filter_reason,
@@ -1209,7 +1209,7 @@ _KEPT_LSTM_LOWERING = Lowering(check_kept_lstm, _lower_kept_lstm)
 
 def _lowering_of(op: Operation) -> Lowering | None:
     if isinstance(op, aten.GenericOp):
-        return _KEPT_LSTM_LOWERING if op.target.data == KEPT_LSTM else None
+        return _KEPT_LSTM_LOWERING if is_kept_lstm(op) else None
     return LOWERINGS.get(type(op))
 
 

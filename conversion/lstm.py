@@ -1,7 +1,7 @@
 """An LSTM kept whole, `aten.generic "xnnc::lstm"`, to `xnn.lstm`, unrolled only when the
 subgraph is serialized (`backend_xnnpack.lstm_steps`): a static LSTM's form wherever the
-recurrent loop does not run it. The importer names it so (`frontend.symbolic_lstm.
-take_lstms`: the stock target, `disable=("lstm-loop",)`), and so does the `.pte` path
+recurrent loop does not run it. The importer names it so (`frontend.fx_importer.decompose`:
+the stock target, `disable=("lstm-loop",)`), and so does the `.pte` path
 (`pte.kept_ops`: the partitioner retargets each LSTM it takes to `xnnc::lstm`, which
 ExecuTorch's `to_edge` leaves whole).
 

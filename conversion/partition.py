@@ -218,11 +218,7 @@ class PartitionPass(ModulePass):
         from xnnc.conversion.aten_to_xnn import convertible
 
         def supported(o: Operation) -> str | None:
-            if o.name in self.exclude:
-                return "excluded"
-            if is_kept_lstm(o) and (why := excluded_steps(self.exclude)) is not None:
-                return why
-            return convertible(o)
+            return excluded(o, self.exclude) or convertible(o)
 
         outside: list[str] = []
         for func in [f for f in op.walk() if isinstance(f, FuncOp)]:
@@ -245,11 +241,16 @@ def left_outside(func: FuncOp, exclude: tuple[str, ...] = ()) -> list[tuple[Oper
     for o in block.ops:
         if isinstance(o, (xnn.SubgraphOp, aten.ConstantOp)) or o is block.last_op:
             continue
-        why = "excluded" if o.name in exclude else None
-        if why is None and is_kept_lstm(o):
-            why = excluded_steps(exclude)
-        left.append((o, why or convertible(o) or "cut off"))
+        left.append((o, excluded(o, exclude) or convertible(o) or "cut off"))
     return left
+
+
+def excluded(op: Operation, exclude: tuple[str, ...]) -> str | None:
+    """Why `exclude` keeps `op` outside (None: it does not): its name, or, for an LSTM kept
+    whole, an op its steps compute."""
+    if op.name in exclude:
+        return "excluded"
+    return excluded_steps(exclude) if is_kept_lstm(op) else None
 
 
 def _describe(op: Operation) -> str:

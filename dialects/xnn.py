@@ -856,7 +856,7 @@ class LstmOp(IRDLOperation):
         emit_lstm(
             graph, self, x=self.input, x_shape=dims(self.input),
             state=(state[0], state[1]) if state else None,
-            cells=[(w_ih, w_hh, bias) for w_ih, w_hh, bias in self.cells],
+            cells=self.cells,
             layers=self.layers.value.data, bidirectional=self.directions == 2,
             batch_first=bool(self.batch_first.value.data),
             hidden=shape_of(self.cells[0][1])[1], results=tuple(results), where=where(self),

@@ -59,12 +59,7 @@ from xnnc.frontend.quantized import (
     register_quantized_ops,
 )
 from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
-from xnnc.frontend.symbolic_lstm import (
-    has_symbolic_lstm,
-    keep_lstm_whole,
-    loop_refusal,
-    take_lstms,
-)
+from xnnc.frontend.symbolic_lstm import has_symbolic_lstm, keep_lstm_whole, keep_lstms, loop_refusal
 from xnnc.frontend.symbols import SymbolTable
 from xnnc.ir.shapes import INT64_MAX
 from xnnc.ir.types import SYMBOLS_ATTR_NAME, SymbolsAttr, dims_of_type, tensor_type
@@ -146,11 +141,12 @@ def _first_line(e: BaseException) -> str:
     return text.splitlines()[0] if text else type(e).__name__
 
 
-def decompose(ep: ExportedProgram) -> ExportedProgram:
+def decompose(ep: ExportedProgram, loop_lstms: bool = False) -> ExportedProgram:
     """Core ATen, keeping the ops the `aten` dialect models (linear, upsampling, ...). A
-    static LSTM stays one `aten.lstm.input` node too when XNNPACK can run every LSTM of the
-    program (`loop_refusal`): `import_model` leaves it for xnnc's recurrent loop
-    (`cost.rules.lstm_loop`) or makes it one `xnn.lstm`; otherwise torch's decomposition
+    static LSTM stays one node too when XNNPACK can run every LSTM of the program
+    (`loop_refusal`): `aten.lstm.input` for xnnc's recurrent loop with `loop_lstms`
+    (`cost.rules.lstm_loop`), else `xnnc::lstm`, which conversion lowers to one `xnn.lstm`
+    (its steps are nodes of the serialized blob alone); otherwise torch's decomposition
     unrolls it."""
     if any(_is_edge(n.target) for n in ep.graph.nodes if n.op == "call_function"):
         return ep  # an edge program is already core ATen
@@ -161,30 +157,20 @@ def decompose(ep: ExportedProgram) -> ExportedProgram:
         except AttributeError:  # an overload this torch lacks, e.g. another namespace
             continue
     lstms = [n for n in ep.graph.nodes if n.target is torch.ops.aten.lstm.input]
-    if has_symbolic_lstm(ep.graph) or (lstms and all(loop_refusal(ep, n) is None for n in lstms)):
+    symbolic = has_symbolic_lstm(ep.graph)
+    if symbolic or (lstms and all(loop_refusal(ep, n) is None for n in lstms)):
         # Unrolling needs the frame count: an LSTM over a symbolic one stays whole and runs
         # outside XNNPACK (docs/dynamic-shapes.md); a static one stays whole for the loop or
-        # for xnn.lstm, whose steps exist only in the serialized blob.
+        # for xnn.lstm.
         table.pop(torch.ops.aten.lstm.input, None)
         with keep_lstm_whole():
             decomposed = ep.run_decompositions(table)
+        if not (symbolic or loop_lstms):
+            keep_lstms(decomposed)  # a program of its own: its nodes are ours to retarget
     else:
         decomposed = ep.run_decompositions(table)
     forget_trace_nodes()
     return decomposed
-
-
-def lstms_for_xnn(ep: ExportedProgram) -> bool:
-    """Whether `decompose` keeps the program's LSTMs whole for `xnn.lstm` (when the loop is
-    not chosen): all of them static, and each one XNNPACK's nodes can run."""
-    if any(_is_edge(n.target) for n in ep.graph.nodes if n.op == "call_function"):
-        return False  # an edge program: its LSTMs are what the partitioner left
-    lstms = [n for n in ep.graph.nodes if n.target is torch.ops.aten.lstm.input]
-    return (
-        bool(lstms)
-        and not has_symbolic_lstm(ep.graph)
-        and all(loop_refusal(ep, n) is None for n in lstms)
-    )
 
 
 def forget_trace_nodes() -> None:
@@ -248,20 +234,12 @@ def import_model(
     as_is=True imports a program as a partitioner sees it: not decomposed (ops the `aten`
     dialect does not model become `aten.generic`), and a node that cannot be imported
     (an ExecuTorch delegate call, a dynamic or non-tensor value) becomes function arguments
-    for its tensor results, so every other op is still there to ask about.
-
-    A static LSTM that XNNPACK can run stays whole (`decompose`): one `aten.lstm.input` for
-    xnnc's recurrent loop with `loop_lstms` (`cost.rules.lstm_loop`), else one `xnnc::lstm`,
-    which conversion lowers to `xnn.lstm` (its steps are nodes of the serialized blob alone).
-    """
+    for its tensor results, so every other op is still there to ask about. `loop_lstms`: see
+    `decompose`."""
     ep = export_program(model, example_inputs)
-    for_xnn = False
     if not as_is:
-        for_xnn = not loop_lstms and lstms_for_xnn(ep)
-        ep = decompose(ep)
+        ep = decompose(ep, loop_lstms)
     module = _Importer(ep, func_name, opaque=as_is).run()
-    if for_xnn:
-        take_lstms(module)
     try:
         module.verify()
     except VerifyException as e:

@@ -34,10 +34,8 @@ import torch
 from torch._C import DispatchKey
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
-from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from xnnc.backend_xnnpack.recurrent import refusal
-from xnnc.dialects.aten import GenericOp
 from xnnc.frontend.schema import ModelImportError
 from xnnc.frontend.symbols import SymbolTable
 
@@ -53,22 +51,22 @@ def _contiguous_lstm(*args: Any) -> tuple[torch.Tensor, ...]:
 
 # `xnnc::lstm`: aten.lstm.input's schema and kernel in a namespace no decomposition table
 # names, for an LSTM xnnc runs as one `xnn.lstm` (conversion/lstm.py): the `.pte` path keeps
-# it whole through ExecuTorch's `to_edge` (pte/kept_ops.py); the importer names a static
-# LSTM so where the recurrent loop is not chosen (`take_lstms`).
+# it whole through ExecuTorch's `to_edge` (pte/kept_ops.py), and `decompose` names a static
+# LSTM so where the recurrent loop is not chosen (`keep_lstms`).
 _LIBRARY = torch.library.Library("xnnc", "DEF")
 _LIBRARY.define(str(LSTM._schema).replace("aten::lstm.input", "lstm"))
 _LIBRARY.impl("lstm", _contiguous_lstm, "CompositeExplicitAutograd")
 KEPT_LSTM = torch.ops.xnnc.lstm.default
-_NAMES = ("aten::lstm.input", "xnnc::lstm")  # their qualified names, as imported
 
 
-def take_lstms(module: ModuleOp) -> ModuleOp:
-    """`module` with each `aten.lstm.input` op retargeted to `xnnc::lstm`: one `xnn.lstm`
-    (conversion says whether it runs it) instead of the recurrent loop or torch's LSTM."""
-    for op in module.walk():
-        if isinstance(op, GenericOp) and op.target.data == _NAMES[0]:
-            op.target = StringAttr(_NAMES[1])
-    return module
+def keep_lstms(ep: ExportedProgram, names: set[str] | None = None) -> None:
+    """Make the `aten.lstm.input` nodes of `ep` named in `names` (None: all) call
+    `xnnc::lstm`."""
+    for node in ep.graph.nodes:
+        if node.op == "call_function" and node.target is LSTM:
+            if names is None or node.name in names:
+                node.target = KEPT_LSTM
+    ep.graph_module.recompile()
 
 
 _KEYS = (DispatchKey.Autograd, DispatchKey.CompositeImplicitAutograd)

@@ -22,12 +22,13 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch.export import ExportedProgram
 from torch.fx import Node
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from xnnc.conversion.aten_to_xnn import lowered_ops
-from xnnc.frontend.fx_importer import torch_overload
-from xnnc.frontend.symbolic_lstm import KEPT_LSTM, LSTM, take_lstms  # noqa: F401 (re-exported)
+from xnnc.dialects.aten import GenericOp
+from xnnc.frontend.fx_importer import qualified_name, torch_overload
+from xnnc.frontend.symbolic_lstm import KEPT_LSTM, LSTM, keep_lstms  # noqa: F401 (re-exported)
 
 
 def kept_whole() -> list[Any]:
@@ -62,13 +63,11 @@ def _aten(target: Any) -> Any:
     return getattr(target, "_op", target)  # an EdgeOpOverload's ATen overload
 
 
-def keep_lstms(ep: ExportedProgram, names: set[str]) -> None:
-    """Make the `aten.lstm.input` nodes of `ep` named in `names` call `xnnc::lstm`."""
-    for node in ep.graph.nodes:
-        if node.name in names and node.op == "call_function" and node.target is LSTM:
-            node.target = KEPT_LSTM
-    ep.graph_module.recompile()
-
-
-def has_lstm(ep: ExportedProgram) -> bool:
-    return any(is_lstm(node) for node in ep.graph.nodes)
+def take_lstms(module: ModuleOp) -> ModuleOp:
+    """`module` with each `aten.lstm.input` op (one `to_edge` kept by `preserve_ops`)
+    retargeted to `xnnc::lstm`: the `.pte` path delegates an LSTM whole or not at all
+    (stock ExecuTorch has no LSTM kernel); conversion says whether `xnn.lstm` runs it."""
+    for op in module.walk():
+        if isinstance(op, GenericOp) and op.target.data == qualified_name(LSTM):
+            op.target = StringAttr(qualified_name(KEPT_LSTM))
+    return module
