@@ -72,7 +72,13 @@ def lstm_args(op: aten.GenericOp) -> LstmArgs | str:
 def check_kept_lstm(op: aten.GenericOp) -> str | None:
     """Why `xnn.lstm` cannot take this `xnnc::lstm` (None: it can)."""
     args = lstm_args(op)
-    return args if isinstance(args, str) else None
+    if isinstance(args, str):
+        return args
+    shape = op.operands[args.x].type.get_shape()  # static: lstm_args checked
+    frames, batch = (shape[1], shape[0]) if args.batch_first else (shape[0], shape[1])
+    if min(frames, batch) < 1:
+        return f"xnn.lstm needs at least one frame and batch row, got T={frames}, B={batch}"
+    return None
 
 
 # The ATen ops whose XNNPACK nodes `xnn.lstm` serializes to (its projections and steps:

@@ -824,6 +824,9 @@ class LstmOp(IRDLOperation):
         if len(w_hh) != 2:
             _fail(f"cell 0: W_hh of shape {w_hh}, expected [4H, H]")
         hidden = w_hh[1]
+        if min(t, b, hidden) < 1:
+            _fail(f"needs at least one frame, batch row and hidden unit, got T={t}, B={b}, "
+                  f"H={hidden}")  # fmt: skip
         width = x[2]
         for cell, (w_ih, w_hh, bias) in enumerate(self.cells):
             layer_width = width if cell < dirs else dirs * hidden

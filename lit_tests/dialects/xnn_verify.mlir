@@ -680,3 +680,11 @@ func.func @lstm_w_hh_rank(%x: tensor<3x1x2xf32>, %w: tensor<8x2xf32>, %v: tensor
   %y, %h, %c = xnn.lstm %x state() weights(%w, %v) {layers = 1, has_bias = 0} : tensor<3x1x2xf32> state() weights(tensor<8x2xf32>, tensor<8xf32>) -> tensor<3x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
   func.return %y : tensor<3x1x2xf32>
 }
+
+// -----
+
+func.func @lstm_no_frames(%x: tensor<0x1x2xf32>, %w: tensor<8x2xf32>) -> tensor<0x1x2xf32> {
+  // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:3: error: 'xnn.lstm' op needs at least one frame, batch row and hidden unit, got T=0, B=1, H=2
+  %y, %h, %c = xnn.lstm %x state() weights(%w, %w) {layers = 1, has_bias = 0} : tensor<0x1x2xf32> state() weights(tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<0x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
+  func.return %y : tensor<0x1x2xf32>
+}
