@@ -142,7 +142,7 @@ class Program:
         self.subgraphs = [op for op in module.walk() if isinstance(op, xnn.SubgraphOp)]
         if blobs is not None and len(blobs) != len(self.subgraphs):
             raise XnncError(f"{len(blobs)} blobs for {len(self.subgraphs)} subgraphs")
-        self._func = next(op for op in module.ops if isinstance(op, FuncOp))
+        self._func = _entry(module)
         self._bind = InputBinder(self._func)
         self.runtimes = self._runtimes(blobs, profile, unsavable, packed)
         # LSTMs kept whole: on xnnc's loop over XNNPACK where it runs them.
@@ -747,6 +747,18 @@ def _warn_repacking(why: str) -> None:
         PackedWeightsWarning,
         stacklevel=4,
     )
+
+
+def _entry(module: ModuleOp) -> FuncOp:
+    """The function a program runs: the module's first, which must have a body."""
+    func = next((op for op in module.ops if isinstance(op, FuncOp)), None)
+    if func is None:
+        raise XnncError("the module has no func.func to run")
+    if func.is_declaration:
+        raise XnncError(
+            f"func.func @{func.sym_name.data} is a declaration (no body): nothing to run"
+        )
+    return func
 
 
 def _outside_weights(func: FuncOp) -> dict[str, np.ndarray]:

@@ -221,7 +221,8 @@ class PartitionPass(ModulePass):
             return excluded(o, self.exclude) or convertible(o)
 
         outside: list[str] = []
-        for func in [f for f in op.walk() if isinstance(f, FuncOp)]:
+        # A declaration (no body) has nothing to partition.
+        for func in [f for f in op.walk() if isinstance(f, FuncOp) and not f.is_declaration]:
             partition_func(func, supported)
             outside += [f"{_describe(o)} ({why})" for o, why in left_outside(func, self.exclude)]
         if self.strict and outside:

@@ -137,14 +137,13 @@ def dims_of_type(t: TensorType) -> tuple[int | DimExpr, ...]:
     shape = t.get_shape()
     if t.encoding == _NONE or not isinstance(t.encoding, DimsAttr):
         return shape
-    exprs = iter(_parsed(t.encoding))
-    dims = tuple(next(exprs) if d == DYNAMIC_INDEX else d for d in shape)
-    if next(exprs, None) is not None or len(t.encoding.exprs) != shape.count(DYNAMIC_INDEX):
+    if len(t.encoding.exprs) != shape.count(DYNAMIC_INDEX):
         raise VerifyException(
             f"{t}: {len(t.encoding.exprs)} dim expressions for {shape.count(DYNAMIC_INDEX)} "
             "'?' dims"
         )
-    return dims
+    exprs = iter(_parsed(t.encoding))
+    return tuple(next(exprs) if d == DYNAMIC_INDEX else d for d in shape)
 
 
 @lru_cache(maxsize=1024)

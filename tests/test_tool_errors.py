@@ -309,6 +309,9 @@ def test_xnn_run_flags_are_range_checked_for_every_file_kind(
         ("missing.pt2", None, "xnn-run: error: {path}: no such file"),
         ("model.xnnc", b"not a zip", "xnn-run: error: {path}: not an xnnc program file (not a "
          "zip archive; truncated?)"),
+        # A declaration: partitioning skips it (it raised an internal error on `.block`).
+        ("decl.mlir", b"func.func @f(%x: tensor<2xf32>) -> tensor<2xf32>\n",
+         "xnn-run: error: {path}: func.func @f is a declaration (no body): nothing to run"),
     ],
 )  # fmt: skip
 def test_xnn_run_file_errors_name_the_file(tmp_path, name, content, message, capsys) -> None:

@@ -688,3 +688,18 @@ func.func @lstm_no_frames(%x: tensor<0x1x2xf32>, %w: tensor<8x2xf32>) -> tensor<
   %y, %h, %c = xnn.lstm %x state() weights(%w, %w) {layers = 1, has_bias = 0} : tensor<0x1x2xf32> state() weights(tensor<8x2xf32>, tensor<8x2xf32>) -> tensor<0x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>
   func.return %y : tensor<0x1x2xf32>
 }
+
+// -----
+
+// Fewer dim expressions than '?' dims (it raised an internal error: StopIteration).
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [4, 64]>} {
+  func.func @dims_count(%x: tensor<1x?x?xf32, #xnnc.dims<"T">>) -> tensor<1x?x?xf32, #xnnc.dims<"T">> {
+    %r = xnn.subgraph(%x) : (tensor<1x?x?xf32, #xnnc.dims<"T">>) -> tensor<1x?x?xf32, #xnnc.dims<"T">> {
+    ^bb0(%a: tensor<1x?x?xf32, #xnnc.dims<"T">>):
+      // CHECK: {{.*}}xnn_verify.mlir:[[# @LINE + 1]]:7: error: 'xnn.unary' op tensor<1x?x?xf32, #xnnc.dims<"T">>: 1 dim expressions for 2 '?' dims
+      %y = xnn.unary tanh %a : (tensor<1x?x?xf32, #xnnc.dims<"T">>) -> tensor<1x?x?xf32, #xnnc.dims<"T">>
+      xnn.output %y : tensor<1x?x?xf32, #xnnc.dims<"T">>
+    }
+    func.return %r : tensor<1x?x?xf32, #xnnc.dims<"T">>
+  }
+}

@@ -90,3 +90,10 @@ func.func @integers(%x: tensor<4xi64>) -> tensor<4xi64> {
 // Each op left outside says why: XNNPACK 92a7ad50 has no comparison, select or gather, and
 // no bool or int64 tensors; log_softmax with half_to_float (fp16 in, fp32 out) is not lowered.
 // REASONS: xnn-opt: error: 5 ops stayed outside XNNPACK: {{.*}}:4:3: aten.lt.Tensor (XNNPACK 92a7ad50 has no comparison operator {{.*}}); {{.*}}:5:3: aten.where (XNNPACK 92a7ad50 has no select operator {{.*}}); {{.*}}:7:3: aten.embedding (XNNPACK 92a7ad50 has no gather node {{.*}}); {{.*}}:8:3: aten._log_softmax (half_to_float); {{.*}}:9:3: aten._adaptive_avg_pool2d (adaptive pooling of [20, 20] to [3, 7]: the output does not divide the input{{.*}})
+
+// -----
+
+// A declaration has no body to partition: it passes through (it raised an internal error).
+// CHECK-LABEL: func.func @external(tensor<2xf32>) -> tensor<2xf32>
+// EXCL-LABEL:  func.func @external(tensor<2xf32>) -> tensor<2xf32>
+func.func @external(%x: tensor<2xf32>) -> tensor<2xf32>
