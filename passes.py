@@ -102,8 +102,8 @@ def _scalar(value: Any, hint: type) -> Any:
     """`value` as `hint`, or None when it is not one (an int literal is a valid float)."""
     if hint is bool:
         return value if isinstance(value, bool) else None
-    if isinstance(value, bool):
-        return None
+    if isinstance(value, bool):  # xDSL reads a bare true/false as a bool
+        return str(value).lower() if hint is str else None
     if hint is float:
         if isinstance(value, str):
             try:

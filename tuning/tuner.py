@@ -481,6 +481,11 @@ class TunePass(ModulePass):
     def run(self, op: ModuleOp) -> Tuner:
         """Apply the pass; returns its tuner (what it timed and spent)."""
         target = target_of(op)
+        if xnn.module_attribute(op, xnn.TARGET_ATTR_NAME) is None:
+            raise OptionError(
+                "xnn-tune: the module has no #xnn.target; set this machine's first: "
+                "-p 'xnn-set-target,xnn-tune'"
+            )
         if not target.is_host():
             raise OptionError(
                 f"xnn-tune: the module's target '{target}' is not this machine's CPU on the "

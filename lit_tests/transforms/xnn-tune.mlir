@@ -6,8 +6,10 @@
 // RUN: xnn-opt %s -p 'xnn-set-target{target="extended,host"},xnn-tune{form=conv-as-gemm db="%t.json"},xnn-conv-as-gemm' | filecheck %s --check-prefix=FOLLOWED
 // RUN: %python -c "import json,sys; e=json.load(open(sys.argv[1]))['entries']; print(len(e), *e)" %t.json | filecheck %s --check-prefix=DB
 // RUN: not xnn-opt %s -p 'xnn-set-target{target="stock,arm64"},xnn-tune' 2>&1 | filecheck %s --check-prefix=CROSS
+// RUN: not xnn-opt %s -p 'xnn-tune' 2>&1 | filecheck %s --check-prefix=NOTARGET
 // RUN: not xnn-opt %s -p 'xnn-tune{form=winograd}' 2>&1 | filecheck %s --check-prefix=FORM
 // RUN: not xnn-opt %s -p 'xnnc-pipeline{tune=bogus}' 2>&1 | filecheck %s --check-prefix=MODE
+// RUN: not xnn-opt %s -p 'xnnc-pipeline{tune=true}' 2>&1 | filecheck %s --check-prefix=BARE
 // RUN: rm -f %t.budget.json
 // RUN: xnn-opt %s -p 'xnn-set-target{target="extended,host"},xnn-tune{form=conv-as-gemm db="%t.budget.json" budget-ms=0},xnn-conv-as-gemm' | filecheck %s --check-prefix=BUDGET
 // RUN: not test -e %t.budget.json || %python -c "import json,sys; print(len(json.load(open(sys.argv[1]))['entries']))" %t.budget.json | filecheck %s --check-prefix=NOENTRY
@@ -19,12 +21,15 @@
 // FOLLOWED: func.return
 // DB:       1 {{.*}}|threads=1|conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1
 // CROSS:    xnn-tune: the module's target 'stock,arm64' is not this machine's CPU on the extended runtime; tuning times layers here (cross-compiles use the static rules)
+// NOTARGET: xnn-opt: error: xnn-tune: the module has no #xnn.target; set this machine's first: -p 'xnn-set-target,xnn-tune'
 // FORM:     xnn-tune: unknown form 'winograd'; valid: conv-as-gemm, bf16-gemm, upsample-nearest, polyphase, fc-or-bmm, fp16-compute
 // With no budget nothing is timed: the static rule decides, and nothing enters the database.
 // BUDGET:   source = "rule"
 // NOENTRY:  0
 // NEGATIVE: xnn-tune: option budget-ms
 // MODE:     xnn-opt: error: xnnc-pipeline: tune: unknown mode 'bogus'; valid: true, false, auto, cached
+// A bare true is the string "true" for a string option (it was 'expects a string, got true').
+// BARE: xnn-opt: error: tune=True: the target 'extended,x86_64' is not this machine's CPU
 func.func @conv(%x: tensor<1x1x32x64xf32>) -> tensor<1x1x32x32xf32> {
   %r = xnn.subgraph(%x) : (tensor<1x1x32x64xf32>) -> tensor<1x1x32x32xf32> {
   ^bb0(%a: tensor<1x1x32x64xf32>):
