@@ -71,7 +71,14 @@ from xnnc.dialects.xnn import serialize_subgraph_named, set_target, target_of
 from xnnc.errors import OptionError, XnncError
 from xnnc.ir.dims import DimExpr
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import dims_of_type, has_element_type, size_symbols, symbol_ranges, tensor_type
+from xnnc.ir.types import (
+    dims_of_type,
+    has_element_type,
+    module_attribute,
+    size_symbols,
+    symbol_ranges,
+    tensor_type,
+)
 from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
 from xnnc.legalize.fp16_precision import (
     Fp16PrecisionPass,
@@ -481,7 +488,7 @@ class TunePass(ModulePass):
     def run(self, op: ModuleOp) -> Tuner:
         """Apply the pass; returns its tuner (what it timed and spent)."""
         target = target_of(op)
-        if xnn.module_attribute(op, xnn.TARGET_ATTR_NAME) is None:
+        if module_attribute(op, xnn.TARGET_ATTR_NAME) is None:
             raise OptionError(
                 "xnn-tune: the module has no #xnn.target; set this machine's first: "
                 "-p 'xnn-set-target,xnn-tune'"
