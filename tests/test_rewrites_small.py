@@ -160,6 +160,58 @@ def test_pads_through_the_1d_chain() -> None:
     assert pads_through_reshape(pads, (1, 12, 4), (1, 48)) is None
 
 
+class AudioTail(nn.Module):
+    """A causal conv, a polyphase-able transposed conv and a last conv to one channel: the
+    layers whose conv-as-gemm taps slice a pad, and the one the channel sum ends."""
+
+    def __init__(self, c: int = 16):
+        super().__init__()
+        self.causal = nn.Conv1d(c, c, 3)
+        self.up = nn.ConvTranspose1d(c, c, 4, stride=2, padding=1)
+        self.last = nn.Conv1d(c, 1, 7, padding=3)
+
+    def forward(self, x):
+        x = F.elu(self.causal(F.pad(x, (2, 0))))
+        return self.last(F.elu(self.up(x)))
+
+
+AVX2 = "extended,x86-64-avx2"  # conv-as-gemm's static rule takes GEMM there, on any host
+
+
+def test_slices_of_pads_and_the_channel_sum() -> None:
+    """On an AVX2 target the tap slices that cover all of a pad's input become pads of it (or
+    the input itself), and the one-channel conv ends in a sum reduction: fewer copies, the
+    same values (fp32 1e-4 against eager, as above)."""
+    torch.manual_seed(0)
+    model, x = AudioTail().eval(), torch.randn(1, 16, 40)
+    with torch.no_grad():
+        want = model(x)
+    on = xnnc.compile(model, (x,), target=AVX2, tune=False)
+    off = xnnc.compile(model, (x,), target=AVX2, tune=False, disable=("SliceOfPad",))
+    slices_on, slices_off = len(_ops(on, xnn.StaticSliceOp)), len(_ops(off, xnn.StaticSliceOp))
+    assert slices_on < slices_off, (slices_on, slices_off)
+    assert len(_ops(on, xnn.StaticConstantPadOp)) > len(_ops(off, xnn.StaticConstantPadOp))
+    assert [op.kind.data.value for op in _ops(on, xnn.StaticReduceOp)] == ["sum"]
+    assert not any(op.output.type.get_shape()[-1] == 1 for op in _ops(on, xnn.FullyConnectedOp))
+    for program in (on, off):
+        torch.testing.assert_close(program(x), want, **EAGER_TOL[torch.float32])
+
+
+def test_channel_sum_on_a_symbolic_length() -> None:
+    """The sum reduction reshapes with the length like the depthwise layer before it."""
+    torch.manual_seed(1)
+    model = AudioTail().eval()
+    dims = {"x": {2: torch.export.Dim("T", min=4, max=64)}}
+    program = xnnc.compile(model, (torch.randn(1, 16, 32),), dynamic_shapes=dims, target=AVX2,
+                           tune=False)  # fmt: skip
+    assert len(_ops(program, xnn.StaticReduceOp)) == 1
+    for size in (4, 17, 64):
+        x = torch.randn(1, 16, size)
+        with torch.no_grad():
+            want = model(x)
+        torch.testing.assert_close(program(x), want, **EAGER_TOL[torch.float32])
+
+
 # --- xnn-fuse-activation ---------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.conversion.emitter import Emitter
 from xnnc.cost.decision import declined
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import quant_type
@@ -173,7 +174,55 @@ def _rebuild(
     return new.output
 
 
+class SliceOfPad(RewritePattern):
+    """A slice of a constant pad that keeps all of the pad's input, or only input, along
+    every dim, read from the input directly:
+
+        %p = xnn.static_constant_pad %x {pre_paddings = [0,2,0], post_paddings = [0,1,0]}
+        %s = xnn.static_slice %p {offsets = [0,1,0], sizes = [1,T+2,C]}   (x: [1, T, C])
+      ==>
+        %s = xnn.static_constant_pad %x {pre_paddings = [0,1,0], post_paddings = [0,1,0]}
+
+    (and `%x` itself when nothing is left to pad; a window inside `%x` along every dim is a
+    slice of `%x`). One copy instead of two, and the pad dies with its last slice: the tap
+    slices of `xnn-conv-as-gemm` over a padded input, the last tap of a causal layer and both
+    phases of a polyphase one. Does nothing when a size, offset or padding is symbolic, or
+    when along some dim the window cuts into `%x` and along another covers padding."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.StaticSliceOp, rewriter: PatternRewriter) -> None:
+        pad = op.input.owner
+        if not isinstance(pad, xnn.StaticConstantPadOp):
+            return
+        dims, offsets, sizes = shape_of(pad.input), ints(op.offsets), ints(op.sizes)
+        if (
+            not all(isinstance(d, int) for d in (*dims, *shape_of(op.output)))
+            or min(offsets, default=0) < 0
+        ):
+            return
+        pre = ints(pad.pre_paddings)
+        cover = [(a - o, o + n - a - d) for o, n, a, d in zip(offsets, sizes, pre, dims,
+                                                               strict=True)]  # fmt: skip
+        inside = [o - a for o, a in zip(offsets, pre, strict=True)]
+        e = Emitter(rewriter, op)
+        shape = shape_of(op.output)
+        if all(lo >= 0 and hi >= 0 for lo, hi in cover):
+            if not any(lo or hi for lo, hi in cover):
+                rewriter.replace(op, [], [pad.input])
+                return
+            new = e.node(xnn.StaticConstantPadOp, pad.input, shape=shape,
+                         pre_paddings=[lo for lo, _ in cover],
+                         post_paddings=[hi for _, hi in cover],
+                         padding_value=pad.padding_value.value.data)  # fmt: skip
+        elif all(i >= 0 and i + n <= d for i, n, d in zip(inside, sizes, dims, strict=True)):
+            new = e.node(xnn.StaticSliceOp, pad.input, shape=shape, offsets=inside, sizes=sizes)
+        else:
+            return
+        rewriter.replace(op, [], [new])
+
+
 CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
+    xnn.StaticSliceOp: (SliceOfPad(),),
     xnn.Convolution2dOp: (FoldPadIntoConv(),),
     xnn.DepthwiseConvolution2dOp: (FoldPadIntoConv(),),
 }
@@ -181,7 +230,8 @@ CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {
 
 @dataclass(frozen=True)
 class FoldPadPass(ModulePass):
-    """Fold zero spatial pads into the convolutions that read them.
+    """Fold zero spatial pads into the convolutions that read them, and slices of pads into
+    the pads (or slices) of their input.
 
     depthwise: fold into depthwise convolutions too."""
 
@@ -189,5 +239,5 @@ class FoldPadPass(ModulePass):
     depthwise: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        pattern = FoldPadIntoConv(depthwise=self.depthwise)
-        PatternRewriteWalker(GreedyRewritePatternApplier([pattern])).rewrite_module(op)
+        patterns = [FoldPadIntoConv(depthwise=self.depthwise), SliceOfPad()]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

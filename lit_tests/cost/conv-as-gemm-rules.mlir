@@ -42,13 +42,14 @@ func.func @narrow(%x: tensor<1x1x8x256xf32>) -> tensor<1x1x8x32xf32> {
 
 // -----
 
-// One output channel: the depthwise + channel-sum form, measured on AVX2 and on Intel AVX-512
+// One output channel: the depthwise + channel-sum form (a sum reduction on the extended
+// runtime), measured on AVX2 and on Intel AVX-512
 // (a gain at one thread only).
 // CHECK-LABEL: func.func @one_output_channel
 // AVX2:        xnn.depthwise_convolution_2d
-// AVX2:        xnn.fully_connected {{.*}}choice = "gemm", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3"
+// AVX2:        xnn.static_reduce sum {{.*}}choice = "gemm", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3"
 // AVX512:      xnn.depthwise_convolution_2d
-// AVX512:      xnn.fully_connected {{.*}}choice = "gemm", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3", why = "AVX-512 (AMX/FP16), 1 thread, one output channel: 1.46-2.5x"
+// AVX512:      xnn.static_reduce sum {{.*}}choice = "gemm", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3", why = "AVX-512 (AMX/FP16), 1 thread, one output channel: 1.46-2.5x"
 // THREADS:     xnn.convolution_2d {{.*}}choice = "direct", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3", why = "AVX-512 (AMX/FP16), 2 threads, one output channel: 0.92-1.43x, no clear gain"
 // ZEN:         xnn.convolution_2d {{.*}}choice = "direct", source = "rule", layer = "conv f32 1x1x16x64->1 k1x7 d1x1 p0,3,0,3", why = "AVX-512, 1 thread, one output channel: measured on AVX2 and Intel AVX-512 only"
 // ZENTHREADS:  xnn.convolution_2d {{.*}}choice = "direct"

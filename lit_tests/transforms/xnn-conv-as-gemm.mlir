@@ -110,8 +110,8 @@ func.func @left_alone(%l: tensor<1x1x9x4xf32>, %h: tensor<1x1x6x4xf16>) -> (tens
 
 // -----
 
-// One output channel: a depthwise convolution with the same window, then a fully-connected
-// sum over the channels that takes the bias and the clamp.
+// One output channel with a clamp: a depthwise convolution with the same window, then a
+// fully-connected sum over the channels that takes the bias and the clamp.
 // CHECK-LABEL: func.func @one_output_channel
 // CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"const.depthwise"> : tensor<1x1x7x4xf32>
 // CHECK-NEXT:    %[[D:.*]] = xnn.depthwise_convolution_2d %x, %[[W]] {kernel_height = 1 : i64, kernel_width = 7 : i64, input_channels = 4 : i64, padding_right = 3 : i64, padding_left = 3 : i64} : (tensor<1x1x20x4xf32>, tensor<1x1x7x4xf32>) -> tensor<1x1x20x4xf32>
@@ -123,6 +123,42 @@ func.func @one_output_channel(%x: tensor<1x1x20x4xf32>) -> tensor<1x1x20x1xf32> 
   %w = xnn.constant dense<5.000000e-01> : tensor<1x1x7x4xf32>
   %b = xnn.constant dense<1.000000e-01> : tensor<1xf32>
   %y = xnn.convolution_2d %x, %w, %b {padding_right = 3, padding_left = 3, kernel_height = 1, kernel_width = 7, group_input_channels = 4, group_output_channels = 1, output_min = -1.0 : f32, output_max = 1.0 : f32} : (tensor<1x1x20x4xf32>, tensor<1x1x7x4xf32>, tensor<1xf32>) -> tensor<1x1x20x1xf32>
+  func.return %y : tensor<1x1x20x1xf32>
+}
+}
+
+// -----
+
+// One output channel without a clamp, extended runtime: the bias rides on channel 0 of the
+// depthwise convolution and XNNPACK's sum reduction adds the channels (XNN_FLAG_KEEP_DIMS = 64).
+// CHECK-LABEL: func.func @one_output_channel_sum
+// CHECK:         %[[B:.*]] = xnn.constant #xnnc.weight<"const.bias0"> : tensor<4xf32>
+// CHECK-NEXT:    %[[W:.*]] = xnn.constant #xnnc.weight<"const.depthwise"> : tensor<1x1x7x4xf32>
+// CHECK-NEXT:    %[[D:.*]] = xnn.depthwise_convolution_2d %x, %[[W]], %[[B]] {{{.*}}kernel_width = 7 : i64, input_channels = 4 : i64{{.*}}} : (tensor<1x1x20x4xf32>, tensor<1x1x7x4xf32>, tensor<4xf32>) -> tensor<1x1x20x4xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reduce sum %[[D]] {xnn.decision = {form = "conv-as-gemm", choice = "gemm"{{.*}}}, axes = array<i64: 3>, flags = 64 : i32} : (tensor<1x1x20x4xf32>) -> tensor<1x1x20x1xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
+func.func @one_output_channel_sum(%x: tensor<1x1x20x4xf32>) -> tensor<1x1x20x1xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<1x1x7x4xf32>
+  %b = xnn.constant dense<1.000000e-01> : tensor<1xf32>
+  %y = xnn.convolution_2d %x, %w, %b {padding_right = 3, padding_left = 3, kernel_height = 1, kernel_width = 7, group_input_channels = 4, group_output_channels = 1} : (tensor<1x1x20x4xf32>, tensor<1x1x7x4xf32>, tensor<1xf32>) -> tensor<1x1x20x1xf32>
+  func.return %y : tensor<1x1x20x1xf32>
+}
+}
+
+// -----
+
+// The same layer on the stock target keeps the fully-connected sum (stock has no reduction
+// node: its legalization would make one of the reduction again).
+// CHECK-LABEL: func.func @one_output_channel_stock
+// CHECK:         xnn.depthwise_convolution_2d %x, %{{[^,]*}} {
+// CHECK:         xnn.fully_connected %{{.*}} -> tensor<1x1x20x1xf32>
+// CHECK-NOT:     xnn.static_reduce
+builtin.module attributes {xnn.target = #xnn.target<runtime = "stock", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
+func.func @one_output_channel_stock(%x: tensor<1x1x20x4xf32>) -> tensor<1x1x20x1xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<1x1x7x4xf32>
+  %b = xnn.constant dense<1.000000e-01> : tensor<1xf32>
+  %y = xnn.convolution_2d %x, %w, %b {padding_right = 3, padding_left = 3, kernel_height = 1, kernel_width = 7, group_input_channels = 4, group_output_channels = 1} : (tensor<1x1x20x4xf32>, tensor<1x1x7x4xf32>, tensor<1xf32>) -> tensor<1x1x20x1xf32>
   func.return %y : tensor<1x1x20x1xf32>
 }
 }
@@ -334,7 +370,7 @@ func.func @symbolic_recorded(%x: tensor<1x1x?x2xf32, #xnnc.dims<"T">>) -> (tenso
 // so it follows the size (both nodes reshape with it).
 // CHECK-LABEL: func.func @symbolic_one_output_channel
 // CHECK:         xnn.depthwise_convolution_2d %x, {{.*}} -> tensor<1x1x?x4xf32, #xnnc.dims<"T">>
-// CHECK:         xnn.fully_connected {{.*}}choice = "gemm", source = "rule"{{.*}} -> tensor<1x1x?x1xf32, #xnnc.dims<"T">>
+// CHECK:         xnn.static_reduce sum {{.*}}choice = "gemm", source = "rule"{{.*}} -> tensor<1x1x?x1xf32, #xnnc.dims<"T">>
 // CHECK-NOT:     xnn.convolution_2d
 builtin.module attributes {xnn.target = #xnn.target<runtime = "extended", arch = "x86_64", features = ["avx2", "f16c", "fma3"], threads = 1>} {
 func.func @symbolic_one_output_channel(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x1xf32, #xnnc.dims<"T">> {

@@ -245,3 +245,51 @@ func.func @symbolic_width_through_transpose(%x: tensor<1x4x6x?xf32, #xnnc.dims<"
   %y = xnn.convolution_2d %t, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64} : (tensor<1x9x?x4xf32, #xnnc.dims<"T + 4">>, tensor<8x3x3x4xf32>) -> tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">>
   func.return %y : tensor<1x7x?x8xf32, #xnnc.dims<"T + 2">>
 }
+
+// -----
+
+// Slices of a pad (xnn-conv-as-gemm's taps over a padded input). The window of %a covers x
+// and one pad row before it: a pad of x by that row. %b covers x and one row after it. %c
+// is x itself. %d lies inside x: a slice of x. The pad dies with its last slice.
+// CHECK-LABEL: func.func @slices_of_a_pad
+// CHECK-NOT:     pre_paddings = array<i64: 0, 0, 2, 0>
+// CHECK:         %[[A:.*]] = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 1, 0>, post_paddings = array<i64: 0, 0, 0, 0>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x9x4xf32>
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 0, 0>, post_paddings = array<i64: 0, 0, 1, 0>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x9x4xf32>
+// CHECK-NEXT:    %[[D:.*]] = xnn.static_slice %x {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 6, 4>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x6x4xf32>
+// CHECK-NEXT:    func.return %[[A]], %[[B]], %x, %[[D]]
+func.func @slices_of_a_pad(%x: tensor<1x1x8x4xf32>) -> (tensor<1x1x9x4xf32>, tensor<1x1x9x4xf32>, tensor<1x1x8x4xf32>, tensor<1x1x6x4xf32>) {
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 2, 0>, post_paddings = array<i64: 0, 0, 1, 0>} : (tensor<1x1x8x4xf32>) -> tensor<1x1x11x4xf32>
+  %a = xnn.static_slice %p {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 9, 4>} : (tensor<1x1x11x4xf32>) -> tensor<1x1x9x4xf32>
+  %b = xnn.static_slice %p {offsets = array<i64: 0, 0, 2, 0>, sizes = array<i64: 1, 1, 9, 4>} : (tensor<1x1x11x4xf32>) -> tensor<1x1x9x4xf32>
+  %c = xnn.static_slice %p {offsets = array<i64: 0, 0, 2, 0>, sizes = array<i64: 1, 1, 8, 4>} : (tensor<1x1x11x4xf32>) -> tensor<1x1x8x4xf32>
+  %d = xnn.static_slice %p {offsets = array<i64: 0, 0, 3, 0>, sizes = array<i64: 1, 1, 6, 4>} : (tensor<1x1x11x4xf32>) -> tensor<1x1x6x4xf32>
+  func.return %a, %b, %c, %d : tensor<1x1x9x4xf32>, tensor<1x1x9x4xf32>, tensor<1x1x8x4xf32>, tensor<1x1x6x4xf32>
+}
+
+// -----
+
+// A window that cuts into x (the first taps of a causal layer) stays a slice of the pad, and
+// the pad stays for it; a pad value other than zero is kept by the pad a slice becomes.
+// CHECK-LABEL: func.func @cut_and_value
+// CHECK:         %[[P:.*]] = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 2, 0>, post_paddings = array<i64: 0, 0, 0, 0>, padding_value = 5.000000e-01 : f32}
+// CHECK-NEXT:    %[[A:.*]] = xnn.static_slice %[[P]] {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 8, 4>}
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 1, 0>, post_paddings = array<i64: 0, 0, 0, 0>, padding_value = 5.000000e-01 : f32} : (tensor<1x1x8x4xf32>) -> tensor<1x1x9x4xf32>
+// CHECK-NEXT:    func.return %[[A]], %[[B]]
+func.func @cut_and_value(%x: tensor<1x1x8x4xf32>) -> (tensor<1x1x8x4xf32>, tensor<1x1x9x4xf32>) {
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 2, 0>, post_paddings = array<i64: 0, 0, 0, 0>, padding_value = 0.5 : f32} : (tensor<1x1x8x4xf32>) -> tensor<1x1x10x4xf32>
+  %a = xnn.static_slice %p {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 8, 4>} : (tensor<1x1x10x4xf32>) -> tensor<1x1x8x4xf32>
+  %b = xnn.static_slice %p {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 9, 4>} : (tensor<1x1x10x4xf32>) -> tensor<1x1x9x4xf32>
+  func.return %a, %b : tensor<1x1x8x4xf32>, tensor<1x1x9x4xf32>
+}
+
+// -----
+
+// A symbolic size is left alone.
+// CHECK-LABEL: func.func @symbolic_slice_of_pad
+// CHECK:         xnn.static_constant_pad %x
+// CHECK-NEXT:    xnn.static_slice
+func.func @symbolic_slice_of_pad(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T + 1">> {
+  %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 1, 0>, post_paddings = array<i64: 0, 0, 1, 0>} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T + 2">>
+  %a = xnn.static_slice %p {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, -1, 4>} : (tensor<1x1x?x4xf32, #xnnc.dims<"T + 2">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T + 1">>
+  func.return %a : tensor<1x1x?x4xf32, #xnnc.dims<"T + 1">>
+}
