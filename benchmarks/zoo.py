@@ -29,7 +29,12 @@ outside, and the model's FLOPs (`torch.utils.flop_counter` on eager: convolution
 GEMMs) as achieved GFLOP/s and as a fraction of the GEMM peak measured in the same run: a
 large fully-connected layer on xnnc's runtime in the model's dtype at the same thread count
 (fp16 on XNNPACK's fp16 kernels, bf16 as XNNPACK runs it), the better of a measurement
-before and one after the models. The limit is FLOPs / peak.
+before and one after the models. The limit is FLOPs / peak. Beside it, the model's weights
+and the time to read them once at the weight-read rate measured in the same run (a one-row
+fully-connected layer over 64 MiB): weights larger than the L3 are streamed from memory on
+every call, and XNNPACK's GEMM with few rows does not hide that read behind its arithmetic
+(a [27, 1024] x [1024, 4096] layer takes about the sum of the two), so a model whose
+weights take a large share of its limit to read cannot reach the limit.
 The per-node profile (xnnc, 1 thread) lists each model's top XNNPACK operator kinds.
 The header names the CPU model and the ISA features xnnc's target reads on it.
 
@@ -430,14 +435,33 @@ def gemm_peak(dtype: torch.dtype, threads: int, size: int = 1024, batch: int = 5
     return 2 * batch * size * size / best / 1e9
 
 
+def weight_read_rate(threads: int, size: int = 4096) -> float:
+    """GB/s at which XNNPACK streams weights: a one-row fully-connected layer over [size,
+    size] fp32 weights (64 MiB, past any L3 here), a matrix-vector product bound by the read."""
+    layer = torch.nn.Linear(size, size, bias=False).eval()
+    x = torch.randn(1, size)
+    program = xnnc.compile(layer, (x,), threads=threads)
+    program(x)
+    best = min(_timed(lambda: program(x))[1] for _ in range(8))
+    return size * size * 4 / best / 1e9
+
+
+READ = "read"  # the key of the weight-read rate among the peaks, (READ, threads)
+
+
 def measure_peaks(threads: list[int]) -> dict[tuple[str, int], float]:
     dtypes = (("fp32", torch.float32), ("fp16", torch.float16), ("bf16", torch.bfloat16))
     gemm_peak(torch.float32, 1)  # warm-up: the first compile and run pay one-time costs
-    return {(d, t): gemm_peak(dt, t) for d, dt in dtypes for t in threads}
+    peaks = {(d, t): gemm_peak(dt, t) for d, dt in dtypes for t in threads}
+    return peaks | {(READ, t): weight_read_rate(t) for t in threads}
 
 
 def _peaks_text(peaks: dict[tuple[str, int], float]) -> str:
-    return ", ".join(f"{d} {t}t {v:.0f}" for (d, t), v in peaks.items())
+    return ", ".join(f"{d} {t}t {v:.0f}" for (d, t), v in peaks.items() if d != READ)
+
+
+def _reads_text(peaks: dict[tuple[str, int], float]) -> str:
+    return ", ".join(f"{t}t {v:.1f}" for (d, t), v in peaks.items() if d == READ)
 
 
 def model_flops(model: torch.nn.Module, inputs: tuple) -> float:
@@ -446,6 +470,12 @@ def model_flops(model: torch.nn.Module, inputs: tuple) -> float:
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         model(*inputs)
     return float(counter.get_total_flops())
+
+
+def weight_mib(model: torch.nn.Module) -> float:
+    """The model's parameters and buffers, MiB: what each call reads at least once."""
+    tensors = [*model.parameters(), *model.buffers()]
+    return sum(t.numel() * t.element_size() for t in tensors) / 2**20
 
 
 def profile_kinds(program: Program, inputs: tuple, top: int = 5) -> list[tuple[str, float]]:
@@ -466,6 +496,7 @@ class ModelResult:
     name: str
     dtype: str
     gflop: float
+    weights: float  # MiB
     systems: dict[str, System]
     cells: dict[int, dict[str, Cell]]  # threads -> system -> cell
     profile: list[tuple[str, float]]
@@ -522,15 +553,17 @@ def detail_table(results: list[ModelResult], peaks: dict[tuple[str, int], float]
 
 
 def summary_table(results: list[ModelResult], peaks: dict[tuple[str, int], float]) -> str:
-    head = ("| model | GFLOP | limit ms | eager | stock ET | ORT | xnnc .pte | xnnc | "
-            "xnnc vs stock | xnnc vs ORT | of peak | 2 threads: xnnc, vs stock, vs 1 thread | "
-            "partitions stock / xnnc | compile stock / xnnc s |")  # fmt: skip
-    lines = [head, "|" + "---|" * 14]
+    head = ("| model | GFLOP | limit ms | weights MiB, read ms | eager | stock ET | ORT | "
+            "xnnc .pte | xnnc | xnnc vs stock | xnnc vs ORT | of peak | "
+            "2 threads: xnnc, vs stock, vs 1 thread | partitions stock / xnnc | "
+            "compile stock / xnnc s |")  # fmt: skip
+    lines = [head, "|" + "---|" * 15]
     for r in results:
         one, two = r.cells.get(1, {}), r.cells.get(2, {})
         x1, x2 = one.get("xnnc"), two.get("xnnc")
-        peak = peaks.get((r.dtype, 1))
+        peak, rate = peaks.get((r.dtype, 1)), peaks.get((READ, 1))
         limit = f"{r.gflop / peak * 1e3:.1f}" if peak else "n/a"
+        read = f"{r.weights:.1f}, " + (f"{r.weights * 2**20 / rate / 1e6:.1f}" if rate else "n/a")
         of_peak = f"{r.gflop / x1.quantile(0.5) / peak:.0%}" if x1 and peak else "n/a"
         scaling = f"{x1.quantile(0.5) / x2.quantile(0.5):.2f}x" if x1 and x2 else "n/a"
         st, xs = r.systems.get("stock"), r.systems.get("xnnc")
@@ -542,8 +575,9 @@ def summary_table(results: list[ModelResult], peaks: dict[tuple[str, int], float
         if st and xs and st.compile_s and xs.compile_s:
             comp += f" ({st.compile_s / xs.compile_s:.1f}x)"
         lines.append(
-            f"| {r.name} ({r.dtype}) | {r.gflop:.2f} | {limit} | {_ms(one.get('eager'))} | "
-            f"{_ms(one.get('stock'))} | {_ms(one.get('ort'))} | {_ms(one.get('xnnc-pte'))} | "
+            f"| {r.name} ({r.dtype}) | {r.gflop:.2f} | {limit} | {read} | "
+            f"{_ms(one.get('eager'))} | {_ms(one.get('stock'))} | {_ms(one.get('ort'))} | "
+            f"{_ms(one.get('xnnc-pte'))} | "
             f"{_ms(x1)} | {_ratio(one.get('stock'), x1)} | {_ratio(one.get('ort'), x1)} | "
             f"{of_peak} | {_ms(x2)}, {_ratio(two.get('stock'), x2)}, {scaling} | {parts} | "
             f"{comp} |"
@@ -630,7 +664,7 @@ def run_model(name: str, args: argparse.Namespace, meter: LoadMeter) -> ModelRes
     model, inputs = MODELS[name](small=args.small)
     with torch.no_grad():
         expected = model(*inputs)
-    gflop = model_flops(model, inputs) / 1e9
+    gflop, weights = model_flops(model, inputs) / 1e9, weight_mib(model)
     # Warm: torch.export's one-time setup is paid here, by nobody's compile time.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -647,7 +681,7 @@ def run_model(name: str, args: argparse.Namespace, meter: LoadMeter) -> ModelRes
                                  args.quiet, args.max_wait)  # fmt: skip
     xs = systems.get("xnnc")
     profile = profile_kinds(xs.profiled, inputs) if xs and xs.profiled else []
-    return ModelResult(name, _dtype(model), gflop, systems, cells, profile)
+    return ModelResult(name, _dtype(model), gflop, weights, systems, cells, profile)
 
 
 def write_readme(path: str, text: str) -> None:
@@ -701,7 +735,9 @@ def main(argv: list[str] | None = None) -> int:
     peaks = {key: max(v, after[key]) for key, v in peaks.items()}
     peak_line = (
         "GEMM peak (GFLOP/s, xnnc runtime, [512,1024]x[1024,1024], the better of before and "
-        f"after the models): {_peaks_text(peaks)}"
+        f"after the models): {_peaks_text(peaks)}; weight-read rate (GB/s, a one-row "
+        f"fully-connected layer over 64 MiB of fp32 weights, the better of the two): "
+        f"{_reads_text(peaks)}"
     )
     loads = [x for r in results for c in r.cells.values() for cell in c.values()
              for x in cell.loads]  # fmt: skip

@@ -18,8 +18,10 @@ def test_zoo_runs_and_reports(tmp_path, capsys):
     summary = next(line for line in report.splitlines() if line.startswith("| mimi (fp32) |"))
     cells = [c.strip() for c in summary.strip("|").split("|")]
     assert float(cells[1]) > 0  # GFLOP counted
-    assert float(cells[7]) > 0  # xnnc latency measured
-    assert cells[12].endswith("/ 1")  # one xnnc partition (stock not built: n/a)
+    mib, read_ms = (float(v) for v in cells[3].split(", "))
+    assert mib > 0 and read_ms > 0  # the weights and the time to read them once
+    assert float(cells[8]) > 0  # xnnc latency measured
+    assert cells[13].endswith("/ 1")  # one xnnc partition (stock not built: n/a)
     detail = next(line for line in report.splitlines() if line.startswith("| mimi | 1 | xnnc |"))
     assert float(detail.split("|")[9]) < 1e-4  # max error vs eager, fp32
     assert "Convolution" in report  # the per-node profile names XNNPACK's operators
