@@ -502,6 +502,11 @@ class ModelResult:
     profile: list[tuple[str, float]]
 
 
+def _small_ms(ms: float) -> str:
+    """One decimal, or two significant digits below 0.1 ms (a small model's weight read)."""
+    return f"{ms:.1f}" if ms >= 0.1 else f"{ms:.2g}"
+
+
 def _ms(cell: Cell | None) -> str:
     return "n/a" if cell is None else f"{cell.quantile(0.5) * 1e3:.1f}"
 
@@ -563,7 +568,8 @@ def summary_table(results: list[ModelResult], peaks: dict[tuple[str, int], float
         x1, x2 = one.get("xnnc"), two.get("xnnc")
         peak, rate = peaks.get((r.dtype, 1)), peaks.get((READ, 1))
         limit = f"{r.gflop / peak * 1e3:.1f}" if peak else "n/a"
-        read = f"{r.weights:.1f}, " + (f"{r.weights * 2**20 / rate / 1e6:.1f}" if rate else "n/a")
+        read_ms = r.weights * 2**20 / rate / 1e6 if rate else None
+        read = f"{r.weights:.1f}, " + ("n/a" if read_ms is None else _small_ms(read_ms))
         of_peak = f"{r.gflop / x1.quantile(0.5) / peak:.0%}" if x1 and peak else "n/a"
         scaling = f"{x1.quantile(0.5) / x2.quantile(0.5):.2f}x" if x1 and x2 else "n/a"
         st, xs = r.systems.get("stock"), r.systems.get("xnnc")
