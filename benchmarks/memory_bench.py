@@ -96,7 +96,8 @@ def _trim() -> None:
     ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-def _weight_bytes(model: nn.Module) -> int:
+def weight_bytes(model: nn.Module) -> int:
+    """The model's parameters and buffers, bytes, each tensor once."""
     tensors = {t.data_ptr(): t for t in [*model.parameters(), *model.buffers()]}
     return sum(t.numel() * t.element_size() for t in tensors.values())
 
@@ -113,7 +114,7 @@ def child(name: str, what: str, path: str, disable: str = "") -> dict[str, float
         tiny_model(*tiny_inputs)
     loads = what in ("load", "load_run")
     model, inputs = (None, make()[1]) if loads else make()
-    weights = _weight_bytes(make(small=False)[0]) if loads else _weight_bytes(model)
+    weights = weight_bytes(make(small=False)[0]) if loads else weight_bytes(model)
     if what == "compile":
         xnnc.compile(tiny_model, tiny_inputs)(*tiny_inputs)
         with torch.no_grad():

@@ -68,6 +68,7 @@ from typing import Any
 import torch
 
 import xnnc
+from xnnc.benchmarks.memory_bench import weight_bytes
 from xnnc.driver import Program
 from xnnc.examples.models import MODELS
 from xnnc.options import CompileOptions
@@ -424,26 +425,26 @@ def measure(systems: list[System], threads: int, runs: int, expected: torch.Tens
     return cells
 
 
-def gemm_peak(dtype: torch.dtype, threads: int, size: int = 1024, batch: int = 512) -> float:
-    """GFLOP/s of a [batch, size] x [size, size] fully-connected layer on xnnc's runtime."""
+def _fully_connected_s(size: int, batch: int, dtype: torch.dtype, threads: int) -> float:
+    """The fastest of 8 calls of a [batch, size] x [size, size] fully-connected layer on
+    xnnc's runtime, seconds (fp16 on XNNPACK's fp16 kernels)."""
     layer = torch.nn.Linear(size, size, bias=False).to(dtype).eval()
     x = torch.randn(batch, size, dtype=dtype)
     options = {"fp16": "native"} if dtype == torch.float16 else {}
     program = xnnc.compile(layer, (x,), threads=threads, **options)
     program(x)
-    best = min(_timed(lambda: program(x))[1] for _ in range(8))
-    return 2 * batch * size * size / best / 1e9
+    return min(_timed(lambda: program(x))[1] for _ in range(8))
+
+
+def gemm_peak(dtype: torch.dtype, threads: int, size: int = 1024, batch: int = 512) -> float:
+    """GFLOP/s of a [batch, size] x [size, size] fully-connected layer on xnnc's runtime."""
+    return 2 * batch * size * size / _fully_connected_s(size, batch, dtype, threads) / 1e9
 
 
 def weight_read_rate(threads: int, size: int = 4096) -> float:
     """GB/s at which XNNPACK streams weights: a one-row fully-connected layer over [size,
     size] fp32 weights (64 MiB, past any L3 here), a matrix-vector product bound by the read."""
-    layer = torch.nn.Linear(size, size, bias=False).eval()
-    x = torch.randn(1, size)
-    program = xnnc.compile(layer, (x,), threads=threads)
-    program(x)
-    best = min(_timed(lambda: program(x))[1] for _ in range(8))
-    return size * size * 4 / best / 1e9
+    return size * size * 4 / _fully_connected_s(size, 1, torch.float32, threads) / 1e9
 
 
 READ = "read"  # the key of the weight-read rate among the peaks, (READ, threads)
@@ -470,12 +471,6 @@ def model_flops(model: torch.nn.Module, inputs: tuple) -> float:
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         model(*inputs)
     return float(counter.get_total_flops())
-
-
-def weight_mib(model: torch.nn.Module) -> float:
-    """The model's parameters and buffers, MiB: what each call reads at least once."""
-    tensors = [*model.parameters(), *model.buffers()]
-    return sum(t.numel() * t.element_size() for t in tensors) / 2**20
 
 
 def profile_kinds(program: Program, inputs: tuple, top: int = 5) -> list[tuple[str, float]]:
@@ -670,7 +665,8 @@ def run_model(name: str, args: argparse.Namespace, meter: LoadMeter) -> ModelRes
     model, inputs = MODELS[name](small=args.small)
     with torch.no_grad():
         expected = model(*inputs)
-    gflop, weights = model_flops(model, inputs) / 1e9, weight_mib(model)
+    # The weights, MiB: what each call reads at least once (shared tensors once).
+    gflop, weights = model_flops(model, inputs) / 1e9, weight_bytes(model) / 2**20
     # Warm: torch.export's one-time setup is paid here, by nobody's compile time.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -195,17 +195,14 @@ class SliceOfPad(RewritePattern):
         if not isinstance(pad, xnn.StaticConstantPadOp):
             return
         dims, offsets, sizes = shape_of(pad.input), ints(op.offsets), ints(op.sizes)
-        if (
-            not all(isinstance(d, int) for d in (*dims, *shape_of(op.output)))
-            or min(offsets, default=0) < 0
-        ):
+        shape = shape_of(op.output)
+        if not all(isinstance(d, int) for d in (*dims, *shape)) or min(offsets, default=0) < 0:
             return
         pre = ints(pad.pre_paddings)
         cover = [(a - o, o + n - a - d) for o, n, a, d in zip(offsets, sizes, pre, dims,
                                                                strict=True)]  # fmt: skip
         inside = [o - a for o, a in zip(offsets, pre, strict=True)]
         e = Emitter(rewriter, op)
-        shape = shape_of(op.output)
         if all(lo >= 0 and hi >= 0 for lo, hi in cover):
             if not any(lo or hi for lo, hi in cover):
                 rewriter.replace(op, [], [pad.input])
