@@ -202,6 +202,14 @@ KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
              "upsample2x": "upsample-nearest", "deconv": "polyphase", "linear": "fc-or-bmm",
              "fp16": "fp16-compute"}  # fmt: skip
 
+# A decision's revision: bumped when a rewrite builds one of its forms differently, so that
+# times the tuning database holds for the old construction miss instead of deciding for the
+# new one (adding a form is not a revision: an entry without its time keeps its choice).
+# Unlisted decisions are at revision 1.
+#   conv-as-gemm 2: a one-output-channel layer's gemm form is a depthwise convolution and a
+#   channel sum, no longer a fully-connected node of ones (2026-12-03).
+REVISIONS = {"conv-as-gemm": 2}
+
 
 @dataclass(frozen=True)
 class Choice:

@@ -211,3 +211,27 @@ def test_a_database_written_before_the_new_forms_still_loads(tmp_path):
     db = tuning_db.TuningDB(path)
     assert len(db) == 3  # the linear entry names another form's choice: dropped
     assert all(db.get(k) == v for k, v in old.items())
+
+
+def test_times_of_a_form_built_differently_since_are_dropped(tmp_path):
+    """A conv-as-gemm entry timed before its revision 2 (the one-output-channel gemm form
+    changed) misses and is left out of the next save; other decisions' entries stay."""
+    target, path = Target.host(), tmp_path / "db.json"
+    conv = "conv f32 1x1x16x64->1 k1x3 d1x1 p0,1,0,1"
+    current = tuning_db.key(target, conv)
+    assert current.endswith(f"|{conv}|r{rules.REVISIONS['conv-as-gemm']}")
+    stale = current.rsplit("|", 1)[0]  # as written before the revision
+    linear = tuning_db.key(target, "linear f32 16x64->32")
+    assert linear.endswith("|linear f32 16x64->32")  # revision 1: no tail
+    entry = {"choice": "gemm", "times_ms": {"direct": 1.0, "gemm": 0.5}}
+    kept = {"choice": "bmm", "times_ms": {"fc": 2.0, "bmm": 1.0}}
+    other = f"{stale}|r9"  # a revision this xnnc never made
+    entries = {stale: entry, other: entry, linear: kept, "no bar": entry}
+    path.write_text(json.dumps({"format": tuning_db.FORMAT, "entries": entries}))
+    db = tuning_db.TuningDB(path)
+    assert (db.get(stale), db.get(other), db.get(current), db.get(linear)) == (
+        None, None, None, kept)  # fmt: skip
+    db.put(current, "direct", {"direct": 1.0, "gemm": 1.5})
+    db.save()
+    saved = json.loads(path.read_text())["entries"]
+    assert set(saved) == {current, linear}

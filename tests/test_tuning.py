@@ -35,6 +35,7 @@ from xnnc.tuning.tuner import candidate_forms, choose, time_on_xnnpack
 TOL = dict(rtol=1e-5, atol=1e-5)
 _LAYER = ConvLayer("f32", 1, 1, 16, 64, 32, (1, 3), (1, 1), (0, 1, 0, 1))  # _model's conv
 LAYER = _LAYER.key()  # "conv f32 1x1x16x64->32 k1x3 d1x1 p0,1,0,1"
+REVISION = f"|r{rules.REVISIONS['conv-as-gemm']}"  # the tail of a conv layer's key
 # The layer's static form on this machine (AVX2: gemm; AVX-512: direct) and the other one.
 STATIC = rules.conv_as_gemm(Target.host(), _LAYER).choice
 OTHER = {"direct": "gemm", "gemm": "direct"}[STATIC]
@@ -124,7 +125,7 @@ def test_a_second_compile_reads_the_database(tmp_path, timer):
     assert first.calls == 1
     entries = json.loads(db.read_text())["entries"]
     [(key, entry)] = entries.items()
-    assert key.endswith(f"|threads=1|{LAYER}") and entry["choice"] == "gemm"
+    assert key.endswith(f"|threads=1|{LAYER}{REVISION}") and entry["choice"] == "gemm"
     second = timer(direct=0.1, gemm=9.0)  # would choose direct if asked
     [d] = _conv_decisions(_compile(db))
     assert second.calls == 0 and (d.choice, d.source) == ("gemm", "tuned")
@@ -192,7 +193,8 @@ def test_an_unwritable_database_warns_once_and_compiles(tmp_path, timer):
 def _write_entries(path: str, worker: int) -> None:
     db = tuning_db.TuningDB(path)
     for i in range(20):
-        db.put(f"cpu|xnnpack|threads=1|conv f32 {worker}x{i} k1x3", "direct", {"direct": 1.0})
+        key = f"cpu|xnnpack|threads=1|conv f32 {worker}x{i} k1x3{REVISION}"
+        db.put(key, "direct", {"direct": 1.0})
         db.save()
 
 
@@ -342,7 +344,7 @@ def test_the_budget_times_the_largest_layers_and_defers_the_rest(tmp_path, monke
         layers = list(json.loads(db.read_text())["entries"])
         assert len(layers) == len(sources)  # one more layer timed per compile
         if len(sources) == 1:  # the largest layer went first
-            assert layers[0].endswith("64->64 k1x3 d1x1 p0,1,0,1"), layers
+            assert layers[0].endswith(f"64->64 k1x3 d1x1 p0,1,0,1{REVISION}"), layers
     assert sources == [["rule", "rule", "tuned"], ["rule", "tuned", "tuned"], ["tuned"] * 3]
 
 

@@ -1,12 +1,14 @@
 """The tuning database: measured layer times, kept between compiles in one JSON file.
 
     {"format": "xnnc-tuning-1",
-     "entries": {"<cpu>|<xnnpack>|threads=2|conv f32 1x1x26x512->256 k1x7 d1x1 p0,0,0,6":
+     "entries": {"<cpu>|<xnnpack>|threads=2|conv f32 1x1x26x512->256 k1x7 d1x1 p0,0,0,6|r2":
                  {"choice": "direct", "times_ms": {"direct": 1.21, "gemm": 1.40}}}}
 
 A key names the CPU (model name and ISA features), the XNNPACK build, the thread count and
 the layer signature, so a database copied to another machine or kept across an XNNPACK
-upgrade only misses. Location: the `tuning_db` option, else `$XNNC_TUNING_DB`, else
+upgrade only misses; past its first revision, a decision's keys end in it (`|r2`), so times
+measured before a rewrite built a form differently miss too (`cost.rules.REVISIONS`).
+Location: the `tuning_db` option, else `$XNNC_TUNING_DB`, else
 `$XDG_CACHE_HOME/xnnc/tuning.json` (`~/.cache/xnnc/tuning.json`).
 
 Writes are atomic (a temporary file renamed over the database) and merge under an exclusive
@@ -25,13 +27,14 @@ import importlib.util
 import json
 import math
 import os
+import re
 import tempfile
 import warnings
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from xnnc.cost.rules import FORMS, KEY_FORMS
+from xnnc.cost.rules import FORMS, KEY_FORMS, REVISIONS
 from xnnc.errors import TuningDatabaseWarning
 from xnnc.target import Target
 
@@ -85,13 +88,25 @@ def xnnpack_build() -> str:
 
 
 def key(target: Target, layer_key: str) -> str:
-    """The database key of a layer on `target` (this machine's CPU and XNNPACK)."""
+    """The database key of a layer on `target` (this machine's CPU and XNNPACK), ending in
+    its decision's revision (`cost.rules.REVISIONS`) past the first."""
     cpu = "+".join([target.arch, *sorted(target.features)])
-    return f"{cpu_model()} {cpu}|{xnnpack_build()}|threads={target.threads}|{layer_key}"
+    revision = REVISIONS.get(KEY_FORMS.get(layer_key.split(" ", 1)[0], ""), 1)
+    tail = f"|r{revision}" if revision > 1 else ""
+    return f"{cpu_model()} {cpu}|{xnnpack_build()}|threads={target.threads}|{layer_key}{tail}"
 
 
 def _valid_key(key: Any, entry: Any) -> bool:
-    return isinstance(key, str) and _valid_entry(key.rsplit("|", 1)[-1], entry)
+    """An entry of a known form, timed for its decision's current revision (a key without
+    one is revision 1): a stale one is dropped, and the next save leaves it out."""
+    parts = key.split("|") if isinstance(key, str) else []
+    if len(parts) < 2:
+        return False
+    layer_key, revision = parts[-1], 1
+    if re.fullmatch(r"r\d+", layer_key):
+        layer_key, revision = parts[-2], int(layer_key[1:])
+    form = KEY_FORMS.get(layer_key.split(" ", 1)[0])
+    return revision == REVISIONS.get(form or "", 1) and _valid_entry(layer_key, entry)
 
 
 def _valid_entry(layer_key: str, entry: Any) -> bool:
