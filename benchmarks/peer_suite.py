@@ -3,10 +3,12 @@ flow side by side, in one run of the suite's own pytest harness (`benchmarks/pee
 
     python -m xnnc.benchmarks.peer_suite [--out benchmarks/PEER_SUITE.md] [--workers 2]
                                          [-k EXPR] [--results run.jsonl] [--render-only]
-                                         [--flow xnnc|xnnpack]
+                                         [--flow xnnc|xnnpack] [--carry REPORT.md]
 
 `--flow` runs one flow only and writes no table; `--render-only` with `--results` given once
-per file renders the table of runs made that way.
+per file renders the table of runs made that way. `--carry REPORT.md` keeps the files of an
+earlier report of the same flows that this run has no results for (the suite takes hours at
+one worker here, so a report grows over several runs, and a run's raw results may be gone).
 
 Runs all operator files (`executorch.backends.test.suite.operators`, 80 in ExecuTorch
 1.5.1) and the model files whose packages are installed (torchvision, torchaudio), then
@@ -177,10 +179,120 @@ def why_not_full(sub: dict[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-def _cell(tests: list[Test], flow: str) -> str:
-    counts = {o: sum(t.outcome.get(flow) == o for t in tests) for o in ("passed", "failed")}
-    skipped = sum(t.outcome.get(flow) not in ("passed", "failed") for t in tests)
-    return f"{counts['passed']} / {counts['failed']} / {skipped}"
+Cell = tuple[int, int, int]  # tests passed, failed, skipped
+
+
+def _count(tests: list[Test], flow: str) -> Cell:
+    passed = sum(t.outcome.get(flow) == "passed" for t in tests)
+    failed = sum(t.outcome.get(flow) == "failed" for t in tests)
+    return passed, failed, len(tests) - passed - failed
+
+
+def _cell(cell: Cell) -> str:
+    return " / ".join(map(str, cell))
+
+
+@dataclass
+class FileSummary:
+    """One file's line of the report and its entries in the lists below it: from this run's
+    results (`summarize`) or carried from an earlier report of the same flows (`carried`)."""
+
+    name: str
+    tests: dict[str, Cell]  # flow -> tests passed / failed / skipped
+    full: dict[str, int]  # flow -> subtests fully delegated
+    subtests: int
+    with_op: int
+    full_with_op: dict[str, int]
+    regressions: list[str] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+    gaps: Counter[str] = field(default_factory=Counter)  # reason -> subtests
+
+    def row(self, flows: tuple[str, str]) -> str:
+        stock, ours = flows
+        fewer = "" if self.full[ours] >= self.full[stock] else "fewer than stock"
+        return (
+            f"| {self.name.removeprefix('test_')} | {_cell(self.tests[stock])} | "
+            f"{self.full[stock]} | {_cell(self.tests[ours])} | {self.full[ours]} | "
+            f"{self.subtests} | {self.with_op} | {fewer} |"
+        )
+
+
+def summarize(name: str, tests: list[Test], flows: tuple[str, str]) -> FileSummary:
+    """A file's summary from the tests both flows ran."""
+    stock_flow, xnnc_flow = flows
+    full = {f: sum(t.full(f) for t in tests) for f in flows}
+    counts = {f: _count(tests, f) for f in flows}
+    subtests = sum(t.num_subtests for t in tests)
+    summary = FileSummary(name, counts, full, subtests, 0, dict.fromkeys(flows, 0))
+    for t in tests:
+        for i in range(t.num_subtests):
+            if not t.has_xnnpack_op(i):
+                continue
+            summary.with_op += 1
+            for f in flows:
+                subs = t.subtests.get(f, [])
+                summary.full_with_op[f] += i < len(subs) and fully_delegated(subs[i])
+            ours = t.subtests.get(xnnc_flow, [])
+            if not (i < len(ours) and fully_delegated(ours[i])):
+                summary.gaps[why_not_full(ours[i] if i < len(ours) else None)[:200]] += 1
+        if t.outcome.get(stock_flow) == "passed" and t.outcome.get(xnnc_flow) != "passed":
+            summary.regressions.append(f"`{name}::{t.key}`: {t.reason.get(xnnc_flow, '?')}")
+        stock = t.subtests.get(stock_flow, [])
+        ours = t.subtests.get(xnnc_flow, [])
+        for i, sub in enumerate(stock):
+            if fully_delegated(sub) and not (i < len(ours) and fully_delegated(ours[i])):
+                summary.misses.append(
+                    f"`{name}::{t.key}` subtest {i}: "
+                    f"{why_not_full(ours[i] if i < len(ours) else None)}"
+                )
+    return summary
+
+
+REGRESSIONS = "## Tests that pass on stock and fail on xnnc"
+MISSES = "## Subtests fully delegated on stock, not on xnnc"
+GAPS = "## Subtests where XNNPACK has the op that xnnc does not fully delegate, by reason"
+
+
+def title(flows: tuple[str, str]) -> str:
+    stock_flow, xnnc_flow = flows
+    return f"# ExecuTorch's backend operator suite: {xnnc_flow} flow vs stock {stock_flow} flow"
+
+
+def carried(text: str, flows: tuple[str, str]) -> tuple[str, dict[str, FileSummary]]:
+    """(its "Run" line, file -> summary) of an earlier report of `flows`: what a run whose
+    raw results are gone still says. A report keeps no per-subtest data: a file's subtests
+    fully delegated count as subtests with the op (a fully delegated subtest delegates one)."""
+    lines = text.splitlines()
+    if not lines or lines[0] != title(flows):
+        raise ValueError(f"not a report of {' and '.join(flows)}: {lines[0] if lines else ''!r}")
+    run = next((line for line in lines if line.startswith(("Run ", "Runs "))), "")
+    files: dict[str, FileSummary] = {}
+    section = ""
+    for line in lines:
+        if line.startswith("## "):
+            section = line
+        elif (
+            section == "## Per file"
+            and line.startswith("| ")
+            and not line.startswith(("| file ", "|---"))
+        ):
+            name, stock_tests, stock_full, tests, full, subtests, with_op = (
+                c.strip() for c in line.strip("|").split("|")[:7]
+            )
+            cells = [tuple(int(n) for n in c.split(" / ")) for c in (stock_tests, tests)]
+            counts = {flows[0]: int(stock_full), flows[1]: int(full)}
+            files[f"test_{name}"] = FileSummary(
+                f"test_{name}", dict(zip(flows, cells, strict=True)), counts, int(subtests),
+                int(with_op), dict(counts),
+            )  # fmt: skip
+        elif section in (REGRESSIONS, MISSES) and line.startswith("- `"):
+            summary = files[line[3:].split("::", 1)[0]]
+            (summary.regressions if section == REGRESSIONS else summary.misses).append(line[2:])
+        elif section == GAPS and line.startswith("- "):
+            name, _, rest = line[2:].partition(": ")
+            count, _, reason = rest.partition(" x ")
+            files[f"test_{name}"].gaps[reason] += int(count)
+    return run, files
 
 
 def render(
@@ -189,65 +301,35 @@ def render(
     seconds: float | None,
     note: str = "",
     flows: tuple[str, str] = FLOWS,
+    carry: tuple[str, dict[str, FileSummary]] | None = None,
 ) -> str:
-    """The report of a run of the pair `flows` (stock, xnnc)."""
+    """The report of a run of the pair `flows` (stock, xnnc); `carry`: an earlier report's
+    (run line, files) (`carried`), whose files this run has no results for are kept."""
     from xnnc.benchmarks.zoo import machine
 
     stock_flow, xnnc_flow = flows
-
-    rows, misses, regressions, fewer_files = [], [], [], []
-    gaps: dict[str, Counter[str]] = defaultdict(Counter)  # file -> reason -> subtests
-    total_subtests = total_with_op = 0
-    full = dict.fromkeys(flows, 0)
-    full_with_op = dict.fromkeys(flows, 0)
+    summaries: dict[str, FileSummary] = {}
     unpaired = 0
     for name in sorted(files):
         # A test compares only where both flows ran it (a run stopped early leaves halves).
         tests = sorted((t for t in files[name].values() if set(flows) <= set(t.outcome)),
                        key=lambda t: t.key)  # fmt: skip
         unpaired += len(files[name]) - len(tests)
-        if not tests:
-            continue
-        n = sum(t.num_subtests for t in tests)
-        per_flow = {f: sum(t.full(f) for t in tests) for f in flows}
-        with_op = 0
-        for t in tests:
-            for i in range(t.num_subtests):
-                if not t.has_xnnpack_op(i):
-                    continue
-                with_op += 1
-                for f in flows:
-                    subs = t.subtests.get(f, [])
-                    full_with_op[f] += i < len(subs) and fully_delegated(subs[i])
-                ours = t.subtests.get(xnnc_flow, [])
-                if not (i < len(ours) and fully_delegated(ours[i])):
-                    gaps[name][why_not_full(ours[i] if i < len(ours) else None)[:200]] += 1
-            if t.outcome.get(stock_flow) == "passed" and t.outcome.get(xnnc_flow) != "passed":
-                regressions.append(f"`{name}::{t.key}`: {t.reason.get(xnnc_flow, '?')}")
-            stock = t.subtests.get(stock_flow, [])
-            ours = t.subtests.get(xnnc_flow, [])
-            for i, sub in enumerate(stock):
-                if fully_delegated(sub) and not (i < len(ours) and fully_delegated(ours[i])):
-                    misses.append(
-                        f"`{name}::{t.key}` subtest {i}: "
-                        f"{why_not_full(ours[i] if i < len(ours) else None)}"
-                    )
-        total_subtests += n
-        total_with_op += with_op
-        for f in flows:
-            full[f] += per_flow[f]
-        ok = per_flow[xnnc_flow] >= per_flow[stock_flow]
-        if not ok:
-            fewer_files.append(name)
-        rows.append(
-            f"| {name.removeprefix('test_')} | {_cell(tests, stock_flow)} | "
-            f"{per_flow[stock_flow]} | {_cell(tests, xnnc_flow)} | {per_flow[xnnc_flow]} | "
-            f"{n} | {with_op} | {'' if ok else 'fewer than stock'} |"
-        )
-    all_tests = [t for tests in files.values() for t in tests.values()
-                 if set(flows) <= set(t.outcome)]  # fmt: skip
-    ran = {t.file for t in all_tests}
-    not_run = [f for f in operator_files() if f not in ran]
+        if tests:
+            summaries[name] = summarize(name, tests, flows)
+    carry_run, carry_files = carry or ("", {})
+    kept = sorted(set(carry_files) - set(summaries))
+    summaries.update((name, carry_files[name]) for name in kept)
+    ordered = [summaries[name] for name in sorted(summaries)]
+    totals = {f: tuple(sum(s.tests[f][i] for s in ordered) for i in range(3)) for f in flows}
+    full = {f: sum(s.full[f] for s in ordered) for f in flows}
+    full_with_op = {f: sum(s.full_with_op[f] for s in ordered) for f in flows}
+    total_subtests = sum(s.subtests for s in ordered)
+    total_with_op = sum(s.with_op for s in ordered)
+    regressions = [r for s in ordered for r in s.regressions]
+    misses = [m for s in ordered for m in s.misses]
+    fewer_files = [s.name for s in ordered if s.full[xnnc_flow] < s.full[stock_flow]]
+    not_run = [f for f in operator_files() if f not in summaries]
     share = full_with_op[xnnc_flow] / total_with_op if total_with_op else 0.0
 
     def holds(ok: bool) -> str:
@@ -256,7 +338,7 @@ def render(
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     took = f", {seconds / 60:.0f} min" if seconds else ""
     out = [
-        f"# ExecuTorch's backend operator suite: {xnnc_flow} flow vs stock {stock_flow} flow",
+        title(flows),
         "",
         "Written by `make peer-suite` (`python -m xnnc.benchmarks.peer_suite`): ExecuTorch "
         "1.5.1's own suite (`executorch/backends/test/suite`) under its own pytest harness, "
@@ -265,7 +347,16 @@ def render(
         "`benchmarks/peer_flow.py`) in one run, seed 0.",
         "",
         f"Run {date}{took}, on {machine()}.{' ' + note if note else ''}",
-        f"Files run: {len(ran)} of the suite's {len(operator_files())} operator files"
+        *(
+            [
+                f"{len(kept)} files carried from an earlier report of these flows, whose raw "
+                f"results were not kept ({', '.join(k.removeprefix('test_') for k in kept)}); it "
+                f'said: "{carry_run}"'
+            ]
+            if kept
+            else []
+        ),  # fmt: skip
+        f"Files run: {len(summaries)} of the suite's {len(operator_files())} operator files"
         + (f"; operator files not run: {', '.join(not_run)}" if not_run else "")
         + (f"; model files not run: {', '.join(left_out)}" if left_out else "")
         + (f"; {unpaired} tests run by one flow only, left out." if unpaired else "."),
@@ -289,29 +380,29 @@ def render(
         "",
         "| flow | tests passed / failed / skipped | subtests fully delegated |",
         "|---|---|---|",
-        *(f"| {f} | {_cell(all_tests, f)} | {full[f]} / {total_subtests} |" for f in flows),
+        *(f"| {f} | {_cell(totals[f])} | {full[f]} / {total_subtests} |" for f in flows),
         "",
         "## Per file",
         "",
         "| file | stock: tests | stock: full | xnnc: tests | xnnc: full | subtests | with op | |",
         "|---|---|---|---|---|---|---|---|",
-        *rows,
+        *(s.row(flows) for s in ordered),
         "",
-        "## Tests that pass on stock and fail on xnnc",
+        REGRESSIONS,
         "",
         *([f"- {r}" for r in regressions] or ["None."]),
         "",
-        "## Subtests fully delegated on stock, not on xnnc",
+        MISSES,
         "",
         *([f"- {m}" for m in misses] or ["None."]),
         "",
-        "## Subtests where XNNPACK has the op that xnnc does not fully delegate, by reason",
+        GAPS,
         "",
         *(
             [
-                f"- {name.removeprefix('test_')}: {n} x {reason}"
-                for name in sorted(gaps)
-                for reason, n in gaps[name].most_common()
+                f"- {s.name.removeprefix('test_')}: {n} x {reason}"
+                for s in ordered
+                for reason, n in s.gaps.most_common()
             ]
             or ["None."]
         ),  # fmt: skip
@@ -336,6 +427,11 @@ def main(argv: list[str] | None = None) -> int:
         "--render-only", action="store_true", help="the table from --results, without a run"
     )
     parser.add_argument("--note", default="", help="a sentence to add after the run's line")
+    parser.add_argument(
+        "--carry", metavar="REPORT.md",
+        help="an earlier report of the same flows: its files this run has no results for "
+        "are kept in the new one (for runs whose raw results are gone)",
+    )  # fmt: skip
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers")
     parser.add_argument("-k", dest="keyword", help="pytest -k: a part of the suite")
     parser.add_argument(
@@ -366,10 +462,18 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"ran flow {args.flow} in {seconds / 60:.0f} min: {results}")
                 return 0
         files = load(*(paths if args.render_only else [results]))
-        if not files:
+        carry = None
+        if args.carry:
+            try:
+                carry = carried(Path(args.carry).read_text(), flows)
+            except (OSError, ValueError) as e:
+                print(f"peer-suite: error: --carry {args.carry}: {e}", file=sys.stderr)
+                return 1
+        if not files and not carry:
             print("peer-suite: error: no results", file=sys.stderr)
             return 1
-        Path(args.out).write_text(render(files, suites()[1], seconds, args.note, flows))
+        report = render(files, suites()[1], seconds, args.note, flows, carry)
+        Path(args.out).write_text(report)
     print(f"wrote {args.out}")
     return 0
 

@@ -7,7 +7,10 @@ is fully delegated: one delegate, no op left outside.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from xnnc.benchmarks.peer_flow import FLOW_NAME
 from xnnc.benchmarks.peer_suite import fully_delegated, load, run_suite, why_not_full
@@ -61,3 +64,54 @@ def test_each_quantized_xnnpack_flow_has_an_xnnc_twin() -> None:
         assert ours.quantize_stage_factory is stock.quantize_stage_factory
         assert is_flow_name(ours.name) and is_flow_name(stock.name)
     assert test_key(f"test_add_dtype[xnnc_{QUANTIZED[0]}-float32]") == "test_add_dtype[float32]"
+
+
+def _report_body(text: str) -> str:
+    return text[text.index("## Targets") :]
+
+
+def test_a_report_carried_renders_as_it_was_written() -> None:
+    """Each committed report, read back (`carried`) and rendered with no new results, says
+    what it said: targets, totals, per-file rows and the lists below them."""
+    from xnnc.benchmarks import peer_suite
+
+    benchmarks = Path(peer_suite.ROOT) / "benchmarks"
+    pairs = {"PEER_SUITE.md": peer_suite.FLOWS}
+    schemes = {"PEER_SUITE_QUANTIZED.md": "static_int8_per_channel",
+               "PEER_SUITE_QUANTIZED_PER_TENSOR.md": "static_int8_per_tensor"}  # fmt: skip
+    for name, scheme in schemes.items():
+        pairs[name] = tuple(f"{flow}_{scheme}" for flow in peer_suite.FLOWS)
+    for name, flows in pairs.items():
+        text = (benchmarks / name).read_text()
+        run, files = peer_suite.carried(text, flows)
+        assert run.startswith("Run") and len(files) > 50, name
+        out = peer_suite.render({}, [], None, "", flows, (run, files))
+        assert _report_body(out) == _report_body(text), name
+    with pytest.raises(ValueError, match="not a report of xnnpack and xnnc"):
+        peer_suite.carried((benchmarks / "PEER_SUITE_QUANTIZED.md").read_text(), peer_suite.FLOWS)
+
+
+def test_a_new_run_replaces_the_files_it_ran(tmp_path: Path) -> None:
+    """Results of this run take a carried file's place; the other files stay, and the totals
+    add up over both."""
+    from xnnc.benchmarks import peer_suite
+
+    flows = peer_suite.FLOWS
+    text = (Path(peer_suite.ROOT) / "benchmarks" / "PEER_SUITE.md").read_text()
+    run, files = peer_suite.carried(text, flows)
+    sub = {"result": "SUCCESS", "delegates": 1, "outside": {}, "error": "",
+           "delegated_ops": 1}  # fmt: skip
+    results = tmp_path / "run.jsonl"
+    results.write_text("".join(
+        json.dumps({"flow": f, "file": "test_abs", "test": f"test_abs_f32[{f}]",
+                    "outcome": "passed", "subtests": [sub] * n}) + "\n"
+        for f, n in zip(flows, (1, 2), strict=True)
+    ))  # fmt: skip
+    out = peer_suite.render(load(results), [], None, "", flows, (run, files))
+    rows = {line.split(" | ")[0]: line for line in out.splitlines() if line.startswith("| ")}
+    assert rows["| abs"] == "| abs | 1 / 0 / 0 | 1 | 1 / 0 / 0 | 2 | 2 | 2 |  |"
+    assert rows["| add"] == files["test_add"].row(flows)  # carried as it was
+    assert f"{len(files) - 1} files carried from an earlier report" in out
+    carried_full = sum(s.full[flows[1]] for n, s in files.items() if n != "test_abs")
+    total = sum(s.subtests for n, s in files.items() if n != "test_abs") + 2
+    assert f"| {flows[1]} | " in out and f"| {carried_full + 2} / {total} |" in out
