@@ -47,6 +47,7 @@ OPTIONAL_PASSES = (
     "xnn-hoist-input-projection",
     "xnn-fc-as-bmm",
     "xnn-conv-as-gemm",
+    "xnn-space-to-depth",
     "xnn-legalize-casts",
 )
 # Choices made while importing, which a user may switch off the same way: "lstm-loop" keeps

@@ -14,6 +14,7 @@ target, in stages.
 |                  | canonicalize{disabled-patterns}: the seed rewrites                |
 | optimize         | xnn-hoist-input-projection, [xnn-tune{form=fc-or-bmm}],           |
 |                  | xnn-fc-as-bmm, [xnn-tune{form=conv-as-gemm}], xnn-conv-as-gemm,   |
+|                  | [xnn-tune{form=space-to-depth}], xnn-space-to-depth,              |
 |                  | then canonicalize                                                 |
 | runtime kinds    | xnn-legalize-broadcasts, xnn-legalize-stock (stock runtime only), |
 |                  | xnn-legalize-outputs                                              |
@@ -21,7 +22,8 @@ target, in stages.
 Types are legalized before the rewrites, so that a node computed in fp32 (fp16 in fp32 mode,
 bf16 kinds XNNPACK lacks) is rewritten like any fp32 node; stock node kinds come last, after
 every rewrite that may create an extension kind. The cost-guided rewrites (fp16 compute per
-region, bf16 GEMM form, upsample form, polyphase, fc-or-bmm, conv-as-gemm) follow the decision
+region, bf16 GEMM form, upsample form, polyphase, fc-or-bmm, conv-as-gemm, space-to-depth)
+follow the decision
 recorded on each layer; `xnn-tune` records measured ones just before them when the options
 tune (`CompileOptions.tuning()`), on the layers as they are then, and the static rules
 decide the rest. The tuning passes of one compile share one budget (`lower`). Each rewrite
@@ -69,6 +71,7 @@ from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
 from xnnc.transforms.matmul_pattern import RecognizeMatmulPass
 from xnnc.transforms.prelu_pattern import RecognizePreluPass
 from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
+from xnnc.transforms.space_to_depth import SpaceToDepthPass
 from xnnc.tuning.tuner import TunePass
 
 
@@ -98,7 +101,9 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
         n for n in options.disable if n not in OPTIONAL_PASSES and n not in IMPORT_CHOICES
     )
     canonicalize = _enabled([CanonicalizePass(disabled_patterns=pattern_names)], options)
-    optimize = _enabled([HoistInputProjectionPass(), FcAsBmmPass(), ConvAsGemmPass()], options)
+    optimize = _enabled(
+        [HoistInputProjectionPass(), FcAsBmmPass(), ConvAsGemmPass(), SpaceToDepthPass()], options
+    )
     casts = _enabled([LegalizeCastsPass()], options)
     fp16: list[ModulePass] = [Fp16PrecisionPass(mode=options.fp16)]
     seeds = [n for n in ("xnn-upsample-nearest", "xnn-polyphase") if n not in options.disable]
@@ -112,7 +117,9 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
             casts.insert(0, TunePass(form="bf16-gemm", **tune))
         if canonicalize:
             tuned_seeds = [TunePass(form=n.removeprefix("xnn-"), **tune) for n in seeds]
-        for owner, form in ((FcAsBmmPass, "fc-or-bmm"), (ConvAsGemmPass, "conv-as-gemm")):
+        owners = ((FcAsBmmPass, "fc-or-bmm"), (ConvAsGemmPass, "conv-as-gemm"),
+                  (SpaceToDepthPass, "space-to-depth"))  # fmt: skip
+        for owner, form in owners:
             at = next((i for i, p in enumerate(optimize) if isinstance(p, owner)), None)
             if at is not None:
                 optimize.insert(at, TunePass(form=form, **tune))

@@ -32,6 +32,7 @@ from xnnc.cost.rules import (
     GemmLayer,
     Layer,
     LinearLayer,
+    StemLayer,
     UpsampleLayer,
 )
 from xnnc.dialects import xnn
@@ -270,6 +271,7 @@ _STATIC_ONLY = {
     "upsample-nearest": "its profitability is decided at one size",
     "polyphase": "its phases' slices have fixed sizes",
     "fc-or-bmm": "the forms are timed at one size",
+    "space-to-depth": "its pad and blocks have fixed sizes",
 }
 
 
@@ -297,6 +299,16 @@ def conv_layer(op: xnn.Convolution2dOp) -> ConvLayer:
         n, h, w, cin, _int(op.group_output_channels),
         (_int(op.kernel_height), _int(op.kernel_width)),
         (_int(op.dilation_height), _int(op.dilation_width)),
+        op.padding(),
+    )  # fmt: skip
+
+
+def stem_layer(op: xnn.Convolution2dOp) -> StemLayer:
+    """A strided int8 convolution `xnn-space-to-depth` can rewrite (static NHWC sizes)."""
+    n, h, w, cin = shape_of(op.input)
+    return StemLayer(
+        "qs8", (n, h, w, cin), _int(op.group_output_channels),  # type: ignore[arg-type]
+        (_int(op.kernel_height), _int(op.kernel_width)), _int(op.subsampling_height),
         op.padding(),
     )  # fmt: skip
 

@@ -22,6 +22,7 @@ FORMS: dict[str, tuple[str, ...]] = {
     "polyphase": ("deconvolution", "polyphase", "per-phase"),
     "fc-or-bmm": ("fc", "bmm"),
     "fp16-compute": ("native", "fp32"),
+    "space-to-depth": ("direct", "space-to-depth"),
 }
 
 # With AVX-512, the fewest input channels at which the taps' GEMMs beat XNNPACK's IGEMM.
@@ -195,12 +196,57 @@ class Fp16Region:
         return f"fp16 region of {self.layers} layer{s} from {self.first} #{self.digest}"
 
 
-Layer = ConvLayer | GemmLayer | UpsampleLayer | DeconvLayer | LinearLayer | Fp16Layer | Fp16Region
+@dataclass(frozen=True)
+class StemLayer:
+    """A strided int8 `xnn.convolution_2d` over few input channels (an image model's first
+    layer) that `xnn-space-to-depth` can run as a stride-1 convolution over the input's
+    stride x stride blocks."""
+
+    dtype: str
+    shape: tuple[int, int, int, int]  # input, NHWC
+    out_channels: int
+    kernel: tuple[int, int]
+    stride: int
+    padding: tuple[int, int, int, int]  # top, right, bottom, left
+
+    form = "space-to-depth"
+
+    def key(self) -> str:
+        return (
+            f"stem {self.dtype} {'x'.join(map(str, self.shape))}->{self.out_channels}"
+            f" k{self.kernel[0]}x{self.kernel[1]} s{self.stride}"
+            f" p{','.join(map(str, self.padding))}"
+        )
+
+    @property
+    def blocked_kernel(self) -> tuple[int, int]:
+        """The stride-1 kernel over blocks: ceil(k / stride) along each axis."""
+        return (-(-self.kernel[0] // self.stride), -(-self.kernel[1] // self.stride))
+
+    def packed_macs_per_output(self, kr: int) -> tuple[int, int]:
+        """(direct, space-to-depth) multiply-accumulates per output value as XNNPACK's int8
+        IGEMM runs them: each tap's input channels padded to a multiple of its kernels' `kr`."""
+        cin, s = self.shape[3], self.stride
+        kh, kw = self.blocked_kernel
+        direct = self.kernel[0] * self.kernel[1] * (-(-cin // kr) * kr)
+        return direct, kh * kw * (-(-(s * s * cin) // kr) * kr)
+
+    @property
+    def macs(self) -> int:
+        n, h, w, cin = self.shape
+        outputs = n * (h // self.stride) * (w // self.stride) * self.out_channels
+        return outputs * self.kernel[0] * self.kernel[1] * cin
+
+
+Layer = (
+    ConvLayer | GemmLayer | UpsampleLayer | DeconvLayer | LinearLayer | Fp16Layer | Fp16Region
+    | StemLayer
+)  # fmt: skip
 
 # The first word of each form's layer keys (the tuning database checks its entries by it).
 KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
              "upsample2x": "upsample-nearest", "deconv": "polyphase", "linear": "fc-or-bmm",
-             "fp16": "fp16-compute"}  # fmt: skip
+             "fp16": "fp16-compute", "stem": "space-to-depth"}  # fmt: skip
 
 # A decision's revision: bumped when a rewrite builds one of its forms differently, so that
 # times the tuning database holds for the old construction miss instead of deciding for the
@@ -394,6 +440,36 @@ def fc_or_bmm(target: Target, layer: LinearLayer) -> Choice:
     return Choice("fc", "same GEMM kernels; the fully-connected node fuses bias and clamp")
 
 
+# The least gain in packed multiply-accumulates at which the space-to-depth form pays for its
+# pad and transpose (below).
+MIN_SPACE_TO_DEPTH_GAIN = 1.25
+
+
+def space_to_depth(target: Target, layer: StemLayer) -> Choice:
+    """A strided int8 convolution over few input channels: direct, or as a stride-1
+    convolution over the stride x stride blocks of its padded input
+    (`transforms/space_to_depth.py`).
+
+    XNNPACK's int8 IGEMM kernels take each tap's input channels in groups of `kr` (8 in
+    92a7ad50's x86 int8 kernels, AVX2 to AVX512-VNNI; 4 in arm64's dot-product ones), so a
+    tap over 3 channels computes 8. Over blocks, a 7x7 stride-2 kernel is 4x4 taps of 12
+    channels (16): 256 against 392 packed multiply-accumulates per output. Measured (AMD
+    EPYC Zen 3, AVX2, 1 thread, `xnnc.compile` of one PT2E layer at 224x224): ResNet's
+    7x7/2 3 -> 64, 1.53x fewer: the convolution 6.5-6.9 -> 4.3-4.9 ms, with the pad and
+    transpose 7.5-8.0 -> 5.2-5.4 ms; MobileNetV2's 3x3/2 3 -> 32, 1.13x fewer: 0.84 -> 0.77
+    ms, no gain with them (1.19 -> 1.22 ms). Takes the blocks from a gain of
+    `MIN_SPACE_TO_DEPTH_GAIN` (1.25x) on. arm64: the same count with kr 4, not measured.
+    fp32 has no such padding (XNNPACK's fp32 IGEMM takes any channel count) and measured
+    slower over blocks (6.5 -> 8.4 ms): the rewrite takes int8 layers only."""
+    kr = 4 if target.arch == "arm64" else 8
+    direct, blocked = layer.packed_macs_per_output(kr)
+    gain = direct / blocked
+    why = f"int8 taps padded to {kr} channels: {direct} -> {blocked} MACs per output ({gain:.2f}x)"
+    if gain >= MIN_SPACE_TO_DEPTH_GAIN:
+        return Choice("space-to-depth", f"{why} >= {MIN_SPACE_TO_DEPTH_GAIN}")
+    return Choice("direct", f"{why} < {MIN_SPACE_TO_DEPTH_GAIN}")
+
+
 LSTM_LOOP_MEASURED = (
     "as fast as unrolled and lighter: EnCodec 24 kHz decoder on AMD EPYC Zen 3 (AVX2), "
     "1 thread, loop / unrolled time 0.99 at 75 frames, 1.01 at 4; compile 12.3 -> 2.2 s"
@@ -422,4 +498,5 @@ RULES = {
     "polyphase": polyphase,
     "fc-or-bmm": fc_or_bmm,
     "fp16-compute": fp16_compute,
+    "space-to-depth": space_to_depth,
 }

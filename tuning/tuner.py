@@ -62,6 +62,7 @@ from xnnc.cost.decision import (
     linear_layer,
     record,
     recorded,
+    stem_layer,
     upsample_layer,
 )
 from xnnc.cost.rules import Fp16Region, Layer
@@ -95,6 +96,8 @@ from xnnc.transforms.fc_as_bmm import rewritable as fc_rewritable
 from xnnc.transforms.polyphase import PolyphasePass
 from xnnc.transforms.polyphase import choices as polyphase_choices
 from xnnc.transforms.polyphase import rewritable as polyphase_rewritable
+from xnnc.transforms.space_to_depth import SpaceToDepthPass
+from xnnc.transforms.space_to_depth import applies as space_to_depth_applies
 from xnnc.transforms.upsample_nearest import UpsampleNearestPass, upsample_chain
 from xnnc.tuning import db as tuning_db
 
@@ -214,6 +217,11 @@ SPECS: dict[str, FormSpec] = {
         lambda op: isinstance(op, xnn.FullyConnectedOp) and fc_rewritable(op),
         linear_layer,  # type: ignore[arg-type]
         FcAsBmmPass,
+    ),
+    "space-to-depth": FormSpec(
+        lambda op: isinstance(op, xnn.Convolution2dOp) and space_to_depth_applies(op),
+        stem_layer,  # type: ignore[arg-type]
+        SpaceToDepthPass,
     ),
     "fp16-compute": FormSpec(
         _fp16_region_anchor,
