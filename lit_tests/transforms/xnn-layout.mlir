@@ -24,6 +24,21 @@ func.func @compose_pair(%x: tensor<1x2x3x4xf32>) -> tensor<1x4x2x3xf32> {
 
 // -----
 
+// Two transposes stay two when the one they would compose into is a copy of higher rank
+// than either (dims that move together merged): NCHW -> NHWC (rank 2) then a space-to-depth
+// (rank 4) would be a rank-5 copy of single elements, which XNNPACK runs element by element.
+// CHECK-LABEL: func.func @compose_only_into_no_harder_copy
+// CHECK-NEXT:    %[[A:.*]] = xnn.static_transpose %x {perm = array<i64: 0, 2, 3, 4, 5, 1>}
+// CHECK-NEXT:    %[[B:.*]] = xnn.static_transpose %[[A]] {perm = array<i64: 0, 1, 3, 2, 4, 5>}
+// CHECK-NEXT:    func.return %[[B]]
+func.func @compose_only_into_no_harder_copy(%x: tensor<1x3x4x2x4x2xi8>) -> tensor<1x4x4x2x2x3xi8> {
+  %a = xnn.static_transpose %x {perm = array<i64: 0, 2, 3, 4, 5, 1>} : (tensor<1x3x4x2x4x2xi8>) -> tensor<1x4x2x4x2x3xi8>
+  %b = xnn.static_transpose %a {perm = array<i64: 0, 1, 3, 2, 4, 5>} : (tensor<1x4x2x4x2x3xi8>) -> tensor<1x4x4x2x2x3xi8>
+  func.return %b : tensor<1x4x4x2x2x3xi8>
+}
+
+// -----
+
 // A transpose that moves only unit dims next to a reshape is a reshape, and the two fold
 // (a 1-D conv's output with one channel: [N, 1, L, 1] -> [N, L, 1] -> [N, 1, L]).
 // CHECK-LABEL: func.func @transpose_of_unit_dims
