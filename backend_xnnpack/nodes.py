@@ -950,6 +950,7 @@ class OpSpec:
     same_type: tuple[str, ...] = ("input",)  # operands whose element type is the output's
     bf16: Bf16 = Bf16.NATIVE
     layout_agnostic: bool = False  # a layout change can sink through it (transforms/layout)
+    reads_qd8: bool = False  # a dynamically quantized (qdint8) input with an f32 output
     # For ops the dialect generates from this spec: class name, docstring, operands, params.
     generated: str = ""
     doc: str = ""
@@ -1047,14 +1048,14 @@ _WINDOW = (*PADDING, *(Field(f"{what}_{dim}") for what in ("kernel", "subsamplin
 _CONV_CHECKS = dict(optional_ids=("bias_id",), packed=("filter_id", "bias_id"))
 
 CONVOLUTION_2D = OpSpec("xnn.convolution_2d", convolution_2d_shape, _CONV_FLAGS, clamped=True,
-                        bf16=Bf16.VIA_FP32)  # fmt: skip
+                        bf16=Bf16.VIA_FP32, reads_qd8=True)  # fmt: skip
 DEPTHWISE_CONVOLUTION_2D = OpSpec("xnn.depthwise_convolution_2d", depthwise_convolution_2d_shape,
                                   _CONV_FLAGS, clamped=True, bf16=Bf16.VIA_FP32)  # fmt: skip
 DECONVOLUTION_2D = OpSpec("xnn.deconvolution_2d", deconvolution_2d_shape, clamped=True,
-                          bf16=Bf16.VIA_FP32)  # fmt: skip
+                          bf16=Bf16.VIA_FP32, reads_qd8=True)  # fmt: skip
 FULLY_CONNECTED = OpSpec("xnn.fully_connected", fully_connected_shape,
                          {"XNN_FLAG_TRANSPOSE_WEIGHTS": FLAG_TRANSPOSE_WEIGHTS}, clamped=True,
-                         bf16=Bf16.GEMM)  # fmt: skip
+                         bf16=Bf16.GEMM, reads_qd8=True)  # fmt: skip
 BATCH_MATRIX_MULTIPLY = OpSpec(
     "xnn.batch_matrix_multiply", batch_matrix_multiply_shape,
     {"XNN_FLAG_TRANSPOSE_B": FLAG_TRANSPOSE_B, "XNN_FLAG_NO_BROADCAST": FLAG_NO_BROADCAST},

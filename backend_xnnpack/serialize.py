@@ -53,19 +53,20 @@ class Quantization:
     """A quantized value's parameters as the blob carries them: one scale and zero point
     (per tensor), a scale per channel along `channel_dim`, or (`block_size` > 0) a scale
     per block of `block_size` along dim 1 for each channel; `per_token`: XNNPACK computes
-    them at run time for each row of the innermost dim (qdint8)."""
+    them at run time for each row of its last `nonbatch_dims` dims (qdint8)."""
 
     scales: tuple[float, ...]
     zero_point: int = 0
     channel_dim: int | None = None
     block_size: int = 0
     per_token: bool = False
+    nonbatch_dims: int = 1
 
     def table(self) -> tuple[int, Any]:
         """(QuantParams union type, its table)."""
         if self.per_token:
             params = fb.PerTokenDynamicQuantT()
-            params.numNonbatchDims = 1
+            params.numNonbatchDims = self.nonbatch_dims
             return fb.QuantParams.PerTokenDynamicQuant, params
         if self.channel_dim is None:
             params = fb.PerTensorQuantT()

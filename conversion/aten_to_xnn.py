@@ -39,7 +39,12 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
-from xnnc.conversion.dynamic_quant import dynamic_reason, lower_dynamic_linear, uses_dynamic
+from xnnc.conversion.dynamic_quant import (
+    dynamic_reason,
+    lower_dynamic_linear,
+    uses_dynamic,
+)
+from xnnc.conversion.dynamic_quant import filter_type as dynamic_filter_type
 from xnnc.conversion.emitter import Emitter
 from xnnc.conversion.lstm import LstmArgs, check_kept_lstm, is_kept_lstm, lstm_args
 from xnnc.conversion.quantized import (
@@ -221,7 +226,8 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
     pad = _pair(ints(op.padding), rank, 0)
     dil = _pair(ints(op.dilation), rank, 1)
     kh, kw = w.shape[2], w.shape[3]
-    x = e.to_nhwc(op.input)
+    dynamic = is_dynamic(op.input.type)
+    x = _dynamic_nhwc(op, e) if dynamic else e.to_nhwc(op.input)
     n, h, wd, cin = shape_of(x)
     out = shape_of(op.result)
     oh, ow = (1, out[2]) if rank == 3 else (out[2], out[3])
@@ -229,7 +235,9 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
     name = weight_name(op.weight)
     wq = qtype(op.weight)
     transposed = op.transposed.value.data
-    if op.bias is not None and not (transposed and wq is not None):
+    if op.bias is not None and dynamic:
+        bias = e.const(_data(op.bias), weight_name(op.bias))  # qd8 convolutions add f32
+    elif op.bias is not None and not (transposed and wq is not None):
         bias = _bias(op, e)
     window = dict(
         padding_top=pad[0], padding_bottom=pad[0], padding_left=pad[1], padding_right=pad[1],
@@ -241,7 +249,9 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
         filt = w.reshape(groups, cin_g, cout_g, kh, kw).permute(0, 2, 3, 4, 1)
         filt = filt.reshape(groups * cout_g, kh, kw, cin_g)
         filt_type = None
-        if wq is not None:
+        if wq is not None and dynamic:
+            filt_type = dynamic_filter_type(wq, tuple(filt.shape))
+        elif wq is not None:
             filt_type = deconvolution_filter_type(wq, tuple(filt.shape), groups)
             if op.bias is not None:
                 bias = _quantized_bias(op, e, filt_type.element_type)
@@ -270,14 +280,27 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
         )  # fmt: skip
     else:
         filt = w.permute(0, 2, 3, 1)  # OIHW -> OHWI
+        filt_type = _filter(wq, filt, 0)
+        if dynamic:
+            filt_type = dynamic_filter_type(wq, tuple(filt.shape))
         y = e.node(
-            xnn.Convolution2dOp, x, e.const(filt, f"{name}.ohwi", _filter(wq, filt, 0)), bias,
+            xnn.Convolution2dOp, x, e.const(filt, f"{name}.ohwi", filt_type), bias,
             shape=(n, oh, ow, w.shape[0]), elem=element_type(op.result),
             subsampling_height=stride[0],
             subsampling_width=stride[1], groups=groups, group_input_channels=cin // groups,
             group_output_channels=w.shape[0] // groups, **window,
         )  # fmt: skip
     return [e.from_nhwc(y, rank)]
+
+
+def _dynamic_nhwc(op: aten.ConvolutionOp, e: Emitter) -> SSAValue:
+    """A qd8 convolution's input: the f32 value its dynamic quantize reads, to NHWC, then
+    quantized there (XNNPACK cannot move a qd8 tensor, whose parameters are per image). The
+    quantize left unused is erased after conversion (`ConvertAtenToXnnPass`)."""
+    source = op.input.owner
+    assert isinstance(source, (aten.QuantizeOp, xnn.ConvertOp)), source
+    x = e.to_nhwc(source.operands[0])
+    return e.node(xnn.ConvertOp, x, shape=shape_of(x), elem=element_type(op.input))
 
 
 def _filter(q: UniformQuantType | None, filt: torch.Tensor, axis: int) -> TensorType | None:
@@ -1248,6 +1271,12 @@ class ConvertAtenToXnnPass(ModulePass):
         PatternRewriteWalker(
             GreedyRewritePatternApplier([ConvertAtenOp()]), apply_recursively=False
         ).rewrite_module(op)
+        # A qd8 convolution quantizes its NHWC input itself (`_dynamic_nhwc`): the quantize
+        # of the NCHW value is left unused, and XNNPACK would run it.
+        for convert in [c for c in op.walk() if isinstance(c, xnn.ConvertOp)]:
+            if not convert.results[0].uses and is_dynamic(convert.results[0].type):
+                convert.detach()
+                convert.erase()
         for sub in [o for o in op.walk() if isinstance(o, xnn.SubgraphOp)]:
             for inner in list(sub.body.block.ops):
                 if (

@@ -1,4 +1,5 @@
-"""Dynamically quantized linears as XNNPACK's qd8 fully-connected.
+"""Dynamically quantized linears as XNNPACK's qd8 fully-connected (2-D convolutions as its qd8
+convolution and deconvolution: `aten_to_xnn._conv`, which quantizes the NHWC input).
 
     %xq = aten.quantize %x : f32 -> dyn        %xq = xnn.convert %x : f32 -> dyn (qdint8)
     %y = aten.linear %xq, %wq, %b      ==>     %y = xnn.fully_connected %xq, %w, %b
@@ -85,16 +86,61 @@ def _linear_reason(op: aten.LinearOp) -> str | None:
     return weight_reason(op.weight)
 
 
+def qd8_convolution(op: aten.ConvolutionOp) -> bool:
+    """A kind XNNPACK's qd8 convolution and deconvolution run (those stock ExecuTorch's
+    partitioner takes): 2-D; grouped only when not transposed, and not depthwise (one input
+    channel per group)."""
+    if len(shape_of(op.input)) != 4:
+        return False
+    groups = op.groups.value.data
+    if groups == 1:
+        return True
+    return not op.transposed.value.data and shape_of(op.weight)[1] > 1
+
+
+def _conv_reason(op: aten.ConvolutionOp) -> str | None:
+    """XNNPACK's qd8 convolution and deconvolution (`qd8_convolution`): an 8-bit weight per
+    output channel (any scale), an f32 bias, an f32 result."""
+    if not is_dynamic(op.input.type):
+        return "a dynamically quantized value feeds the weight or bias of a convolution"
+    if not qd8_convolution(op):
+        return (
+            "XNNPACK's qd8 convolutions are 2-D, not depthwise, and grouped only when not "
+            "transposed"
+        )
+    if quant_type(op.result.type.element_type) is not None or is_dynamic(op.result.type):
+        return "XNNPACK's qd8 convolution writes f32, not a quantized result"
+    if op.bias is not None and (constant_op(op.bias) is None or op.bias.type.element_type
+                                != op.result.type.element_type):  # fmt: skip
+        return "the bias is not an f32 constant"
+    q = quant_type(op.weight.type.element_type) if isinstance(op.weight.type, TensorType) else None
+    if q is None or constant_op(op.weight) is None:
+        return "the weight is not a quantized constant"
+    if storage_bits(q) != 8 or q.blockwise or not q.symmetric:
+        return f"the weight is {q}: XNNPACK's qd8 convolutions take symmetric 8-bit weights"
+    out_axis = 1 if op.transposed.value.data else 0
+    if not q.per_tensor and q.axis.data != out_axis:
+        return f"the weight is quantized along axis {q.axis.data}, not the output channels"
+    return None
+
+
+# The ops XNNPACK reads a qd8 input into, and why each one would not.
+_QD8_READERS = {aten.LinearOp: lambda op: _linear_reason(op),
+                aten.ConvolutionOp: lambda op: _conv_reason(op)}  # fmt: skip
+
+
 def _quantize_reason(op: aten.QuantizeOp) -> str | None:
     users = [u.operation for u in op.result.uses]
     for user in users:
-        if not isinstance(user, aten.LinearOp) or user.input is not op.result:
+        reader = _QD8_READERS.get(type(user))
+        if reader is None or user.operands[0] is not op.result:
             return (
                 f"the dynamically quantized value feeds {user.name}; XNNPACK reads qd8 only "
-                "as a fully-connected input"
+                "as a fully-connected or convolution input"
             )
-        if (reason := _linear_reason(user)) is not None:
-            return f"the linear it feeds stays outside ({reason})"
+        if (reason := reader(user)) is not None:
+            what = user.name.removeprefix("aten.")
+            return f"the {what} it feeds stays outside ({reason})"
     return None
 
 
@@ -105,8 +151,13 @@ def dynamic_reason(op: Operation) -> str | None:
         return _quantize_reason(op)
     if isinstance(op, aten.LinearOp):
         return _linear_reason(op)
+    if isinstance(op, aten.ConvolutionOp):
+        return _conv_reason(op)
     if isinstance(op, aten.DequantizeOp):
-        return "XNNPACK has no convert from qd8 back to f32 (only its fully-connected reads qd8)"
+        return (
+            "XNNPACK has no convert from qd8 back to f32 (only its fully-connected and "
+            "convolutions read qd8)"
+        )
     return f"{op.name} on a dynamically quantized tensor has no XNNPACK node"
 
 
@@ -152,6 +203,7 @@ __all__ = [
     "filter_type",
     "lower_dynamic_linear",
     "pack_int4",
+    "qd8_convolution",
     "storage_bits",
     "uses_dynamic",
     "weight_reason",

@@ -329,16 +329,17 @@ def _same_element_type(**values: SSAValue) -> None:
 
 
 def _gemm_element_types(output: SSAValue, **inputs: SSAValue) -> None:
-    """One element type throughout, or XNNPACK's bf16 GEMM: bf16 inputs, an f32 output, or
-    its dynamically quantized one: a qd8 input, an f32 output."""
+    """One element type throughout, or XNNPACK's bf16 GEMM: bf16 inputs, an f32 output."""
     if all(element_type(v) == bf16 for v in inputs.values()) and element_type(output) == f32:
         return
-    if (
-        all(dynamic_quant_type(element_type(v)) for v in inputs.values())
-        and element_type(output) == f32
-    ):
-        return
     _same_element_type(**inputs, output=output)
+
+
+def _reads_qd8(output: SSAValue, **inputs: SSAValue) -> bool:
+    """XNNPACK's dynamically quantized GEMMs and convolutions: qd8 inputs, an f32 output."""
+    if element_type(output) != f32:
+        return False
+    return all(dynamic_quant_type(element_type(v)) for v in inputs.values())
 
 
 # --- bases -----------------------------------------------------------------------------------
@@ -453,6 +454,8 @@ class XnnNode(QuantizedShapesVerifier, IRDLOperation):
                 named[name] = value
             else:  # variadic: input1, input2, ...
                 named.update({f"{name[:-1]}{i + 1}": v for i, v in enumerate(value)})
+        if self.spec.reads_qd8 and named and _reads_qd8(self.output, **named):
+            return
         if self.spec.bf16 is nodes.Bf16.GEMM:
             _gemm_element_types(self.output, **named)
         elif named:
@@ -971,7 +974,12 @@ def _datatype(value: SSAValue) -> str:
 
 def _quantization(value: SSAValue) -> Quantization | None:
     if dynamic_quant_type(element_type(value)) is not None:
-        return Quantization((), per_token=True)
+        # XNNPACK's qd8 convolutions take one (scale, zero point) per image (all dims but
+        # the batch), its fully-connected one per row of the innermost dim.
+        convs = (Convolution2dOp, Deconvolution2dOp)
+        per_image = any(isinstance(use.operation, convs) for use in value.uses)
+        nonbatch = len(shape_of(value)) - 1 if per_image else 1
+        return Quantization((), per_token=True, nonbatch_dims=nonbatch)
     q = quant_type(element_type(value))
     if q is None:
         return None

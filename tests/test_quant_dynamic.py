@@ -352,7 +352,8 @@ def test_unsupported_weights_stay_outside_with_reason(config, reason) -> None:
 
 
 def test_dynamic_dequantize_without_linear_stays_outside() -> None:
-    """A dynamically quantized value that feeds no fully-connected has no XNNPACK node."""
+    """A dynamically quantized value that feeds no fully-connected or convolution has no
+    XNNPACK node."""
     module = import_model(case("mlp", "8da8w")[3])
     from xnnc.conversion.aten_to_xnn import convertible
 
@@ -360,6 +361,6 @@ def test_dynamic_dequantize_without_linear_stays_outside() -> None:
     dynamic = [op for op in dq if dynamic_quant_type(op.input.type.element_type)]
     assert dynamic and all(
         convertible(op) == "XNNPACK has no convert from qd8 back to f32 (only its "
-        "fully-connected reads qd8)"
+        "fully-connected and convolutions read qd8)"
         for op in dynamic
     )

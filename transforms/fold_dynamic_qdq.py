@@ -1,5 +1,6 @@
-"""`aten-fold-dynamic-qdq`: a linear over a dynamically quantized activation and a quantized
-weight, as the linear on quantized types (XNNPACK's qd8 fully-connected).
+"""`aten-fold-dynamic-qdq`: a linear or 2-D convolution over a dynamically quantized activation
+and a quantized weight, as the op on quantized types (XNNPACK's qd8 fully-connected,
+convolution and deconvolution).
 
     %xq = aten.quantize %x : f32 -> !xnn.quant.dynamic<...>
     %a  = aten.dequantize %xq                          %xq = aten.quantize %x
@@ -30,41 +31,60 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.conversion.dynamic_quant import qd8_convolution
 from xnnc.dialects import aten
 from xnnc.dialects.quant import is_quantized
 from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.transforms.raising import erase_unused, fused_location
 
 
+def _fold(op: aten.LinearOp | aten.ConvolutionOp, rewriter: PatternRewriter) -> None:
+    """`op` on the dynamically quantized activation and the quantized weight its dequantizes
+    read, where they are such."""
+    act, weight = op.input.owner, op.weight.owner
+    if not (isinstance(act, aten.DequantizeOp) and is_dynamic(act.input.type)):
+        return
+    if not (isinstance(weight, aten.DequantizeOp) and is_quantized(weight.input.type)):
+        return
+    if not isinstance(weight.input.owner, aten.ConstantOp):
+        return
+    operands = [act.input, weight.input, *([op.bias] if op.bias is not None else [])]
+    new = type(op).create(
+        operands=operands,
+        result_types=[op.result.type],
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    new.location = fused_location([op, act, weight])
+    rewriter.replace(op, new)
+    erase_unused(rewriter, [act, weight])
+
+
 class FoldDynamicLinear(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: aten.LinearOp, rewriter: PatternRewriter) -> None:
-        act, weight = op.input.owner, op.weight.owner
-        if not (isinstance(act, aten.DequantizeOp) and is_dynamic(act.input.type)):
-            return
-        if not (isinstance(weight, aten.DequantizeOp) and is_quantized(weight.input.type)):
-            return
-        if not isinstance(weight.input.owner, aten.ConstantOp):
-            return
-        operands = [act.input, weight.input, *([op.bias] if op.bias is not None else [])]
-        new = aten.LinearOp.create(
-            operands=operands,
-            result_types=[op.result.type],
-            properties=dict(op.properties),
-            attributes=dict(op.attributes),
-        )
-        new.location = fused_location([op, act, weight])
-        rewriter.replace(op, new)
-        erase_unused(rewriter, [act, weight])
+        _fold(op, rewriter)
+
+
+class FoldDynamicConv(RewritePattern):
+    """A 2-D convolution XNNPACK runs on qd8 (`qd8_convolution`); others keep the float
+    chain, which the reference interpreter computes."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: aten.ConvolutionOp, rewriter: PatternRewriter) -> None:
+        if qd8_convolution(op):
+            _fold(op, rewriter)
 
 
 @dataclass(frozen=True)
 class FoldDynamicQdqPass(ModulePass):
-    """Fold dequantize(dynamic) x dequantize(weight) linears into linears on quantized types."""
+    """Fold dequantize(dynamic) x dequantize(weight) linears and 2-D convolutions into the ops
+    on quantized types."""
 
     name = "aten-fold-dynamic-qdq"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([FoldDynamicLinear()]), apply_recursively=False
+            GreedyRewritePatternApplier([FoldDynamicLinear(), FoldDynamicConv()]),
+            apply_recursively=False,
         ).rewrite_module(op)

@@ -71,3 +71,24 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 64]>} {
     func.return %y : tensor<?x3xf32, #xnnc.dims<"T">>
   }
 }
+
+// -----
+
+// A 2-D convolution over a dynamic activation: the f32 input moves to NHWC and is quantized
+// there (XNNPACK's qd8 convolution takes one scale and zero point per image, and a qd8
+// tensor cannot be transposed); the NCHW quantize is erased. The bias stays f32.
+// CHECK-LABEL: func.func @conv2d
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x4x4xf32>) -> tensor<1x4x4x2xf32>
+// CHECK-NEXT:    %[[Q:.*]] = xnn.convert %[[T]] : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
+// CHECK:         xnn.convolution_2d %[[Q]], %{{.*}}, %{{.*}} {{.*}} : (tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
+// CHECK-NOT:     xnn.convert
+// CHECK:         xnn.output
+// STOCK-LABEL: func.func @conv2d
+// STOCK:         xnn.convolution_2d %{{.*}} : (tensor<1x4x4x2x!xnn.quant.dynamic
+func.func @conv2d(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  %w = aten.constant #xnnc.weight<"w", "0x00070E151C232A31383F464D545B626970777E858C939AA1A8AFB6BDC4CBD2D9E0E7EEF5020910171E252C333A41484F565D646B7279"> : tensor<3x2x3x3x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25, 1.0}>>
+  %b = aten.constant dense<[0.5, -1.0, 2.0]> : tensor<3xf32>
+  %q = aten.quantize %x : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
+  %y = aten.convolution %q, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x2x4x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x2x3x3x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25, 1.0}>>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+  func.return %y : tensor<1x3x4x4xf32>
+}
