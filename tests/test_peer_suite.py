@@ -115,3 +115,17 @@ def test_a_new_run_replaces_the_files_it_ran(tmp_path: Path) -> None:
     carried_full = sum(s.full[flows[1]] for n, s in files.items() if n != "test_abs")
     total = sum(s.subtests for n, s in files.items() if n != "test_abs") + 2
     assert f"| {flows[1]} | " in out and f"| {carried_full + 2} / {total} |" in out
+
+
+def test_carrying_another_flows_report_is_one_error_line(tmp_path: Path, capsys) -> None:
+    from xnnc.benchmarks import peer_suite
+
+    results = tmp_path / "run.jsonl"
+    results.write_text("")
+    report = Path(peer_suite.ROOT) / "benchmarks" / "PEER_SUITE_QUANTIZED.md"
+    argv = ["--render-only", "--results", str(results), "--carry", str(report),
+            "--out", str(tmp_path / "out.md")]  # fmt: skip
+    assert peer_suite.main(argv) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"peer-suite: error: --carry {report}: not a report of xnnpack and xnnc")
+    assert "\n" not in err and not (tmp_path / "out.md").exists()
