@@ -19,7 +19,8 @@ Anything else is kept outside with its reason (`dynamic_reason`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 from xdsl.dialects.builtin import IntegerType, TensorType
@@ -125,8 +126,10 @@ def _conv_reason(op: aten.ConvolutionOp) -> str | None:
 
 
 # The ops XNNPACK reads a qd8 input into, and why each one would not.
-_QD8_READERS = {aten.LinearOp: lambda op: _linear_reason(op),
-                aten.ConvolutionOp: lambda op: _conv_reason(op)}  # fmt: skip
+_QD8_READERS: dict[type[Operation], Callable[[Any], str | None]] = {
+    aten.LinearOp: _linear_reason,
+    aten.ConvolutionOp: _conv_reason,
+}
 
 
 def _quantize_reason(op: aten.QuantizeOp) -> str | None:

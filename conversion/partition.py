@@ -25,9 +25,11 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from xnnc.conversion.dynamic_quant import uses_dynamic
 from xnnc.conversion.lstm import excluded_steps, is_kept_lstm
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.locations import is_file_line_col, op_label, where
+from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.errors import OptionError, XnncError
 
 Supported = Callable[[Operation], str | None]
@@ -247,10 +249,20 @@ def left_outside(func: FuncOp, exclude: tuple[str, ...] = ()) -> list[tuple[Oper
 
 
 def excluded(op: Operation, exclude: tuple[str, ...]) -> str | None:
-    """Why `exclude` keeps `op` outside (None: it does not): its name, or, for an LSTM kept
-    whole, an op its steps compute."""
+    """Why `exclude` keeps `op` outside (None: it does not): its name; for an LSTM kept
+    whole, an op its steps compute; for a dynamic quantize or an op reading its qd8 value,
+    the other one (XNNPACK passes no qd8 tensor into or out of a subgraph)."""
     if op.name in exclude:
         return "excluded"
+    if exclude and uses_dynamic(op):
+        partners = [v.owner for v in op.operands if is_dynamic(v.type)]
+        partners += [u.operation for r in op.results if is_dynamic(r.type) for u in r.uses]
+        named = sorted({p.name for p in partners if isinstance(p, Operation)} & set(exclude))
+        if named:
+            return (
+                f"{', '.join(named)} is excluded, and XNNPACK passes no qd8 tensor into or "
+                "out of a subgraph"
+            )
     return excluded_steps(exclude) if is_kept_lstm(op) else None
 
 

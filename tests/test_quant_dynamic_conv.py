@@ -126,3 +126,25 @@ def test_a_grouped_one_runs_on_the_qd8_convolution():
     assert conv.groups.value.data == 2
     for xi in _inputs(x):
         torch.testing.assert_close(program(xi), grouped.module()(xi), **SAME_ORDER)
+
+
+@pytest.mark.parametrize(
+    "layer, excluded, partner",
+    [("conv", "aten.quantize", "aten.convolution"), ("conv", "aten.convolution", "aten.quantize"),
+     ("linear", "aten.quantize", "aten.linear"), ("linear", "aten.linear", "aten.quantize")],
+)  # fmt: skip
+def test_excluding_one_side_of_a_qd8_pair_keeps_both_outside(layer, excluded, partner):
+    """XNNPACK passes no qd8 tensor into or out of a subgraph: excluding the dynamic quantize
+    keeps its reader outside, and the other way round (both used to fail inside the
+    compile: an assertion, `external input of datatype qdint8`)."""
+    torch.manual_seed(0)
+    model = (nn.Conv2d(3, 4, 3) if layer == "conv" else nn.Linear(8, 4)).eval()
+    x = torch.randn(1, 3, 8, 8)
+    ep = _quantized(model, x)
+    program = xnnc.compile(ep, (x,), tune=False, exclude=excluded)
+    reasons = {o.op: o.reason for o in program.outside()}
+    assert reasons[excluded] == "excluded"
+    assert reasons[partner] == (
+        f"{excluded} is excluded, and XNNPACK passes no qd8 tensor into or out of a subgraph"
+    )
+    torch.testing.assert_close(program(x), ep.module()(x), rtol=0, atol=0)
