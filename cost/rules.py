@@ -233,6 +233,7 @@ class StemLayer:
 
     @property
     def macs(self) -> int:
+        """Multiply-accumulates of the direct form, about (the tuner orders layers by it)."""
         n, h, w, cin = self.shape
         outputs = n * (h // self.stride) * (w // self.stride) * self.out_channels
         return outputs * self.kernel[0] * self.kernel[1] * cin

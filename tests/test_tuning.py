@@ -227,13 +227,14 @@ def test_a_rejected_form_is_skipped(tmp_path, monkeypatch):
 
 
 def test_a_real_tuning_run(tmp_path):
-    """Times both forms on XNNPACK: each form ran, the choice is one of them, and the program
-    is right whichever won."""
+    """Times both forms on XNNPACK: each form ran, and the choice is the static rule's unless
+    the other form won by the margin (on an AVX2 host the rule says gemm: with the forms
+    within 5% of each other the tuner keeps it, so the rule, not "direct", is the baseline)."""
     program = _compile(tmp_path / "db.json", tune=True)
     [d] = _conv_decisions(program)
     assert d.source == "tuned" and set(d.times_ms) == {"direct", "gemm"}
     assert all(t > 0 for t in d.times_ms.values())
-    assert d.choice == choose("direct", d.times_ms)
+    assert d.choice == choose(STATIC, d.times_ms)
 
 
 def test_each_form_the_tuner_builds_computes_the_layer(tmp_path):
