@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -1261,6 +1261,18 @@ class ConvertAtenOp(RewritePattern):
                 drop_constant(rewriter, const)
 
 
+def _erase_dead(block: Block) -> None:
+    """Erase the ops of a subgraph body whose results nobody reads: constants a lowering
+    replaced (a permuted filter) and nodes it left behind (a qd8 convolution quantizes its
+    NHWC input itself, `_dynamic_nhwc`, leaving the NCHW value's quantize unused), which
+    XNNPACK would otherwise run. Every op in a body but its terminator computes only its
+    results."""
+    for inner in reversed(list(block.ops)):
+        if inner is not block.last_op and not any(r.uses for r in inner.results):
+            inner.detach()
+            inner.erase()
+
+
 @dataclass(frozen=True)
 class ConvertAtenToXnnPass(ModulePass):
     """Lower every `aten` op inside `xnn.subgraph` regions to `xnn` ops."""
@@ -1271,20 +1283,8 @@ class ConvertAtenToXnnPass(ModulePass):
         PatternRewriteWalker(
             GreedyRewritePatternApplier([ConvertAtenOp()]), apply_recursively=False
         ).rewrite_module(op)
-        # A qd8 convolution quantizes its NHWC input itself (`_dynamic_nhwc`): the quantize
-        # of the NCHW value is left unused, and XNNPACK would run it.
-        for convert in [c for c in op.walk() if isinstance(c, xnn.ConvertOp)]:
-            if not convert.results[0].uses and is_dynamic(convert.results[0].type):
-                convert.detach()
-                convert.erase()
         for sub in [o for o in op.walk() if isinstance(o, xnn.SubgraphOp)]:
-            for inner in list(sub.body.block.ops):
-                if (
-                    isinstance(inner, (aten.ConstantOp, xnn.ConstantOp))
-                    and not inner.results[0].uses
-                ):
-                    inner.detach()
-                    inner.erase()
+            _erase_dead(sub.body.block)
             left = [o for o in sub.body.block.ops if o.name.startswith("aten.")]
             if left:
                 o = left[0]

@@ -40,7 +40,14 @@ from xnnc.dialects.locations import where
 from xnnc.dialects.xnn import target_of
 from xnnc.errors import LocatedError
 from xnnc.ir.dims import DimExpr
-from xnnc.ir.types import element_nbytes, element_type, shape_of, size_symbols, symbol_ranges
+from xnnc.ir.types import (
+    element_nbytes,
+    element_type,
+    int_value,
+    shape_of,
+    size_symbols,
+    symbol_ranges,
+)
 
 DECISION_ATTR = "xnn.decision"
 DECLINED_ATTR = "xnn.declined"
@@ -288,17 +295,13 @@ def declined(op: Operation, rewrite: str, why: str, symbols: Sequence[str] = ())
     return True
 
 
-def _int(attr: Attribute) -> int:
-    return attr.value.data  # type: ignore[attr-defined]
-
-
 def conv_layer(op: xnn.Convolution2dOp) -> ConvLayer:
     n, h, w, cin = shape_of(op.input)
     return ConvLayer(
         str(op.input.type.element_type),  # type: ignore[attr-defined]
-        n, h, w, cin, _int(op.group_output_channels),
-        (_int(op.kernel_height), _int(op.kernel_width)),
-        (_int(op.dilation_height), _int(op.dilation_width)),
+        n, h, w, cin, int_value(op.group_output_channels),
+        (int_value(op.kernel_height), int_value(op.kernel_width)),
+        (int_value(op.dilation_height), int_value(op.dilation_width)),
         op.padding(),
     )  # fmt: skip
 
@@ -307,8 +310,8 @@ def stem_layer(op: xnn.Convolution2dOp) -> StemLayer:
     """A strided int8 convolution `xnn-space-to-depth` can rewrite (static NHWC sizes)."""
     n, h, w, cin = shape_of(op.input)
     return StemLayer(
-        "qs8", (n, h, w, cin), _int(op.group_output_channels),  # type: ignore[arg-type]
-        (_int(op.kernel_height), _int(op.kernel_width)), _int(op.subsampling_height),
+        "qs8", (n, h, w, cin), int_value(op.group_output_channels),  # type: ignore[arg-type]
+        (int_value(op.kernel_height), int_value(op.kernel_width)), int_value(op.subsampling_height),
         op.padding(),
     )  # fmt: skip
 
@@ -332,9 +335,9 @@ def deconv_layer(op: xnn.Deconvolution2dOp) -> DeconvLayer:
     n, h, w, cin = shape_of(op.input)
     return DeconvLayer(
         str(op.input.type.element_type),  # type: ignore[attr-defined]
-        (n, h, w, cin), shape_of(op.output)[3], _int(op.groups),
-        (_int(op.kernel_height), _int(op.kernel_width)),
-        (_int(op.upsampling_height), _int(op.upsampling_width)),
+        (n, h, w, cin), shape_of(op.output)[3], int_value(op.groups),
+        (int_value(op.kernel_height), int_value(op.kernel_width)),
+        (int_value(op.upsampling_height), int_value(op.upsampling_width)),
         op.padding(),
     )  # fmt: skip
 

@@ -335,6 +335,10 @@ def _gemm_element_types(output: SSAValue, **inputs: SSAValue) -> None:
     _same_element_type(**inputs, output=output)
 
 
+def _any_qd8(*values: SSAValue, **named: SSAValue) -> bool:
+    return any(dynamic_quant_type(element_type(v)) for v in (*values, *named.values()))
+
+
 def _reads_qd8(output: SSAValue, **inputs: SSAValue) -> bool:
     """XNNPACK's dynamically quantized GEMMs and convolutions: qd8 inputs, an f32 output."""
     if element_type(output) != f32:
@@ -454,8 +458,16 @@ class XnnNode(QuantizedShapesVerifier, IRDLOperation):
                 named[name] = value
             else:  # variadic: input1, input2, ...
                 named.update({f"{name[:-1]}{i + 1}": v for i, v in enumerate(value)})
-        if self.spec.reads_qd8 and named and _reads_qd8(self.output, **named):
-            return
+        if named and _any_qd8(self.output, **named):
+            if self.spec.reads_qd8 and _reads_qd8(self.output, **named):
+                return
+            _fail(
+                "a dynamically quantized (qdint8) value is read only by a fully-connected, "
+                "convolution or deconvolution node with an f32 output; got "
+                + ", ".join(
+                    f"{k} {element_type(v)}" for k, v in {**named, "output": self.output}.items()
+                )
+            )
         if self.spec.bf16 is nodes.Bf16.GEMM:
             _gemm_element_types(self.output, **named)
         elif named:

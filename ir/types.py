@@ -220,6 +220,11 @@ def ints(attr: DenseArrayBase | None, default: Sequence[int] = ()) -> tuple[int,
     return tuple(default) if attr is None else tuple(int(v) for v in attr.get_values())
 
 
+def int_value(attr: Attribute) -> int:
+    """An integer property's value (an `IntegerAttr`)."""
+    return attr.value.data  # type: ignore[attr-defined]
+
+
 def tensor_nbytes(shape: Sequence[int], elem: Attribute) -> int:
     """Bytes of a tensor's storage: elements below a byte (XNNPACK's 4-bit weights) pack
     into whole bytes per innermost row, as XNNPACK and stock ExecuTorch store them."""

@@ -82,14 +82,10 @@ from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, target_of
 from xnnc.ir.shapes import relative_end
-from xnnc.ir.types import shape_of, size_symbols
+from xnnc.ir.types import int_value, shape_of, size_symbols
 
 MIN_OUTPUT_CHANNELS = 16
 FORM = ConvLayer.form
-
-
-def _v(attr) -> int:
-    return attr.value.data
 
 
 def _decision(op: xnn.Convolution2dOp, ignore_target: bool) -> Decision | None:
@@ -107,23 +103,26 @@ def _decision(op: xnn.Convolution2dOp, ignore_target: bool) -> Decision | None:
 def taps_apply(op: xnn.Convolution2dOp, min_output_channels: int, two_d: bool) -> bool:
     """Whether ConvAsGemm can rewrite `op`, whatever the decision (the module docstring)."""
     _, h, _, _ = shape_of(op.input)
-    kh, kw = _v(op.kernel_height), _v(op.kernel_width)
-    if kh * kw == 1 or _v(op.groups) != 1 or (not two_d and (h != 1 or kh != 1)):
+    kh, kw = int_value(op.kernel_height), int_value(op.kernel_width)
+    if kh * kw == 1 or int_value(op.groups) != 1 or (not two_d and (h != 1 or kh != 1)):
         return False
-    if (_v(op.subsampling_width), _v(op.subsampling_height)) != (1, 1):
+    if (int_value(op.subsampling_width), int_value(op.subsampling_height)) != (1, 1):
         return False
-    if _v(op.group_output_channels) < min_output_channels or op.input.type.element_type != f32:
+    if (
+        int_value(op.group_output_channels) < min_output_channels
+        or op.input.type.element_type != f32
+    ):
         return False
     return not op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING) and _constant_weights(op)
 
 
 def depthwise_applies(op: xnn.Convolution2dOp) -> bool:
     """Whether SingleOutputConvAsDepthwise can rewrite `op`, whatever the decision."""
-    if _v(op.group_output_channels) != 1 or _v(op.groups) != 1:
+    if int_value(op.group_output_channels) != 1 or int_value(op.groups) != 1:
         return False
     if op.input.type.element_type != f32 or op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
         return False
-    return _v(op.kernel_height) * _v(op.kernel_width) != 1 and _constant_weights(op)
+    return int_value(op.kernel_height) * int_value(op.kernel_width) != 1 and _constant_weights(op)
 
 
 def _constant_weights(op: xnn.Convolution2dOp) -> bool:
@@ -170,8 +169,8 @@ class ConvAsGemm(RewritePattern):
         if decision is None:
             return
         n, h, width, cin = shape_of(op.input)
-        kh, kw = _v(op.kernel_height), _v(op.kernel_width)
-        cout = _v(op.group_output_channels)
+        kh, kw = int_value(op.kernel_height), int_value(op.kernel_width)
+        cout = int_value(op.group_output_channels)
         w = constant_tensor(op.filter)
         assert w is not None
         top, right, bottom, left = op.padding()
@@ -185,8 +184,8 @@ class ConvAsGemm(RewritePattern):
         name = weight_name(op.filter)
         total: SSAValue | None = None
         taps = [(i, j) for i in range(kh) for j in range(kw)]
-        rows = tap_offsets(kh, _v(op.dilation_height))
-        cols = tap_offsets(kw, _v(op.dilation_width))
+        rows = tap_offsets(kh, int_value(op.dilation_height))
+        cols = tap_offsets(kw, int_value(op.dilation_width))
         out = [n, out_h, out_w, cin]
         for i, j in taps:
             offsets = [0, rows[i], cols[j], 0]

@@ -57,15 +57,11 @@ from xnnc.cost.decision import Decision, decide, declined, record, record_moved,
 from xnnc.cost.rules import StemLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import quant_type
-from xnnc.ir.types import element_type, shape_of, size_symbols
+from xnnc.ir.types import element_type, int_value, shape_of, size_symbols
 
 FORM = StemLayer.form
 # Image stems: RGB, RGBA, gray. Past 8 channels a tap's padding is under 2x and shrinks.
 MAX_INPUT_CHANNELS = 4
-
-
-def _v(attr) -> int:
-    return attr.value.data
 
 
 def _int8(value, per_tensor: bool) -> bool:
@@ -78,16 +74,16 @@ def _int8(value, per_tensor: bool) -> bool:
 def applies(op: xnn.Convolution2dOp, any_size: bool = False) -> bool:
     """Whether the pass has a decision to make about `op` (the module docstring); with
     `any_size`, whether it would at static sizes."""
-    if _v(op.groups) != 1 or op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
+    if int_value(op.groups) != 1 or op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
         return False
     if size_symbols(op) and not any_size:
         return False
-    stride = _v(op.subsampling_height)
-    if stride < 2 or _v(op.subsampling_width) != stride:
+    stride = int_value(op.subsampling_height)
+    if stride < 2 or int_value(op.subsampling_width) != stride:
         return False
-    if (_v(op.dilation_height), _v(op.dilation_width)) != (1, 1):
+    if (int_value(op.dilation_height), int_value(op.dilation_width)) != (1, 1):
         return False
-    if _v(op.kernel_height) * _v(op.kernel_width) == 1:
+    if int_value(op.kernel_height) * int_value(op.kernel_width) == 1:
         return False
     channels = shape_of(op.input)[3]
     if not isinstance(channels, int) or channels > MAX_INPUT_CHANNELS:
