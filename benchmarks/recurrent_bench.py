@@ -53,7 +53,7 @@ import torch
 import xnnc
 from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
 from xnnc.backend_xnnpack.runtime import capi
-from xnnc.benchmarks.zoo import cpu_header
+from xnnc.benchmarks.zoo import cpu_header, ort_session
 from xnnc.driver import Program
 from xnnc.examples.models import _SLSTM
 
@@ -82,13 +82,9 @@ def _timed(call: Callable[[], Any]) -> tuple[float, float]:
 
 
 def _ort(model: torch.nn.Module, x: torch.Tensor, threads: int) -> Callable[[], Any]:
-    import onnxruntime as ort  # the `bench` extra
-
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         proto = torch.onnx.export(model, (x,), dynamo=True).model_proto.SerializeToString()
-    options = ort.SessionOptions()
-    options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
-    session = ort.InferenceSession(proto, options, providers=["CPUExecutionProvider"])
+    session = ort_session(proto, threads)
     feeds = {session.get_inputs()[0].name: x.numpy()}
     return lambda: session.run(None, feeds)[0]
 

@@ -14,6 +14,9 @@ asks.
 from __future__ import annotations
 
 import copy
+import os
+import select
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -200,3 +203,54 @@ def test_close_waits_for_the_runs_in_flight(exported, inputs):
     for thread in threads:
         thread.join()
     assert outcomes == ["the runtime is closed"] * THREADS
+
+
+def test_programs_at_one_thread_count_share_the_process_pool(exported, inputs):
+    """Every runtime at 2 threads runs on the process's one pthreadpool of 2
+    (`capi.shared_pool`; a pool per runtime gave EnCodec 20 worker threads on 2 cores): two
+    programs of three runtimes between them, called from 8 threads at once, take turns on it
+    per parallel operation and still compute the single-threaded results."""
+    from xnnc.backend_xnnpack.runtime import capi
+
+    whole = _program(exported, threads=2)
+    pieces = _program(exported, threads=2, exclude="aten.relu")
+    runtimes = [*whole.runtimes.values(), *pieces.runtimes.values()]
+    assert len(runtimes) == 3
+    assert {r._pool for r in runtimes} == {capi.shared_pool(2)}
+    expected = [whole(x) for x in inputs]
+
+    def both(x: torch.Tensor) -> torch.Tensor:
+        y = whole(x)
+        assert torch.equal(pieces(x), y)
+        return y
+
+    got = _hammer(both, inputs)
+    assert all(torch.equal(g, e) for g, e in zip(got, expected))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_runs_on_a_pool_of_its_own(exported, inputs):
+    """The parent's pool workers do not exist in a forked child: a program compiled there
+    runs on a new pool (the child would wait forever for the parent's workers)."""
+    from xnnc.backend_xnnpack.runtime import capi
+
+    parent_pool = capi.shared_pool(2)
+    expected = _program(exported, threads=2)(inputs[0])
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the pipe, never return into pytest
+        ok = False
+        try:
+            program = _program(exported, threads=2)
+            pool = next(iter(program.runtimes.values()))._pool
+            ok = pool != parent_pool and torch.equal(program(inputs[0]), expected)
+        finally:
+            os.write(write, b"1" if ok else b"0")
+            os._exit(0)
+    os.close(write)
+    ready, _, _ = select.select([read], [], [], 120)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    assert ready, "the forked child's program did not finish within 120 s"
+    assert os.read(read, 1) == b"1"

@@ -397,9 +397,7 @@ class SplitRuntime(RuntimeHandle):
         self._lock = threading.Lock()
         try:
             if threads > 1:
-                self._pool = self._lib.pthreadpool_create(threads)
-                if not self._pool:
-                    raise MemoryError(f"pthreadpool_create({threads}) failed")
+                self._pool = capi.shared_pool(threads)
             self._build()
         except BaseException:
             self.close()
@@ -475,12 +473,10 @@ class SplitRuntime(RuntimeHandle):
         return rows
 
     def close(self) -> None:
-        """Frees the operators, the sub-runtimes and the thread pool, after a run in progress;
-        idempotent."""
+        """Frees the operators and the sub-runtimes, after a run in progress; idempotent (the
+        thread pool is the process's, `capi.shared_pool`)."""
         with self._lock:
             for step in self._owned:
                 step.close()
             self._owned, self._steps, self._closed = [], [], True
-            if self._pool is not None:
-                self._lib.pthreadpool_destroy(self._pool)
-                self._pool = None
+            self._pool = None

@@ -19,6 +19,8 @@ import ctypes
 import functools
 import importlib.machinery
 import importlib.util
+import os
+import threading
 from ctypes import (
     POINTER,
     Structure,
@@ -171,6 +173,37 @@ def library() -> Library:
     if _LIBRARY is None:
         _LIBRARY = Library()
     return _LIBRARY
+
+
+_POOLS: dict[int, int] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def shared_pool(threads: int) -> int:
+    """The process's pthreadpool of `threads` threads (threads > 1), made at first use and
+    kept for the process's life, as ExecuTorch keeps one pool for all its programs: every
+    runtime at that count runs on it. A pool per runtime gave a program of many runtimes
+    (EnCodec at 2 threads: its pieces and each LSTM cell's 7 step runtimes) a worker thread
+    per runtime, all on the same cores. Sharing is safe: `pthreadpool_parallelize` takes the
+    pool's execution mutex, so callers from several threads take turns per parallel
+    operation. A forked child starts without pools (the parent's workers do not exist there)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(threads)
+        if pool is None:
+            pool = library().pthreadpool_create(threads)
+            if not pool:
+                raise MemoryError(f"pthreadpool_create({threads}) failed")
+            _POOLS[threads] = pool
+        return pool
+
+
+def _forget_pools() -> None:
+    global _POOLS_LOCK
+    _POOLS.clear()
+    _POOLS_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pools)
 
 
 def f16_native_supported() -> bool:

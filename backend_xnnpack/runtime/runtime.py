@@ -41,7 +41,8 @@ Threads: `run` and `profile` may be called from any number of threads. A lock se
 set-up, invoke, the copies through the runtime's buffers and the profile read of one runtime
 (XNNPACK keeps the external pointers, the activations and the timings in the runtime), so
 there is one set of packed weights and one workspace however many threads call; the
-runtime's own pthreadpool parallelizes inside each run. Input checks, contiguous copies and
+process's pthreadpool for the runtime's thread count (`capi.shared_pool`) parallelizes
+inside each run. Input checks, contiguous copies and
 output allocation happen outside the lock. Outputs are fresh tensors per run, never reused,
 so a later run cannot change an earlier result.
 """
@@ -486,7 +487,6 @@ class XnnRuntime(RuntimeHandle):
         self._subgraph: int | None = None
         self._weights: PackedWeights | None = None
         self._pool: int | None = None
-        self._owns_pool = threadpool is None
         self._profiling = profile
         self._lock = threading.Lock()  # one set-up + invoke (+ profile read) at a time
         # The token of the `FusedCall` row that set the runtime up last (0: none; every other
@@ -510,12 +510,8 @@ class XnnRuntime(RuntimeHandle):
         self._constants = _Constants()
         self._ids: dict[int, int] = {}
         try:
-            if threadpool is not None:
-                self._pool = threadpool
-            elif threads > 1:
-                self._pool = self._lib.pthreadpool_create(threads)
-                if not self._pool:
-                    raise MemoryError(f"pthreadpool_create({threads}) failed")
+            if threadpool is not None or threads > 1:
+                self._pool = threadpool if threadpool is not None else capi.shared_pool(threads)
             self._build(profile)
             self._prepare()
         except BaseException:
@@ -938,8 +934,8 @@ class XnnRuntime(RuntimeHandle):
     # -- teardown --
 
     def close(self) -> None:
-        """Frees the XNNPACK runtime, subgraph and thread pool; idempotent. Waits for a run
-        in another thread to finish."""
+        """Frees the XNNPACK runtime and subgraph (not the thread pool: the process's);
+        idempotent. Waits for a run in another thread to finish."""
         with self._lock:
             self._free()
 
@@ -950,8 +946,6 @@ class XnnRuntime(RuntimeHandle):
                 lib.delete_runtime(self._runtime)
             if self._subgraph is not None:
                 lib.delete_subgraph(self._subgraph)
-            if self._pool is not None and self._owns_pool:
-                lib.pthreadpool_destroy(self._pool)
         self._runtime = self._subgraph = self._pool = None
         self._constants = self._weights = None  # after the runtime, which reads them
 
