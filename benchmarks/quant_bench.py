@@ -120,17 +120,22 @@ def table(model: str, samples: int, threads: int) -> None:
     made, (pt2e_out, float_out), scale = systems(model, threads)
     times = measure({k: v[0] for k, v in made.items()}, samples)
     base = statistics.median(times["xnnc qs8"])
+    fastest = min(times["xnnc qs8"])
     shape = "x".join(map(str, float_model(model)[1][0].shape))
     print(f"{model} {shape}, {time.strftime('%Y-%m-%d')}, {threads} thread(s), "
-          f"median [p25, p75] of {samples} alternating samples; ratio = system / xnnc "
-          f"qs8; error in output steps ({scale:.3g})")  # fmt: skip
-    print(f"{'system':16} {'ms':>26} {'ratio':>6} {'error':>6}  delegated")
+          f"median [p25, p75] and fastest of {samples} alternating samples; ratio = system / "
+          f"xnnc qs8 (of the medians; of the fastest, the least disturbed on a shared "
+          f"machine); error in output steps ({scale:.3g})")  # fmt: skip
+    print(f"{'system':16} {'ms':>26} {'ratio':>6} {'fastest':>8} {'ratio':>6} {'error':>6}  "
+          f"delegated")  # fmt: skip
     for name, (call, counts) in made.items():
         p25, median, p75 = statistics.quantiles(times[name], n=4, method="inclusive")
+        low = min(times[name])
         ref = float_out if name == "xnnc fp32" else pt2e_out
         error = (call() - ref).abs().max().item() / scale
         cell = f"{median * 1e3:8.3f} [{p25 * 1e3:7.3f}, {p75 * 1e3:7.3f}]"
-        print(f"{name:16} {cell:>26} {median / base:6.2f} {error:6.2f}  {counts}", flush=True)
+        print(f"{name:16} {cell:>26} {median / base:6.2f} {low * 1e3:8.3f} {low / fastest:6.2f} "
+              f"{error:6.2f}  {counts}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
