@@ -746,7 +746,19 @@ class ConvertOp(XnnNode):
         if src in _CONVERT_TYPES and dst in _CONVERT_TYPES:
             return
         if src == f32 and dynamic_quant_type(dst) is not None:
-            return  # XNNPACK's convert to qd8: parameters per token, at run time
+            # XNNPACK's convert to qd8: parameters at run time, per image for a convolution,
+            # per row for a fully-connected node (`_quantization`): one or the other.
+            readers = {use.operation.name for use in self.output.uses}
+            if readers & {Convolution2dOp.name, Deconvolution2dOp.name} and (
+                FullyConnectedOp.name in readers
+            ):
+                _fail(
+                    "a qdint8 value is quantized per image for a convolution and per row for "
+                    "a fully-connected node; convert it once for each (read by "
+                    + ", ".join(sorted(readers))
+                    + ")"
+                )
+            return
         quantized = quant_type(dst) or quant_type(src)
         real = src if quantized is dst else dst
         if (

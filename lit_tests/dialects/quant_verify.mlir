@@ -74,3 +74,21 @@ func.func @qd8_add(%q: tensor<2x4x!xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>
   }
   func.return
 }
+
+// -----
+
+// XNNPACK quantizes a qd8 value per image for a convolution and per row for a
+// fully-connected node: one value cannot serve both.
+func.func @qd8_conv_and_fc(%x: tensor<1x4x4x2xf32>) {
+  %y:2 = xnn.subgraph(%x) : (tensor<1x4x4x2xf32>) -> (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) {
+  ^bb0(%a: tensor<1x4x4x2xf32>):
+    %w = xnn.constant #xnnc.weight<"w"> : tensor<3x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>
+    %v = xnn.constant #xnnc.weight<"v"> : tensor<3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>
+    // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:5: error: 'xnn.convert' op a qdint8 value is quantized per image for a convolution and per row for a fully-connected node; convert it once for each (read by xnn.convolution_2d, xnn.fully_connected)
+    %q = xnn.convert %a : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
+    %c = xnn.convolution_2d %q, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>) -> tensor<1x4x4x3xf32>
+    %f = xnn.fully_connected %q, %v : (tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>) -> tensor<1x4x4x3xf32>
+    xnn.output %c, %f : tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>
+  }
+  func.return
+}
