@@ -121,6 +121,10 @@ class PackedWeights:
 
     def __init__(self) -> None:
         self._entries: list[np.ndarray] = []  # an offset is an index here
+        # Their addresses: XNNPACK asks for one per operator with packed weights at every
+        # reshape (a program called at alternating sizes reshapes at each call), and
+        # `ndarray.ctypes.data` builds a ctypes helper object per read.
+        self._addresses: list[int] = []
         self._index: dict[tuple, int] = {}
         self._reserved: dict[int, np.ndarray] = {}  # address -> space not yet inserted
         self._names: dict[int, Hashable] = {}  # source address -> what it holds
@@ -134,7 +138,7 @@ class PackedWeights:
             _RESERVE(self._reserve),
             _INSERT(self._insert),
             _FINALIZED(lambda _: self.finalized),
-            _TO_ADDRESS(lambda _, offset: self._entries[offset].ctypes.data),
+            _TO_ADDRESS(lambda _, offset: self._addresses[offset]),
             _DELETE(lambda _: 0),
         )
         self._provider = Provider(None, *self._callbacks, None)
@@ -205,9 +209,13 @@ class PackedWeights:
         if space is None:  # not space of ours: keep a copy
             space = _aligned(size)
             ctypes.memmove(space.ctypes.data, address, size)
-        self._entries.append(space)
+        self._add(space)
         self._index[key] = len(self._entries) - 1
         return len(self._entries) - 1
+
+    def _add(self, entry: np.ndarray) -> None:
+        self._entries.append(entry)
+        self._addresses.append(entry.ctypes.data)
 
     # -- in a file --
 
@@ -255,7 +263,7 @@ class PackedWeights:
                     raise PackedWeightsError(
                         f"entry at {offset} (+{size}) is outside the data or unaligned"
                     )
-                weights._entries.append(base[offset : offset + size])
+                weights._add(base[offset : offset + size])
                 weights._index[_key_of((seed, fingerprint, kernel, bias))] = (
                     len(weights._entries) - 1
                 )
