@@ -92,3 +92,25 @@ func.func @conv2d(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32> {
   %y = aten.convolution %q, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x2x4x4x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x2x3x3x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25, 1.0}>>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
   func.return %y : tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// A transposed 2-D convolution over a dynamic activation: XNNPACK's qd8 deconvolution, its
+// filter [Cout, KH, KW, Cin] per output channel (torch's [Cin, Cout, KH, KW] along axis 1),
+// the input moved to NHWC before it is quantized, as for a convolution.
+// CHECK-LABEL: func.func @conv_transpose2d
+// CHECK:         %[[T:.*]] = xnn.static_transpose %{{.*}} {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x2x3x3xf32>) -> tensor<1x3x3x2xf32>
+// CHECK-NEXT:    %[[Q:.*]] = xnn.convert %[[T]] : (tensor<1x3x3x2xf32>) -> tensor<1x3x3x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
+// CHECK:         %[[W:.*]] = xnn.constant #xnnc.weight<"w.deconv", "0x0054075B0E6215691C7023772A7E3185388C3F93469A4DA1"> : tensor<3x2x2x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>
+// CHECK-NEXT:    xnn.deconvolution_2d %[[Q]], %[[W]], %{{.*}} {kernel_height = 2 : i64, kernel_width = 2 : i64, upsampling_height = 2 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : ({{.*}}) -> tensor<1x6x6x3xf32>
+// CHECK-NOT:     xnn.convert
+// CHECK:         xnn.output
+// STOCK-LABEL: func.func @conv_transpose2d
+// STOCK:         xnn.deconvolution_2d %{{.*}} : (tensor<1x3x3x2x!xnn.quant.dynamic
+func.func @conv_transpose2d(%x: tensor<1x2x3x3xf32>) -> tensor<1x3x6x6xf32> {
+  %w = aten.constant #xnnc.weight<"w", "0x00070E151C232A31383F464D545B626970777E858C939AA1"> : tensor<2x3x2x2x!xnn.quant.uniform<i8<-127:127>:f32:1, {0.5, 0.25, 1.0}>>
+  %b = aten.constant dense<[0.5, -1.0, 2.0]> : tensor<3xf32>
+  %q = aten.quantize %x : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
+  %y = aten.convolution %q, %w, %b {stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = true, output_padding = array<i64: 0, 0>, groups = 1 : i64} : (tensor<1x2x3x3x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<2x3x2x2x!xnn.quant.uniform<i8<-127:127>:f32:1, {0.5, 0.25, 1.0}>>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
+  func.return %y : tensor<1x3x6x6xf32>
+}
