@@ -462,8 +462,9 @@ class XnnNode(QuantizedShapesVerifier, IRDLOperation):
             if self.spec.reads_qd8 and _reads_qd8(self.output, **named):
                 return
             _fail(
-                "a dynamically quantized (qdint8) value is read only by a fully-connected, "
-                "convolution or deconvolution node with an f32 output; got "
+                "XNNPACK reads a dynamically quantized (qdint8) value only in a "
+                "fully-connected, convolution or deconvolution node with an f32 output, and "
+                "writes one only in a convert; got "
                 + ", ".join(
                     f"{k} {element_type(v)}" for k, v in {**named, "output": self.output}.items()
                 )

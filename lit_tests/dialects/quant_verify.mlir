@@ -49,12 +49,12 @@ func.func @expressed_type(%x: tensor<4xf16>) -> tensor<4x!xnn.quant.uniform<i8:f
 // -----
 
 // XNNPACK computes on a dynamically quantized (qdint8) value only in its fully-connected,
-// convolution and deconvolution nodes, and those write f32: a qd8 output verifies nowhere.
+// convolution and deconvolution nodes, and those write f32; only a convert writes one.
 func.func @qd8_conv_to_qd8(%q: tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>) {
   %y = xnn.subgraph(%q) : (tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>) -> tensor<1x4x4x3x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>> {
   ^bb0(%a: tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>):
     %w = xnn.constant #xnnc.weight<"w"> : tensor<3x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>
-    // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:5: error: 'xnn.convolution_2d' op a dynamically quantized (qdint8) value is read only by a fully-connected, convolution or deconvolution node with an f32 output; got input !xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>, output !xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>
+    // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:5: error: 'xnn.convolution_2d' op XNNPACK reads a dynamically quantized (qdint8) value only in a fully-connected, convolution or deconvolution node with an f32 output, and writes one only in a convert; got input !xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>, output !xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>
     %c = xnn.convolution_2d %a, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>, tensor<3x3x3x2x!xnn.quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>) -> tensor<1x4x4x3x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
     xnn.output %c : tensor<1x4x4x3x!xnn.quant.dynamic<i8:f32, tensor, eps 0.000244140625>>
   }
@@ -68,7 +68,7 @@ func.func @qd8_conv_to_qd8(%q: tensor<1x4x4x2x!xnn.quant.dynamic<i8:f32, tensor,
 func.func @qd8_add(%q: tensor<2x4x!xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>>) {
   %y = xnn.subgraph(%q) : (tensor<2x4x!xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>>) -> tensor<2x4x!xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>> {
   ^bb0(%a: tensor<2x4x!xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>>):
-    // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:5: error: 'xnn.binary' op a dynamically quantized (qdint8) value is read only by a fully-connected, convolution or deconvolution node with an f32 output; got input1 !xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>, input2 !xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>, output !xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>
+    // CHECK: {{.*}}quant_verify.mlir:[[# @LINE + 1]]:5: error: 'xnn.binary' op XNNPACK reads a dynamically quantized (qdint8) value only in a fully-connected, convolution or deconvolution node with an f32 output, and writes one only in a convert; got input1 !xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>, input2 !xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>, output !xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>
     %s = xnn.binary add %a, %a : (tensor<2x4x!xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>>, tensor<2x4x!xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>>) -> tensor<2x4x!xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>>
     xnn.output %s : tensor<2x4x!xnn.quant.dynamic<i8:f32, token, eps 1.0e-05>>
   }
