@@ -5,6 +5,11 @@
 // RUN: xnn-opt %s --split-input-file -p 'xnn-partition,convert-aten-to-xnn,canonicalize' | filecheck %s --check-prefix=CANON
 // What XNNPACK cannot run stays outside, with its reason (one line under strict).
 // RUN: not xnn-opt %s --split-input-file -p 'xnn-partition{strict=true}' 2>&1 | filecheck %s --check-prefix=STRICT
+// Bit widths XNNPACK has no static node for stay outside too.
+// RUN: not xnn-opt %S/../tools/inputs/quant_int16_activation.mlir -p 'xnn-partition{strict=true}' 2>&1 | filecheck %s --check-prefix=I16
+// RUN: not xnn-opt %S/../tools/inputs/quant_int4_static_weight.mlir -p 'xnn-partition{strict=true}' 2>&1 | filecheck %s --check-prefix=I4
+// I16: {{^}}xnn-opt: error: 1 ops stayed outside XNNPACK: {{.*}}quant_int16_activation.mlir:3:3: aten.sigmoid (the input is i16 in [-32768, 32767]; the qs8 lowering takes int8 activations over the whole [-128, 127]){{$}}
+// I4: {{^}}xnn-opt: error: 1 ops stayed outside XNNPACK: {{.*}}quant_int4_static_weight.mlir:4:3: aten.linear (the weight's quantization !xnn.quant.uniform<i4:f32:0, {0.5, 0.25}> has no static int8 XNNPACK filter){{$}}
 
 // CHECK-LABEL: func.func @conv_relu(
 // CHECK:         %xq = xnn.convert %x_1 : (tensor<1x1x2x2xf32>) -> tensor<1x1x2x2x!xnn.quant.uniform<i8:f32, 0.1:-3>>
