@@ -335,7 +335,7 @@ def ort_session(proto: bytes, threads: int) -> Any:
     about 60 ms after each call (measured: a core's CPU time), which takes a core from
     whatever runs next: interleaved with a default session, xnnc's EnCodec LSTM at 2 threads
     ran 18.6 ms against 12.3 alone (AMD EPYC Zen 3, 2 cores); with the flag, as alone, and
-    ORT's own time as with the default (it still spins inside its calls)."""
+    ORT's own time 1-8% above the default's in two runs (it still spins inside its calls)."""
     import onnxruntime as ort  # the `bench` extra
 
     options = ort.SessionOptions()
@@ -345,7 +345,6 @@ def ort_session(proto: bytes, threads: int) -> Any:
 
 
 def _ort(model: torch.nn.Module, inputs: tuple) -> System:
-
     def export() -> bytes:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             onnx_program = torch.onnx.export(model, inputs, dynamo=True, verbose=False)
