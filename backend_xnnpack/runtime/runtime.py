@@ -43,8 +43,8 @@ set-up, invoke, the copies through the runtime's buffers and the profile read of
 there is one set of packed weights and one workspace however many threads call; the
 process's pthreadpool for the runtime's thread count (`capi.shared_pool`) parallelizes
 inside each run. Input checks, contiguous copies and output allocation happen outside the
-lock. Outputs are fresh tensors per run, never reused,
-so a later run cannot change an earlier result.
+lock. Outputs are fresh tensors per run, never reused, so a later run cannot change an
+earlier result.
 """
 
 from __future__ import annotations
