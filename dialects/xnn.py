@@ -335,8 +335,8 @@ def _gemm_element_types(output: SSAValue, **inputs: SSAValue) -> None:
     _same_element_type(**inputs, output=output)
 
 
-def _any_qd8(*values: SSAValue, **named: SSAValue) -> bool:
-    return any(dynamic_quant_type(element_type(v)) for v in (*values, *named.values()))
+def _any_qd8(*values: SSAValue) -> bool:
+    return any(dynamic_quant_type(element_type(v)) for v in values)
 
 
 def _reads_qd8(output: SSAValue, **inputs: SSAValue) -> bool:
@@ -458,7 +458,7 @@ class XnnNode(QuantizedShapesVerifier, IRDLOperation):
                 named[name] = value
             else:  # variadic: input1, input2, ...
                 named.update({f"{name[:-1]}{i + 1}": v for i, v in enumerate(value)})
-        if named and _any_qd8(self.output, **named):
+        if named and _any_qd8(self.output, *named.values()):
             if self.spec.reads_qd8 and _reads_qd8(self.output, **named):
                 return
             _fail(
@@ -750,9 +750,7 @@ class ConvertOp(XnnNode):
             # XNNPACK's convert to qd8: parameters at run time, per image for a convolution,
             # per row for a fully-connected node (`_quantization`): one or the other.
             readers = {use.operation.name for use in self.output.uses}
-            if readers & {Convolution2dOp.name, Deconvolution2dOp.name} and (
-                FullyConnectedOp.name in readers
-            ):
+            if _per_image(self.output) and FullyConnectedOp.name in readers:
                 _fail(
                     "a qdint8 value is quantized per image for a convolution and per row for "
                     "a fully-connected node; convert it once for each (read by "
@@ -997,13 +995,17 @@ def _datatype(value: SSAValue) -> str:
     return _DATATYPES[elem]
 
 
+def _per_image(qd8: SSAValue) -> bool:
+    """Whether a qd8 value's parameters are per image (a convolution or deconvolution reads
+    it), not per row (a fully-connected node): XNNPACK's `num_nonbatch_dims`."""
+    return any(isinstance(use.operation, (Convolution2dOp, Deconvolution2dOp)) for use in qd8.uses)
+
+
 def _quantization(value: SSAValue) -> Quantization | None:
     if dynamic_quant_type(element_type(value)) is not None:
         # XNNPACK's qd8 convolutions take one (scale, zero point) per image (all dims but
         # the batch), its fully-connected one per row of the innermost dim.
-        convs = (Convolution2dOp, Deconvolution2dOp)
-        per_image = any(isinstance(use.operation, convs) for use in value.uses)
-        nonbatch = len(shape_of(value)) - 1 if per_image else 1
+        nonbatch = len(shape_of(value)) - 1 if _per_image(value) else 1
         return Quantization((), per_token=True, nonbatch_dims=nonbatch)
     q = quant_type(element_type(value))
     if q is None:

@@ -510,8 +510,10 @@ class XnnRuntime(RuntimeHandle):
         self._constants = _Constants()
         self._ids: dict[int, int] = {}
         try:
-            if threadpool is not None or threads > 1:
-                self._pool = threadpool if threadpool is not None else capi.shared_pool(threads)
+            if threadpool is not None:
+                self._pool = threadpool
+            elif threads > 1:
+                self._pool = capi.shared_pool(threads)
             self._build(profile)
             self._prepare()
         except BaseException:
