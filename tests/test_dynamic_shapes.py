@@ -15,6 +15,7 @@ import torch
 from torch.export import Dim
 
 import xnnc
+from xnnc.backend_xnnpack.runtime.runtime import SHAPES_KEPT
 from xnnc.dialects import xnn
 from xnnc.errors import XnncError
 from xnnc.frontend.schema import ModelImportError
@@ -171,6 +172,29 @@ def test_a_new_size_reshapes_once(mlp) -> None:
         counts.append(runtime.reshapes)
     steps = [b - a for a, b in zip(counts, counts[1:])]
     assert steps == [0, 1, 0, 0, 1, 1, 0]
+
+
+def test_alternating_sizes_reuse_what_each_reshape_computed(mlp) -> None:
+    """A runtime keeps the output shapes, templates and copy buffers of its SHAPES_KEPT most
+    recent input shapes: a size called again reuses them (XNNPACK alone reshapes), an
+    evicted one computes them again, and each output is the model's at its own size."""
+    model, program = mlp
+    runtime = program.runtimes[program.subgraphs[0]]
+    xs = {n: torch.randn(1, n, 16) for n in (3, 5, 7, 9, 11)}
+    runtime(xs[3])
+    io3 = runtime._io
+    assert io3 is not None  # inputs and outputs this small are copied through buffers
+    runtime(xs[5])
+    runtime(xs[3])
+    assert runtime._io is io3
+    for n in (5, 7, 9, 11, 3, 11):
+        (y,) = runtime(xs[n])
+        assert y.shape == (1, n, 16)
+        torch.testing.assert_close(y, model(xs[n]), atol=ATOL, rtol=0)
+    assert [shapes[0][1] for shapes in runtime._by_shapes] == [7, 9, 3, 11]
+    assert len(runtime._by_shapes) == SHAPES_KEPT
+    runtime(xs[3])
+    assert runtime._io is not io3  # evicted by 11 in the loop, then computed again
 
 
 def test_out_of_range_input_is_one_line(audio) -> None:

@@ -95,6 +95,9 @@ TORCH_DTYPES: dict[int, torch.dtype] = {
 # at 4-13 frames with a new input per call: 3-10 us a run; Xeon Sapphire Rapids-class).
 COPIED_BYTES = 32 * 1024
 
+# Input shapes whose reshape results a runtime keeps (`_reshape`), as the plan keeps sizes.
+SHAPES_KEPT = 4
+
 # struct xnn_external_value (capi.ExternalValue) as a numpy record.
 _EXTERNAL_VALUE = np.dtype([("id", "<u4"), ("data", "<u8")], align=True)
 assert _EXTERNAL_VALUE.itemsize == ctypes.sizeof(capi.ExternalValue)
@@ -758,6 +761,8 @@ class XnnRuntime(RuntimeHandle):
         self._specs = [self._spec(vid) for vid in blob.inputs]
         self._out_specs = [self._spec(vid) for vid in blob.outputs]
         self._out_like = _like(self._out_specs)
+        # Per input shapes of a recent reshape: what it computed (`_Shaped`), most recent last.
+        self._by_shapes: dict[tuple[torch.Size, ...], _Shaped] = {}
         self._declared = [shape for _, shape in self._specs]
         self._declared_out = [shape for _, shape in self._out_specs]
         self._shapes: list[torch.Size] | None = None  # of the last reshape; None: none yet
@@ -770,17 +775,19 @@ class XnnRuntime(RuntimeHandle):
         self._words = (ctypes.c_uint64 * (2 * count)).from_buffer(self._externals)
         self._table = ctypes.addressof(self._externals)
         self._pointers: list[int] | None = None  # those of the last set-up; None: none valid
-        self._io = self._io_for(self._declared)
+        self._io = self._io_for(self._declared, self._out_specs)
 
     def _spec(self, vid: int) -> tuple[torch.dtype, torch.Size]:
         tensor = self._blob.tensors[vid]
         return TORCH_DTYPES[tensor.datatype], torch.Size(_dims(tensor))
 
-    def _io_for(self, shapes: Sequence[Sequence[int]]) -> _Io | None:
-        """Buffers of the runtime's own for the externals at input `shapes` (and the outputs'
-        `_out_specs`), or None if together larger than `COPIED_BYTES`."""
+    def _io_for(
+        self, shapes: Sequence[Sequence[int]], out_specs: Sequence[tuple[torch.dtype, torch.Size]]
+    ) -> _Io | None:
+        """Buffers of the runtime's own for the externals at input `shapes` (and outputs of
+        `out_specs`), or None if together larger than `COPIED_BYTES`."""
         specs = [(dtype, shape) for (dtype, _), shape in zip(self._specs, shapes)]
-        sizes = [math.prod(s) * d.itemsize for d, s in (*specs, *self._out_specs)]
+        sizes = [math.prod(s) * d.itemsize for d, s in (*specs, *out_specs)]
         if sum(sizes) > COPIED_BYTES:
             return None
         buffers = [np.zeros(n + capi.EXTRA_BYTES + 64, dtype=np.uint8) for n in sizes]
@@ -822,7 +829,10 @@ class XnnRuntime(RuntimeHandle):
         computes (at the declared input dims they must be the declared output dims, or
         ValueError), and every pointer is set up again (XNNPACK refuses to invoke a reshaped
         runtime that was not set up since). `reshapes` counts those away from the declared
-        dims or after the first. Called with the lock held."""
+        dims or after the first. What a reshape computes besides XNNPACK's state (the output
+        shapes, their templates, the copy buffers) is kept for the `SHAPES_KEPT` most recent
+        input shapes: a program called at sizes that alternate pays XNNPACK's reshape alone.
+        Called with the lock held."""
         lib, rt = self._lib, self._runtime
         if rt is None:
             raise RuntimeError("the runtime is closed")
@@ -834,8 +844,23 @@ class XnnRuntime(RuntimeHandle):
             _check(lib.reshape_external_value(rt, ext_id, len(dims), capi.sizes(dims)),
                    "xnn_reshape_external_value", f"input {ext_id}: ")  # fmt: skip
         _check(lib.reshape_runtime(rt), "xnn_reshape_runtime")
+        key = tuple(shapes)
+        shaped = self._by_shapes.pop(key, None) or self._shaped_for(shapes)
+        if len(self._by_shapes) >= SHAPES_KEPT:
+            del self._by_shapes[next(iter(self._by_shapes))]
+        self._by_shapes[key] = shaped
+        self._out_specs, self._out_like, self._io = shaped
+        self._shapes = shapes
+        self._shaped_once = True
+        if not (first and key == tuple(self._declared)):
+            self.reshapes += 1
+
+    def _shaped_for(self, shapes: list[torch.Size]) -> _Shaped:
+        """The output specs XNNPACK computed at its last reshape (to input `shapes`), their
+        templates and the copy buffers at those shapes."""
+        lib, rt, n = self._lib, self._runtime, len(shapes)
         declared = list(shapes) == self._declared
-        n = len(shapes)
+        out_specs = []
         for j, (dtype, _) in enumerate(self._out_specs):
             num_dims, dims = ctypes.c_size_t(), (ctypes.c_size_t * nodes.MAX_TENSOR_DIMS)()
             _check(lib.get_external_value_shape(rt, n + j, ctypes.byref(num_dims), dims),
@@ -846,13 +871,8 @@ class XnnRuntime(RuntimeHandle):
                     f"output {j}: the blob declares dims {list(self._declared_out[j])} but "
                     f"XNNPACK computes {list(got)}"
                 )
-            self._out_specs[j] = (dtype, got)
-        self._out_like = _like(self._out_specs)
-        self._io = self._io_for(shapes)
-        self._shapes = shapes
-        self._shaped_once = True
-        if not (first and declared):
-            self.reshapes += 1
+            out_specs.append((dtype, got))
+        return _Shaped(out_specs, _like(out_specs), self._io_for(shapes, out_specs))
 
     def _invoke(self, tensors: list[torch.Tensor], outputs: list[torch.Tensor]) -> None:
         """Runs XNNPACK on `tensors` into `outputs`: through the runtime's buffers (`_io`)
@@ -953,6 +973,15 @@ class XnnRuntime(RuntimeHandle):
 
 
 _empty_like, _CONTIGUOUS, _memmove = torch.empty_like, torch.contiguous_format, ctypes.memmove
+
+
+class _Shaped(NamedTuple):
+    """What a runtime's reshape to some input shapes computed, besides XNNPACK's state: the
+    outputs' (dtype, shape), their `_like` templates and the copy buffers (`_Io`, or None)."""
+
+    out_specs: list[tuple[torch.dtype, torch.Size]]
+    out_like: list[torch.Tensor]
+    io: _Io | None
 
 
 class _Io(NamedTuple):
