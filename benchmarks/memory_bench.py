@@ -1,7 +1,8 @@
 """Memory of compile, load and to_pte against the size of the weights.
 
     python -m xnnc.benchmarks.memory_bench [--models linear7,resnet]
-                                           [--what compile,load,load_run,to_pte,write_pte]
+                                           [--what compile,load,load_run,to_pte,write_pte,
+                                                   pte_run,stock_pte_run]
                                            [--disable lstm-loop]
 
 Targets (issue 12): compile peak <= 1.3x the weights and <= 1.1x after it returns, load
@@ -19,7 +20,14 @@ subprocess (with XNNPACK's packed weights in it); its baseline has no model in i
 `load_run` is `load` and the first call: the packed weights are mapped from the file, so
 their pages come in when XNNPACK first reads them, not at `load`. `to_pte` returns the
 `.pte` bytes (alive in "after"); `write_pte` streams the same `.pte` to a file, as
-`Program.save("m.pte")` does.
+`Program.save("m.pte")` does. `pte_run` loads that `.pte` (written beforehand by another
+subprocess) on stock ExecuTorch's runtime (`xnnc.pte.StockRuntime`: the pybindings'
+buffer loader, so the file's bytes are in memory) and makes the first call, where
+ExecuTorch's XNNPACK delegate creates its runtimes and packs the weights; `stock_pte_run`
+does the same with stock ExecuTorch's own lowering of the model (`XnnpackPartitioner`).
+ExecuTorch 1.5.1's pip wheel gives XNNPACK no weights cache (its `weight_cache_enabled`
+backend option is off and the pybindings cannot set it), so every node packs its own copy
+of its filter, even where several nodes read one constant.
 
 "The weights" are the model's parameters and buffers as the user holds them (for a
 weight-normed layer: g and v, not the folded filter xnnc computes, which counts as extra).
@@ -53,7 +61,8 @@ import torch
 from torch import nn
 
 MIB = 2**20
-WHATS = ("compile", "load", "load_run", "to_pte", "write_pte")
+WHATS = ("compile", "load", "load_run", "to_pte", "write_pte", "pte_run", "stock_pte_run")
+PTES = {"pte_run": ".pte", "stock_pte_run": ".stock.pte"}  # what -> the file's suffix
 
 
 def linear7(small: bool = False) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
@@ -112,7 +121,7 @@ def child(name: str, what: str, path: str, disable: str = "") -> dict[str, float
     tiny_model, tiny_inputs = make(small=True)
     with torch.no_grad():
         tiny_model(*tiny_inputs)
-    loads = what in ("load", "load_run")
+    loads = what in ("load", "load_run", *PTES)
     model, inputs = (None, make()[1]) if loads else make()
     weights = weight_bytes(make(small=False)[0]) if loads else weight_bytes(model)
     if what == "compile":
@@ -120,6 +129,11 @@ def child(name: str, what: str, path: str, disable: str = "") -> dict[str, float
         with torch.no_grad():
             model(*inputs)
         call = lambda: xnnc.compile(model, inputs, disable=disable)  # noqa: E731
+    elif what in PTES:
+        tiny = os.path.join(os.path.dirname(path), "tiny.pte")
+        write_pte(tiny, tiny_model, tiny_inputs)
+        _pte_loaded_and_run(tiny, tiny_inputs)
+        call = lambda: _pte_loaded_and_run(path + PTES[what], inputs)  # noqa: E731
     elif loads:
         tiny = os.path.join(os.path.dirname(path), "tiny.xnnc")
         xnnc.compile(tiny_model, tiny_inputs, savable=True).save(tiny)
@@ -217,6 +231,29 @@ def _loaded_and_run(path: str, inputs: tuple[torch.Tensor, ...]) -> Any:
     return program, program(*inputs)
 
 
+def _pte_loaded_and_run(file: str, inputs: tuple[torch.Tensor, ...]) -> Any:
+    from xnnc.pte import StockRuntime
+
+    with open(file, "rb") as f:
+        runtime = StockRuntime(f.read(), name=file)
+    return runtime, runtime(*inputs)
+
+
+def _save_ptes(name: str, path: str, disable: str = "") -> None:
+    """xnnc's `.pte` of the model and stock ExecuTorch's, for `pte_run` and `stock_pte_run`."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.pte import write_pte
+
+    model, inputs = _factory(name)()
+    write_pte(path + PTES["pte_run"], model, inputs, disable=disable)
+    program = torch.export.export(model, inputs, strict=False)
+    lowered = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
+    with open(path + PTES["stock_pte_run"], "wb") as f:
+        f.write(lowered.to_executorch().buffer)
+
+
 def _run_child(name: str, what: str, path: str, disable: str) -> dict[str, float]:
     command = [sys.executable, __file__, "--child", name, what, path, disable]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -244,6 +281,9 @@ def table(models: list[str], whats: list[str], disable: str = "") -> str:
             if "load" in whats or "load_run" in whats:
                 command = [sys.executable, __file__, "--save", name, path, disable]
                 subprocess.run(command, check=True, capture_output=True)
+            if set(PTES) & set(whats):
+                command = [sys.executable, __file__, "--save-ptes", name, path, disable]
+                subprocess.run(command, check=True, capture_output=True)
             for what in whats:
                 m = _run_child(name, what, path, disable)
                 w = m["weights"]
@@ -270,6 +310,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--disable", default="", help="compile options' disable (e.g. lstm-loop)")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--save", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--save-ptes", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     if args.child:
@@ -277,6 +318,9 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.save:
         _save(*args.save)
+        return
+    if args.save_ptes:
+        _save_ptes(*args.save_ptes)
         return
     from xnnc.examples.models import MODELS
 
