@@ -18,12 +18,13 @@ a `ValueError` with one precise line.
 from __future__ import annotations
 
 import copy
+import hashlib
 import math
 import re
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 import flatbuffers
 import numpy as np
@@ -156,23 +157,6 @@ def pack_blob(
     return blob
 
 
-def write_blob(file: IO[bytes], graph: fb.XNNGraphT, constants: list[Any]) -> None:
-    """`pack_blob` written to `file`, letting go of each constant once written
-    (`constants[k]` becomes None), so that a caller holding no other reference frees them
-    one by one instead of holding them all beside the whole blob."""
-    entries, offset = [fb.ConstantDataOffsetT()], 0
-    for data in constants:
-        entry = fb.ConstantDataOffsetT()
-        entry.offset, entry.size = offset, memoryview(data).nbytes
-        entries.append(entry)
-        offset += entry.size + _padding(entry.size)
-    file.write(_pack_graph(graph, entries, offset))
-    for k, entry in enumerate(entries[1:]):
-        file.write(memoryview(constants[k]).cast("B"))
-        file.write(bytes(_padding(entry.size)))
-        constants[k] = None
-
-
 def pack_blob_named(
     graph: fb.XNNGraphT, constants: Sequence[bytes | memoryview], *, validate: bool = True
 ) -> tuple[bytes, dict[str, memoryview]]:
@@ -190,6 +174,40 @@ def pack_blob_named(
     if validate:
         read_blob(blob, named)
     return blob, named
+
+
+def pack_blob_hashed(graph: fb.XNNGraphT, constants: list[Any]) -> tuple[bytes, dict[str, bytes]]:
+    """`pack_blob` with each constant named by the SHA-256 of its bytes (hex), as stock
+    ExecuTorch's serializer names a `.pte`'s constants, and the named data: those bytes by
+    name, each name once. ExecuTorch stores a name once per program, and an ExecuTorch built
+    with its XNNPACK weights cache (its Android and Apple presets) packs one copy per weight
+    name however many nodes read it. `constants[k]` is let go of once copied (becomes None),
+    so that a caller holding no other reference frees them one by one."""
+    named: dict[str, bytes] = {}
+    entries = [fb.ConstantDataOffsetT()]
+    for k, data in enumerate(constants):
+        view = memoryview(data).cast("B")
+        key = hashlib.sha256(view).hexdigest()
+        if key not in named:
+            named[key] = bytes(view)
+        entry = fb.ConstantDataOffsetT()
+        entry.offset, entry.size, entry.namedKey = _NAMED_OFFSET, view.nbytes, key
+        entries.append(entry)
+        constants[k] = view = data = None
+    return _pack_graph(graph, entries, 0), named
+
+
+def inline_constants(blob: bytes | memoryview, named_data: Mapping[str, bytes]) -> bytes:
+    """A blob whose constants are named (a `.pte`'s) with those constants back in its own
+    region (`pack_blob`), the form `serialize_subgraph` gives: the two compare byte for
+    byte."""
+    read = read_blob(blob, named_data)
+    graph = copy.copy(read.graph)
+    count, graph.constantData = len(graph.constantData or ()), []
+    return pack_blob(graph, [read.constant(k) for k in range(1, count)], validate=False)
+
+
+_NAMED_OFFSET = 2**64 - 1  # a named constant's offset, as stock ExecuTorch writes it (unused)
 
 
 def _pack_graph(graph: fb.XNNGraphT, entries: list[Any], constant_size: int) -> bytes:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
 
@@ -29,8 +29,8 @@ from xnnc.backend_xnnpack.blob import (
     VALUE_FLAG_EXTERNAL_OUTPUT,
     bf16_scales,
     pack_blob,
+    pack_blob_hashed,
     pack_blob_named,
-    write_blob,
 )
 from xnnc.backend_xnnpack.nodes import INVALID_VALUE_ID, KINDS, camel
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
@@ -208,10 +208,11 @@ class GraphBuilder:
         the constants' own memory (`pack_blob_named`)."""
         return pack_blob_named(self._graph(outputs), self._constants)
 
-    def write(self, file: IO[bytes], outputs: Sequence[Hashable]) -> None:
-        """`finish` written to `file` (not validated), dropping this builder's reference to
-        each constant once written (`write_blob`): the builder is spent."""
-        write_blob(file, self._graph(outputs), self._constants)
+    def finish_hashed(self, outputs: Sequence[Hashable]) -> tuple[bytes, dict[str, bytes]]:
+        """`finish` with each constant named by its SHA-256, and the named data (copies),
+        dropping this builder's reference to each constant once copied (`pack_blob_hashed`):
+        the builder is spent."""
+        return pack_blob_hashed(self._graph(outputs), self._constants)
 
     def _graph(self, outputs: Sequence[Hashable]) -> Any:
         self._outputs = [self._ids[key] for key in outputs]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
-from typing import IO, Any, ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -1043,15 +1043,25 @@ def serialize_subgraph_named(
     return graph.finish_named(outputs)
 
 
-def write_subgraph(file: IO[bytes], sub: SubgraphOp, runtime: str = "extended") -> None:
-    """`serialize_subgraph` written to `file`, for a subgraph serialized once: its weights
-    leave the IR and each is let go of once written, so that the IR's weight copies
-    (permuted filters, folded batch norms) and the blob do not all coexist."""
+def serialize_subgraph_hashed(
+    sub: SubgraphOp, runtime: str = "stock"
+) -> tuple[bytes, dict[str, bytes]]:
+    """The blob of a subgraph serialized once, its constants named by their SHA-256 as stock
+    ExecuTorch's `.pte` names them, and the named data; the weights leave the IR and each is
+    let go of once copied, so that the IR's weight copies (permuted filters, folded batch
+    norms) and the named data do not all coexist."""
+    graph, outputs = _spent_graph_of(sub, runtime)
+    return graph.finish_hashed(outputs)
+
+
+def _spent_graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValue]]:
+    """`_graph_of`, the weights taken out of the IR: the builder holds the only references
+    the IR had."""
     graph, outputs = _graph_of(sub, runtime)
     for op in sub.body.block.ops:
         if isinstance(op, ConstantOp) and isinstance(op.value, WeightAttr):
             op.value.data.data = None
-    graph.write(file, outputs)
+    return graph, outputs
 
 
 def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValue]]:

@@ -18,11 +18,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+from executorch.exir._serialize._named_data_store import NamedDataStore
 from executorch.exir.backend.backend_details import BackendDetails, PreprocessResult
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from torch._guards import detect_fake_mode
@@ -34,11 +34,11 @@ from xdsl.passes import ModulePass, PassPipeline
 
 import xnnc
 from xnnc import heap
-from xnnc.backend_xnnpack.blob import read_blob
+from xnnc.backend_xnnpack.blob import inline_constants, read_blob
 from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.conversion.partition import PartitionPass, outline, schedule
 from xnnc.dialects import aten, xnn
-from xnnc.dialects.xnn import set_target, write_subgraph
+from xnnc.dialects.xnn import serialize_subgraph_hashed, set_target
 from xnnc.frontend.fx_importer import import_model
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
@@ -47,6 +47,8 @@ from xnnc.transforms.constant_fold import FoldConstantsPass
 
 OPTIONS_KEY = "xnnc_options"
 STOCK_BACKEND_ID = "XnnpackBackend"  # the delegate id stock ExecuTorch registers
+# The named data's alignment: stock ExecuTorch's XNNPACK serializer's CONSTANT_TENSOR_ALIGNMENT.
+CONSTANT_ALIGNMENT = 16
 
 
 def options_spec(options: CompileOptions) -> CompileSpec:
@@ -131,16 +133,29 @@ class XnncBackend(BackendDetails):
         ret = func.body.block.last_op
         if list(ret.operands) != list(sub.outputs):
             raise SerializeError("xnnc: the subgraph's outputs must be the delegate's results")
-        # Through a file: the IR's weights are freed as they are written, before the blob
-        # is read back (joined in memory, the IR's copies and the blob coexisted).
-        with tempfile.TemporaryFile() as f:
-            write_subgraph(f, sub, options.target.runtime)
-            del sub, subs, func, module
-            heap.trim()  # the piece's IR and copies, before the blob is read back
-            f.seek(0)
-            blob = f.read()
-        read_blob(blob)  # validates it, as serialize_subgraph does
-        return PreprocessResult(processed_bytes=blob)
+        # The constants go to ExecuTorch's named data, named by their SHA-256 as stock
+        # ExecuTorch's serializer names them (one copy per program; one packed copy per name
+        # where ExecuTorch's XNNPACK weights cache is on). Each IR weight is let go of once
+        # copied, so the IR's copies and the named data do not all coexist.
+        blob, named = serialize_subgraph_hashed(sub, options.target.runtime)
+        del sub, subs, func, module
+        heap.trim()  # the piece's IR and copies
+        read_blob(blob, named)  # validates it, as serialize_subgraph does
+        store = NamedDataStore()
+        for key in list(named):
+            store.add_named_data(key, named.pop(key), alignment=CONSTANT_ALIGNMENT)
+        return PreprocessResult(
+            processed_bytes=blob, data_store_output=store.get_named_data_store_output()
+        )
+
+
+def inlined_blob(lowered: Any) -> bytes:
+    """The blob of an xnnc piece lowered by ExecuTorch (a `LoweredBackendModule`), the
+    constants it names in its named data put back in its own region: the form
+    `xnnc.compile` serializes a blob in."""
+    out = lowered.named_data_store_output
+    named = {} if out is None else {k: out.buffers[e.buffer_index] for k, e in out.pte_data.items()}
+    return inline_constants(lowered.processed_bytes, named)
 
 
 def _imported_piece(piece: ExportedProgram) -> ModuleOp:

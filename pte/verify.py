@@ -16,7 +16,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from xnnc.backend_xnnpack.blob import read_blob
+from xnnc.backend_xnnpack.blob import inline_constants, read_blob
 from xnnc.errors import XnncError
 from xnnc.pte.backend import STOCK_BACKEND_ID
 from xnnc.pte.schema import program_generated as pfb
@@ -73,7 +73,20 @@ def checked_inputs(
     return inputs
 
 
-def _check(buf: memoryview) -> Any:
+def xnnpack_blobs(data: bytes | memoryview, name: str) -> list[bytes]:
+    """Each `XnnpackBackend` delegate's blob of the `.pte` (checked first, as `check_pte`),
+    in plan order, with the named constants it reads put back in its own region
+    (`inline_constants`): the form `xnnc.compile` serializes a blob in."""
+    found: list[tuple[memoryview, dict[str, memoryview]]] = []
+    try:
+        _check(memoryview(data).cast("B"), found)
+    except ValueError as e:
+        raise PteError(f"{name}: not a valid .pte: {e}") from None
+    return [inline_constants(blob, named) for blob, named in found]
+
+
+def _check(buf: memoryview, found: list | None = None) -> Any:
+    """The decoded program; its XnnpackBackend blobs with the named data go to `found`."""
     if len(buf) < 8:
         raise ValueError(f"{len(buf)} bytes is too short for a file identifier")
     if bytes(buf[4:8]) != FILE_IDENTIFIER:
@@ -101,6 +114,8 @@ def _check(buf: memoryview) -> Any:
                     read_blob(blob, named)
                 except ValueError as e:
                     raise ValueError(f"{where} (XnnpackBackend): {e}") from None
+                if found is not None:
+                    found.append((blob, named))
     return program
 
 

@@ -8,6 +8,7 @@ test_encodec.py (each step's rounding feeds the next over T steps and two layers
 
 from __future__ import annotations
 
+import hashlib
 import io
 import struct
 
@@ -720,19 +721,21 @@ def test_corrupt_packed_weight_bytes_fail_the_crc_check(saved_convnet, tmp_path)
         xnnc.load(str(out))
 
 
-def test_subgraph_written_to_a_file_is_the_serialized_blob(convnet) -> None:
-    """`write_subgraph` (preprocess's path to the .pte) writes `serialize_subgraph`'s bytes
-    and leaves no weight in the subgraph's IR."""
-    import io
-
-    from xnnc.dialects.xnn import serialize_subgraph, write_subgraph
+def test_hashed_subgraph_is_the_serialized_blob_with_named_constants(convnet) -> None:
+    """`serialize_subgraph_hashed` (preprocess's path to the .pte) names each constant by
+    the SHA-256 of its bytes, gives each name's bytes once, is `serialize_subgraph`'s blob
+    once they are put back, and leaves no weight in the subgraph's IR."""
+    from xnnc.backend_xnnpack.blob import inline_constants
+    from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_hashed
 
     model, inputs = convnet
     (sub,) = xnnc.compile(model, inputs, savable=True).subgraphs
     want = serialize_subgraph(sub, "stock")
-    f = io.BytesIO()
-    write_subgraph(f, sub, "stock")
-    assert f.getvalue() == want
+    blob, named = serialize_subgraph_hashed(sub, "stock")
+    assert named and all(hashlib.sha256(v).hexdigest() == k for k, v in named.items())
+    keys = [e.namedKey for e in read_blob(blob, named).graph.constantData[1:]]
+    assert keys and {k.decode() for k in keys} == set(named)
+    assert inline_constants(blob, named) == want
     weights = [
         op.value for op in sub.body.block.ops
         if isinstance(op, xnn.ConstantOp) and isinstance(op.value, WeightAttr)

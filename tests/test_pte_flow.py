@@ -208,6 +208,39 @@ def test_folded_weight_shared_by_two_delegates() -> None:
     torch.testing.assert_close(got, model(x), **FP32)
 
 
+def test_constants_are_named_data_keyed_as_stock_keys_them() -> None:
+    """A delegate's constants go to the `.pte`'s named data, each keyed by the SHA-256 of its
+    bytes as stock ExecuTorch's serializer keys them (where ExecuTorch's XNNPACK weights
+    cache is on, it packs one copy per key): a Linear's weight and bias get stock's keys,
+    a constant two delegates read is stored once, and the program runs."""
+
+    class Twice(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.a, self.b = nn.Linear(8, 8), nn.Linear(8, 8)
+            self.b.load_state_dict(self.a.state_dict())
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.b(torch.cumsum(self.a(x), 1))  # cumsum stays outside: two groups
+
+    torch.manual_seed(0)
+    model, x = Twice().eval(), torch.randn(4, 8)
+
+    def lowered(partitioner: object) -> object:
+        program = torch.export.export(model, (x,))
+        return to_edge_transform_and_lower(program, partitioner=[partitioner])
+
+    def keys(edge: object) -> list[set[str]]:
+        return [set(m.named_data_store_output.pte_data) for m in _lowered(edge)]
+
+    ours, stock = lowered(xnnc.XnncPartitioner()), lowered(XnnpackPartitioner())
+    assert len(keys(ours)) == 2 and keys(ours) == keys(stock)
+    buffer = ours.to_executorch().buffer
+    assert buffer.count(model.a.weight.detach().numpy().tobytes()) == 1
+    (got,) = StockRuntime(buffer)(x)
+    torch.testing.assert_close(got, model(x), **FP32)
+
+
 class _Kept(nn.Module):
     """linear on a parameter, on a user input, and hardswish: non-core ops xnnc lowers."""
 

@@ -20,6 +20,7 @@ from test_pte_flow import _lowered, _outside
 from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
+from xnnc.pte.backend import inlined_blob
 from xnnc.pte.kept_ops import KEPT_LSTM, LSTM
 
 KEPT = "xnnc.lstm.default"
@@ -96,9 +97,10 @@ def test_encodec_partitioner_sees_the_lstm_whole(encodec) -> None:
     assert not any("sigmoid" in op or "tanh" in op for op in seen.seen), seen.seen
     (delegate,) = _lowered(edge)
     (before,) = _lowered(_lower(model, *inputs, Unrolled()))
-    new, old = read_blob(delegate.processed_bytes), read_blob(before.processed_bytes)
+    new_blob, old_blob = inlined_blob(delegate), inlined_blob(before)
+    new, old = read_blob(new_blob), read_blob(old_blob)
     assert len(new.graph.xnodes) < len(old.graph.xnodes)
-    assert len(delegate.processed_bytes) <= len(before.processed_bytes)
+    assert len(new_blob) <= len(old_blob)
     (got,) = StockRuntime(edge.to_executorch().buffer)(*inputs)
     _close(got, want)
 
