@@ -18,7 +18,10 @@ from typing import Any, BinaryIO
 
 import sympy
 import torch
+from executorch.exir._serialize._serialize import serialize_for_executorch
+from executorch.exir.capture._config import ExecutorchBackendConfig
 from executorch.exir.lowered_backend_module import LoweredBackendModule
+from executorch.exir.schema import DelegateCall
 from executorch.exir.tensor import get_scalar_type
 from torch.export import ExportedProgram
 from torch.utils._sympy.value_ranges import bound_sympy
@@ -136,9 +139,51 @@ def _program(
     refuse_symbolic_lstm(ep)
     ranges = dict(ep.range_constraints)  # the export's, before any fake run can narrow them
     lowered = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
-    program = lowered.to_executorch()
+    config = ExecutorchBackendConfig()
+    program = lowered.to_executorch(config)
     check_planned_bounds(program.exported_program(), ranges)
+    share_identical_delegates(program, config)
     return program
+
+
+def share_identical_delegates(manager: Any, config: Any) -> int:
+    """Makes every call of a delegate whose blob and compile specs another call already has
+    call that one entry of its method's delegate list, and serializes `manager` (ExecuTorch's
+    program manager, emitted with `config`) again if any did; returns how many entries went.
+
+    ExecuTorch 1.5.1's emitter stores identical blobs once but gives each call site its own
+    delegate entry, and its runtime initializes each entry: for XNNPACK, a runtime that
+    packs its own copy of every weight (the pip wheel has no XNNPACK weights cache). One
+    entry called N times packs once; XNNPACK's executor sets a runtime up for each call's
+    arguments, so calls in sequence are as correct as N entries (tested)."""
+    dropped = 0
+    for plan in manager.executorch_program.execution_plan:
+        first: dict[tuple, int] = {}
+        kept: list[Any] = []
+        moved: dict[int, int] = {}
+        for i, delegate in enumerate(plan.delegates):
+            data = delegate.processed
+            specs = tuple((spec.key, bytes(spec.value)) for spec in delegate.compile_specs)
+            key = (delegate.id, data.location, data.index, specs)
+            if key not in first:
+                first[key] = len(kept)
+                kept.append(delegate)
+            moved[i] = first[key]
+        if len(kept) == len(plan.delegates):
+            continue
+        dropped += len(plan.delegates) - len(kept)
+        plan.delegates = kept
+        for chain in plan.chains:
+            for instruction in chain.instructions:
+                if isinstance(instruction.instr_args, DelegateCall):
+                    call = instruction.instr_args
+                    call.delegate_index = moved[call.delegate_index]
+    if dropped:
+        manager._pte_data, manager._tensor_data = serialize_for_executorch(
+            manager._emitter_output, config, manager._data_serializer, manager._named_data
+        )
+        manager._buffer = None
+    return dropped
 
 
 def refuse_symbolic_lstm(ep: ExportedProgram) -> None:

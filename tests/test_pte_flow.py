@@ -241,6 +241,46 @@ def test_constants_are_named_data_keyed_as_stock_keys_them() -> None:
     torch.testing.assert_close(got, model(x), **FP32)
 
 
+def _delegate_calls(pte: bytes) -> tuple[int, list[int]]:
+    """(the forward method's delegate entries, the entry each DelegateCall names)."""
+    from xnnc.pte.schema import program_generated as pfb
+
+    program = pfb.ProgramT.InitFromObj(pfb.Program.GetRootAs(pte, 0))
+    (plan,) = program.executionPlan
+    calls = [
+        ins.instrArgs.delegateIndex
+        for chain in plan.chains
+        for ins in chain.instructions
+        if ins.instrArgsType == pfb.InstructionArguments.DelegateCall
+    ]
+    return len(plan.delegates), calls
+
+
+def test_calls_of_one_blob_share_one_delegate_entry() -> None:
+    """A block applied four times, with an op outside between the calls, makes four
+    identical blobs: the `.pte` gives them one delegate entry (one XNNPACK runtime and one
+    packed weight on the stock runtime) that all four calls name, and runs as the model."""
+
+    class Repeated(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Linear(32, 32)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for _ in range(4):
+                x = torch.cumsum(self.fc(x), 1)  # cumsum stays outside: four groups
+            return x
+
+    torch.manual_seed(0)
+    model, x = Repeated().eval(), torch.randn(3, 32)
+    pte = xnnc.pte.to_pte(model, (x,))
+    assert _delegate_calls(pte) == (1, [0, 0, 0, 0])
+    (got,) = StockRuntime(pte)(x)
+    torch.testing.assert_close(got, model(x), **FP32)
+    (other,) = StockRuntime(pte)(x + 1)  # each call sets the runtime up for its arguments
+    torch.testing.assert_close(other, model(x + 1), **FP32)
+
+
 class _Kept(nn.Module):
     """linear on a parameter, on a user input, and hardswish: non-core ops xnnc lowers."""
 
