@@ -32,6 +32,7 @@ from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import torch_leftovers_dropped
 from xnnc.frontend.symbolic_lstm import describe, symbolic_lstms
 from xnnc.options import CompileOptions
+from xnnc.pte import lstm_calls
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
 from xnnc.pte.partitioner import XnncPartitioner
 from xnnc.pte.schema.program_generated import TensorShapeDynamism as Dynamism
@@ -60,18 +61,25 @@ def to_pte(
     options: CompileOptions | None = None,
     *,
     dynamic_shapes: Any = None,
+    lstm_step_calls: bool = False,
     **fields: Any,
 ) -> bytes:
     """A `.pte` whose delegates are xnnc blobs, for stock ExecuTorch: an nn.Module with
     inputs, or an ExportedProgram, compiled under `options` (or its fields as keywords) with
     the target's runtime set to stock. `dynamic_shapes` is torch.export's argument, as for
-    `xnnc.compile`: the `.pte` then runs at any size in range.
+    `xnnc.compile`: the `.pte` then runs at any size in range. `lstm_step_calls=True`
+    writes each LSTM as calls of one delegate per step (`xnnc.pte.lstm_calls`: one packed
+    W_hh on a runtime without XNNPACK's weights cache, such as the pip wheel's; its export
+    peak is higher, see there).
 
     Streamed to a temporary file and read back once the blobs are gone: joining it in
     memory (ExecuTorch's `.buffer`) held the blobs and the `.pte` at once, 2x the weights."""
     with tempfile.TemporaryFile() as f:
         with torch_leftovers_dropped():
-            _write(f, _program(model, example_inputs, options, dynamic_shapes, **fields))
+            _write(
+                f,
+                _program(model, example_inputs, options, dynamic_shapes, lstm_step_calls, **fields),
+            )
         _collect()
         f.seek(0)
         return f.read()
@@ -84,12 +92,15 @@ def write_pte(
     options: CompileOptions | None = None,
     *,
     dynamic_shapes: Any = None,
+    lstm_step_calls: bool = False,
     **fields: Any,
 ) -> None:
     """`to_pte` written to `path` piece by piece, without joining the `.pte` in memory
     first (the blobs are not copied a second time)."""
     with torch_leftovers_dropped():
-        program = _program(model, example_inputs, options, dynamic_shapes, **fields)
+        program = _program(
+            model, example_inputs, options, dynamic_shapes, lstm_step_calls, **fields
+        )
         with open(path, "wb") as f:  # not before: a refused program leaves no file
             _write(f, program)
         del program
@@ -126,6 +137,7 @@ def _program(
     example_inputs: Any,
     options: CompileOptions | None,
     dynamic_shapes: Any = None,
+    lstm_step_calls: bool = False,
     **fields: Any,
 ):
     """ExecuTorch's program manager for `to_pte`'s arguments."""
@@ -138,7 +150,11 @@ def _program(
     ep = copy_sharing_tensors(export_program(model, example_inputs, dynamic_shapes))
     refuse_symbolic_lstm(ep)
     ranges = dict(ep.range_constraints)  # the export's, before any fake run can narrow them
-    lowered = to_edge_transform_and_lower(ep, partitioner=[XnncPartitioner(options)])
+    partitioner = XnncPartitioner(options)
+    steps = lstm_calls.stepped(ep, partitioner._lstms_taken(ep)) if lstm_step_calls else None
+    lowered = to_edge_transform_and_lower(steps or ep, partitioner=[partitioner])
+    del ep, steps
+    lstm_calls.call_steps(lowered, options)
     config = ExecutorchBackendConfig()
     program = lowered.to_executorch(config)
     check_planned_bounds(program.exported_program(), ranges)

@@ -203,3 +203,50 @@ def test_batch_first_lstm_kept_by_preserve_ops_is_an_error() -> None:
     message = r"^xnnc: node 'aten_lstm_input' \(aten.lstm.input, batch_first\) kept by "
     with pytest.raises(SerializeError, match=message):
         edge.to_backend(XnncPartitioner())
+
+
+@pytest.mark.parametrize(
+    ("lstm", "shape", "entries"),
+    [
+        (nn.LSTM(8, 16, 2), (7, 1, 8), 2),
+        (nn.LSTM(8, 12, 2, bidirectional=True, batch_first=True), (2, 6, 8), 4),
+        (nn.LSTM(8, 12, bias=False), (5, 2, 8), 1),
+    ],
+    ids=["2_layers", "bidirectional_2_layers_batch_first", "no_bias"],
+)
+def test_lstm_step_calls_share_one_delegate_per_layer(
+    lstm: nn.LSTM, shape: tuple[int, ...], entries: int
+) -> None:
+    """`to_pte(..., lstm_step_calls=True)`: every step of a layer and direction calls one
+    delegate entry (one XNNPACK runtime, one packed W_hh on the stock runtime), the W_hh
+    is stored once, and the output sequence and final states match eager."""
+    from test_pte_flow import _delegate_calls
+
+    torch.manual_seed(0)
+    model, x = Recurrent(lstm).eval(), torch.randn(shape)
+    pte = to_pte(model, (x,), lstm_step_calls=True)
+    count, calls = _delegate_calls(pte)
+    directions = 2 if lstm.bidirectional else 1
+    frames = shape[1] if lstm.batch_first else shape[0]
+    steps = lstm.num_layers * directions * frames
+    # every entry is called, the `entries` step entries once per step, the others once
+    assert len(set(calls)) == count
+    assert len(calls) - count == steps - entries
+    for layer in range(lstm.num_layers):
+        w_hh = getattr(lstm, f"weight_hh_l{layer}").detach().numpy().tobytes()
+        assert pte.count(w_hh) == 1
+    for got, want in zip(StockRuntime(pte)(x), model(x), strict=True):
+        _close(got, want)
+
+
+def test_lstm_step_calls_leave_an_lstm_xnnc_refuses_to_to_edge() -> None:
+    """An LSTM xnnc does not take whole (proj_size) has no step form: `to_edge` unrolls it as
+    without `lstm_step_calls`, and the `.pte` runs."""
+    from xnnc.pte.lstm_calls import stepped
+
+    torch.manual_seed(0)
+    model, x = Recurrent(nn.LSTM(8, 12, 2, proj_size=4)).eval(), torch.randn(5, 2, 8)
+    assert stepped(torch.export.export(model, (x,)), set()) is None
+    pte = to_pte(model, (x,), lstm_step_calls=True)
+    for got, want in zip(StockRuntime(pte)(x), model(x), strict=True):
+        _close(got, want)
