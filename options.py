@@ -52,7 +52,9 @@ OPTIONAL_PASSES = (
 )
 # Choices made while importing, which a user may switch off the same way: "lstm-loop" keeps
 # a static LSTM whole for xnnc's recurrent loop (`cost.rules.lstm_loop`); disabled, it unrolls.
-IMPORT_CHOICES = ("lstm-loop",)
+# "lstm-step-calls": a `.pte` runs such an LSTM as calls of one delegate per step
+# (`xnnc.pte.lstm_calls`); disabled, its steps are nodes of its neighbours' delegate.
+IMPORT_CHOICES = ("lstm-loop", "lstm-step-calls")
 # Why a legalization cannot be disabled, by pass and the runtime that needs it.
 REQUIRED = {
     ("xnn-legalize-casts", "stock"): "stock ExecuTorch cannot define bf16 convolutions, "

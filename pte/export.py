@@ -61,16 +61,15 @@ def to_pte(
     options: CompileOptions | None = None,
     *,
     dynamic_shapes: Any = None,
-    lstm_step_calls: bool = False,
     **fields: Any,
 ) -> bytes:
     """A `.pte` whose delegates are xnnc blobs, for stock ExecuTorch: an nn.Module with
     inputs, or an ExportedProgram, compiled under `options` (or its fields as keywords) with
     the target's runtime set to stock. `dynamic_shapes` is torch.export's argument, as for
-    `xnnc.compile`: the `.pte` then runs at any size in range. `lstm_step_calls=True`
-    writes each LSTM as calls of one delegate per step (`xnnc.pte.lstm_calls`: one packed
-    W_hh on a runtime without XNNPACK's weights cache, such as the pip wheel's; its export
-    peak is higher, see there).
+    `xnnc.compile`: the `.pte` then runs at any size in range. An LSTM xnnc takes whole
+    runs as calls of one delegate per step (`xnnc.pte.lstm_calls`: one packed W_hh on a
+    runtime without XNNPACK's weights cache, such as the pip wheel's);
+    `disable=("lstm-step-calls",)` keeps its steps in one delegate.
 
     Streamed to a temporary file and read back once the blobs are gone: joining it in
     memory (ExecuTorch's `.buffer`) held the blobs and the `.pte` at once, 2x the weights."""
@@ -78,7 +77,7 @@ def to_pte(
         with torch_leftovers_dropped():
             _write(
                 f,
-                _program(model, example_inputs, options, dynamic_shapes, lstm_step_calls, **fields),
+                _program(model, example_inputs, options, dynamic_shapes, **fields),
             )
         _collect()
         f.seek(0)
@@ -92,15 +91,12 @@ def write_pte(
     options: CompileOptions | None = None,
     *,
     dynamic_shapes: Any = None,
-    lstm_step_calls: bool = False,
     **fields: Any,
 ) -> None:
     """`to_pte` written to `path` piece by piece, without joining the `.pte` in memory
     first (the blobs are not copied a second time)."""
     with torch_leftovers_dropped():
-        program = _program(
-            model, example_inputs, options, dynamic_shapes, lstm_step_calls, **fields
-        )
+        program = _program(model, example_inputs, options, dynamic_shapes, **fields)
         with open(path, "wb") as f:  # not before: a refused program leaves no file
             _write(f, program)
         del program
@@ -137,7 +133,6 @@ def _program(
     example_inputs: Any,
     options: CompileOptions | None,
     dynamic_shapes: Any = None,
-    lstm_step_calls: bool = False,
     **fields: Any,
 ):
     """ExecuTorch's program manager for `to_pte`'s arguments."""
@@ -151,7 +146,9 @@ def _program(
     refuse_symbolic_lstm(ep)
     ranges = dict(ep.range_constraints)  # the export's, before any fake run can narrow them
     partitioner = XnncPartitioner(options)
-    steps = lstm_calls.stepped(ep, partitioner._lstms_taken(ep)) if lstm_step_calls else None
+    steps = None
+    if "lstm-step-calls" not in options.disable:
+        steps = lstm_calls.stepped(ep, partitioner._lstms_taken(ep))
     lowered = to_edge_transform_and_lower(steps or ep, partitioner=[partitioner])
     del ep, steps
     lstm_calls.call_steps(lowered, options)
@@ -195,10 +192,12 @@ def share_identical_delegates(manager: Any, config: Any) -> int:
                     call = instruction.instr_args
                     call.delegate_index = moved[call.delegate_index]
     if dropped:
+        # let go of the first serialization (the .pte with its constants) before the next
+        manager._pte_data = manager._tensor_data = manager._buffer = None
+        gc.collect()
         manager._pte_data, manager._tensor_data = serialize_for_executorch(
             manager._emitter_output, config, manager._data_serializer, manager._named_data
         )
-        manager._buffer = None
     return dropped
 
 

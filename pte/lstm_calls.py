@@ -6,38 +6,43 @@ W_hh, packs W_hh once per step: EnCodec's `.pte` took 23.5x its weights on that 
 and each step read its own copy from memory. `to_pte` writes such an LSTM as calls instead:
 
 - `stepped` (before `to_edge`) rewrites each LSTM into, per layer and direction, one
-  `aten.linear` projecting every frame (`b_ih + b_hh` as its bias) and per frame one
-  `xnnc::lstm_step(gx_t, h, c, w_hh) -> (h', c')`, an op of xnnc's namespace that no
-  decomposition table names. `XnncPartitioner` delegates the projections, the frames'
-  selects and the stacks of outputs with their neighbours and leaves the steps outside.
+  `aten.linear` projecting every frame (`b_ih + b_hh` as its bias) and one
+  `xnnc::lstm_recurrence(gx, h0, c0, w_hh, reverse) -> (every h, last h, last c)`, an op
+  of xnnc's namespace that no decomposition table names: `to_edge` sees a few nodes per
+  layer, as many as for the LSTM kept whole. `XnncPartitioner` delegates the projections
+  with their neighbours and leaves the recurrences outside.
 - `call_steps` (after lowering) compiles one step per W_hh, a small program through
   `XnncPartitioner` (so the step is what xnnc makes of it: a fully-connected node, an add,
-  the gate slices and activations), and makes each step node a call of that lowered module.
+  the gate slices and activations), and expands each recurrence into its frames: a slice
+  of the gates (ExecuTorch's portable `slice_copy`), a call of the step's lowered module,
+  and one portable `cat` of the frames' h.
 - ExecuTorch's emitter gives each call a delegate entry of its own over the one blob;
   `share_identical_delegates` then points every call at one entry: one XNNPACK runtime and
   one packed W_hh per layer and direction, whatever the frame count.
 
-`to_pte(..., lstm_step_calls=True)` takes this form when every LSTM of the program is one
-`xnn.lstm` would take whole (`XnncPartitioner._lstms_taken`); by default the LSTM's steps
-are nodes of one delegate (the form ExecuTorch's own flow gets from `XnncPartitioner`).
+`to_pte` takes this form when every LSTM of the program is one `xnn.lstm` would take whole
+(`XnncPartitioner._lstms_taken`); `disable=("lstm-step-calls",)` keeps the steps as nodes
+of one delegate, the form ExecuTorch's own flow gets from `XnncPartitioner` (where
+ExecuTorch's weights cache is on, as in its Android and Apple builds, that form packs W_hh
+once too: the named data key is the same).
 
 Measured 2026-12-04, AMD EPYC Zen 3 (AVX2/FMA3/F16C), 2 cores, EnCodec's decoder (28 MiB
-of weights, a 2-layer 512 LSTM over 75 frames) on stock ExecuTorch 1.5.1's runtime: load and
-first call 23.5x the weights -> 2.5x; a call 57.1 -> 31.3 ms (median of 12 alternating,
-same runtime settings), outputs equal. Not the default yet: `to_pte`'s peak went 1.24 ->
-2.12x the weights (issue 12's limit is 1.3x). The ~600 nodes of the stepped program
-(select, step, getitems per frame) pass through `to_edge`'s copies of the graph (+23 MiB
-of Python objects before the partitioner runs); keeping one node per layer through
-`to_edge` and expanding it into the calls afterwards would leave `to_edge` as it was.
+of weights; a 2-layer, 512-wide LSTM over 75 frames) on stock ExecuTorch 1.5.1's runtime
+(the pybindings' default thread pool): loaded and called once, 23.5x the weights -> 2.5x;
+a call 63.6 -> 34.1 ms (median of 12 alternating calls; outputs equal to 3e-6). The cost is
+at export: `to_pte`'s peak 1.24 -> 1.78x the weights (`to_edge` unchanged, 0.08x; the rest
+after the expansion, with ~600 more nodes through `to_executorch`), its time 19.4 -> 16.6 s.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import torch
 import torch.nn.functional as F
 from executorch.exir.delegate import executorch_call_delegate
+from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.lowered_backend_module import LoweredBackendModule, get_lowered_module_name
 from torch.export import ExportedProgram
 
@@ -46,7 +51,10 @@ from xnnc.frontend.symbolic_lstm import LSTM
 from xnnc.options import CompileOptions
 
 _LIBRARY = torch.library.Library("xnnc", "FRAGMENT")
-_LIBRARY.define("lstm_step(Tensor gx, Tensor h, Tensor c, Tensor w_hh) -> (Tensor, Tensor)")
+_LIBRARY.define(
+    "lstm_recurrence(Tensor gx, Tensor h0, Tensor c0, Tensor w_hh, bool reverse) "
+    "-> (Tensor, Tensor, Tensor)"
+)
 
 
 def step(
@@ -59,18 +67,38 @@ def step(
     return torch.sigmoid(o) * torch.tanh(c_next), c_next
 
 
-_LIBRARY.impl("lstm_step", step, "CompositeExplicitAutograd")
+def _order(frames: int, reverse: bool) -> range:
+    return range(frames - 1, -1, -1) if reverse else range(frames)
 
 
-@torch.library.register_fake("xnnc::lstm_step")
-def _step_fake(gx: Any, h: Any, c: Any, w_hh: Any) -> tuple[Any, Any]:
-    return torch.empty_like(h), torch.empty_like(c)
+def recurrence(
+    gx: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor, w_hh: torch.Tensor, reverse: bool
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One layer and direction over the projected gates gx [T, B, 4H] from h0, c0 [1, B, H]:
+    (every frame's h [T, B, H], the last h and c [1, B, H]); `reverse` runs from the last
+    frame to the first."""
+    h, c = h0, c0
+    frames: list[Any] = [None] * gx.shape[0]
+    for t in _order(gx.shape[0], reverse):
+        h, c = step(gx[t : t + 1], h, c, w_hh)
+        frames[t] = h
+    return torch.cat(frames), h, c
 
 
-STEP = torch.ops.xnnc.lstm_step.default
+_LIBRARY.impl("lstm_recurrence", recurrence, "CompositeExplicitAutograd")
 
 
-def _steps(
+@torch.library.register_fake("xnnc::lstm_recurrence")
+def _recurrence_fake(gx: Any, h0: Any, c0: Any, w_hh: Any, reverse: bool) -> tuple:
+    return gx.new_empty((*gx.shape[:-1], h0.shape[-1])), torch.empty_like(h0), torch.empty_like(c0)
+
+
+RECURRENCE = torch.ops.xnnc.lstm_recurrence.default
+_SLICE = exir_ops.edge.aten.slice_copy.Tensor
+_CAT = exir_ops.edge.aten.cat.default
+
+
+def _layers(
     input: torch.Tensor,
     hx: list[torch.Tensor],
     params: list[torch.Tensor],
@@ -81,8 +109,9 @@ def _steps(
     bidirectional: bool,
     batch_first: bool,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """`aten.lstm.input` as projections and `xnnc::lstm_step` calls (inference: `stepped`
-    is only asked for LSTMs `xnn.lstm` takes, which excludes training and proj_size)."""
+    """`aten.lstm.input` as per layer and direction a projection and an
+    `xnnc::lstm_recurrence` (inference: `stepped` is only asked for LSTMs `xnn.lstm` takes,
+    which excludes training and proj_size)."""
     x = input.transpose(0, 1) if batch_first else input
     h0, c0 = hx
     directions = 2 if bidirectional else 1
@@ -94,16 +123,12 @@ def _steps(
             k = layer * directions + d
             w_ih, w_hh, *biases = params[k * per : (k + 1) * per]
             gx = F.linear(x, w_ih, biases[0] + biases[1] if biases else None)
-            h, c = h0[k], c0[k]
-            frames: list[Any] = [None] * x.shape[0]
-            for t in reversed(range(x.shape[0])) if d else range(x.shape[0]):
-                h, c = STEP(gx[t], h, c, w_hh)
-                frames[t] = h
-            outputs.append(torch.stack(frames))
+            hs, h, c = RECURRENCE(gx, h0[k : k + 1], c0[k : k + 1], w_hh, bool(d))
+            outputs.append(hs)
             last_h.append(h)
             last_c.append(c)
         x = outputs[0] if directions == 1 else torch.cat(outputs, -1)
-    return x.transpose(0, 1) if batch_first else x, torch.stack(last_h), torch.stack(last_c)
+    return x.transpose(0, 1) if batch_first else x, torch.cat(last_h), torch.cat(last_c)
 
 
 def stepped(ep: ExportedProgram, taken: set[str]) -> ExportedProgram | None:
@@ -112,7 +137,7 @@ def stepped(ep: ExportedProgram, taken: set[str]) -> ExportedProgram | None:
     lstms = {n.name for n in ep.graph.nodes if n.op == "call_function" and n.target is LSTM}
     if not lstms or not lstms <= taken:
         return None
-    return ep.run_decompositions({LSTM: _steps})
+    return ep.run_decompositions({LSTM: _layers})
 
 
 class _Step(torch.nn.Module):
@@ -147,7 +172,7 @@ class _Lowered:
             raise XnncError(
                 "to_pte: an LSTM step is not one delegate under these options "
                 f"({len(calls)} delegates, outside: {outside}); "
-                "lstm_step_calls=False keeps the LSTM in one delegate"
+                'disable="lstm-step-calls" keeps the LSTM in one delegate'
             )
         (call,) = calls
         self.module: LoweredBackendModule = getattr(
@@ -157,45 +182,74 @@ class _Lowered:
         self.order = [users.index(arg.name) for arg in call.args[1:]]
         (results,) = (n.args[0] for n in graph.nodes if n.op == "output")
         self.outs = [r.args[1] for r in results]  # the step's result i is the delegate's outs[i]
+        self.inverse = [self.outs.index(k) for k in range(len(self.outs))]  # delegate's k -> step's
 
 
 def call_steps(edge: Any, options: CompileOptions) -> int:
-    """Makes each `xnnc::lstm_step` node of `edge` (ExecuTorch's edge program manager, after
-    lowering) a call of one lowered step per W_hh, and drops the W_hh inputs the program no
-    longer reads; returns how many steps it replaced."""
+    """Expands each `xnnc::lstm_recurrence` node of `edge` (ExecuTorch's edge program
+    manager, after lowering) into its frames: per frame a slice of the gates (ExecuTorch's
+    portable `slice_copy`) and a call of the one lowered step of its W_hh; the frames' h
+    joined by a `cat`. Drops the W_hh inputs the program no longer reads; returns how many
+    steps it made."""
     program = edge.exported_program()
-    gm = program.graph_module
+    graph = program.graph_module.graph
     state = {spec.arg.name: spec for spec in program.graph_signature.input_specs}
     made: dict[str, tuple[_Lowered, str]] = {}
-    steps = [n for n in gm.graph.nodes if n.op == "call_function" and _op(n.target) is STEP]
-    for node in steps:
-        gx, h, c, w_hh = node.args
+    steps = 0
+    for node in [n for n in graph.nodes if n.op == "call_function" and _op(n.target) is RECURRENCE]:
+        gx, h0, c0, w_hh, reverse = node.args
+        gates = gx.meta["val"]
         if w_hh.name not in made:
             weight = _state_tensor(program, state[w_hh.name])
-            lowered = _Lowered(weight, [a.meta["val"] for a in (gx, h, c)], options)
-            made[w_hh.name] = (lowered, get_lowered_module_name(gm, lowered.module))
-            # the step's constants (W_hh), which ExecuTorch collected from the modules
-            # lowered in to_edge_transform_and_lower only
+            example = [_SLICE(gates, 0, 0, 1), h0.meta["val"], c0.meta["val"]]
+            lowered = _Lowered(weight, example, options)
+            module_name = get_lowered_module_name(program.graph_module, lowered.module)
+            made[w_hh.name] = (lowered, module_name)
+            # the step's constants (W_hh): ExecuTorch collected the named data of the
+            # modules lowered in to_edge_transform_and_lower only
             edge._named_data_store.merge_named_data_store(lowered.module.named_data_store_output)
         lowered, name = made[w_hh.name]
-        inputs = (gx, h, c)
-        with gm.graph.inserting_before(node):
-            module = gm.graph.get_attr(name)
-            call = gm.graph.call_function(
-                executorch_call_delegate, (module, *(inputs[i] for i in lowered.order))
-            )
-        values: list[Any] = [None] * len(lowered.outs)
-        for i, k in enumerate(lowered.outs):
-            values[k] = node.meta["val"][i]
-        call.meta.update({k: v for k, v in node.meta.items() if k != "val"})
-        call.meta["val"] = values
-        for user in list(node.users):  # getitem(step, i) -> getitem(call, outs[i])
-            user.args = (call, lowered.outs[user.args[1]])
-        gm.graph.erase_node(node)
+        add = _adder(graph, node)
+        h, c = h0, c0
+        frames: list[Any] = [None] * gates.shape[0]
+        with graph.inserting_before(node):
+            module = graph.get_attr(name)
+            for t in _order(gates.shape[0], reverse):
+                gx_t = add(_SLICE, (gx, 0, t, t + 1), _SLICE(gates, 0, t, t + 1))
+                inputs = (gx_t, h, c)
+                state_vals = [torch.empty_like(h0.meta["val"]), torch.empty_like(c0.meta["val"])]
+                results = [state_vals[i] for i in lowered.inverse]
+                call = add(
+                    executorch_call_delegate,
+                    (module, *(inputs[i] for i in lowered.order)),
+                    results,
+                )
+                h, c = (add(operator.getitem, (call, k), results[k]) for k in lowered.outs)
+                frames[t] = h
+                steps += 1
+            joined = add(_CAT, ([*frames],), _CAT([f.meta["val"] for f in frames]))
+        for user in list(node.users):  # getitem(node, i): the frames' h, the last h, c
+            user.replace_all_uses_with((joined, h, c)[user.args[1]])
+            graph.erase_node(user)
+        graph.erase_node(node)
     for name in made:
         _drop_input(program, name)
-    gm.recompile()
-    return len(steps)
+    program.graph_module.recompile()
+    return steps
+
+
+def _adder(graph: Any, node: Any) -> Any:
+    """A function adding a call (target, args) with the value `val` to `graph`, carrying
+    `node`'s source location."""
+    meta = {k: node.meta[k] for k in ("stack_trace", "nn_module_stack") if k in node.meta}
+
+    def add(target: Any, args: tuple, val: Any) -> Any:
+        new = graph.call_function(target, args)
+        new.meta.update(meta)
+        new.meta["val"] = val
+        return new
+
+    return add
 
 
 def _op(target: Any) -> Any:

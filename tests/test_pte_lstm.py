@@ -217,14 +217,14 @@ def test_batch_first_lstm_kept_by_preserve_ops_is_an_error() -> None:
 def test_lstm_step_calls_share_one_delegate_per_layer(
     lstm: nn.LSTM, shape: tuple[int, ...], entries: int
 ) -> None:
-    """`to_pte(..., lstm_step_calls=True)`: every step of a layer and direction calls one
+    """`to_pte`: every step of a layer and direction calls one
     delegate entry (one XNNPACK runtime, one packed W_hh on the stock runtime), the W_hh
     is stored once, and the output sequence and final states match eager."""
     from test_pte_flow import _delegate_calls
 
     torch.manual_seed(0)
     model, x = Recurrent(lstm).eval(), torch.randn(shape)
-    pte = to_pte(model, (x,), lstm_step_calls=True)
+    pte = to_pte(model, (x,))
     count, calls = _delegate_calls(pte)
     directions = 2 if lstm.bidirectional else 1
     frames = shape[1] if lstm.batch_first else shape[0]
@@ -241,12 +241,25 @@ def test_lstm_step_calls_share_one_delegate_per_layer(
 
 def test_lstm_step_calls_leave_an_lstm_xnnc_refuses_to_to_edge() -> None:
     """An LSTM xnnc does not take whole (proj_size) has no step form: `to_edge` unrolls it as
-    without `lstm_step_calls`, and the `.pte` runs."""
+    before, and the `.pte` runs."""
     from xnnc.pte.lstm_calls import stepped
 
     torch.manual_seed(0)
     model, x = Recurrent(nn.LSTM(8, 12, 2, proj_size=4)).eval(), torch.randn(5, 2, 8)
     assert stepped(torch.export.export(model, (x,)), set()) is None
-    pte = to_pte(model, (x,), lstm_step_calls=True)
+    pte = to_pte(model, (x,))
+    for got, want in zip(StockRuntime(pte)(x), model(x), strict=True):
+        _close(got, want)
+
+
+def test_lstm_step_calls_disabled_keeps_the_steps_in_one_delegate() -> None:
+    """`disable="lstm-step-calls"`: the LSTM's steps are nodes of one delegate's blob (the
+    form ExecuTorch's own flow gets from XnncPartitioner), and it runs the same."""
+    from test_pte_flow import _delegate_calls
+
+    torch.manual_seed(0)
+    model, x = Recurrent(nn.LSTM(8, 16)).eval(), torch.randn(6, 1, 8)
+    pte = to_pte(model, (x,), disable="lstm-step-calls")
+    assert _delegate_calls(pte) == (1, [0])
     for got, want in zip(StockRuntime(pte)(x), model(x), strict=True):
         _close(got, want)
