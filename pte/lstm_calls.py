@@ -132,8 +132,9 @@ def _layers(
 
 
 def stepped(ep: ExportedProgram, taken: set[str]) -> ExportedProgram | None:
-    """`ep` with each LSTM as projections and steps (module docstring), or None when it has
-    none or one that `taken` (the LSTM nodes xnnc takes whole) does not name."""
+    """`ep` with each LSTM as projections and `xnnc::lstm_recurrence` nodes (module
+    docstring), or None when it has none or one that `taken` (the LSTM nodes xnnc takes
+    whole) does not name."""
     lstms = {n.name for n in ep.graph.nodes if n.op == "call_function" and n.target is LSTM}
     if not lstms or not lstms <= taken:
         return None
