@@ -75,10 +75,7 @@ def to_pte(
     memory (ExecuTorch's `.buffer`) held the blobs and the `.pte` at once, 2x the weights."""
     with tempfile.TemporaryFile() as f:
         with torch_leftovers_dropped():
-            _write(
-                f,
-                _program(model, example_inputs, options, dynamic_shapes, **fields),
-            )
+            _write(f, _program(model, example_inputs, options, dynamic_shapes, **fields))
         _collect()
         f.seek(0)
         return f.read()
@@ -192,9 +189,8 @@ def share_identical_delegates(manager: Any, config: Any) -> int:
                     call = instruction.instr_args
                     call.delegate_index = moved[call.delegate_index]
     if dropped:
-        # let go of the first serialization (the .pte with its constants) before the next
+        # let go of the first serialization before the next
         manager._pte_data = manager._tensor_data = manager._buffer = None
-        gc.collect()
         manager._pte_data, manager._tensor_data = serialize_for_executorch(
             manager._emitter_output, config, manager._data_serializer, manager._named_data
         )

@@ -52,15 +52,16 @@ def is_lstm(node: Node) -> bool:
     op)."""
     if node.op != "call_function":
         return False
-    return _aten(node.target) in (LSTM, KEPT_LSTM)
+    return aten_overload(node.target) in (LSTM, KEPT_LSTM)
 
 
 def is_kept_lstm(node: Node) -> bool:
-    return node.op == "call_function" and _aten(node.target) is KEPT_LSTM
+    return node.op == "call_function" and aten_overload(node.target) is KEPT_LSTM
 
 
-def _aten(target: Any) -> Any:
-    return getattr(target, "_op", target)  # an EdgeOpOverload's ATen overload
+def aten_overload(target: Any) -> Any:
+    """An FX node's target with an ExecuTorch EdgeOpOverload unwrapped to its ATen overload."""
+    return getattr(target, "_op", target)
 
 
 def take_lstms(module: ModuleOp) -> ModuleOp:

@@ -49,6 +49,8 @@ from torch.export import ExportedProgram
 from xnnc.errors import XnncError
 from xnnc.frontend.symbolic_lstm import LSTM
 from xnnc.options import CompileOptions
+from xnnc.pte.kept_ops import aten_overload
+from xnnc.pte.partitioner import XnncPartitioner
 
 _LIBRARY = torch.library.Library("xnnc", "FRAGMENT")
 _LIBRARY.define(
@@ -157,8 +159,6 @@ class _Lowered:
     def __init__(self, w_hh: torch.Tensor, example: list[Any], options: CompileOptions):
         from executorch.exir import to_edge_transform_and_lower
 
-        from xnnc.pte.partitioner import XnncPartitioner
-
         inputs = tuple(torch.zeros(v.shape, dtype=v.dtype) for v in example)
         program = torch.export.export(_Step(w_hh).eval(), inputs)
         lowered = to_edge_transform_and_lower(program, partitioner=[XnncPartitioner(options)])
@@ -197,7 +197,8 @@ def call_steps(edge: Any, options: CompileOptions) -> int:
     state = {spec.arg.name: spec for spec in program.graph_signature.input_specs}
     made: dict[str, tuple[_Lowered, str]] = {}
     steps = 0
-    for node in [n for n in graph.nodes if n.op == "call_function" and _op(n.target) is RECURRENCE]:
+    calls = [n for n in graph.nodes if n.op == "call_function"]
+    for node in [n for n in calls if aten_overload(n.target) is RECURRENCE]:
         gx, h0, c0, w_hh, reverse = node.args
         gates = gx.meta["val"]
         if w_hh.name not in made:
@@ -251,10 +252,6 @@ def _adder(graph: Any, node: Any) -> Any:
         return new
 
     return add
-
-
-def _op(target: Any) -> Any:
-    return getattr(target, "_op", target)  # an EdgeOpOverload's ATen overload
 
 
 def _state_tensor(program: ExportedProgram, spec: Any) -> torch.Tensor:
