@@ -19,7 +19,9 @@ Method: every system runs twice to warm up; then --runs rounds, each timing one 
 system in a new random order (seeded by the round). A block is one call for models slower
 than 50 ms, else as many calls as fill ~50 ms, each timed (wall clock). Before each block
 the harness waits (up to --max-wait s) until other processes use less than --quiet cores,
-and records their load during the block (system-wide busy time from /proc/stat minus this
+then runs the system untimed for ~0.1 s (at least one call: after the wait's sleep the
+cores and thread pools are cold, steady state is what is compared), and records the
+others' load during the block (system-wide busy time from /proc/stat minus this
 process's own). Latency is the median of all samples, with p25 and p75.
 
 Columns: latency and its ratio against stock ExecuTorch (> 1: faster than stock), compile
@@ -80,6 +82,10 @@ ZOO = (
 )  # fmt: skip
 SYSTEMS = ("eager", "stock", "xnnc-pte", "xnnc", "ort")
 BLOCK_SECONDS = 0.05
+# Untimed calls before each block: after the quiet wait's 0.2 s of sleep a call runs up to
+# 1.5x slower (the cores' clocks and the thread pool's workers wake up; bf16_blocks on a Zen 4
+# VM: 17 ms first, 14 second, 12.2 steady), and a 2-thread call more so.
+WARM_SECONDS = 0.1
 README_BEGIN, README_END = "<!-- zoo-bench:begin -->", "<!-- zoo-bench:end -->"
 
 
@@ -417,16 +423,19 @@ def measure(systems: list[System], threads: int, runs: int, expected: torch.Tens
             calls.pop(s.name, None)
             continue
         cells[s.name] = Cell(error=(out.float() - expected.float()).abs().max().item())
-    per_block = {}
+    per_block, warm = {}, {}
     for name, call in calls.items():
         _, seconds = _timed(call)
         per_block[name] = max(1, int(BLOCK_SECONDS / max(seconds, 1e-6)))
+        warm[name] = max(1, int(WARM_SECONDS / max(seconds, 1e-6)))
     names = list(calls)
     for r in range(runs):
         # A new order each round: a system that always ran after the same neighbour would
         # inherit its caches and thread pool's state in every sample.
         for name in random.Random(r).sample(names, len(names)):
             meter.wait_for_quiet(quiet, max_wait)
+            for _ in range(warm[name]):
+                calls[name]()
             cell = cells[name]
             with meter.measure() as load:
                 for _ in range(per_block[name]):
