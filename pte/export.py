@@ -152,14 +152,16 @@ def _program(
     config = ExecutorchBackendConfig()
     program = lowered.to_executorch(config)
     check_planned_bounds(program.exported_program(), ranges)
-    share_identical_delegates(program, config)
+    if lstm_calls.expand_calls(program) + share_identical_delegates(program):
+        _serialize_again(program, config)
     return program
 
 
-def share_identical_delegates(manager: Any, config: Any) -> int:
+def share_identical_delegates(manager: Any) -> int:
     """Makes every call of a delegate whose blob and compile specs another call already has
-    call that one entry of its method's delegate list, and serializes `manager` (ExecuTorch's
-    program manager, emitted with `config`) again if any did; returns how many entries went.
+    call that one entry of its method's delegate list in `manager`'s emitted program
+    (ExecuTorch's program manager); returns how many entries went (`_serialize_again`
+    writes the change).
 
     ExecuTorch 1.5.1's emitter stores identical blobs once but gives each call site its own
     delegate entry, and its runtime initializes each entry: for XNNPACK, a runtime that
@@ -188,13 +190,16 @@ def share_identical_delegates(manager: Any, config: Any) -> int:
                 if isinstance(instruction.instr_args, DelegateCall):
                     call = instruction.instr_args
                     call.delegate_index = moved[call.delegate_index]
-    if dropped:
-        # let go of the first serialization before the next
-        manager._pte_data = manager._tensor_data = manager._buffer = None
-        manager._pte_data, manager._tensor_data = serialize_for_executorch(
-            manager._emitter_output, config, manager._data_serializer, manager._named_data
-        )
     return dropped
+
+
+def _serialize_again(manager: Any, config: Any) -> None:
+    """Serializes `manager` (emitted with `config`) from its changed emitted program."""
+    # let go of the first serialization before the next
+    manager._pte_data = manager._tensor_data = manager._buffer = None
+    manager._pte_data, manager._tensor_data = serialize_for_executorch(
+        manager._emitter_output, config, manager._data_serializer, manager._named_data
+    )
 
 
 def refuse_symbolic_lstm(ep: ExportedProgram) -> None:

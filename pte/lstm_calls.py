@@ -13,12 +13,18 @@ and each step read its own copy from memory. `to_pte` writes such an LSTM as cal
   with their neighbours and leaves the recurrences outside.
 - `call_steps` (after lowering) compiles one step per W_hh, a small program through
   `XnncPartitioner` (so the step is what xnnc makes of it: a fully-connected node, an add,
-  the gate slices and activations), and expands each recurrence into its frames: a slice
-  of the gates (ExecuTorch's portable `slice_copy`), a call of the step's lowered module,
-  and one portable `cat` of the frames' h.
+  the gate slices and activations), and replaces each recurrence by one call of that step's
+  blob over the whole gates [T, B, 4H], giving every frame's h [T, B, H] and the last c
+  (its fake run, for ExecuTorch's passes, is the recurrence op's), marked with a compile
+  spec: `to_executorch` plans and emits one call per layer and direction, not the frames.
+- `expand_calls` (in the emitted program) turns each marked call into the frames' calls of
+  that delegate: frame t reads its gates and writes its h through views of the planned
+  [T, ...] tensors (values at the frame's offset in the same buffer: no slice, no cat), and
+  its c into one of two slots appended to the planned memory; the last frame's c is the
+  call's. The last h is a portable `slice_copy` of every h.
 - ExecuTorch's emitter gives each call a delegate entry of its own over the one blob;
-  `share_identical_delegates` then points every call at one entry: one XNNPACK runtime and
-  one packed W_hh per layer and direction, whatever the frame count.
+  `share_identical_delegates` points every call at one entry: one XNNPACK runtime and one
+  packed W_hh per layer and direction, whatever the frame count.
 
 `to_pte` takes this form when every LSTM of the program is one `xnn.lstm` would take whole
 (`XnncPartitioner._lstms_taken`); `disable=("lstm-step-calls",)` keeps the steps as nodes
@@ -29,21 +35,28 @@ once too: the named data key is the same).
 Measured 2026-12-04, AMD EPYC Zen 3 (AVX2/FMA3/F16C), 2 cores, EnCodec's decoder (28 MiB
 of weights; a 2-layer, 512-wide LSTM over 75 frames) on stock ExecuTorch 1.5.1's runtime
 (the pybindings' default thread pool): loaded and called once, 23.5x the weights -> 2.5x;
-a call 63.6 -> 34.1 ms (median of 12 alternating calls; outputs equal to 3e-6). The cost is
-at export: `to_pte`'s peak 1.24 -> 1.78x the weights (`to_edge` unchanged, 0.08x; the rest
-after the expansion, with ~600 more nodes through `to_executorch`), its time 19.4 -> 16.6 s.
+a call 63.6 -> 34.1 ms (median of 12 alternating calls; outputs equal to 3e-6). Expanding
+the frames in the graph instead (before `to_executorch`: a slice, a call and two getitems
+a frame, ~600 nodes) raised `to_pte`'s peak from 1.24 to 1.78x the weights; expanded in
+the emitted program it is 1.19x (AMD EPYC Zen 4, AVX-512, 2 cores), and a call takes 18.3
+ms against 18.8 for the graph form and 33.8 for one delegate (median of 15 alternating
+calls, outputs bit-equal).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import operator
 from typing import Any
 
 import torch
 import torch.nn.functional as F
+from executorch.exir.backend.compile_spec_schema import CompileSpec
 from executorch.exir.delegate import executorch_call_delegate
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.lowered_backend_module import LoweredBackendModule, get_lowered_module_name
+from executorch.exir.schema import AllocationDetails, DelegateCall, EValue, Instruction, ScalarType
 from torch.export import ExportedProgram
 
 from xnnc.errors import XnncError
@@ -96,8 +109,10 @@ def _recurrence_fake(gx: Any, h0: Any, c0: Any, w_hh: Any, reverse: bool) -> tup
 
 
 RECURRENCE = torch.ops.xnnc.lstm_recurrence.default
+# The compile spec of a recurrence's call until `expand_calls`: "frames reverse" then the
+# step delegate's input order and output order (`_Lowered.order`, `.outs`).
+MARK = "xnnc_lstm_recurrence"
 _SLICE = exir_ops.edge.aten.slice_copy.Tensor
-_CAT = exir_ops.edge.aten.cat.default
 
 
 def _layers(
@@ -186,58 +201,165 @@ class _Lowered:
         self.inverse = [self.outs.index(k) for k in range(len(self.outs))]  # delegate's k -> step's
 
 
+class _Recurrence(torch.nn.Module):
+    """What a recurrence's placeholder call computes, for the fake runs of ExecuTorch's
+    passes: one `xnnc::lstm_recurrence` node (its fake kernel gives the shapes), the results
+    (every h, the last c) in the step delegate's output order."""
+
+    def __init__(self, w_hh: torch.Tensor, reverse: bool, order: list[int], inverse: list[int]):
+        super().__init__()
+        self.w_hh = torch.nn.Parameter(w_hh, requires_grad=False)  # shares its storage
+        self.reverse, self.order, self.inverse = reverse, order, inverse
+
+    def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        gx, h0, c0 = (inputs[self.order.index(i)] for i in range(3))
+        hs, _, c = RECURRENCE(gx, h0, c0, self.w_hh, self.reverse)
+        return tuple((hs, c)[i] for i in self.inverse)
+
+
 def call_steps(edge: Any, options: CompileOptions) -> int:
-    """Expands each `xnnc::lstm_recurrence` node of `edge` (ExecuTorch's edge program
-    manager, after lowering) into its frames: per frame a slice of the gates (ExecuTorch's
-    portable `slice_copy`) and a call of the one lowered step of its W_hh; the frames' h
-    joined by a `cat`. Drops the W_hh inputs the program no longer reads; returns how many
-    steps it made."""
+    """Replaces each `xnnc::lstm_recurrence` node of `edge` (ExecuTorch's edge program
+    manager, after lowering) by one call of the lowered step of its W_hh that takes the
+    whole gates [T, B, 4H] and gives every frame's h [T, B, H] and the last c, marked with
+    a compile spec (`MARK`) that `expand_calls` turns into the frames' calls once the
+    program is emitted and planned; the last h is a slice of every h. Drops the W_hh inputs
+    the program no longer reads; returns how many recurrences it replaced."""
     program = edge.exported_program()
     graph = program.graph_module.graph
     state = {spec.arg.name: spec for spec in program.graph_signature.input_specs}
-    made: dict[str, tuple[_Lowered, str]] = {}
-    steps = 0
+    made: dict[str, _Lowered] = {}
+    count = 0
     calls = [n for n in graph.nodes if n.op == "call_function"]
     for node in [n for n in calls if aten_overload(n.target) is RECURRENCE]:
         gx, h0, c0, w_hh, reverse = node.args
-        gates = gx.meta["val"]
+        gates, h_val, c_val = gx.meta["val"], h0.meta["val"], c0.meta["val"]
+        frames = int(gates.shape[0])
         if w_hh.name not in made:
             weight = _state_tensor(program, state[w_hh.name])
-            example = [_SLICE(gates, 0, 0, 1), h0.meta["val"], c0.meta["val"]]
-            lowered = _Lowered(weight, example, options)
-            module_name = get_lowered_module_name(program.graph_module, lowered.module)
-            made[w_hh.name] = (lowered, module_name)
+            made[w_hh.name] = _Lowered(weight, [_SLICE(gates, 0, 0, 1), h_val, c_val], options)
             # the step's constants (W_hh): ExecuTorch collected the named data of the
             # modules lowered in to_edge_transform_and_lower only
-            edge._named_data_store.merge_named_data_store(lowered.module.named_data_store_output)
-        lowered, name = made[w_hh.name]
+            step_data = made[w_hh.name].module.named_data_store_output
+            edge._named_data_store.merge_named_data_store(step_data)
+        lowered = made[w_hh.name]
+        inputs = (gx, h0, c0)
+        args = tuple(inputs[i] for i in lowered.order)
+        fake = _Recurrence(_state_tensor(program, state[w_hh.name]), bool(reverse),
+                           lowered.order, lowered.inverse)  # fmt: skip
+        original = torch.export.export(fake, tuple(torch.zeros(a.meta["val"].shape) for a in args))
+        fields = [frames, int(bool(reverse)), *lowered.order, *lowered.outs]
+        mark = CompileSpec(MARK, " ".join(map(str, fields)).encode())
+        module = LoweredBackendModule(
+            original, lowered.module.backend_id, lowered.module.processed_bytes,
+            [*lowered.module.compile_specs, mark],
+        )  # fmt: skip
+        name = get_lowered_module_name(program.graph_module, module)
         add = _adder(graph, node)
-        h, c = h0, c0
-        frames: list[Any] = [None] * gates.shape[0]
+        every_h = gates.new_empty((*gates.shape[:-1], h_val.shape[-1]))
+        results = [(every_h, torch.empty_like(c_val))[i] for i in lowered.inverse]
         with graph.inserting_before(node):
-            module = graph.get_attr(name)
-            for t in _order(gates.shape[0], reverse):
-                gx_t = add(_SLICE, (gx, 0, t, t + 1), _SLICE(gates, 0, t, t + 1))
-                inputs = (gx_t, h, c)
-                state_vals = [torch.empty_like(h0.meta["val"]), torch.empty_like(c0.meta["val"])]
-                results = [state_vals[i] for i in lowered.inverse]
-                call = add(
-                    executorch_call_delegate,
-                    (module, *(inputs[i] for i in lowered.order)),
-                    results,
-                )
-                h, c = (add(operator.getitem, (call, k), results[k]) for k in lowered.outs)
-                frames[t] = h
-                steps += 1
-            joined = add(_CAT, ([*frames],), _CAT([f.meta["val"] for f in frames]))
+            call = add(executorch_call_delegate, (graph.get_attr(name), *args), results)
+            hs, c = (add(operator.getitem, (call, k), results[k]) for k in lowered.outs)
+            last = (0, 1) if reverse else (frames - 1, frames)
+            h = add(_SLICE, (hs, 0, *last), _SLICE(every_h, 0, *last))
         for user in list(node.users):  # getitem(node, i): the frames' h, the last h, c
-            user.replace_all_uses_with((joined, h, c)[user.args[1]])
+            user.replace_all_uses_with((hs, h, c)[user.args[1]])
             graph.erase_node(user)
         graph.erase_node(node)
+        if not h.users:
+            graph.erase_node(h)
+        count += 1
     for name in made:
         _drop_input(program, name)
     program.graph_module.recompile()
-    return steps
+    return count
+
+
+def expand_calls(manager: Any) -> int:
+    """Turns each call `call_steps` marked, in `manager`'s emitted program (ExecuTorch's
+    program manager after `to_executorch`), into the frames' calls of its step delegate:
+    frame t reads its gates and writes its h as views into the planned whole tensors (no
+    slice, no cat), its c into one of two slots appended to the planned memory, the last
+    frame into the call's own c. Strips the mark; returns how many calls it expanded."""
+    expanded = 0
+    for plan in manager.executorch_program.execution_plan:
+        marked = {}
+        for i, delegate in enumerate(plan.delegates):
+            specs = [s for s in delegate.compile_specs if s.key != MARK]
+            if len(specs) != len(delegate.compile_specs):
+                (mark,) = (s for s in delegate.compile_specs if s.key == MARK)
+                frames, reverse, *rest = (int(v) for v in bytes(mark.value).split())
+                marked[i] = (frames, bool(reverse), rest[:3], rest[3:])
+                delegate.compile_specs = specs
+        if not marked:
+            continue
+        for chain in plan.chains:
+            instructions, traces = [], []
+            for k, instruction in enumerate(chain.instructions):
+                call = instruction.instr_args
+                trace = chain.stacktrace[k] if chain.stacktrace else None
+                if not isinstance(call, DelegateCall) or call.delegate_index not in marked:
+                    instructions.append(instruction)
+                    traces.append(trace)
+                    continue
+                for args in _frame_args(plan, call.args, marked[call.delegate_index]):
+                    instructions.append(Instruction(DelegateCall(call.delegate_index, args)))
+                    traces.append(trace)
+                expanded += 1
+            chain.instructions = instructions
+            if chain.stacktrace:
+                chain.stacktrace = traces
+    return expanded
+
+
+def _frame_args(plan: Any, args: list[int], mark: tuple) -> list[list[int]]:
+    """Per frame in run order, the value indices of its step call, in the marked call's
+    argument order (the delegate's inputs, then its outputs); appends the frames' views and
+    two c slots to `plan`."""
+    frames, reverse, order, outs = mark
+    inverse = [outs.index(k) for k in range(len(outs))]
+    gx, h0, c0 = (args[order.index(i)] for i in range(3))
+    hs, c_last = (args[3 + outs[i]] for i in range(2))
+    for vid in (gx, hs):
+        tensor = plan.values[vid].val
+        if tensor.allocation_info is None or tensor.scalar_type != ScalarType.FLOAT:
+            raise XnncError(
+                f"to_pte: an LSTM's {'gates' if vid == gx else 'output'} are not a planned "
+                'fp32 tensor; disable="lstm-step-calls" keeps the LSTM in one delegate'
+            )
+    c = plan.values[c_last].val
+    slot = -(-math.prod(c.sizes) * 4 // 64) * 64
+    memory = plan.values[hs].val.allocation_info.memory_id
+    base = -(-plan.non_const_buffer_sizes[memory] // 64) * 64
+    plan.non_const_buffer_sizes[memory] = base + 2 * slot
+    slots = [_value(plan, c, c.sizes, memory, base + k * slot) for k in range(2)]
+    h, c = h0, c0
+    calls = []
+    for n, t in enumerate(_order(frames, reverse)):
+        gx_t = _view(plan, gx, t)
+        h_t = _view(plan, hs, t)
+        c_t = c_last if n == frames - 1 else slots[n % 2]
+        step_in, step_out = (gx_t, h, c), (h_t, c_t)
+        calls.append([step_in[i] for i in order] + [step_out[i] for i in inverse])
+        h, c = h_t, c_t
+    return calls
+
+
+def _view(plan: Any, vid: int, t: int) -> int:
+    """A value for frame `t` (a [1, ...] view) of the planned tensor `vid` [T, ...]."""
+    tensor = plan.values[vid].val
+    info = tensor.allocation_info
+    frame = [1, *tensor.sizes[1:]]
+    offset = info.memory_offset + t * math.prod(frame) * 4
+    return _value(plan, tensor, frame, info.memory_id, offset)
+
+
+def _value(plan: Any, like: Any, sizes: list[int], memory: int, offset: int) -> int:
+    """Appends to `plan.values` a tensor like `like` of `sizes` planned at `offset` of
+    buffer `memory`; its index."""
+    at = AllocationDetails(memory, offset & 0xFFFFFFFF, offset >> 32)
+    plan.values.append(EValue(dataclasses.replace(like, sizes=list(sizes), allocation_info=at)))
+    return len(plan.values) - 1
 
 
 def _adder(graph: Any, node: Any) -> Any:

@@ -22,6 +22,7 @@ from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
 from xnnc.pte.backend import inlined_blob
 from xnnc.pte.kept_ops import KEPT_LSTM, LSTM
+from xnnc.pte.lstm_calls import MARK
 
 KEPT = "xnnc.lstm.default"
 
@@ -235,8 +236,38 @@ def test_lstm_step_calls_share_one_delegate_per_layer(
     for layer in range(lstm.num_layers):
         w_hh = getattr(lstm, f"weight_hh_l{layer}").detach().numpy().tobytes()
         assert pte.count(w_hh) == 1
+    assert MARK.encode() not in pte
     for got, want in zip(StockRuntime(pte)(x), model(x), strict=True):
         _close(got, want)
+
+
+def test_lstm_step_calls_add_no_kernel_call_per_frame() -> None:
+    """The frames are calls of the step delegate alone: a frame reads its gates and writes
+    its h through views of the planned whole tensors, so twice the frames add delegate
+    calls and no kernel call (no slice, no cat per frame), and both run as eager."""
+    torch.manual_seed(0)
+    model = Recurrent(nn.LSTM(8, 16, 2)).eval()
+    counts = []
+    for frames in (4, 8):
+        x = torch.randn(frames, 1, 8)
+        pte = to_pte(model, (x,))
+        counts.append(_instructions(pte))
+        for got, want in zip(StockRuntime(pte)(x), model(x), strict=True):
+            _close(got, want)
+    (kernels_4, delegates_4), (kernels_8, delegates_8) = counts
+    assert kernels_8 == kernels_4
+    assert delegates_8 - delegates_4 == 2 * 4  # two layers, four frames more
+
+
+def _instructions(pte: bytes) -> tuple[int, int]:
+    """(kernel calls, delegate calls) of the forward method."""
+    from xnnc.pte.schema import program_generated as pfb
+
+    program = pfb.ProgramT.InitFromObj(pfb.Program.GetRootAs(pte, 0))
+    (plan,) = program.executionPlan
+    kinds = [ins.instrArgsType for chain in plan.chains for ins in chain.instructions]
+    kinds_of = pfb.InstructionArguments
+    return kinds.count(kinds_of.KernelCall), kinds.count(kinds_of.DelegateCall)
 
 
 def test_lstm_step_calls_leave_an_lstm_xnnc_refuses_to_to_edge() -> None:
