@@ -430,14 +430,31 @@ def polyphase(target: Target, layer: DeconvLayer) -> Choice:
                   "(1.15-1.95x)")  # fmt: skip
 
 
+# Below this many rows a fully-connected layer reads its weights once per call and does
+# little arithmetic on each byte (2 x rows flops per fp32 weight): its time is the weights'
+# read, from memory wherever the model's weights outgrow the last-level cache.
+STREAMING_ROWS = 8
+
+
 def fc_or_bmm(target: Target, layer: LinearLayer) -> Choice:
     """A fully-connected node or a batch matmul with a constant (packed) right-hand side.
 
     Both run XNNPACK's GEMM microkernels on weights packed once; the fully-connected node
-    also fuses the bias and clamp. Timed on the Sapphire Rapids-class Xeon (1 thread, f32,
-    `xnn-tune{form=fc-or-bmm}`'s timer): M x K x N = 1x2048x2048 1.00x, 8x512x512 0.91x,
-    64x512x256 1.00x, 256x1024x1024 1.05x (fc / bmm time): bmm at best 5% ahead.
+    also fuses the bias and clamp, and its packed weights are in the weights cache (a batch
+    matmul's are the operator's: not saved with the program, so `load` packs them again).
+    Timed on the Sapphire Rapids-class Xeon (1 thread, f32, `xnn-tune{form=fc-or-bmm}`'s
+    timer): M x K x N = 1x2048x2048 1.00x, 8x512x512 0.91x, 64x512x256 1.00x, 256x1024x1024
+    1.05x (fc / bmm time): bmm at best 5% ahead.
+
+    Fewer rows than `STREAMING_ROWS` are not tuned: timed alone the layer's weights stay in
+    the cache between repeats, which in a model larger than the cache they do not. On a
+    Zen 4 (AVX-512, 1 thread) the tuner timed 1x2048x2048 at bmm 0.248 / fc 0.270 ms, and 7
+    such layers (112 MiB) ran 4.82 ms as batch matmuls against 4.38 as fully-connected nodes
+    (median of 30 alternating rounds).
     """
+    if layer.rows < STREAMING_ROWS:
+        return Choice("fc", f"{layer.rows} < {STREAMING_ROWS} rows: the weights' read, "
+                      "from memory in a model larger than the cache (not timed alone)")  # fmt: skip
     return Choice("fc", "same GEMM kernels; the fully-connected node fuses bias and clamp")
 
 

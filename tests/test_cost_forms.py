@@ -116,6 +116,21 @@ def test_each_form_computes_the_model(tmp_path, monkeypatch, form, choice, kind)
     assert kind in {op.name for op in program.module.walk()}
 
 
+def test_a_few_row_linear_is_not_timed_and_stays_fully_connected(tmp_path, monkeypatch):
+    """A layer of fewer rows than `rules.STREAMING_ROWS` reads its weights once a call: timed
+    alone they would stay in the cache, so the tuner leaves it to the rule (fc) even where
+    a timer would make the batch matmul win."""
+    timer = FixedTimer({"fc": 1.0, "bmm": 0.5})
+    monkeypatch.setattr(tuner, "time_on_xnnpack", timer)
+    model, x = nn.Linear(64, 32).eval(), torch.randn(rules.STREAMING_ROWS - 1, 64)
+    program = xnnc.compile(model, (x,), tuning_db=str(tmp_path / "db.json"), tune=True)
+    [d] = [d for d in program.decisions() if d.form == "fc-or-bmm"]
+    assert (d.choice, d.source, timer.calls) == ("fc", "rule", 0)
+    assert d.why.startswith(f"{rules.STREAMING_ROWS - 1} < {rules.STREAMING_ROWS} rows")
+    with torch.no_grad():
+        torch.testing.assert_close(program(x), model(x), **FP32)
+
+
 @pytest.mark.parametrize("choice", ["native", "fp32"])
 def test_fp16_layers_in_either_form_compute_the_model(tmp_path, monkeypatch, choice):
     program, _, _ = _forced("fp16-compute", choice, monkeypatch, tmp_path / "db.json")

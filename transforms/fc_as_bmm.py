@@ -44,6 +44,7 @@ from xnnc.backend_xnnpack.nodes import FLAG_TRANSPOSE_B, FLAG_TRANSPOSE_WEIGHTS
 from xnnc.conversion.constants import constant_op
 from xnnc.conversion.emitter import Emitter
 from xnnc.cost.decision import Decision, decide, linear_layer, record, record_moved, recorded
+from xnnc.cost.rules import STREAMING_ROWS
 from xnnc.dialects import xnn
 from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import BinaryOperator
@@ -65,6 +66,13 @@ def rewritable(op: xnn.FullyConnectedOp) -> bool:
         return False
     lo, hi = op.output_range()
     return op.bias is not None or (_finite(lo) is None and _finite(hi) is None)
+
+
+def tunable(op: xnn.FullyConnectedOp) -> bool:
+    """Whether the tuner times `op`'s forms: a decision to make, over at least
+    `STREAMING_ROWS` rows (fewer read their weights once a call: `cost.rules.fc_or_bmm`)."""
+    rows = linear_layer(op).rows
+    return rewritable(op) and not (isinstance(rows, int) and rows < STREAMING_ROWS)
 
 
 Memory = tuple[int, int]  # a weight's (address, bytes): what serialization shares

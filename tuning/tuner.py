@@ -92,7 +92,7 @@ from xnnc.target import Target
 from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass, rewritable
 from xnnc.transforms.fc_as_bmm import FcAsBmmPass
-from xnnc.transforms.fc_as_bmm import rewritable as fc_rewritable
+from xnnc.transforms.fc_as_bmm import tunable as fc_tunable
 from xnnc.transforms.polyphase import PolyphasePass
 from xnnc.transforms.polyphase import choices as polyphase_choices
 from xnnc.transforms.polyphase import rewritable as polyphase_rewritable
@@ -214,7 +214,7 @@ SPECS: dict[str, FormSpec] = {
         choices=polyphase_choices,  # type: ignore[arg-type]
     ),
     "fc-or-bmm": FormSpec(
-        lambda op: isinstance(op, xnn.FullyConnectedOp) and fc_rewritable(op),
+        lambda op: isinstance(op, xnn.FullyConnectedOp) and fc_tunable(op),
         linear_layer,  # type: ignore[arg-type]
         FcAsBmmPass,
     ),

@@ -19,3 +19,14 @@ func.func @linear(%x: tensor<2x4x16xf32>, %h: tensor<8x16xf16>, %b: tensor<8x16x
   %t = xnn.fully_connected %b, %u : (tensor<8x16xbf16>, tensor<4x16xbf16>) -> tensor<8x4xbf16>
   func.return %y, %z, %t : tensor<2x4x4xf32>, tensor<8x4xf16>, tensor<8x4xbf16>
 }
+
+// -----
+// Fewer than 8 rows (cost.rules.STREAMING_ROWS): the layer's time is its weights' read, so
+// the rule keeps the fully-connected node and says why; xnn-tune does not time it.
+// CHECK-LABEL: func.func @decode
+// CHECK:       xnn.fully_connected {{.*}}xnn.decision = {form = "fc-or-bmm", choice = "fc", source = "rule", layer = "linear f32 1x16->4", why = "1 < 8 rows: the weights' read, from memory in a model larger than the cache (not timed alone)"}
+func.func @decode(%x: tensor<1x16xf32>) -> tensor<1x4xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<4x16xf32>
+  %y = xnn.fully_connected %x, %w : (tensor<1x16xf32>, tensor<4x16xf32>) -> tensor<1x4xf32>
+  func.return %y : tensor<1x4xf32>
+}
