@@ -8,7 +8,8 @@ Systems, per model (`examples/models.py`, random weights, full size unless --sma
 - `eager`: torch eager, `torch.set_num_threads(n)`;
 - `stock`: stock ExecuTorch 1.5.1, `to_edge_transform_and_lower(XnnpackPartitioner())`
   (`enable_bf16=True` for bf16 models) on its pybindings;
-- `xnnc-pte`: xnnc's stock-target `.pte` (`XnncPartitioner`) on the same stock runtime;
+- `xnnc-pte`: xnnc's `.pte` (`xnnc.pte.to_pte`: `XnncPartitioner`, an LSTM as calls of
+  one step delegate, identical delegates shared) on the same stock runtime;
 - `xnnc`: xnnc on its extended runtime (`xnnc.compile(..., target="extended")`);
 - `ort`: ONNX Runtime (CPU provider, `torch.onnx.export(dynamo=True)`), when installed
   (`pip install -e '.[bench]'`, which `make bench` does).
@@ -201,7 +202,33 @@ def _stock(model: torch.nn.Module, inputs: tuple) -> System:
 
 
 def _xnnc_pte(model: torch.nn.Module, inputs: tuple) -> System:
-    return _executorch("xnnc-pte", model, inputs, xnnc.XnncPartitioner(target="stock"))
+    from executorch.extension.pybindings import portable_lib
+
+    from xnnc.pte import StockRuntime, to_pte
+
+    def lower() -> bytes:
+        buffer = to_pte(model, inputs)
+        StockRuntime(buffer)
+        return buffer
+
+    buffer, seconds = _timed(lower)
+
+    def make(threads: int) -> Callable[[], Any]:
+        portable_lib._unsafe_reset_threadpool(threads)
+        runtime = StockRuntime(buffer)
+        return lambda: runtime(*inputs)[0]
+
+    return System("xnnc-pte", seconds, *_pte_counts(buffer), make=make)
+
+
+def _pte_counts(buffer: bytes) -> tuple[int, int]:
+    """(delegate entries, kernel calls: ops outside) of a `.pte`'s forward method."""
+    from xnnc.pte.schema import program_generated as pfb
+
+    program = pfb.ProgramT.InitFromObj(pfb.Program.GetRootAs(buffer, 0))
+    (plan,) = program.executionPlan
+    kinds = [ins.instrArgsType for chain in plan.chains for ins in chain.instructions]
+    return len(plan.delegates), kinds.count(pfb.InstructionArguments.KernelCall)
 
 
 def _xnnc(model: torch.nn.Module, inputs: tuple) -> System:

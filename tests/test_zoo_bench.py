@@ -78,3 +78,20 @@ def test_policy_targets_decide_the_bf16_gemm():
     assert choice(native, 64) == "native" and choice(fp32, 1) == "fp32"
     assert {"avx2", "avx512f"} <= native.features and {"avx2", "avx512f"} <= fp32.features
     assert zoo.POLICIES[1].target(spr) == spr
+
+
+def test_xnnc_pte_system_is_to_pte(tmp_path):
+    """The `xnnc-pte` system is `to_pte`'s `.pte` on the stock runtime: for EnCodec, whose
+    LSTM becomes calls of one step delegate per layer, its output matches eager, and the
+    `.pte` names one delegate entry per layer beside the rest."""
+    results = tmp_path / "RESULTS.md"
+    argv = ["--models", "encodec", "--small", "--runs", "1", "--threads", "1", "--systems",
+            "xnnc-pte", "--max-wait", "0", "--results", str(results)]  # fmt: skip
+    assert zoo.main(argv) == 0
+    row = next(
+        line for line in results.read_text().splitlines()
+        if line.startswith("| encodec | 1 | xnnc-pte |")
+    )  # fmt: skip
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert float(cells[3]) > 0 and float(cells[8]) < 1e-4  # p50 ms, max |error| vs eager
+    assert int(cells[9]) >= 3  # delegate entries: the model's and one per LSTM layer
