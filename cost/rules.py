@@ -25,8 +25,11 @@ FORMS: dict[str, tuple[str, ...]] = {
     "space-to-depth": ("direct", "space-to-depth"),
 }
 
-# With AVX-512, the fewest input channels at which the taps' GEMMs beat XNNPACK's IGEMM.
+# With AVX-512, the fewest input channels at which the taps' GEMMs beat XNNPACK's IGEMM:
+# on Intel since Sapphire Rapids (and, unmeasured, other AVX-512 CPUs without AVX512-BF16),
+# and on Zen 4 (AVX512-BF16 without AMX/AVX512-FP16) at one thread.
 AVX512_MIN_INPUT_CHANNELS = 384
+ZEN4_MIN_INPUT_CHANNELS = 1024
 
 
 @dataclass(frozen=True)
@@ -277,6 +280,12 @@ def _intel_since_sapphire_rapids(target: Target) -> bool:
     return target.has("amx") or target.has("avx512fp16")
 
 
+def _zen4_like(target: Target) -> bool:
+    """AVX512-BF16 without AMX or AVX512-FP16: AMD Zen 4 and 5 (and Intel's Cooper Lake),
+    whose 512-bit operations run on two 256-bit FMA pipes on Zen 4."""
+    return target.has("avx512bf16") and not _intel_since_sapphire_rapids(target)
+
+
 def conv_as_gemm(target: Target, layer: ConvLayer) -> Choice:
     """Direct (IGEMM) or as GEMMs over shifted slices (`transforms/conv_as_gemm.py`).
 
@@ -294,11 +303,18 @@ def conv_as_gemm(target: Target, layer: ConvLayer) -> Choice:
       at <= 256 but for three 11-tap ones (1.5-1.6); one output channel 1.46-2.5x at one
       thread, 0.92-1.43x at two. Whole DAC at two threads: 625 ms with GEMM on its nine wide
       convolutions, 762 ms all direct.
+    - Zen 4 class (AVX512-BF16 without AMX or AVX512-FP16), any thread count: GEMM from 1024
+      input channels on and for one output channel, else direct. Tuned per layer on a 2-core
+      AMD EPYC Zen 4 (2026-12-04; every conv layer of Mimi, EnCodec, DAC, HiFi-GAN, 1 and 2
+      threads), direct / GEMM: 1.23-1.43x at 1024-1536 channels over 87 rows (DAC), 0.9x on
+      Mimi's 26-row 1024 -> 4096 2-tap layer; 0.95-1.03x at 512-768; 0.60-0.91x at <= 384.
+      One output channel (the depthwise + channel-sum form): 2.9-3.8x at one thread,
+      1.0-1.8x at two.
     - Other AVX-512 CPUs, two threads or more: direct. Each tap's GEMM and add is a node, and
       every node ends in a thread-pool barrier: on a 2-core Zen 4 conv-as-gemm slowed Mimi by
       46% and EnCodec by 5% at two threads (issue 10), against 6-12% at one.
-    - The one-output-channel form (depthwise + channel sum) elsewhere: measured on AVX2 only;
-      direct.
+    - The one-output-channel form (depthwise + channel sum) elsewhere: measured on AVX2, Intel
+      AVX-512 and Zen 4 only; direct.
     """
     x86 = target.arch == "x86_64"
     if not (x86 and target.has("avx2") and target.has("fma3")):
@@ -306,15 +322,24 @@ def conv_as_gemm(target: Target, layer: ConvLayer) -> Choice:
     if not target.has("avx512f"):
         return Choice("gemm", "AVX2/FMA3: XNNPACK's IGEMM spills, its GEMM does not (1.7-2x)")
     intel = _intel_since_sapphire_rapids(target)
-    where = f"AVX-512{' (AMX/FP16)' if intel else ''}, {target.threads} thread" + (
-        "s" if target.threads > 1 else "")  # fmt: skip
+    threads = f"{target.threads} thread" + ("s" if target.threads > 1 else "")
+    if _zen4_like(target):
+        where = f"AVX-512 (Zen 4 class), {threads}"
+        if layer.out_channels == 1:
+            return Choice("gemm", f"{where}, one output channel: 1.0-3.8x")
+        if layer.in_channels >= ZEN4_MIN_INPUT_CHANNELS:
+            return Choice("gemm", f"{where}, {layer.in_channels} >= "
+                          f"{ZEN4_MIN_INPUT_CHANNELS} input channels: 1.2-1.4x")  # fmt: skip
+        return Choice("direct", f"{where}, {layer.in_channels} < "
+                      f"{ZEN4_MIN_INPUT_CHANNELS} input channels")  # fmt: skip
+    where = f"AVX-512{' (AMX/FP16)' if intel else ''}, {threads}"
     if target.threads > 1 and not intel:
         return Choice("direct", f"{where}: the taps' nodes are thread-pool barriers (Zen 4: "
                       "-46% on Mimi at 2 threads)")  # fmt: skip
     if layer.out_channels == 1:
         if intel and target.threads == 1:
             return Choice("gemm", f"{where}, one output channel: 1.46-2.5x")
-        why = "0.92-1.43x, no clear gain" if intel else "measured on AVX2 and Intel AVX-512 only"
+        why = "0.92-1.43x, no clear gain" if intel else "not measured on this CPU class"
         return Choice("direct", f"{where}, one output channel: {why}")
     if layer.in_channels >= AVX512_MIN_INPUT_CHANNELS:
         return Choice("gemm", f"{where}, {layer.in_channels} >= "

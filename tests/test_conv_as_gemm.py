@@ -63,6 +63,10 @@ def test_static_rule():
     intel = Target.preset("x86-64-avx512fp16")  # Sapphire Rapids class: two threads too
     assert gemm(intel.replace(threads=2), _conv(384)) and not gemm(intel, _conv(256))
     assert gemm(intel, _conv(64, 1)) and not gemm(intel.replace(threads=2), _conv(64, 1))
+    zen4 = Target.preset("x86-64-avx512bf16")  # AVX512-BF16 without AMX/FP16: Zen 4 class
+    for threads in (1, 2):
+        at = zen4.replace(threads=threads)
+        assert gemm(at, _conv(1024)) and not gemm(at, _conv(768)) and gemm(at, _conv(64, 1))
     assert gemm(AVX2.replace(threads=2), _conv(16))
     assert not gemm(Target.preset("arm64"), _conv(1024))
 
