@@ -327,11 +327,7 @@ def conv_as_gemm(target: Target, layer: ConvLayer) -> Choice:
         where = f"AVX-512 (Zen 4 class), {threads}"
         if layer.out_channels == 1:
             return Choice("gemm", f"{where}, one output channel: 1.0-3.8x")
-        if layer.in_channels >= ZEN4_MIN_INPUT_CHANNELS:
-            return Choice("gemm", f"{where}, {layer.in_channels} >= "
-                          f"{ZEN4_MIN_INPUT_CHANNELS} input channels: 1.2-1.4x")  # fmt: skip
-        return Choice("direct", f"{where}, {layer.in_channels} < "
-                      f"{ZEN4_MIN_INPUT_CHANNELS} input channels")  # fmt: skip
+        return _by_input_channels(where, layer, ZEN4_MIN_INPUT_CHANNELS, ": 1.2-1.4x")
     where = f"AVX-512{' (AMX/FP16)' if intel else ''}, {threads}"
     if target.threads > 1 and not intel:
         return Choice("direct", f"{where}: the taps' nodes are thread-pool barriers (Zen 4: "
@@ -341,11 +337,14 @@ def conv_as_gemm(target: Target, layer: ConvLayer) -> Choice:
             return Choice("gemm", f"{where}, one output channel: 1.46-2.5x")
         why = "0.92-1.43x, no clear gain" if intel else "not measured on this CPU class"
         return Choice("direct", f"{where}, one output channel: {why}")
-    if layer.in_channels >= AVX512_MIN_INPUT_CHANNELS:
-        return Choice("gemm", f"{where}, {layer.in_channels} >= "
-                      f"{AVX512_MIN_INPUT_CHANNELS} input channels")  # fmt: skip
-    return Choice("direct", f"{where}, {layer.in_channels} < "
-                  f"{AVX512_MIN_INPUT_CHANNELS} input channels")  # fmt: skip
+    return _by_input_channels(where, layer, AVX512_MIN_INPUT_CHANNELS)
+
+
+def _by_input_channels(where: str, layer: ConvLayer, least: int, gain: str = "") -> Choice:
+    """GEMM from `least` input channels on, else direct; `gain`: said of the GEMM."""
+    if layer.in_channels >= least:
+        return Choice("gemm", f"{where}, {layer.in_channels} >= {least} input channels{gain}")
+    return Choice("direct", f"{where}, {layer.in_channels} < {least} input channels")
 
 
 def bf16_gemm(target: Target, layer: GemmLayer) -> Choice:
