@@ -218,10 +218,11 @@ def test_split_runtime_checks_its_inputs():
 @needs_bf16_gemm
 @pytest.mark.parametrize("name", ["bf16_blocks", "bf16_block"])
 def test_bf16_models_run_xnnpack_bf16_gemm(zoo, name):
-    """On a bf16-GEMM target every FC/BMM runs as XNNPACK's BF16 operator; numerics against
-    bf16 eager (MODEL_TOL)."""
+    """On a bf16-GEMM target every FC/BMM runs as XNNPACK's BF16 operator (its static rule:
+    on a host of that class a tuned compile may time the small test layers faster in fp32);
+    numerics against bf16 eager (MODEL_TOL)."""
     _, example = zoo.example(name)
-    program = zoo.compiled(name, profile=True, target="extended,x86-64-avx512bf16")
+    program = zoo.compiled(name, profile=True, target="extended,x86-64-avx512bf16", tune=False)
     torch.testing.assert_close(program(*example), zoo.eager(name), **MODEL_TOL)
     names = [name.split(": ", 1)[1] for name, _ in program.profile()]
     assert NATIVE_FC in names
