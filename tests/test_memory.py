@@ -33,7 +33,7 @@ def _close(got: torch.Tensor, want: torch.Tensor, tol: float) -> None:
 def mlp() -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(64, 96), nn.ReLU(), nn.Linear(96, 32)).eval()
-    return model, (torch.randn(4, 64),)
+    return model, (torch.randn(8, 64),)  # 8 rows: the least the tuner times fc-or-bmm at
 
 
 def _subgraph_weights(program: xnnc.Program) -> list[WeightAttr]:
@@ -258,14 +258,14 @@ def test_unrolled_lstm_serializes_its_weights_once(steps: int) -> None:
 
 
 class _CellLoop(nn.Module):
-    """An `nn.LSTMCell` stepped in Python over [T, 1, C]: its steps are ops of the IR."""
+    """An `nn.LSTMCell` stepped in Python over [T, B, C]: its steps are ops of the IR."""
 
     def __init__(self, width: int):
         super().__init__()
         self.width, self.cell = width, nn.LSTMCell(width, width)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = c = torch.zeros(1, self.width)
+        h = c = torch.zeros(x.shape[1], self.width)
         outs = []
         for t in range(x.shape[0]):
             h, c = self.cell(x[t], (h, c))
@@ -281,7 +281,8 @@ def test_a_filter_read_by_many_nodes_stays_fully_connected(tmp_path, monkeypatch
     from xnnc.tuning import tuner
 
     torch.manual_seed(0)
-    model, x = _CellLoop(32).eval(), torch.randn(6, 1, 32)
+    # a batch of 8: each step's 8 rows are what the tuner times (rules.STREAMING_ROWS)
+    model, x = _CellLoop(32).eval(), torch.randn(6, 8, 32)
     monkeypatch.setattr(tuner, "time_on_xnnpack", lambda forms, threads: {"fc": 1.0, "bmm": 0.5})
     program = xnnc.compile(model, (x,), tune=True, tuning_db=str(tmp_path / "db.json"))
     made = [(op.name, d) for op, d in decisions(program.module) if d.form == "fc-or-bmm"]
