@@ -327,12 +327,12 @@ def _frame_args(plan: Any, args: list[int], mark: tuple) -> list[list[int]]:
                 f"to_pte: an LSTM's {'gates' if vid == gx else 'output'} are not a planned "
                 'fp32 tensor; disable="lstm-step-calls" keeps the LSTM in one delegate'
             )
-    c = plan.values[c_last].val
-    slot = -(-math.prod(c.sizes) * 4 // 64) * 64
+    state = plan.values[c_last].val  # the slots are tensors like the last c
+    slot = -(-math.prod(state.sizes) * 4 // 64) * 64
     memory = plan.values[hs].val.allocation_info.memory_id
     base = -(-plan.non_const_buffer_sizes[memory] // 64) * 64
     plan.non_const_buffer_sizes[memory] = base + 2 * slot
-    slots = [_value(plan, c, c.sizes, memory, base + k * slot) for k in range(2)]
+    slots = [_value(plan, state, state.sizes, memory, base + k * slot) for k in range(2)]
     h, c = h0, c0
     calls = []
     for n, t in enumerate(_order(frames, reverse)):
