@@ -171,7 +171,6 @@ def _edge_counts(edge: Any) -> tuple[int, int]:
 
 def _executorch(name: str, model: torch.nn.Module, inputs: tuple, partitioner: Any) -> System:
     from executorch.exir import to_edge_transform_and_lower
-    from executorch.extension.pybindings import portable_lib
 
     from xnnc.pte import StockRuntime
 
@@ -183,14 +182,24 @@ def _executorch(name: str, model: torch.nn.Module, inputs: tuple, partitioner: A
         return buffer, edge
 
     (buffer, edge), seconds = _timed(lower)
-    delegates, outside = _edge_counts(edge)
+    return _on_stock(name, buffer, inputs, seconds, _edge_counts(edge))
+
+
+def _on_stock(
+    name: str, buffer: bytes, inputs: tuple, seconds: float, counts: tuple[int, int]
+) -> System:
+    """The `.pte` `buffer` as a system on stock ExecuTorch's runtime; `counts`: its
+    (partitions, ops outside)."""
+    from executorch.extension.pybindings import portable_lib
+
+    from xnnc.pte import StockRuntime
 
     def make(threads: int) -> Callable[[], Any]:
         portable_lib._unsafe_reset_threadpool(threads)
         runtime = StockRuntime(buffer)
         return lambda: runtime(*inputs)[0]
 
-    return System(name, seconds, delegates, outside, make=make)
+    return System(name, seconds, *counts, make=make)
 
 
 def _stock(model: torch.nn.Module, inputs: tuple) -> System:
@@ -202,9 +211,8 @@ def _stock(model: torch.nn.Module, inputs: tuple) -> System:
 
 
 def _xnnc_pte(model: torch.nn.Module, inputs: tuple) -> System:
-    from executorch.extension.pybindings import portable_lib
-
     from xnnc.pte import StockRuntime, to_pte
+    from xnnc.pte.verify import instruction_counts
 
     def lower() -> bytes:
         buffer = to_pte(model, inputs)
@@ -212,23 +220,8 @@ def _xnnc_pte(model: torch.nn.Module, inputs: tuple) -> System:
         return buffer
 
     buffer, seconds = _timed(lower)
-
-    def make(threads: int) -> Callable[[], Any]:
-        portable_lib._unsafe_reset_threadpool(threads)
-        runtime = StockRuntime(buffer)
-        return lambda: runtime(*inputs)[0]
-
-    return System("xnnc-pte", seconds, *_pte_counts(buffer), make=make)
-
-
-def _pte_counts(buffer: bytes) -> tuple[int, int]:
-    """(delegate entries, kernel calls: ops outside) of a `.pte`'s forward method."""
-    from xnnc.pte.schema import program_generated as pfb
-
-    program = pfb.ProgramT.InitFromObj(pfb.Program.GetRootAs(buffer, 0))
-    (plan,) = program.executionPlan
-    kinds = [ins.instrArgsType for chain in plan.chains for ins in chain.instructions]
-    return len(plan.delegates), kinds.count(pfb.InstructionArguments.KernelCall)
+    delegates, kernels, _ = instruction_counts(buffer, "xnnc-pte")  # kernels: ops outside
+    return _on_stock("xnnc-pte", buffer, inputs, seconds, (delegates, kernels))
 
 
 def _xnnc(model: torch.nn.Module, inputs: tuple) -> System:

@@ -234,8 +234,8 @@ def call_steps(edge: Any, options: CompileOptions) -> int:
         gx, h0, c0, w_hh, reverse = node.args
         gates, h_val, c_val = gx.meta["val"], h0.meta["val"], c0.meta["val"]
         frames = int(gates.shape[0])
+        weight = _state_tensor(program, state[w_hh.name])
         if w_hh.name not in made:
-            weight = _state_tensor(program, state[w_hh.name])
             made[w_hh.name] = _Lowered(weight, [_SLICE(gates, 0, 0, 1), h_val, c_val], options)
             # the step's constants (W_hh): ExecuTorch collected the named data of the
             # modules lowered in to_edge_transform_and_lower only
@@ -244,8 +244,7 @@ def call_steps(edge: Any, options: CompileOptions) -> int:
         lowered = made[w_hh.name]
         inputs = (gx, h0, c0)
         args = tuple(inputs[i] for i in lowered.order)
-        fake = _Recurrence(_state_tensor(program, state[w_hh.name]), bool(reverse),
-                           lowered.order, lowered.inverse)  # fmt: skip
+        fake = _Recurrence(weight, bool(reverse), lowered.order, lowered.inverse)
         original = torch.export.export(fake, tuple(torch.zeros(a.meta["val"].shape) for a in args))
         fields = [frames, int(bool(reverse)), *lowered.order, *lowered.outs]
         mark = CompileSpec(MARK, " ".join(map(str, fields)).encode())
@@ -328,9 +327,9 @@ def _frame_args(plan: Any, args: list[int], mark: tuple) -> list[list[int]]:
                 'fp32 tensor; disable="lstm-step-calls" keeps the LSTM in one delegate'
             )
     state = plan.values[c_last].val  # the slots are tensors like the last c
-    slot = -(-math.prod(state.sizes) * 4 // 64) * 64
+    slot = _aligned(math.prod(state.sizes) * 4)
     memory = plan.values[hs].val.allocation_info.memory_id
-    base = -(-plan.non_const_buffer_sizes[memory] // 64) * 64
+    base = _aligned(plan.non_const_buffer_sizes[memory])
     plan.non_const_buffer_sizes[memory] = base + 2 * slot
     slots = [_value(plan, state, state.sizes, memory, base + k * slot) for k in range(2)]
     h, c = h0, c0
@@ -343,6 +342,10 @@ def _frame_args(plan: Any, args: list[int], mark: tuple) -> list[list[int]]:
         calls.append([step_in[i] for i in order] + [step_out[i] for i in inverse])
         h, c = h_t, c_t
     return calls
+
+
+def _aligned(size: int) -> int:
+    return -(-size // 64) * 64
 
 
 def _view(plan: Any, vid: int, t: int) -> int:

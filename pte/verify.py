@@ -85,6 +85,21 @@ def xnnpack_blobs(data: bytes | memoryview, name: str) -> list[bytes]:
     return [inline_constants(blob, named) for blob, named in found]
 
 
+def instruction_counts(
+    data: bytes | memoryview, name: str, method: str = "forward"
+) -> tuple[int, int, int]:
+    """(delegate entries, kernel calls, delegate calls) of `method` of the `.pte` (checked
+    first, as `check_pte`)."""
+    try:
+        program = _check(memoryview(data).cast("B"))
+    except ValueError as e:
+        raise PteError(f"{name}: not a valid .pte: {e}") from None
+    (plan,) = [p for p in program.executionPlan or [] if _text(p.name) == method]
+    kinds = [ins.instrArgsType for chain in plan.chains or [] for ins in chain.instructions or []]
+    kind = pfb.InstructionArguments
+    return len(plan.delegates or []), kinds.count(kind.KernelCall), kinds.count(kind.DelegateCall)
+
+
 def _check(buf: memoryview, found: list | None = None) -> Any:
     """The decoded program; its XnnpackBackend blobs with the named data go to `found`."""
     if len(buf) < 8:

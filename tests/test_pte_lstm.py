@@ -23,6 +23,7 @@ from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
 from xnnc.pte.backend import inlined_blob
 from xnnc.pte.kept_ops import KEPT_LSTM, LSTM
 from xnnc.pte.lstm_calls import MARK
+from xnnc.pte.verify import instruction_counts
 
 KEPT = "xnnc.lstm.default"
 
@@ -251,23 +252,12 @@ def test_lstm_step_calls_add_no_kernel_call_per_frame() -> None:
     for frames in (4, 8):
         x = torch.randn(frames, 1, 8)
         pte = to_pte(model, (x,))
-        counts.append(_instructions(pte))
+        counts.append(instruction_counts(pte, "lstm")[1:])  # (kernel, delegate) calls
         for got, want in zip(StockRuntime(pte)(x), model(x), strict=True):
             _close(got, want)
     (kernels_4, delegates_4), (kernels_8, delegates_8) = counts
     assert kernels_8 == kernels_4
     assert delegates_8 - delegates_4 == 2 * 4  # two layers, four frames more
-
-
-def _instructions(pte: bytes) -> tuple[int, int]:
-    """(kernel calls, delegate calls) of the forward method."""
-    from xnnc.pte.schema import program_generated as pfb
-
-    program = pfb.ProgramT.InitFromObj(pfb.Program.GetRootAs(pte, 0))
-    (plan,) = program.executionPlan
-    kinds = [ins.instrArgsType for chain in plan.chains for ins in chain.instructions]
-    kinds_of = pfb.InstructionArguments
-    return kinds.count(kinds_of.KernelCall), kinds.count(kinds_of.DelegateCall)
 
 
 def test_lstm_step_calls_leave_an_lstm_xnnc_refuses_to_to_edge() -> None:
@@ -294,3 +284,10 @@ def test_lstm_step_calls_disabled_keeps_the_steps_in_one_delegate() -> None:
     assert _delegate_calls(pte) == (1, [0])
     for got, want in zip(StockRuntime(pte)(x), model(x), strict=True):
         _close(got, want)
+
+
+def test_instruction_counts_names_a_file_that_is_not_a_pte() -> None:
+    from xnnc.pte.verify import PteError
+
+    with pytest.raises(PteError, match=r"^bad\.pte: not a valid \.pte: file identifier "):
+        instruction_counts(b"\0" * 16, "bad.pte")
