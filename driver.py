@@ -279,7 +279,8 @@ class Program:
             runner, (x, _, _) = self._recurrent.runners[op]
             unroll = ", ".join(map(str, runner.unroll))
             static = DYNAMIC_INDEX not in op.operands[x].type.get_shape()
-            why = f"; lstm-loop rule: {lstm_loop(self.target).why}" if static else ""
+            rule = lstm_loop(self.target, self.options.disable)
+            why = f"; lstm-loop rule: {rule.why}" if static else ""
             lines.append(
                 f"{op.location}  {op_label(op)} ({shape}): xnnc's recurrent loop over "
                 f"XNNPACK (input projection of all frames, then runtimes of {unroll} "
@@ -902,7 +903,7 @@ def load(
 def loops_lstms(options: CompileOptions) -> bool:
     """Whether a compile under `options` runs a static LSTM on xnnc's recurrent loop (the
     target's `lstm-loop` rule, unless disabled), rather than as one `xnn.lstm`."""
-    return lstm_loop(options.target, disabled="lstm-loop" in options.disable).choice == "loop"
+    return lstm_loop(options.target, options.disable).choice == "loop"
 
 
 def compile(

@@ -3,12 +3,14 @@
 An `nn.LSTM` over a symbolic time axis is imported whole, as `aten.generic
 "aten::lstm.input"`, and stays outside the XNNPACK subgraphs (unrolling needs the frame
 count); so is one over a static time axis when the target's rule says so
-(`cost.rules.lstm_loop`: on the extended runtime, unless `lstm-loop` is disabled). On the
-extended runtime (built where the Program runs, whatever CPU it was compiled for), a Program
+(`cost.rules.lstm_loop`: unless `lstm-loop` is disabled; on the stock runtime, which runs it
+as calls of one step delegate, unless `lstm-step-calls` is). Built where the Program runs
+(whatever CPU or runtime it was compiled for: its runtimes are stock XNNPACK nodes), a Program
 runs it on `backend_xnnpack.recurrent.LstmRunner` (per layer and direction: an input
 projection of all frames, then XNNPACK runtimes of 8, 4, 2 or 1 unrolled steps), its weights
-packed once when the Program is created. Elsewhere (the stock runtime, an LSTM the loop does
-not cover) the interpreter calls torch's LSTM as before, and `outside()` says why.
+packed once when the Program is created. Elsewhere (an LSTM over a symbolic time axis on the
+stock runtime, whose `.pte` refuses it; one the loop does not cover) the interpreter calls
+torch's LSTM as before, and `outside()` says why.
 docs/dynamic-shapes.md, "LSTM over a symbolic time axis".
 """
 
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.ir import Operation, SSAValue
@@ -59,8 +62,8 @@ class RecurrentOps:
         for op in func.body.block.ops:
             if not (isinstance(op, aten.GenericOp) and op.target.data == LSTM):
                 continue
-            if target.runtime != "extended":
-                continue  # torch's LSTM, as the op's own reason says
+            if target.runtime != "extended" and not _static(op):
+                continue  # torch's LSTM, as the op's own reason says: the .pte refuses it
             # Any CPU: the loop is XNNPACK runtimes built where the Program runs, as its
             # subgraphs' are (a program compiled for another CPU and loaded here runs it).
             k = len(self.runners)
@@ -164,6 +167,13 @@ def _plan(
     words = "direction" if directions == 1 else "directions"
     shape = f"{layers} layers x {directions} {words}, hidden {hidden}, batch {batch}"
     return runner, (x, h0, c0), shape
+
+
+def _static(op: aten.GenericOp) -> bool:
+    """Whether an LSTM op's input has a static shape (the stock runtime's `.pte` runs such
+    an LSTM as calls of one step delegate, as the loop does; one over a symbolic time axis
+    it refuses)."""
+    return DYNAMIC_INDEX not in op.operands[0].type.get_shape()
 
 
 def _weight(value: SSAValue) -> np.ndarray | None:

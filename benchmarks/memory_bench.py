@@ -3,7 +3,7 @@
     python -m xnnc.benchmarks.memory_bench [--models linear7,resnet]
                                            [--what compile,load,load_run,to_pte,write_pte,
                                                    pte_run,stock_pte_run]
-                                           [--disable lstm-loop]
+                                           [--disable lstm-loop] [--target stock]
 
 Targets (issue 12): compile peak <= 1.3x the weights and <= 1.1x after it returns, load
 <= 1.1x, to_pte <= 1.3x.
@@ -111,9 +111,10 @@ def weight_bytes(model: nn.Module) -> int:
     return sum(t.numel() * t.element_size() for t in tensors.values())
 
 
-def child(name: str, what: str, path: str, disable: str = "") -> dict[str, float]:
-    """One measurement in this (fresh) process; `disable`: compile options' names, joined
-    by commas."""
+def child(name: str, what: str, path: str, options: str = "{}") -> dict[str, float]:
+    """One measurement in this (fresh) process; `options`: the compile options' keywords
+    (`disable`, `target`) as JSON."""
+    kwargs = json.loads(options)
     import xnnc
     from xnnc.pte import to_pte, write_pte
 
@@ -128,7 +129,7 @@ def child(name: str, what: str, path: str, disable: str = "") -> dict[str, float
         xnnc.compile(tiny_model, tiny_inputs)(*tiny_inputs)
         with torch.no_grad():
             model(*inputs)
-        call = lambda: xnnc.compile(model, inputs, disable=disable)  # noqa: E731
+        call = lambda: xnnc.compile(model, inputs, **kwargs)  # noqa: E731
     elif what in PTES:
         tiny = os.path.join(os.path.dirname(path), "tiny.pte")
         write_pte(tiny, tiny_model, tiny_inputs)
@@ -147,9 +148,9 @@ def child(name: str, what: str, path: str, disable: str = "") -> dict[str, float
         with torch.no_grad():
             model(*inputs)
         if what == "to_pte":
-            call = lambda: to_pte(model, inputs, disable=disable)  # noqa: E731
+            call = lambda: to_pte(model, inputs, **kwargs)  # noqa: E731
         else:
-            call = lambda: write_pte(path + ".pte", model, inputs, disable=disable)  # noqa: E731
+            call = lambda: write_pte(path + ".pte", model, inputs, **kwargs)  # noqa: E731
     workspace = _count_workspace()
     to_edge = _peak_before_partitioning()
     pools = _free_pools()
@@ -239,7 +240,7 @@ def _pte_loaded_and_run(file: str, inputs: tuple[torch.Tensor, ...]) -> Any:
     return runtime, runtime(*inputs)
 
 
-def _save_ptes(name: str, path: str, disable: str = "") -> None:
+def _save_ptes(name: str, path: str, options: str = "{}") -> None:
     """xnnc's `.pte` of the model and stock ExecuTorch's, for `pte_run` and `stock_pte_run`."""
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
@@ -247,29 +248,31 @@ def _save_ptes(name: str, path: str, disable: str = "") -> None:
     from xnnc.pte import write_pte
 
     model, inputs = _factory(name)()
-    write_pte(path + PTES["pte_run"], model, inputs, disable=disable)
+    write_pte(path + PTES["pte_run"], model, inputs, **json.loads(options))
     program = torch.export.export(model, inputs, strict=False)
     lowered = to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()])
     with open(path + PTES["stock_pte_run"], "wb") as f:
         f.write(lowered.to_executorch().buffer)
 
 
-def _run_child(name: str, what: str, path: str, disable: str) -> dict[str, float]:
-    command = [sys.executable, __file__, "--child", name, what, path, disable]
+def _run_child(name: str, what: str, path: str, options: str) -> dict[str, float]:
+    command = [sys.executable, __file__, "--child", name, what, path, options]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"memory_bench: {name} {what} failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _save(name: str, path: str, disable: str = "") -> None:
+def _save(name: str, path: str, options: str = "{}") -> None:
     import xnnc
 
     model, inputs = _factory(name)()
-    xnnc.compile(model, inputs, savable=True, disable=disable).save(path)
+    xnnc.compile(model, inputs, savable=True, **json.loads(options)).save(path)
 
 
-def table(models: list[str], whats: list[str], disable: str = "") -> str:
+def table(models: list[str], whats: list[str], disable: str = "", target: str = "") -> str:
+    """The measurements' table; `disable` and `target` as `xnnc.compile` takes them."""
+    options = json.dumps({"disable": disable, **({"target": target} if target else {})})
     rows = [
         "| model | weights (MiB) | call | peak (MiB) | peak / weights | after (MiB) "
         "| after / weights | workspace | to_edge | pools |",
@@ -279,13 +282,13 @@ def table(models: list[str], whats: list[str], disable: str = "") -> str:
         for name in models:
             path = os.path.join(tmp, f"{name}.xnnc")
             if "load" in whats or "load_run" in whats:
-                command = [sys.executable, __file__, "--save", name, path, disable]
+                command = [sys.executable, __file__, "--save", name, path, options]
                 subprocess.run(command, check=True, capture_output=True)
             if set(PTES) & set(whats):
-                command = [sys.executable, __file__, "--save-ptes", name, path, disable]
+                command = [sys.executable, __file__, "--save-ptes", name, path, options]
                 subprocess.run(command, check=True, capture_output=True)
             for what in whats:
-                m = _run_child(name, what, path, disable)
+                m = _run_child(name, what, path, options)
                 w = m["weights"]
                 rows.append(
                     f"| {name} | {w:.1f} | {what} | {m['peak']:.1f} | {m['peak'] / w:.2f}x "
@@ -308,6 +311,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--models", default="linear7,resnet")
     parser.add_argument("--what", default=",".join(WHATS))
     parser.add_argument("--disable", default="", help="compile options' disable (e.g. lstm-loop)")
+    parser.add_argument(
+        "--target",
+        default="",
+        help="compile's target (e.g. stock); to_pte's is the stock runtime's",
+    )
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     parser.add_argument("--save", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--save-ptes", nargs=3, help=argparse.SUPPRESS)
@@ -331,7 +339,7 @@ def main(argv: list[str] | None = None) -> None:
     for what in whats:
         if what not in WHATS:
             parser.error(f"--what: unknown measurement '{what}' (expected {', '.join(WHATS)})")
-    print(table(args.models.split(","), whats, args.disable))
+    print(table(args.models.split(","), whats, args.disable, args.target))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ This module imports nothing from xDSL or the dialects (the layers are plain valu
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from xnnc.target import Target
@@ -518,18 +519,21 @@ LSTM_LOOP_MEASURED = (
 )
 
 
-def lstm_loop(target: Target, disabled: bool = False) -> Choice:
-    """An LSTM over a static time axis: kept whole for xnnc's recurrent loop over XNNPACK
-    (`xnnc.recurrent`: per layer one input projection of all frames, then runtimes of 8, 4,
-    2, 1 unrolled steps sharing one packed W_hh) or one `xnn.lstm` in the subgraph, whose
-    serialized blob holds one copy of the step's nodes per frame. The loop's runtimes are
-    built where the program runs (on the extended runtime, whatever CPU the program was
-    compiled for); the stock runtime's `.pte` holds the steps. `disable=("lstm-loop",)`
-    unrolls."""
-    if disabled:
+def lstm_loop(target: Target, disable: Collection[str] = ()) -> Choice:
+    """A static LSTM: kept whole for xnnc's recurrent loop (`xnnc.recurrent`: per layer one
+    input projection of all frames, then runtimes of 8, 4, 2, 1 unrolled steps sharing one
+    packed W_hh) or one `xnn.lstm` in the subgraph, whose serialized blob holds one copy of
+    the step's nodes per frame. The loop's runtimes are stock XNNPACK nodes, built where the
+    program runs (whatever CPU it was compiled for). On the stock runtime the `.pte` runs
+    the LSTM the same way, as calls of one step delegate per frame (`xnnc.pte.lstm_calls`),
+    so a program compiled for it loops too, unless `lstm-step-calls` is disabled (the
+    `.pte`'s steps are then nodes of one delegate). `disable=("lstm-loop",)` unrolls."""
+    if "lstm-loop" in disable:
         return Choice("unrolled", "lstm-loop disabled")
+    if target.runtime != "extended" and "lstm-step-calls" in disable:
+        return Choice("unrolled", "lstm-step-calls disabled: the stock runtime's .pte unrolls")
     if target.runtime != "extended":
-        return Choice("unrolled", "the stock runtime runs XNNPACK's nodes only")
+        return Choice("loop", f"as the .pte's calls of one step delegate; {LSTM_LOOP_MEASURED}")
     return Choice("loop", LSTM_LOOP_MEASURED)
 
 

@@ -341,7 +341,7 @@ def test_bidirectional_lstm_matches_eager() -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_small_encodec_is_one_partition(zoo, target: str) -> None:
-    """Unrolled (the stock runtime's only form): the whole decoder in one subgraph."""
+    """Unrolled (`disable=("lstm-loop",)`): the whole decoder in one subgraph."""
     _, inputs = zoo.example("encodec")
     want = zoo.eager("encodec")
     program = zoo.compiled("encodec", target=target, disable=UNROLLED)

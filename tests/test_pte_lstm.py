@@ -291,3 +291,33 @@ def test_instruction_counts_names_a_file_that_is_not_a_pte() -> None:
 
     with pytest.raises(PteError, match=r"^bad\.pte: not a valid \.pte: file identifier "):
         instruction_counts(b"\0" * 16, "bad.pte")
+
+
+@pytest.mark.parametrize("disable", ["", "lstm-step-calls"])
+def test_a_stock_target_program_runs_the_lstm_as_its_pte_does(disable: str) -> None:
+    """A program compiled for the stock runtime takes the LSTM's form from its `.pte`: with
+    step calls (the default), xnnc's recurrent loop of stock XNNPACK nodes (no unrolled
+    steps in a blob, so compile holds the weights once); with them disabled, one `xnn.lstm`
+    unrolled in the subgraph. Either way it computes what the `.pte` computes on stock
+    ExecuTorch (to the same tolerance of eager: each form rounds the same steps) and names
+    its rule in `explain()`."""
+    import xnnc
+    from xnnc.recurrent import ON_XNNPACK
+
+    torch.manual_seed(0)
+    model, x = Recurrent(nn.LSTM(8, 16, 2, bidirectional=True)).eval(), torch.randn(9, 1, 8)
+    program = xnnc.compile(model, (x,), target="stock", disable=disable)
+    reasons = [o.reason for o in program.outside()]
+    rule = program.explain().splitlines()[-2]
+    if disable:
+        assert reasons == [] and program.num_partitions == 1
+        assert "recurrent loop" not in rule
+    else:
+        assert reasons == [ON_XNNPACK]
+        assert "lstm-loop rule: as the .pte's calls of one step delegate" in rule
+    with torch.no_grad():
+        want = model(x)
+    pte = StockRuntime(to_pte(model, (x,), disable=disable))(x)
+    for got, on_stock, w in zip(program(x), pte, want, strict=True):
+        _close(got, w)
+        _close(on_stock, w)

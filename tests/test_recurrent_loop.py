@@ -235,9 +235,10 @@ def test_proj_size_stays_on_torch_with_the_reason() -> None:
     _check(program, model, sizes=(1, 30))
 
 
-def test_the_stock_target_keeps_torch() -> None:
-    """The stock runtime has no loop (and its `.pte` refuses the LSTM, test_dynamic_lstm.py):
-    a program for it runs torch's LSTM, with the reason as before the loop."""
+def test_the_stock_target_keeps_torch_over_a_symbolic_time_axis() -> None:
+    """The stock runtime's `.pte` refuses an LSTM over a symbolic time axis
+    (test_dynamic_lstm.py): a program for it runs torch's LSTM, with the reason as before
+    the loop (a static one runs on the loop, as the `.pte`'s step calls: test_pte_lstm.py)."""
     torch.manual_seed(0)
     model = Lstm(bidirectional=True).eval()
     program = _compile(model, target="stock")

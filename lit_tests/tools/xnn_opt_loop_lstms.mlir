@@ -1,7 +1,7 @@
 // A .pt2's static LSTM imports whole: as one xnnc::lstm, which the pipeline lowers to one
-// xnn.lstm (the stock runtime's form, and `disable=lstm-loop`'s: its steps are nodes of the
-// serialized blob alone), or, with --loop-lstms, as one aten::lstm.input that the pipeline
-// leaves whole for xnnc's recurrent loop, as xnnc.compile does on the extended runtime.
+// xnn.lstm (`disable=lstm-loop`'s form: its steps are nodes of the serialized blob alone),
+// or, with --loop-lstms, as one aten::lstm.input that the pipeline leaves whole for xnnc's
+// recurrent loop, as xnnc.compile does by default.
 // RUN: %python %S/inputs/make_lstm_pt2.py %t.pt2 2>/dev/null
 // RUN: xnn-opt %t.pt2 | filecheck %s --check-prefix=UNROLLED
 // RUN: xnn-opt %t.pt2 -p xnnc-pipeline | filecheck %s --check-prefix=XNN
