@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing
+import re
 import warnings
 
 import pytest
@@ -347,6 +348,35 @@ def test_the_budget_times_the_largest_layers_and_defers_the_rest(tmp_path, monke
         if len(sources) == 1:  # the largest layer went first
             assert layers[0].endswith(f"64->64 k1x3 d1x1 p0,1,0,1{REVISION}"), layers
     assert sources == [["rule", "rule", "tuned"], ["rule", "tuned", "tuned"], ["tuned"] * 3]
+
+
+def test_a_layer_is_not_begun_when_the_budget_left_is_below_a_layers_timing(tmp_path, monkeypatch):
+    """A layer's timing is begun only while the budget left covers what the layers timed so
+    far took on average: with 20 ms a layer and 30 ms of budget, one layer is timed (before,
+    a second was begun with 10 ms left and the compile overshot by a whole layer); the
+    others keep the static rule, saying why, and stay out of the database."""
+    import time
+
+    from xnnc.frontend.fx_importer import import_model
+    from xnnc.pipeline import lower
+
+    def slow(forms: dict, threads: int) -> dict[str, float]:
+        time.sleep(0.02)
+        return {"direct": 1.0, "gemm": 0.5}
+
+    monkeypatch.setattr(tuner, "time_on_xnnpack", slow)
+    torch.manual_seed(0)
+    model, x = _ThreeConvs().eval(), torch.randn(1, 16, 32)
+    db = tmp_path / "db.json"
+    module = lower(import_model(model, (x,)), CompileOptions(tuning_db=str(db)),
+                   tune_budget_ms=30.0)  # fmt: skip
+    decisions = _conv_decisions(xnnc.Program(module))
+    assert sorted(d.source for d in decisions) == ["rule", "rule", "tuned"]
+    assert len(json.loads(db.read_text())["entries"]) == 1
+    for d in decisions:
+        if d.source == "rule":
+            assert re.match(r"not timed: ~\d+ ms of timing, -?\d+ ms left of the budget; ",
+                            d.why), d.why  # fmt: skip
 
 
 @pytest.mark.parametrize("bf16_gemm", [False, True])

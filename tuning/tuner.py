@@ -24,7 +24,8 @@ cached under the region's signature (`cost.rules.Fp16Region`). A region whose ti
 outlast what is left of the budget (`REGION_TIMING_RUNS` runs at `REGION_MACS_PER_MS`) is
 not timed: the static rule is recorded with that reason, and a later compile tries again.
 
-`budget-ms` bounds the time spent timing layers (the largest layers go first); the layers
+`budget-ms` bounds the time spent timing layers (the largest layers go first; one is begun
+only while the budget left covers what the layers timed so far took on average); the layers
 left when it is spent keep the static rule and stay out of the database, so the next compile
 times them: tuning a large model completes over a few compiles, each at most the budget
 slower. `xnnc.compile` sets it to the time its import took (torch.export and the import into
@@ -379,6 +380,11 @@ class Tuner:
     spent_ms: float = 0.0
     _seen: dict[str, Decision | None] = field(default_factory=dict)
 
+    @property
+    def per_layer_ms(self) -> float:
+        """The mean time timing a layer took in this compile (0 before the first)."""
+        return self.spent_ms / self.timed if self.timed else 0.0
+
     def decide(self, op: Operation, form: str) -> Decision | None:
         op = _sized(op)
         layer = _layer(form, op)
@@ -394,12 +400,12 @@ class Tuner:
             return None
         timing = SPECS[form].timing_ms
         left = self.budget_ms - self.spent_ms
-        if (
-            entry is None
-            and not self.cached
-            and timing
-            and (need := timing(layer, self.target)) > left
-        ):
+        # What timing this layer will cost: its form's estimate, and no less than the layers
+        # timed so far took on average (largest first, so an over-estimate): a layer begun
+        # with a little budget left overshot it by a whole layer (Mimi at 2 threads on a Zen
+        # 4: ~180 ms a layer, a 460 ms budget spent 620-760 ms).
+        need = max(timing(layer, self.target) if timing else 0.0, self.per_layer_ms)
+        if entry is None and not self.cached and need > left:
             self.deferred += 1
             rule = rules.decide(self.target, layer)
             why = (
