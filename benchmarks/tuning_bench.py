@@ -8,9 +8,10 @@ Per model and thread count:
 - compile time (`xnnc.compile`, model to runnable program), fastest of --repeat, interleaved
   (the order rotating each round): untuned (`tune=False`), cold (a fresh tuning database
   each time) and warm (a database filled by compiling until a compile adds nothing: each
-  compile's budget tunes some layers). Targets (issue 10): cold <= 2x untuned, warm <=
-  1.1x. The fastest, not the median: other processes only add time, and on a shared 2-core
-  machine at load 7-9 the median of 3 moved identical programs' compiles by 0.8-1.5x.
+  compile's budget tunes some layers; `fills` is how many compiles that took). Targets
+  (issue 10): cold <= 2x untuned, warm <= 1.1x. The fastest, not the median: other
+  processes only add time, and on a shared 2-core machine at load 7-9 the median of 3
+  moved identical programs' compiles by 0.8-1.5x.
   Python's garbage is collected before each compile, untimed: a full collection of the
   process's heap (0.4-0.6 s after a HiFi-GAN compile) otherwise falls into whichever
   compile comes next, or none;
@@ -60,7 +61,7 @@ def compile_times(model: Any, inputs: tuple, threads: int, repeat: int, tmp: str
     """Seconds per compile (the fastest): untuned, cold and warm database (interleaved)."""
     times: dict[str, list[float]] = {"untuned": [], "cold": [], "warm": []}
     warm_db = os.path.join(tmp, f"warm-{threads}.json")
-    fill_database(model, inputs, threads, warm_db)  # also the export's one-time warm-up
+    fills = fill_database(model, inputs, threads, warm_db)  # also the export's warm-up
     kinds = list(times)
     for i in range(repeat):
         for kind in kinds[i % 3 :] + kinds[: i % 3]:
@@ -69,13 +70,14 @@ def compile_times(model: Any, inputs: tuple, threads: int, repeat: int, tmp: str
             start = time.perf_counter()
             _compile(model, inputs, threads, kind != "untuned", db)
             times[kind].append(time.perf_counter() - start)
-    return {k: min(v) for k, v in times.items()}
+    return {**{k: min(v) for k, v in times.items()}, "fills": fills}
 
 
-def fill_database(model: Any, inputs: tuple, threads: int, db: str, limit: int = 12) -> int:
+def fill_database(model: Any, inputs: tuple, threads: int, db: str, limit: int = 60) -> int:
     """Compiles until one adds nothing to `db` (each compile's tuning budget covers some of
-    the layers, largest first, so a large model takes a few): "warm" is a database that
-    holds every layer. Returns the compiles it took."""
+    the layers, largest first, so a large model takes several: DAC at 1 thread ~20 on a Zen
+    4, one or two of its layers a compile): "warm" is a database that holds every layer.
+    Returns the compiles it took."""
     for compiles in range(1, limit + 1):
         before = len(TuningDB(db))
         _compile(model, inputs, threads, True, db)
@@ -124,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{time.strftime('%Y-%m-%d')}; compile: fastest of {args.repeat}; run: median of "
           f"{args.runs} samples of {SAMPLE_SECONDS} s, interleaved")  # fmt: skip
     header = (f"{'model':12} {'thr':>3} {'untuned':>8} {'cold':>8} {'warm':>8} {'cold/u':>7} "
-              f"{'warm/u':>7} {'static ms':>10} {'tuned ms':>9} {'st/tu':>6}")  # fmt: skip
+              f"{'warm/u':>7} {'fills':>5} {'static ms':>10} {'tuned ms':>9} "
+              f"{'st/tu':>6}")  # fmt: skip
     print(header)
     notes = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
                 r = run_times(programs, inputs, args.runs)
                 print(f"{name:12} {threads:>3} {c['untuned']:7.2f}s {c['cold']:7.2f}s "
                       f"{c['warm']:7.2f}s {c['cold'] / c['untuned']:6.2f}x "
-                      f"{c['warm'] / c['untuned']:6.2f}x {r['static']:10.2f} {r['tuned']:9.2f} "
-                      f"{r['static'] / r['tuned']:5.2f}x", flush=True)  # fmt: skip
+                      f"{c['warm'] / c['untuned']:6.2f}x {c['fills']:5d} {r['static']:10.2f} "
+                      f"{r['tuned']:9.2f} {r['static'] / r['tuned']:5.2f}x",
+                      flush=True)  # fmt: skip
                 notes.append(f"{name} t{threads}: static {choices(programs['static'])}; "
                              f"tuned {choices(programs['tuned'])}")  # fmt: skip
     print("\nchoices per layer kind (form=choice/source x layers):")

@@ -25,7 +25,8 @@ outlast what is left of the budget (`REGION_TIMING_RUNS` runs at `REGION_MACS_PE
 not timed: the static rule is recorded with that reason, and a later compile tries again.
 
 `budget-ms` bounds the time spent timing layers (the largest layers go first; one is begun
-only while the budget left covers what the layers timed so far took on average); the layers
+only while the budget left covers its timing as predicted from the layers timed before it:
+`TimingCost`); the layers
 left when it is spent keep the static rule and stay out of the database, so the next compile
 times them: tuning a large model completes over a few compiles, each at most the budget
 slower. `xnnc.compile` sets it to the time its import took (torch.export and the import into
@@ -354,6 +355,46 @@ def _release_copies(forms: dict[str, xnn.SubgraphOp], ops: list[Operation]) -> N
                     inner.value.data.data = None
 
 
+def schedule_ms(run_ms: list[float]) -> float:
+    """The milliseconds `time_on_xnnpack` runs forms of these run times: two warm-up runs
+    each, then rounds of one sample each (whole runs of ~`SAMPLE_MS`) until `ROUNDS`, or
+    `MIN_ROUNDS` once `LAYER_BUDGET_MS` is spent."""
+    samples = [max(1, round(SAMPLE_MS / max(r, 1e-3))) * r for r in run_ms]
+    spent = 0.0
+    for r in range(ROUNDS):
+        if r >= MIN_ROUNDS and spent > LAYER_BUDGET_MS:
+            break
+        spent += sum(samples)
+    return 2 * sum(run_ms) + spent
+
+
+@dataclass
+class TimingCost:
+    """What timing a layer costs, predicted from the layers timed so far in a compile: its
+    run time at the rate they ran (multiply-accumulates per ms of their fastest forms)
+    through `schedule_ms`, plus the mean of what building their forms took beyond their runs
+    (rewriting, serializing, packing). 0 before the first layer: nothing is known."""
+
+    macs: float = 0.0
+    fastest_ms: float = 0.0
+    build_ms: float = 0.0
+    layers: int = 0
+
+    def add(self, layer: Layer, times: dict[str, float], took_ms: float) -> None:
+        if not times or layer.macs <= 0:
+            return
+        self.macs += layer.macs
+        self.fastest_ms += min(times.values())
+        self.build_ms += max(took_ms - schedule_ms(list(times.values())), 0.0)
+        self.layers += 1
+
+    def predict(self, layer: Layer, forms: int) -> float:
+        if not self.layers or self.fastest_ms <= 0:
+            return 0.0
+        run = layer.macs * self.fastest_ms / self.macs
+        return schedule_ms([run] * forms) + self.build_ms / self.layers
+
+
 def choose(static: str, times: dict[str, float], margin: float = MARGIN) -> str | None:
     """The static choice unless another form is faster by `margin`; the fastest form that
     ran when the static one did not; None when none ran."""
@@ -378,12 +419,8 @@ class Tuner:
     timed: int = 0  # layers timed (not found in the database)
     deferred: int = 0  # layers left to the static rule: the budget was spent
     spent_ms: float = 0.0
+    cost: TimingCost = field(default_factory=lambda: TimingCost())
     _seen: dict[str, Decision | None] = field(default_factory=dict)
-
-    @property
-    def per_layer_ms(self) -> float:
-        """The mean time timing a layer took in this compile (0 before the first)."""
-        return self.spent_ms / self.timed if self.timed else 0.0
 
     def decide(self, op: Operation, form: str) -> Decision | None:
         op = _sized(op)
@@ -400,11 +437,12 @@ class Tuner:
             return None
         timing = SPECS[form].timing_ms
         left = self.budget_ms - self.spent_ms
-        # What timing this layer will cost: its form's estimate, and no less than the layers
-        # timed so far took on average (largest first, so an over-estimate): a layer begun
-        # with a little budget left overshot it by a whole layer (Mimi at 2 threads on a Zen
-        # 4: ~180 ms a layer, a 460 ms budget spent 620-760 ms).
-        need = max(timing(layer, self.target) if timing else 0.0, self.per_layer_ms)
+        # What timing this layer will cost: its form's estimate, or the prediction from the
+        # layers timed so far: a layer begun with a little budget left overshot it by a
+        # whole layer (Mimi at 2 threads on a Zen 4: ~180 ms a layer, a 460 ms budget spent
+        # 620-760 ms).
+        forms = len(spec.choices(op)) if (spec := SPECS[form]).choices else len(rules.FORMS[form])
+        need = max(timing(layer, self.target) if timing else 0.0, self.cost.predict(layer, forms))
         if entry is None and not self.cached and need > left:
             self.deferred += 1
             rule = rules.decide(self.target, layer)
@@ -416,10 +454,12 @@ class Tuner:
             static = rules.decide(self.target, layer).choice
             timer = self.timer or time_on_xnnpack
             start = time.perf_counter()
-            forms = candidate_forms(op, form, self.target)
-            times = timer(forms, self.target.threads)
-            _release_copies(forms, SPECS[form].ops(op))
-            self.spent_ms += (time.perf_counter() - start) * 1e3
+            candidates = candidate_forms(op, form, self.target)
+            times = timer(candidates, self.target.threads)
+            _release_copies(candidates, SPECS[form].ops(op))
+            took = (time.perf_counter() - start) * 1e3
+            self.spent_ms += took
+            self.cost.add(layer, times, took)
             choice = choose(static, times, self.margin)
             self.timed += 1
             if choice is None:
