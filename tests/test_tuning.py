@@ -397,3 +397,25 @@ def test_bf16_gemm_is_timed_only_where_the_cpu_has_the_kernel(tmp_path, timer, m
     else:
         assert (d.choice, d.source, fixed.calls) == ("fp32", "rule", 0)
         assert "no bf16 GEMM kernel" in d.why
+
+
+def test_schedule_ms_follows_the_timers_rounds():
+    """`schedule_ms` is `time_on_xnnpack`'s schedule: two warm-up runs per form, then samples
+    of whole runs of ~2 ms, 5 rounds, or 3 once 100 ms are spent."""
+    assert tuner.schedule_ms([1.0, 1.0]) == 2 * 2 + 5 * 2 * 2.0  # 2 runs a sample
+    assert tuner.schedule_ms([0.4]) == 0.8 + 5 * 2.0  # 5 runs a sample
+    assert tuner.schedule_ms([50.0, 50.0]) == 200 + 3 * 100  # 100 ms spent in round 1
+
+
+def test_timing_cost_predicts_from_the_layers_timed_before():
+    """Nothing timed: nothing known (0). Then a layer's runs at the rate the timed ones ran
+    (multiply-accumulates per ms of their fastest form) through the schedule, plus their
+    mean build time beyond their runs."""
+    layer = ConvLayer("f32", 1, 1, 64, 16, 16, (1, 3), (1, 1), (0, 1, 0, 1))
+    twice = dataclasses.replace(layer, out_channels=32)  # twice the MACs
+    cost = tuner.TimingCost()
+    assert cost.predict(layer, 2) == 0.0
+    cost.add(layer, {"direct": 1.0, "gemm": 1.5}, 40.0)
+    build = 40.0 - tuner.schedule_ms([1.0, 1.5])
+    assert cost.predict(layer, 2) == pytest.approx(tuner.schedule_ms([1.0, 1.0]) + build)
+    assert cost.predict(twice, 2) == pytest.approx(tuner.schedule_ms([2.0, 2.0]) + build)
