@@ -430,20 +430,23 @@ class Tuner:
             self._seen[key] = self._measure(op, form, layer, key)
         return self._seen[key]
 
+    def _need(self, op: Operation, form: str, layer: Layer) -> float:
+        """What timing this layer will cost: its form's estimate, or the prediction from the
+        layers timed so far (a layer begun with a little budget left overshot it by a whole
+        layer: Mimi at 2 threads on a Zen 4, ~180 ms a layer, a 460 ms budget spent 620-760
+        ms)."""
+        spec = SPECS[form]
+        forms = len(spec.choices(op)) if spec.choices else len(rules.FORMS[form])
+        estimate = spec.timing_ms(layer, self.target) if spec.timing_ms else 0.0
+        return max(estimate, self.cost.predict(layer, forms))
+
     def _measure(self, op: Operation, form: str, layer: Layer, key: str) -> Decision | None:
         entry = self.db.get(key)
         if entry is None and not self.cached and self.spent_ms >= self.budget_ms:
             self.deferred += 1  # not in the database: a later compile times it
             return None
-        timing = SPECS[form].timing_ms
         left = self.budget_ms - self.spent_ms
-        # What timing this layer will cost: its form's estimate, or the prediction from the
-        # layers timed so far: a layer begun with a little budget left overshot it by a
-        # whole layer (Mimi at 2 threads on a Zen 4: ~180 ms a layer, a 460 ms budget spent
-        # 620-760 ms).
-        forms = len(spec.choices(op)) if (spec := SPECS[form]).choices else len(rules.FORMS[form])
-        need = max(timing(layer, self.target) if timing else 0.0, self.cost.predict(layer, forms))
-        if entry is None and not self.cached and need > left:
+        if entry is None and not self.cached and (need := self._need(op, form, layer)) > left:
             self.deferred += 1
             rule = rules.decide(self.target, layer)
             why = (
