@@ -90,14 +90,35 @@ def instruction_counts(
 ) -> tuple[int, int, int]:
     """(delegate entries, kernel calls, delegate calls) of `method` of the `.pte` (checked
     first, as `check_pte`)."""
+    plan = _plan(data, name, method)
+    kinds = [ins.instrArgsType for chain in plan.chains or [] for ins in chain.instructions or []]
+    kind = pfb.InstructionArguments
+    return len(plan.delegates or []), kinds.count(kind.KernelCall), kinds.count(kind.DelegateCall)
+
+
+def delegate_calls(
+    data: bytes | memoryview, name: str, method: str = "forward"
+) -> tuple[int, list[int]]:
+    """(delegate entries, the entry each delegate call names, in order) of `method` of the
+    `.pte` (checked first, as `check_pte`)."""
+    plan = _plan(data, name, method)
+    calls = [
+        ins.instrArgs.delegateIndex
+        for chain in plan.chains or []
+        for ins in chain.instructions or []
+        if ins.instrArgsType == pfb.InstructionArguments.DelegateCall
+    ]
+    return len(plan.delegates or []), calls
+
+
+def _plan(data: bytes | memoryview, name: str, method: str) -> Any:
+    """The execution plan of `method` of the checked `.pte`."""
     try:
         program = _check(memoryview(data).cast("B"))
     except ValueError as e:
         raise PteError(f"{name}: not a valid .pte: {e}") from None
     (plan,) = [p for p in program.executionPlan or [] if _text(p.name) == method]
-    kinds = [ins.instrArgsType for chain in plan.chains or [] for ins in chain.instructions or []]
-    kind = pfb.InstructionArguments
-    return len(plan.delegates or []), kinds.count(kind.KernelCall), kinds.count(kind.DelegateCall)
+    return plan
 
 
 def _check(buf: memoryview, found: list | None = None) -> Any:

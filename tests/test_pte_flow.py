@@ -29,6 +29,7 @@ from op_cases import Fn
 import xnnc
 from xnnc.pte import PteError, StockRuntime, XnncBackend, check_pte
 from xnnc.pte.backend import OPTIONS_KEY, install_dispatch, install_unguarded_fake_run
+from xnnc.pte.verify import delegate_calls
 from xnnc.tools import xnn_run
 
 FP32 = dict(atol=1e-5, rtol=1e-5)
@@ -241,21 +242,6 @@ def test_constants_are_named_data_keyed_as_stock_keys_them() -> None:
     torch.testing.assert_close(got, model(x), **FP32)
 
 
-def _delegate_calls(pte: bytes) -> tuple[int, list[int]]:
-    """(the forward method's delegate entries, the entry each DelegateCall names)."""
-    from xnnc.pte.schema import program_generated as pfb
-
-    program = pfb.ProgramT.InitFromObj(pfb.Program.GetRootAs(pte, 0))
-    (plan,) = program.executionPlan
-    calls = [
-        ins.instrArgs.delegateIndex
-        for chain in plan.chains
-        for ins in chain.instructions
-        if ins.instrArgsType == pfb.InstructionArguments.DelegateCall
-    ]
-    return len(plan.delegates), calls
-
-
 def test_calls_of_one_blob_share_one_delegate_entry() -> None:
     """A block applied four times, with an op outside between the calls, makes four
     identical blobs: the `.pte` gives them one delegate entry (one XNNPACK runtime and one
@@ -274,7 +260,7 @@ def test_calls_of_one_blob_share_one_delegate_entry() -> None:
     torch.manual_seed(0)
     model, x = Repeated().eval(), torch.randn(3, 32)
     pte = xnnc.pte.to_pte(model, (x,))
-    assert _delegate_calls(pte) == (1, [0, 0, 0, 0])
+    assert delegate_calls(pte, "repeated") == (1, [0, 0, 0, 0])
     (got,) = StockRuntime(pte)(x)
     torch.testing.assert_close(got, model(x), **FP32)
     (other,) = StockRuntime(pte)(x + 1)  # each call sets the runtime up for its arguments

@@ -23,7 +23,7 @@ from xnnc.pte import StockRuntime, XnncPartitioner, to_pte
 from xnnc.pte.backend import inlined_blob
 from xnnc.pte.kept_ops import KEPT_LSTM, LSTM
 from xnnc.pte.lstm_calls import MARK
-from xnnc.pte.verify import instruction_counts
+from xnnc.pte.verify import delegate_calls, instruction_counts
 
 KEPT = "xnnc.lstm.default"
 
@@ -222,12 +222,10 @@ def test_lstm_step_calls_share_one_delegate_per_layer(
     """`to_pte`: every step of a layer and direction calls one
     delegate entry (one XNNPACK runtime, one packed W_hh on the stock runtime), the W_hh
     is stored once, and the output sequence and final states match eager."""
-    from test_pte_flow import _delegate_calls
-
     torch.manual_seed(0)
     model, x = Recurrent(lstm).eval(), torch.randn(shape)
     pte = to_pte(model, (x,))
-    count, calls = _delegate_calls(pte)
+    count, calls = delegate_calls(pte, "lstm")
     directions = 2 if lstm.bidirectional else 1
     frames = shape[1] if lstm.batch_first else shape[0]
     steps = lstm.num_layers * directions * frames
@@ -276,12 +274,10 @@ def test_lstm_step_calls_leave_an_lstm_xnnc_refuses_to_to_edge() -> None:
 def test_lstm_step_calls_disabled_keeps_the_steps_in_one_delegate() -> None:
     """`disable="lstm-step-calls"`: the LSTM's steps are nodes of one delegate's blob (the
     form ExecuTorch's own flow gets from XnncPartitioner), and it runs the same."""
-    from test_pte_flow import _delegate_calls
-
     torch.manual_seed(0)
     model, x = Recurrent(nn.LSTM(8, 16)).eval(), torch.randn(6, 1, 8)
     pte = to_pte(model, (x,), disable="lstm-step-calls")
-    assert _delegate_calls(pte) == (1, [0])
+    assert delegate_calls(pte, "lstm") == (1, [0])
     for got, want in zip(StockRuntime(pte)(x), model(x), strict=True):
         _close(got, want)
 
