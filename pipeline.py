@@ -72,7 +72,7 @@ from xnnc.transforms.matmul_pattern import RecognizeMatmulPass
 from xnnc.transforms.prelu_pattern import RecognizePreluPass
 from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
 from xnnc.transforms.space_to_depth import SpaceToDepthPass
-from xnnc.tuning.tuner import TunePass
+from xnnc.tuning.tuner import TimingCost, TunePass
 
 
 def _enabled(passes: list[ModulePass], options: CompileOptions) -> list[ModulePass]:
@@ -170,13 +170,14 @@ def lower(
     ctx = ctx or xnnc.make_context()
     passes = default_passes(options)
     # Each run of passes up to a tuning pass applies as one pipeline; a tuning pass gets
-    # what the ones before it left of the budget (largest layers first within each).
-    left, start = tune_budget_ms, 0
+    # what the ones before it left of the budget (largest layers first within each), and
+    # what their timing cost (`cost`), to predict its own first layer's.
+    left, start, cost = tune_budget_ms, 0, TimingCost()
     for i, p in enumerate(passes):
         if not isinstance(p, TunePass):
             continue
         PassPipeline(tuple(passes[start:i])).apply(ctx, module)
-        left -= dataclasses.replace(p, budget_ms=max(left, 0.0)).run(module).spent_ms
+        left -= dataclasses.replace(p, budget_ms=max(left, 0.0)).run(module, cost).spent_ms
         start = i + 1
     PassPipeline(tuple(passes[start:])).apply(ctx, module)
     return module

@@ -419,3 +419,43 @@ def test_timing_cost_predicts_from_the_layers_timed_before():
     build = 40.0 - tuner.schedule_ms([1.0, 1.5])
     assert cost.predict(layer, 2) == pytest.approx(tuner.schedule_ms([1.0, 1.0]) + build)
     assert cost.predict(twice, 2) == pytest.approx(tuner.schedule_ms([2.0, 2.0]) + build)
+
+
+class _UpThenConv(nn.Module):
+    """A transposed conv (the polyphase form's tuning pass) and a conv (conv-as-gemm's)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.up = nn.ConvTranspose1d(32, 32, 4, stride=2, padding=1)
+        self.conv = nn.Conv1d(32, 32, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(self.up(x))
+
+
+def test_a_compiles_tuning_passes_share_what_timing_cost(tmp_path, monkeypatch):
+    """The second tuning pass of a compile predicts its first layer from the first pass's
+    (before, a pass started knowing nothing and began its first layer whatever was left):
+    with 20 ms a layer and 30 ms of budget, one layer of the two forms is timed."""
+    import time
+
+    from xnnc.frontend.fx_importer import import_model
+    from xnnc.pipeline import lower
+
+    def slow(forms: dict, threads: int) -> dict[str, float]:
+        time.sleep(0.02)
+        return {choice: 1.0 for choice in forms}
+
+    monkeypatch.setattr(tuner, "time_on_xnnpack", slow)
+    torch.manual_seed(0)
+    model, x = _UpThenConv().eval(), torch.randn(1, 32, 16)
+    db = tmp_path / "db.json"
+    module = lower(import_model(model, (x,)), CompileOptions(tuning_db=str(db)),
+                   tune_budget_ms=30.0)  # fmt: skip
+    program = xnnc.Program(module)
+    with torch.no_grad():
+        torch.testing.assert_close(program(x), model(x), **TOL)
+    forms = {d.form: d.source for d in program.decisions()}
+    assert set(forms) == {"polyphase", "conv-as-gemm"}, forms
+    assert sorted(forms.values()) == ["rule", "tuned"]
+    assert len(json.loads(db.read_text())["entries"]) == 1

@@ -542,8 +542,10 @@ class TunePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.run(op)
 
-    def run(self, op: ModuleOp) -> Tuner:
-        """Apply the pass; returns its tuner (what it timed and spent)."""
+    def run(self, op: ModuleOp, cost: TimingCost | None = None) -> Tuner:
+        """Apply the pass; returns its tuner (what it timed and spent). `cost`: what timing
+        cost in the tuning passes before this one of a compile (updated in place), so that
+        its first layer is predicted too."""
         target = target_of(op)
         if module_attribute(op, xnn.TARGET_ATTR_NAME) is None:
             raise OptionError(
@@ -556,7 +558,8 @@ class TunePass(ModulePass):
                 "extended runtime; tuning times layers here (cross-compiles use the static rules)"
             )
         db = tuning_db.TuningDB.open(self.db or None)
-        tuner = Tuner(target, db, cached=self.cached, budget_ms=self.budget_ms)
+        tuner = Tuner(target, db, cached=self.cached, budget_ms=self.budget_ms,
+                      cost=TimingCost() if cost is None else cost)  # fmt: skip
         tune_module(op, tuner, (self.form,) if self.form else tuple(rules.FORMS))
         return tuner
 
