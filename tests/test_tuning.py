@@ -11,13 +11,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing
-import re
 import warnings
 
 import pytest
 import torch
 import torch.nn as nn
 from targets import CROSS_X86
+from test_options import _Decoder
 
 import xnnc
 from xnnc.backend_xnnpack import runtime as xnn_runtime
@@ -351,17 +351,18 @@ def test_the_budget_times_the_largest_layers_and_defers_the_rest(tmp_path, monke
 
 
 def test_a_layer_is_not_begun_when_the_budget_left_is_below_a_layers_timing(tmp_path, monkeypatch):
-    """A layer's timing is begun only while the budget left covers what the layers timed so
-    far took on average: with 20 ms a layer and 30 ms of budget, one layer is timed (before,
-    a second was begun with 10 ms left and the compile overshot by a whole layer); the
-    others keep the static rule, saying why, and stay out of the database."""
+    """A layer's timing is begun only while the budget left covers its predicted cost: with
+    100 ms a layer and 150 ms of budget, one layer is timed (before, a second was begun with
+    ~40 ms left and the compile overshot by a whole layer; a loaded machine can only make
+    the first layer use the whole budget); the others keep the static rule and stay out of
+    the database."""
     import time
 
     from xnnc.frontend.fx_importer import import_model
     from xnnc.pipeline import lower
 
     def slow(forms: dict, threads: int) -> dict[str, float]:
-        time.sleep(0.02)
+        time.sleep(0.1)
         return {"direct": 1.0, "gemm": 0.5}
 
     monkeypatch.setattr(tuner, "time_on_xnnpack", slow)
@@ -369,14 +370,10 @@ def test_a_layer_is_not_begun_when_the_budget_left_is_below_a_layers_timing(tmp_
     model, x = _ThreeConvs().eval(), torch.randn(1, 16, 32)
     db = tmp_path / "db.json"
     module = lower(import_model(model, (x,)), CompileOptions(tuning_db=str(db)),
-                   tune_budget_ms=30.0)  # fmt: skip
+                   tune_budget_ms=150.0)  # fmt: skip
     decisions = _conv_decisions(xnnc.Program(module))
     assert sorted(d.source for d in decisions) == ["rule", "rule", "tuned"]
     assert len(json.loads(db.read_text())["entries"]) == 1
-    for d in decisions:
-        if d.source == "rule":
-            assert re.match(r"not timed: ~\d+ ms of timing, -?\d+ ms left of the budget; ",
-                            d.why), d.why  # fmt: skip
 
 
 @pytest.mark.parametrize("bf16_gemm", [False, True])
@@ -421,18 +418,6 @@ def test_timing_cost_predicts_from_the_layers_timed_before():
     assert cost.predict(twice, 2) == pytest.approx(tuner.schedule_ms([2.0, 2.0]) + build)
 
 
-class _UpThenConv(nn.Module):
-    """A transposed conv (the polyphase form's tuning pass) and a conv (conv-as-gemm's)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.up = nn.ConvTranspose1d(32, 32, 4, stride=2, padding=1)
-        self.conv = nn.Conv1d(32, 32, 3, padding=1)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.conv(self.up(x))
-
-
 def test_a_compiles_tuning_passes_share_what_timing_cost(tmp_path, monkeypatch):
     """The second tuning pass of a compile predicts its first layer from the first pass's
     (before, a pass started knowing nothing and began its first layer whatever was left):
@@ -448,7 +433,7 @@ def test_a_compiles_tuning_passes_share_what_timing_cost(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tuner, "time_on_xnnpack", slow)
     torch.manual_seed(0)
-    model, x = _UpThenConv().eval(), torch.randn(1, 32, 16)
+    model, x = _Decoder().eval(), torch.randn(1, 8, 16)
     db = tmp_path / "db.json"
     module = lower(import_model(model, (x,)), CompileOptions(tuning_db=str(db)),
                    tune_budget_ms=30.0)  # fmt: skip
