@@ -26,11 +26,10 @@ not timed: the static rule is recorded with that reason, and a later compile tri
 
 `budget-ms` bounds the time spent timing layers (the largest layers go first; one is begun
 only while the budget left covers its timing as predicted from the layers timed before it:
-`TimingCost`); the layers
-left when it is spent keep the static rule and stay out of the database, so the next compile
-times them: tuning a large model completes over a few compiles, each at most the budget
-slower. `xnnc.compile` sets it to the time its import took (torch.export and the import into
-`aten`), which keeps a cold compile near 2x an untuned one.
+`TimingCost`); the layers left when it is spent keep the static rule and stay out of the
+database, so the next compile times them: tuning a large model completes over a few
+compiles, each at most the budget slower. `xnnc.compile` sets it to the time its import took
+(torch.export and the import into `aten`), which keeps a cold compile near 2x an untuned one.
 
 Tuning needs the host CPU: the pass refuses a module whose `#xnn.target` is another CPU or
 the stock runtime (cross-compiles use the static rules). `cached=true` reads the database
@@ -419,7 +418,7 @@ class Tuner:
     timed: int = 0  # layers timed (not found in the database)
     deferred: int = 0  # layers left to the static rule: the budget was spent
     spent_ms: float = 0.0
-    cost: TimingCost = field(default_factory=lambda: TimingCost())
+    cost: TimingCost = field(default_factory=TimingCost)
     _seen: dict[str, Decision | None] = field(default_factory=dict)
 
     def decide(self, op: Operation, form: str) -> Decision | None:
