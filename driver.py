@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
@@ -65,7 +65,7 @@ from xnnc.interpreter.aten import AtenFunctions, InputBinder, tensor_of
 from xnnc.ir.dims import is_symbolic
 from xnnc.ir.types import shape_of, symbol_ranges
 from xnnc.options import CompileOptions
-from xnnc.recurrent import RecurrentOps, packed_name
+from xnnc.recurrent import RecurrentOps, packed_name, static_input
 from xnnc.target import Target
 
 PROGRAM_FORMAT = "xnnc-program-1"
@@ -276,11 +276,10 @@ class Program:
         from xnnc.dialects.locations import op_label
 
         for op, shape in self._recurrent.shapes.items():
-            runner, (x, _, _) = self._recurrent.runners[op]
+            runner, _ = self._recurrent.runners[op]
             unroll = ", ".join(map(str, runner.unroll))
-            static = DYNAMIC_INDEX not in op.operands[x].type.get_shape()
             rule = lstm_loop(self.target, self.options.disable)
-            why = f"; lstm-loop rule: {rule.why}" if static else ""
+            why = f"; lstm-loop rule: {rule.why}" if static_input(op) else ""
             lines.append(
                 f"{op.location}  {op_label(op)} ({shape}): xnnc's recurrent loop over "
                 f"XNNPACK (input projection of all frames, then runtimes of {unroll} "

@@ -62,7 +62,7 @@ class RecurrentOps:
         for op in func.body.block.ops:
             if not (isinstance(op, aten.GenericOp) and op.target.data == LSTM):
                 continue
-            if target.runtime != "extended" and not _static(op):
+            if target.runtime != "extended" and not static_input(op):
                 continue  # torch's LSTM, as the op's own reason says: the .pte refuses it
             # Any CPU: the loop is XNNPACK runtimes built where the Program runs, as its
             # subgraphs' are (a program compiled for another CPU and loaded here runs it).
@@ -169,7 +169,7 @@ def _plan(
     return runner, (x, h0, c0), shape
 
 
-def _static(op: aten.GenericOp) -> bool:
+def static_input(op: aten.GenericOp) -> bool:
     """Whether an LSTM op's input has a static shape (the stock runtime's `.pte` runs such
     an LSTM as calls of one step delegate, as the loop does; one over a symbolic time axis
     it refuses)."""

@@ -319,27 +319,33 @@ class _ThreeConvs(nn.Module):
         return self.c(self.b(self.a(x)))
 
 
-def test_the_budget_times_the_largest_layers_and_defers_the_rest(tmp_path, monkeypatch):
-    """Once the budget is spent the other layers keep the static rule and stay out of the
-    database: the next compile times them, largest first."""
+def _lower_timed(monkeypatch, model: nn.Module, x: torch.Tensor, db, budget_ms: float,
+                 sleep_s: float) -> xnnc.Program:  # fmt: skip
+    """`model` lowered with a tuning budget of `budget_ms`, each layer's timing a sleep of
+    `sleep_s` that finds its forms equally fast."""
     import time
 
     from xnnc.frontend.fx_importer import import_model
     from xnnc.pipeline import lower
 
     def slow(forms: dict, threads: int) -> dict[str, float]:
-        time.sleep(0.02)
-        return {"direct": 1.0, "gemm": 0.5}
+        time.sleep(sleep_s)
+        return {choice: 1.0 for choice in forms}
 
     monkeypatch.setattr(tuner, "time_on_xnnpack", slow)
+    options = CompileOptions(tuning_db=str(db))
+    return xnnc.Program(lower(import_model(model, (x,)), options, tune_budget_ms=budget_ms))
+
+
+def test_the_budget_times_the_largest_layers_and_defers_the_rest(tmp_path, monkeypatch):
+    """Once the budget is spent the other layers keep the static rule and stay out of the
+    database: the next compile times them, largest first."""
     torch.manual_seed(0)
     model, x = _ThreeConvs().eval(), torch.randn(1, 16, 32)
     db = tmp_path / "db.json"
     sources = []
     for _ in range(3):
-        module = lower(import_model(model, (x,)), CompileOptions(tuning_db=str(db)),
-                       tune_budget_ms=10.0)  # fmt: skip
-        program = xnnc.Program(module)
+        program = _lower_timed(monkeypatch, model, x, db, budget_ms=10.0, sleep_s=0.02)
         with torch.no_grad():
             torch.testing.assert_close(program(x), model(x), **TOL)
         sources.append(sorted(d.source for d in _conv_decisions(program)))
@@ -356,22 +362,11 @@ def test_a_layer_is_not_begun_when_the_budget_left_is_below_a_layers_timing(tmp_
     ~40 ms left and the compile overshot by a whole layer; a loaded machine can only make
     the first layer use the whole budget); the others keep the static rule and stay out of
     the database."""
-    import time
-
-    from xnnc.frontend.fx_importer import import_model
-    from xnnc.pipeline import lower
-
-    def slow(forms: dict, threads: int) -> dict[str, float]:
-        time.sleep(0.1)
-        return {"direct": 1.0, "gemm": 0.5}
-
-    monkeypatch.setattr(tuner, "time_on_xnnpack", slow)
     torch.manual_seed(0)
     model, x = _ThreeConvs().eval(), torch.randn(1, 16, 32)
     db = tmp_path / "db.json"
-    module = lower(import_model(model, (x,)), CompileOptions(tuning_db=str(db)),
-                   tune_budget_ms=150.0)  # fmt: skip
-    decisions = _conv_decisions(xnnc.Program(module))
+    program = _lower_timed(monkeypatch, model, x, db, budget_ms=150.0, sleep_s=0.1)
+    decisions = _conv_decisions(program)
     assert sorted(d.source for d in decisions) == ["rule", "rule", "tuned"]
     assert len(json.loads(db.read_text())["entries"]) == 1
 
@@ -422,22 +417,10 @@ def test_a_compiles_tuning_passes_share_what_timing_cost(tmp_path, monkeypatch):
     """The second tuning pass of a compile predicts its first layer from the first pass's
     (before, a pass started knowing nothing and began its first layer whatever was left):
     with 20 ms a layer and 30 ms of budget, one layer of the two forms is timed."""
-    import time
-
-    from xnnc.frontend.fx_importer import import_model
-    from xnnc.pipeline import lower
-
-    def slow(forms: dict, threads: int) -> dict[str, float]:
-        time.sleep(0.02)
-        return {choice: 1.0 for choice in forms}
-
-    monkeypatch.setattr(tuner, "time_on_xnnpack", slow)
     torch.manual_seed(0)
     model, x = _Decoder().eval(), torch.randn(1, 8, 16)
     db = tmp_path / "db.json"
-    module = lower(import_model(model, (x,)), CompileOptions(tuning_db=str(db)),
-                   tune_budget_ms=30.0)  # fmt: skip
-    program = xnnc.Program(module)
+    program = _lower_timed(monkeypatch, model, x, db, budget_ms=30.0, sleep_s=0.02)
     with torch.no_grad():
         torch.testing.assert_close(program(x), model(x), **TOL)
     forms = {d.form: d.source for d in program.decisions()}
