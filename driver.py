@@ -918,6 +918,7 @@ def compile(
     fp16: str | None = None,
     tune: bool | str | None = None,
     tuning_db: str | None = None,
+    tune_budget_ms: float | None = None,
     savable: bool = False,
     dynamic_shapes: Any = None,
 ) -> Program:
@@ -932,8 +933,9 @@ def compile(
     (a Target or a string such as "stock", "extended,x86-64-avx2,threads=2"), threads,
     exclude (aten op names kept out of XNNPACK), disable (passes or rewrite sets, e.g.
     "xnn-polyphase"), fp16 ("auto", "native" or "fp32"), tune ("auto", True, False,
-    "cached": measured layer choices on a host compile) and tuning_db (the tuning database
-    file). Checked before any work starts.
+    "cached": measured layer choices on a host compile), tuning_db (the tuning database
+    file) and tune_budget_ms (how long this compile may time layers: by default as long as
+    its import took; `math.inf` fills the database now). Checked before any work starts.
 
     A module in training mode is compiled as it is (torch.export records dropout and
     batch-norm as in training), with a one-line `TrainingModeWarning` naming its class:
@@ -951,7 +953,7 @@ def compile(
         raise OptionError(f"options: expected a CompileOptions, got {type(options).__name__}")
     options = CompileOptions.of(
         options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16,
-        tune=tune, tuning_db=tuning_db,
+        tune=tune, tuning_db=tuning_db, tune_budget_ms=tune_budget_ms,
     )  # fmt: skip
     if isinstance(model, torch.nn.Module) and model.training:
         warnings.warn(
@@ -967,8 +969,12 @@ def compile(
     # The decomposed program (graph, fake tensors) is gone: its heap goes back before
     # lowering builds on it (EnCodec's unrolled LSTM: 0.6x its weights).
     heap.trim()
-    # Tuning may take as long as the import did: a cold compile stays near 2x an untuned one.
-    module = lower(module, options, tune_budget_ms=(time.perf_counter() - start) * 1e3)
+    # Tuning may take as long as the import did (a cold compile stays near 2x an untuned
+    # one), unless the options say how long.
+    budget = options.tune_budget_ms
+    if budget is None:
+        budget = (time.perf_counter() - start) * 1e3
+    module = lower(module, options, tune_budget_ms=budget)
     if savable:
         return Program(module, options, profile=profile, exported=ep)
     del ep  # its weights are the model's: no reference of ours is needed

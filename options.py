@@ -23,6 +23,10 @@ Fields:
   rules; "cached": measured choices from the tuning database only, never timing.
 - tuning_db: the tuning database file (default `$XNNC_TUNING_DB`, else
   `$XDG_CACHE_HOME/xnnc/tuning.json`).
+- tune_budget_ms: how long one compile may spend timing layers, ms. None (the default):
+  `xnnc.compile` gives it as long as its import took (a cold compile stays near 2x an
+  untuned one; the layers left over are timed by later compiles), other entry points no
+  bound; `math.inf` times every layer the database lacks in this compile; 0 times none.
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ class CompileOptions:
     threads: int | None = field(default=None, compare=False)
     tune: bool | str = "auto"
     tuning_db: str | None = None
+    tune_budget_ms: float | None = None
 
     def __post_init__(self) -> None:
         target = self.target if isinstance(self.target, Target) else _parse_target(self.target)
@@ -116,6 +121,7 @@ class CompileOptions:
             if os.path.isdir(self.tuning_db):
                 raise OptionError(f"tuning_db: {self.tuning_db} is a directory, not a file")
             set_(self, "tuning_db", os.fspath(self.tuning_db))
+        _check_budget(self.tune_budget_ms)
 
     @classmethod
     def of(cls, options: CompileOptions | None = None, **fields: Any) -> CompileOptions:
@@ -151,6 +157,7 @@ class CompileOptions:
             "disable": ",".join(self.disable),
             "tune": str(self.tune).lower(),
             "tuning_db": self.tuning_db or "",
+            "tune_budget_ms": "" if self.tune_budget_ms is None else repr(self.tune_budget_ms),
         }
 
     @classmethod
@@ -159,8 +166,11 @@ class CompileOptions:
             k: tuple(n for n in spec.get(k, "").split(",") if n) for k in ("exclude", "disable")
         }
         tune = _TUNE_WORDS.get(spec.get("tune", "auto"), spec.get("tune", "auto"))
+        budget = spec.get("tune_budget_ms") or None
         return cls(target=spec.get("target", "extended"), fp16=spec.get("fp16", "auto"),
-                   tune=tune, tuning_db=spec.get("tuning_db") or None, **split)  # fmt: skip
+                   tune=tune, tuning_db=spec.get("tuning_db") or None,
+                   tune_budget_ms=budget if budget is None else budget_ms(budget),
+                   **split)  # fmt: skip
 
 
 TUNE_MODES = (True, False, "auto", "cached")
@@ -174,6 +184,23 @@ def tune_mode(text: str, option: str = "tune") -> bool | str:
     if text not in _TUNE_WORDS:
         raise OptionError(f"{option}: unknown mode {text!r}; valid: {', '.join(_TUNE_WORDS)}")
     return _TUNE_WORDS[text]
+
+
+def budget_ms(text: str, option: str = "tune_budget_ms") -> float:
+    """A tuning budget from its spelling in a string option ("inf" for no bound)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise OptionError(f"{option}: expected a number of ms, got {text!r}") from None
+    _check_budget(value, option)
+    return value
+
+
+def _check_budget(value: Any, option: str = "tune_budget_ms") -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise OptionError(f"{option}: expected a number of ms >= 0 (or None), got {value!r}")
 
 
 def _check_tune(tune: Any, target: Target) -> None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -159,13 +159,17 @@ def lower(
     options: CompileOptions | None = None,
     ctx: Context | None = None,
     *,
-    tune_budget_ms: float = math.inf,
+    tune_budget_ms: float | None = None,
     **fields: Any,
 ) -> ModuleOp:
     """Set the module's target and run the default pipeline in place; returns the module.
-    `options`, or its fields as keywords; `tune_budget_ms` bounds the time all `xnn-tune`
-    passes together spend timing layers."""
+    `options`, or its fields as keywords; `tune_budget_ms` (else the options' own, else no
+    bound) bounds the time all `xnn-tune` passes together spend timing layers."""
     options = CompileOptions.of(options, **fields)
+    if tune_budget_ms is None:
+        tune_budget_ms = options.tune_budget_ms
+    if tune_budget_ms is None:
+        tune_budget_ms = math.inf
     set_target(module, options.target)
     ctx = ctx or xnnc.make_context()
     passes = default_passes(options)
@@ -187,15 +191,18 @@ def lower(
 class XnncPipelinePass(ModulePass):
     """The default pipeline as one pass. target: a target string, or empty to keep the
     module's `#xnn.target` (the default target when it has none); fp16, exclude, disable,
-    tune ("auto", "true", "false", "cached") and tuning-db as in `CompileOptions`."""
+    tune ("auto", "true", "false", "cached"), tuning-db and tune-budget-ms (no bound by
+    default) as in `CompileOptions`."""
 
     name = "xnnc-pipeline"
+    option_ranges: ClassVar = {"tune_budget_ms": (0, math.inf)}
     target: str = ""
     fp16: str = "auto"
     exclude: tuple[str, ...] = ()
     disable: tuple[str, ...] = ()
     tune: str = "auto"
     tuning_db: str = ""
+    tune_budget_ms: float = math.inf
 
     def __post_init__(self) -> None:
         # Checked when the pipeline is built, not after the passes before this one ran.
@@ -204,7 +211,8 @@ class XnncPipelinePass(ModulePass):
     def _options(self, target: Target | str) -> CompileOptions:
         return CompileOptions(target, self.fp16, self.exclude, self.disable,
                               tune=tune_mode(self.tune, "xnnc-pipeline: tune"),
-                              tuning_db=self.tuning_db or None)  # fmt: skip
+                              tuning_db=self.tuning_db or None,
+                              tune_budget_ms=self.tune_budget_ms)  # fmt: skip
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower(op, self._options(self.target or target_of(op)), ctx)

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
@@ -50,6 +51,15 @@ def test_a_bad_option_fails_before_any_work(fields: dict, message: str) -> None:
     assert "\n" not in str(info.value)
     with pytest.raises(OptionError, match=message.replace("(", r"\(")):
         xnnc.XnncPartitioner(**fields)
+
+
+@pytest.mark.parametrize("budget", [-1, "1s", True, math.nan])
+def test_a_bad_tuning_budget_fails_before_any_work(budget) -> None:
+    with pytest.raises(OptionError) as info:
+        xnnc.compile(_NeverExported(), (), tune_budget_ms=budget)
+    assert str(info.value) == (
+        f"tune_budget_ms: expected a number of ms >= 0 (or None), got {budget!r}"
+    )
 
 
 def test_unknown_names_list_the_valid_ones() -> None:
@@ -97,6 +107,11 @@ def test_options_round_trip_through_compile_specs() -> None:
         target="stock,x86-64-avx2,threads=2", fp16="fp32", exclude="aten.elu", disable="xnn-layout"
     )
     assert CompileOptions.from_spec(options.to_spec()) == options
+    for budget in (None, 0.0, 250.0, math.inf):
+        options = CompileOptions(tune_budget_ms=budget)
+        assert CompileOptions.from_spec(options.to_spec()) == options
+    with pytest.raises(OptionError, match="^tune_budget_ms: expected a number of ms, got 'soon'$"):
+        CompileOptions.from_spec({"tune_budget_ms": "soon"})
 
 
 def test_disable_removes_a_set_from_canonicalize_and_a_pass_from_the_pipeline() -> None:

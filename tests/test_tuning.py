@@ -427,3 +427,20 @@ def test_a_compiles_tuning_passes_share_what_timing_cost(tmp_path, monkeypatch):
     assert set(forms) == {"polyphase", "conv-as-gemm"}, forms
     assert sorted(forms.values()) == ["rule", "tuned"]
     assert len(json.loads(db.read_text())["entries"]) == 1
+
+
+def test_compile_takes_its_tuning_budget_from_the_options(tmp_path, timer):
+    """`tune_budget_ms` replaces the import's time as a compile's budget: 0 times nothing
+    (the rule decides, the database stays empty); without it the same compile times its
+    layers (an instant timer: the import's time covers them all)."""
+    fixed = timer(direct=1.0, gemm=0.8)
+    torch.manual_seed(0)
+    model, x = _ThreeConvs().eval(), torch.randn(1, 16, 32)
+    db = tmp_path / "db.json"
+    for budget, calls, source in ((0.0, 0, "rule"), (None, 3, "tuned")):
+        program = xnnc.compile(model, (x,), tuning_db=str(db), tune_budget_ms=budget)
+        with torch.no_grad():
+            torch.testing.assert_close(program(x), model(x), **TOL)
+        assert {d.source for d in _conv_decisions(program)} == {source}
+        assert fixed.calls == calls
+    assert len(json.loads(db.read_text())["entries"]) == 3

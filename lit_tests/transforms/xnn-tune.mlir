@@ -14,6 +14,11 @@
 // RUN: xnn-opt %s -p 'xnn-set-target{target="extended,host"},xnn-tune{form=conv-as-gemm db="%t.budget.json" budget-ms=0},xnn-conv-as-gemm' | filecheck %s --check-prefix=BUDGET
 // RUN: not test -e %t.budget.json || %python -c "import json,sys; print(len(json.load(open(sys.argv[1]))['entries']))" %t.budget.json | filecheck %s --check-prefix=NOENTRY
 // RUN: not xnn-opt %s -p 'xnn-tune{budget-ms=-1}' 2>&1 | filecheck %s --check-prefix=NEGATIVE
+// The whole pipeline takes the budget too (CompileOptions' tune_budget_ms; no bound by default).
+// RUN: rm -f %t.pipeline.json
+// RUN: xnn-opt %s -p 'xnn-set-target{target="extended,host"},xnnc-pipeline{tuning-db="%t.pipeline.json" tune-budget-ms=0}' | filecheck %s --check-prefix=BUDGET
+// RUN: xnn-opt %s -p 'xnn-set-target{target="extended,host"},xnnc-pipeline{tuning-db="%t.pipeline.json"}' | filecheck %s --check-prefix=FOLLOWED
+// RUN: not xnn-opt %s -p 'xnnc-pipeline{tune-budget-ms=-1}' 2>&1 | filecheck %s --check-prefix=PIPELINE-NEGATIVE
 
 // TUNED:    xnn.convolution_2d {{.*}}xnn.decision = {form = "conv-as-gemm", choice = "{{direct|gemm}}", source = "tuned", layer = "conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1", times_ms = {direct = {{.*}} : f64, gemm = {{.*}} : f64}}
 // The pass owning the form follows the recorded choice; the decision sits on the result.
@@ -28,6 +33,7 @@
 // BUDGET:   source = "rule"
 // NOENTRY:  0
 // NEGATIVE: xnn-tune: option budget-ms
+// PIPELINE-NEGATIVE: xnn-opt: error: xnnc-pipeline: option tune-budget-ms must be in [0, inf), got -1.0
 // MODE:     xnn-opt: error: xnnc-pipeline: tune: unknown mode 'bogus'; valid: true, false, auto, cached
 // A bare true is the string "true" for a string option (it was 'expects a string, got true').
 // BARE: xnn-opt: error: tune=True: the target 'extended,x86_64' is not this machine's CPU
