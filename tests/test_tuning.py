@@ -402,15 +402,31 @@ def test_schedule_ms_follows_the_timers_rounds():
 def test_timing_cost_predicts_from_the_layers_timed_before():
     """Nothing timed: nothing known (0). Then a layer's runs at the rate the timed ones ran
     (multiply-accumulates per ms of their fastest form) through the schedule, plus their
-    mean build time beyond their runs."""
+    mean build time beyond their runs; a form timed before predicts from its own rate."""
     layer = ConvLayer("f32", 1, 1, 64, 16, 16, (1, 3), (1, 1), (0, 1, 0, 1))
     twice = dataclasses.replace(layer, out_channels=32)  # twice the MACs
     cost = tuner.TimingCost()
-    assert cost.predict(layer, 2) == 0.0
-    cost.add(layer, {"direct": 1.0, "gemm": 1.5}, 40.0)
+    assert cost.predict("conv-as-gemm", layer, 2) == 0.0
+    cost.add("conv-as-gemm", layer, {"direct": 1.0, "gemm": 1.5}, 40.0)
     build = 40.0 - tuner.schedule_ms([1.0, 1.5])
-    assert cost.predict(layer, 2) == pytest.approx(tuner.schedule_ms([1.0, 1.0]) + build)
-    assert cost.predict(twice, 2) == pytest.approx(tuner.schedule_ms([2.0, 2.0]) + build)
+    expect = tuner.schedule_ms([1.0, 1.0]) + build
+    assert cost.predict("conv-as-gemm", layer, 2) == pytest.approx(expect)
+    assert cost.predict("conv-as-gemm", twice, 2) == pytest.approx(
+        tuner.schedule_ms([2.0, 2.0]) + build
+    )
+    assert cost.predict("polyphase", layer, 2) == pytest.approx(expect)  # the rate of all
+    # A polyphase layer of the same MACs ran 4x slower: its form predicts from its own.
+    cost.add("polyphase", layer, {"one": 4.0, "phases": 5.0}, 50.0 + tuner.schedule_ms([4, 5]))
+    build = (build + 50.0) / 2
+    assert cost.predict("polyphase", layer, 2) == pytest.approx(
+        tuner.schedule_ms([4.0, 4.0]) + build
+    )
+    assert cost.predict("conv-as-gemm", layer, 2) == pytest.approx(
+        tuner.schedule_ms([1.0, 1.0]) + build
+    )
+    assert cost.predict("upsample-nearest", layer, 2) == pytest.approx(
+        tuner.schedule_ms([2.5, 2.5]) + build  # all: 2 layers' MACs in 5 ms
+    )
 
 
 def test_a_compiles_tuning_passes_share_what_timing_cost(tmp_path, monkeypatch):

@@ -370,28 +370,32 @@ def schedule_ms(run_ms: list[float]) -> float:
 @dataclass
 class TimingCost:
     """What timing a layer costs, predicted from the layers timed so far in a compile: its
-    run time at the rate they ran (multiply-accumulates per ms of their fastest forms)
-    through `schedule_ms`, plus the mean of what building their forms took beyond their runs
-    (rewriting, serializing, packing). 0 before the first layer: nothing is known."""
+    run time at the rate they ran (multiply-accumulates per ms of their fastest forms; those
+    of its own form where one was timed, as forms differ in work per "MAC": an upsample's
+    are the elements it writes) through `schedule_ms`, plus the mean of what building their
+    forms took beyond their runs (rewriting, serializing, packing). 0 before the first
+    layer: nothing is known."""
 
-    macs: float = 0.0
-    fastest_ms: float = 0.0
     build_ms: float = 0.0
     layers: int = 0
+    # Per form, and over all forms (""): [multiply-accumulates, ms of the fastest forms].
+    rates: dict[str, list[float]] = field(default_factory=dict)
 
-    def add(self, layer: Layer, times: dict[str, float], took_ms: float) -> None:
+    def add(self, form: str, layer: Layer, times: dict[str, float], took_ms: float) -> None:
         if not times or layer.macs <= 0:
             return
-        self.macs += layer.macs
-        self.fastest_ms += min(times.values())
+        for k in (form, ""):
+            rate = self.rates.setdefault(k, [0.0, 0.0])
+            rate[0] += layer.macs
+            rate[1] += min(times.values())
         self.build_ms += max(took_ms - schedule_ms(list(times.values())), 0.0)
         self.layers += 1
 
-    def predict(self, layer: Layer, forms: int) -> float:
-        if not self.layers or self.fastest_ms <= 0:
+    def predict(self, form: str, layer: Layer, forms: int) -> float:
+        macs, ms = self.rates.get(form) or self.rates.get("", (0.0, 0.0))
+        if not self.layers or ms <= 0:
             return 0.0
-        run = layer.macs * self.fastest_ms / self.macs
-        return schedule_ms([run] * forms) + self.build_ms / self.layers
+        return schedule_ms([layer.macs * ms / macs] * forms) + self.build_ms / self.layers
 
 
 def choose(static: str, times: dict[str, float], margin: float = MARGIN) -> str | None:
@@ -437,7 +441,7 @@ class Tuner:
         spec = SPECS[form]
         forms = len(spec.choices(op)) if spec.choices else len(rules.FORMS[form])
         estimate = spec.timing_ms(layer, self.target) if spec.timing_ms else 0.0
-        return max(estimate, self.cost.predict(layer, forms))
+        return max(estimate, self.cost.predict(form, layer, forms))
 
     def _measure(self, op: Operation, form: str, layer: Layer, key: str) -> Decision | None:
         entry = self.db.get(key)
@@ -461,7 +465,7 @@ class Tuner:
             _release_copies(candidates, SPECS[form].ops(op))
             took = (time.perf_counter() - start) * 1e3
             self.spent_ms += took
-            self.cost.add(layer, times, took)
+            self.cost.add(form, layer, times, took)
             choice = choose(static, times, self.margin)
             self.timed += 1
             if choice is None:
