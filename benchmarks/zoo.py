@@ -45,7 +45,9 @@ The header names the CPU model and the ISA features xnnc's target reads on it.
 conv-as-gemm forced past its target rule; each cost-guided rewrite off; bf16 GEMMs in fp32;
 every fp16 layer native or in fp32; the other layers decided as by default, from the same
 tuning database) to the same interleaved rounds, and a table of the default beside them with
-the ratio of the default to the best fixed policy (issue 10 wants <= 1.03). Every program is
+the ratio of the default to the best fixed policy (issue 10 wants <= 1.03); a row over
+1.03 is measured again as a pair, the default and that policy alone with twice the rounds,
+and that ratio is given beside it ("A/B"). Every program is
 compiled for the thread count it runs at (the choices depend on it). A policy that leaves
 the model's program unchanged (the same nodes) is listed as "= default" and not run again.
 """
@@ -535,6 +537,8 @@ class ModelResult:
     systems: dict[str, System]
     cells: dict[int, dict[str, Cell]]  # threads -> system -> cell
     profile: list[tuple[str, float]]
+    # threads -> default / best policy measured again as a pair (--policies, rows over SLOWER)
+    again: dict[int, float] = field(default_factory=dict)
 
 
 def _small_ms(ms: float) -> str:
@@ -638,9 +642,22 @@ def profile_table(results: list[ModelResult]) -> str:
 SLOWER = 1.03  # issue 10: the default at most 3% slower than the best fixed policy
 
 
+def best_policy(cells: dict[str, Cell]) -> tuple[str | None, float]:
+    """The fastest fixed policy measured (its system name) and the default's p50 over its
+    (> 1: the default is slower); (None, 1.0) when no policy ran or the default is best."""
+    names = [n for n in (f"xnnc[{p.name}]" for p in POLICIES) if n in cells]
+    default = cells.get("xnnc")
+    if default is None or not names:
+        return None, 1.0
+    best = min(names, key=lambda n: cells[n].quantile(0.5))
+    ratio = default.quantile(0.5) / cells[best].quantile(0.5)
+    return (best, ratio) if ratio > 1.0 else (None, 1.0)
+
+
 def policy_table(results: list[ModelResult]) -> str:
     """Per model and thread count: xnnc's default beside each fixed policy, and the ratio
-    of the default to the best of them (> 1: the default is slower)."""
+    of the default to the best of them (> 1: the default is slower; a row over 3% also
+    gives the ratio of the two measured again as a pair, "A/B")."""
     names = [f"xnnc[{p.name}]" for p in POLICIES]
     head = ("| model | threads | default | " + " | ".join(n[5:-1] for n in names)
             + " | best fixed | default / best |")  # fmt: skip
@@ -648,22 +665,22 @@ def policy_table(results: list[ModelResult]) -> str:
     for r in results:
         for threads, cells in r.cells.items():
             default = cells.get("xnnc")
-            row, best = [], None
+            row = []
             for n in names:
                 cell, system = cells.get(n), r.systems.get(n)
                 if cell is not None:
                     row.append(f"{cell.quantile(0.5) * 1e3:.3g}")
-                    if best is None or cell.quantile(0.5) < cells[best].quantile(0.5):
-                        best = n
                 else:
                     row.append(system.error if system and system.error else "-")
+            best, ratio = best_policy(cells)
             if default is None:
                 verdict, best_name = "n/a", "n/a"
-            elif best is None or cells[best].quantile(0.5) >= default.quantile(0.5):
+            elif best is None:
                 verdict, best_name = "1.00 (default best)", "default"
             else:
-                ratio = default.quantile(0.5) / cells[best].quantile(0.5)
                 verdict = f"{ratio:.2f}" + (" **> 3% slower**" if ratio > SLOWER else "")
+                if threads in r.again:
+                    verdict += f"; A/B {r.again[threads]:.2f}"
                 best_name = best[5:-1]
             ms = f"{default.quantile(0.5) * 1e3:.3g}" if default else "n/a"
             lines.append(f"| {r.name} | {threads} | {ms} | {' | '.join(row)} | "
@@ -721,9 +738,20 @@ def run_model(name: str, args: argparse.Namespace, meter: LoadMeter) -> ModelRes
     for threads in args.threads:
         cells[threads] = measure(list(systems.values()), threads, args.runs, expected, meter,
                                  args.quiet, args.max_wait)  # fmt: skip
+    again = {}
+    for threads, measured in cells.items():
+        # A default over 3% slower than a policy among ~10 systems is measured again beside
+        # that policy alone, twice the rounds: an A/B that tells a real loss from a slow
+        # stretch of the machine (both numbers are reported).
+        best, ratio = best_policy(measured)
+        if best is not None and ratio > SLOWER:
+            pair = measure([systems["xnnc"], systems[best]], threads, 2 * args.runs, expected,
+                           meter, args.quiet, args.max_wait)  # fmt: skip
+            if "xnnc" in pair and best in pair and pair[best].samples:
+                again[threads] = pair["xnnc"].quantile(0.5) / pair[best].quantile(0.5)
     xs = systems.get("xnnc")
     profile = profile_kinds(xs.profiled, inputs) if xs and xs.profiled else []
-    return ModelResult(name, _dtype(model), gflop, weights, systems, cells, profile)
+    return ModelResult(name, _dtype(model), gflop, weights, systems, cells, profile, again)
 
 
 def write_readme(path: str, text: str) -> None:

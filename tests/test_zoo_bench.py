@@ -95,3 +95,43 @@ def test_xnnc_pte_system_is_to_pte(tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert float(cells[3]) > 0 and float(cells[8]) < 1e-4  # p50 ms, max |error| vs eager
     assert int(cells[9]) >= 3  # delegate entries: the model's and one per LSTM layer
+
+
+def test_a_row_over_three_percent_gives_its_pair_measured_again():
+    """`best_policy` names the fastest policy and the default's ratio to it; the table gives a
+    row over 3% the ratio of the pair measured again ("A/B"), and the others none."""
+    ms = lambda *v: zoo.Cell(samples=[x / 1e3 for x in v])  # noqa: E731
+    gemm, poly = "xnnc[no conv-as-gemm]", "xnnc[no polyphase]"
+    slow = {"xnnc": ms(10.4, 10.5, 10.4), gemm: ms(10.0, 10.1, 10.0), poly: ms(14.0)}
+    fast = {"xnnc": ms(9.0), gemm: ms(10.0)}
+    assert zoo.best_policy(slow) == (gemm, pytest.approx(1.04))
+    assert zoo.best_policy(fast) == (None, 1.0)
+    assert zoo.best_policy({"xnnc": ms(9.0)}) == (None, 1.0)
+    result = zoo.ModelResult("m", "fp32", 1.0, 1.0, {}, {1: slow, 2: fast}, [], again={1: 1.01})
+    rows = zoo.policy_table([result]).splitlines()[2:]
+    assert rows[0].endswith("| no conv-as-gemm | 1.04 **> 3% slower**; A/B 1.01 |")
+    assert rows[1].endswith("| default | 1.00 (default best) |")
+
+
+def test_policies_measure_a_row_over_three_percent_again_as_a_pair(tmp_path, monkeypatch):
+    """A default over 3% slower than a policy is measured again beside that policy alone,
+    with twice the rounds, and the report gives that pair's ratio."""
+    calls = []
+
+    def fake_measure(systems, threads, runs, *rest):
+        names = [s.name for s in systems]
+        calls.append((names, runs))
+        # The first time the default is 4% slower than "no polyphase"; as a pair, 6%.
+        times = {"xnnc": 10.4, "xnnc[no polyphase]": 10.0 if len(calls) == 1 else 9.8}
+        return {n: zoo.Cell([times.get(n, 12.0) / 1e3], [0.0], 0.0) for n in names}
+
+    monkeypatch.setattr(zoo, "measure", fake_measure)
+    results = tmp_path / "RESULTS.md"
+    argv = ["--models", "mimi", "--small", "--runs", "3", "--threads", "1", "--systems",
+            "xnnc", "--policies", "--max-wait", "0", "--results", str(results)]  # fmt: skip
+    assert zoo.main(argv) == 0
+    assert calls[1] == (["xnnc", "xnnc[no polyphase]"], 6)
+    row = next(
+        line for line in results.read_text().splitlines() if line.startswith("| mimi | 1 | ")
+    )
+    assert row.endswith("| no polyphase | 1.04 **> 3% slower**; A/B 1.06 |")
