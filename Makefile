@@ -33,15 +33,16 @@ clean:
 	rm -rf $(VENV)
 
 BENCH_STAMP := $(VENV)/.installed-bench
-BENCHMARKS ?= frontend_bench runtime_overhead
-ZOO_ARGS ?= --results benchmarks/RESULTS.md
+BENCHMARKS ?= tuning_bench frontend_bench runtime_overhead
+ZOO_ARGS ?= --policies --results benchmarks/RESULTS.md
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
-# The model zoo side by side (benchmarks/zoo.py; add --readme to ZOO_ARGS to update README.md),
-# then the smaller benchmarks.
+# The model zoo side by side with xnnc's fixed policies (benchmarks/zoo.py; add --readme to
+# ZOO_ARGS to update README.md), then the tuner's compile times and choices per layer kind
+# (tuning_bench) and the smaller benchmarks.
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m xnnc.benchmarks.zoo $(ZOO_ARGS)
 	for b in $(BENCHMARKS); do $(BIN)/python -m xnnc.benchmarks.$$b || exit 1; done
