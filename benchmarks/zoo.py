@@ -230,10 +230,14 @@ def _xnnc(model: torch.nn.Module, inputs: tuple) -> System:
     program, seconds = _timed(lambda: xnnc.compile(model, inputs, target="extended", savable=True))
     system = System("xnnc", seconds, program.num_partitions, len(program.ops_outside()))
 
+    programs = {program.threads: program}
+
     def make(threads: int) -> Callable[[], Any]:
-        # Compiled for the thread count: the cost model's choices depend on it.
-        p = program if threads == program.threads else xnnc.compile(
-            model, inputs, target="extended", threads=threads)  # fmt: skip
+        # Compiled for the thread count (the cost model's choices depend on it), once: a
+        # second measurement (the A/B of --policies) runs the same program.
+        if threads not in programs:
+            programs[threads] = xnnc.compile(model, inputs, target="extended", threads=threads)
+        p = programs[threads]
         return lambda: p(*inputs)
 
     system.make = make
@@ -340,10 +344,15 @@ def policy_systems(model: torch.nn.Module, inputs: tuple, default: System) -> li
 
 def _program_maker(aten_module: Any, policy: Policy, options: CompileOptions,
                    inputs: tuple) -> Callable:  # fmt: skip
+    programs: dict[int, Program] = {}
+
     def make(threads: int) -> Callable[[], Any]:
-        # Lowered for the thread count: the static rules read it.
-        at = options.replace(target=options.target.replace(threads=threads))
-        program = Program(_policy_module(aten_module, policy, at), at, threads=threads)
+        # Lowered for the thread count (the static rules read it), once, as `_xnnc`'s.
+        if threads not in programs:
+            at = options.replace(target=options.target.replace(threads=threads))
+            programs[threads] = Program(_policy_module(aten_module, policy, at), at,
+                                        threads=threads)  # fmt: skip
+        program = programs[threads]
         return lambda: program(*inputs)
 
     return make
@@ -751,6 +760,8 @@ def run_model(name: str, args: argparse.Namespace, meter: LoadMeter) -> ModelRes
                 again[threads] = pair["xnnc"].quantile(0.5) / pair[best].quantile(0.5)
     xs = systems.get("xnnc")
     profile = profile_kinds(xs.profiled, inputs) if xs and xs.profiled else []
+    for s in systems.values():  # the programs their makers keep: the next model needs the memory
+        s.make = s.profiled = None
     return ModelResult(name, _dtype(model), gflop, weights, systems, cells, profile, again)
 
 

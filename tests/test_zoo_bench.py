@@ -135,3 +135,21 @@ def test_policies_measure_a_row_over_three_percent_again_as_a_pair(tmp_path, mon
         line for line in results.read_text().splitlines() if line.startswith("| mimi | 1 | ")
     )
     assert row.endswith("| no polyphase | 1.04 **> 3% slower**; A/B 1.06 |")
+
+
+def test_a_system_makes_its_program_once_per_thread_count(monkeypatch):
+    """The A/B of a flagged row runs the programs the round ran: a second make at a thread
+    count reuses the first's compile (a new compile could tune more layers)."""
+    import torch
+
+    import xnnc
+
+    compiles = []
+    real = xnnc.compile
+    monkeypatch.setattr(xnnc, "compile", lambda *a, **k: compiles.append(k) or real(*a, **k))
+    model, x = torch.nn.Conv1d(4, 8, 3).eval(), torch.randn(1, 4, 16)
+    system = zoo._xnnc(model, (x,))
+    one, two, again = system.make(1), system.make(2), system.make(2)
+    assert [k.get("threads") for k in compiles] == [None, 2]
+    torch.testing.assert_close(two(), again())
+    assert one() is not None
