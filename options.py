@@ -52,6 +52,7 @@ OPTIONAL_PASSES = (
     "xnn-fc-as-bmm",
     "xnn-conv-as-gemm",
     "xnn-space-to-depth",
+    "xnn-depthwise-rows",
     "xnn-legalize-casts",
 )
 # Choices made while importing, which a user may switch off the same way: "lstm-loop" keeps

@@ -52,6 +52,7 @@ _PASSES = {
     "xnn-fc-as-bmm": "xnnc.transforms.fc_as_bmm:FcAsBmmPass",
     "xnn-conv-as-gemm": "xnnc.transforms.conv_as_gemm:ConvAsGemmPass",
     "xnn-space-to-depth": "xnnc.transforms.space_to_depth:SpaceToDepthPass",
+    "xnn-depthwise-rows": "xnnc.transforms.depthwise_rows:DepthwiseRowsPass",
     "xnn-tune": "xnnc.tuning.tuner:TunePass",
     # legalization
     "xnn-fp16-precision": "xnnc.legalize.fp16_precision:Fp16PrecisionPass",

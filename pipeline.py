@@ -15,6 +15,7 @@ target, in stages.
 | optimize         | xnn-hoist-input-projection, [xnn-tune{form=fc-or-bmm}],           |
 |                  | xnn-fc-as-bmm, [xnn-tune{form=conv-as-gemm}], xnn-conv-as-gemm,   |
 |                  | [xnn-tune{form=space-to-depth}], xnn-space-to-depth,              |
+|                  | [xnn-tune{form=depthwise-rows}], xnn-depthwise-rows,              |
 |                  | then canonicalize                                                 |
 | runtime kinds    | xnn-legalize-broadcasts, xnn-legalize-stock (stock runtime only), |
 |                  | xnn-legalize-outputs                                              |
@@ -22,7 +23,8 @@ target, in stages.
 Types are legalized before the rewrites, so that a node computed in fp32 (fp16 in fp32 mode,
 bf16 kinds XNNPACK lacks) is rewritten like any fp32 node; stock node kinds come last, after
 every rewrite that may create an extension kind. The cost-guided rewrites (fp16 compute per
-region, bf16 GEMM form, upsample form, polyphase, fc-or-bmm, conv-as-gemm, space-to-depth)
+region, bf16 GEMM form, upsample form, polyphase, fc-or-bmm, conv-as-gemm, space-to-depth,
+depthwise-rows)
 follow the decision
 recorded on each layer; `xnn-tune` records measured ones just before them when the options
 tune (`CompileOptions.tuning()`), on the layers as they are then, and the static rules
@@ -61,6 +63,7 @@ from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.circular_pad_pattern import RecognizeCircularPadPass
 from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
+from xnnc.transforms.depthwise_rows import DepthwiseRowsPass
 from xnnc.transforms.fc_as_bmm import FcAsBmmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.fold_dynamic_qdq import FoldDynamicQdqPass
@@ -102,8 +105,9 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
     )
     canonicalize = _enabled([CanonicalizePass(disabled_patterns=pattern_names)], options)
     optimize = _enabled(
-        [HoistInputProjectionPass(), FcAsBmmPass(), ConvAsGemmPass(), SpaceToDepthPass()], options
-    )
+        [HoistInputProjectionPass(), FcAsBmmPass(), ConvAsGemmPass(), SpaceToDepthPass(),
+         DepthwiseRowsPass()], options,
+    )  # fmt: skip
     casts = _enabled([LegalizeCastsPass()], options)
     fp16: list[ModulePass] = [Fp16PrecisionPass(mode=options.fp16)]
     seeds = [n for n in ("xnn-upsample-nearest", "xnn-polyphase") if n not in options.disable]
@@ -118,7 +122,8 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
         if canonicalize:
             tuned_seeds = [TunePass(form=n.removeprefix("xnn-"), **tune) for n in seeds]
         owners = ((FcAsBmmPass, "fc-or-bmm"), (ConvAsGemmPass, "conv-as-gemm"),
-                  (SpaceToDepthPass, "space-to-depth"))  # fmt: skip
+                  (SpaceToDepthPass, "space-to-depth"),
+                  (DepthwiseRowsPass, "depthwise-rows"))  # fmt: skip
         for owner, form in owners:
             at = next((i for i, p in enumerate(optimize) if isinstance(p, owner)), None)
             if at is not None:

@@ -255,7 +255,7 @@ class Policy:
 
     name: str
     disable: tuple[str, ...] = ()
-    force_conv_as_gemm: bool = False  # xnn-conv-as-gemm{ignore-target=true}
+    force: bool = False  # xnn-conv-as-gemm and xnn-depthwise-rows {ignore-target=true}
     bf16_gemm: bool | None = None  # None: the target's rule; True / False: always / never
     bf16_only: bool = False  # a choice only bf16 models have
     fp16: str = "auto"  # "native" / "fp32": every fp16 layer so
@@ -272,8 +272,9 @@ class Policy:
 
 
 POLICIES = (
-    Policy("all rewrites on", force_conv_as_gemm=True, bf16_gemm=True),
+    Policy("all rewrites on", force=True, bf16_gemm=True),
     Policy("no conv-as-gemm", disable=("xnn-conv-as-gemm",)),
+    Policy("no depthwise-rows", disable=("xnn-depthwise-rows",)),
     Policy("no polyphase", disable=("xnn-polyphase",)),
     Policy("no upsample-nearest", disable=("xnn-upsample-nearest",)),
     Policy("no hoist-input-projection", disable=("xnn-hoist-input-projection",)),
@@ -290,12 +291,14 @@ def _policy_module(aten_module: Any, policy: Policy, options: CompileOptions) ->
     from xnnc.dialects.xnn import set_target
     from xnnc.pipeline import default_passes
     from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
+    from xnnc.transforms.depthwise_rows import DepthwiseRowsPass
 
     module = aten_module.clone()
     set_target(module, options.target)
     passes = default_passes(options)
-    if policy.force_conv_as_gemm:
-        passes = [ConvAsGemmPass(ignore_target=True) if isinstance(p, ConvAsGemmPass) else p
+    if policy.force:
+        forced = (ConvAsGemmPass, DepthwiseRowsPass)
+        passes = [type(p)(ignore_target=True) if isinstance(p, forced) else p
                   for p in passes]  # fmt: skip
     PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
     return module
@@ -325,7 +328,7 @@ def policy_systems(model: torch.nn.Module, inputs: tuple, default: System) -> li
         if (policy.bf16_only and not bf16) or (policy.fp16 != "auto" and not fp16):
             continue
         if policy.bf16_gemm and not host.has("avx512bf16"):
-            policy = Policy(policy.name, policy.disable, policy.force_conv_as_gemm)
+            policy = Policy(policy.name, policy.disable, policy.force)
         options = CompileOptions(target=policy.target(host), disable=policy.disable,
                                  fp16=policy.fp16)  # fmt: skip
         try:

@@ -32,6 +32,7 @@ from xnnc.cost.rules import (
     GemmLayer,
     Layer,
     LinearLayer,
+    RowLayer,
     StemLayer,
     UpsampleLayer,
 )
@@ -167,6 +168,24 @@ def record_moved(layer: Operation, result: Operation, decision: Decision) -> Non
     record(result, decision)
 
 
+def rewriting(op: Operation, layer: Layer, choice: str, ignore_target: bool) -> Decision | None:
+    """The decision about `layer` (or `choice` by the option, with `ignore_target`) when it
+    is `choice`, the form a pass builds; else None, with the decision recorded on `op`."""
+    if ignore_target:
+        return Decision(layer.form, choice, "option", layer.key(), "ignore-target=true")
+    decision = decide(op, layer)
+    if decision.choice == choice:
+        return decision
+    record(op, decision)
+    return None
+
+
+def move_decisions(source: Operation, result: Operation) -> None:
+    """Record every decision on `source` on `result`, the op now computing what it did."""
+    for decision in _all(source):
+        record(result, decision)
+
+
 def decisions(root: Operation) -> list[tuple[Operation, Decision]]:
     """Every recorded decision under `root`, in IR order."""
     return [(op, d) for op in root.walk() for d in _all(op)]
@@ -269,9 +288,9 @@ def _at(layer: Layer, env: dict[str, int]) -> Layer:
 
 
 # Forms whose static rule reads no size (polyphase: kernel, stride and groups; fp16-compute:
-# the target): on a symbolic size the rule decides, and a rewrite checks that its form
-# follows the size.
-_SIZE_FREE_RULES = {"polyphase", "fp16-compute"}
+# the target; depthwise-rows: the threads and the batch): on a symbolic size the rule
+# decides, and a rewrite checks that its form follows the size.
+_SIZE_FREE_RULES = {"polyphase", "fp16-compute", "depthwise-rows"}
 
 _STATIC_ONLY = {
     "bf16-gemm": "the native bf16 GEMM runs as a static operator",
@@ -313,6 +332,17 @@ def stem_layer(op: xnn.Convolution2dOp) -> StemLayer:
         "qs8", (n, h, w, cin), int_value(op.group_output_channels),  # type: ignore[arg-type]
         (int_value(op.kernel_height), int_value(op.kernel_width)), int_value(op.subsampling_height),
         op.padding(),
+    )  # fmt: skip
+
+
+def row_layer(op: xnn.DepthwiseConvolution2dOp) -> RowLayer:
+    """A depthwise convolution over one row ([N, 1, W, C]) `xnn-depthwise-rows` can rewrite."""
+    n, _, w, c = shape_of(op.input)
+    _, right, _, left = op.padding()
+    return RowLayer(
+        str(op.input.type.element_type), n, w, shape_of(op.output)[2],  # type: ignore[attr-defined]
+        c, int_value(op.kernel_width), int_value(op.subsampling_width),
+        int_value(op.dilation_width), (left, right),
     )  # fmt: skip
 
 

@@ -24,6 +24,7 @@ FORMS: dict[str, tuple[str, ...]] = {
     "fc-or-bmm": ("fc", "bmm"),
     "fp16-compute": ("native", "fp32"),
     "space-to-depth": ("direct", "space-to-depth"),
+    "depthwise-rows": ("width", "rows"),
 }
 
 # With AVX-512, the fewest input channels at which the taps' GEMMs beat XNNPACK's IGEMM:
@@ -243,15 +244,44 @@ class StemLayer:
         return outputs * self.kernel[0] * self.kernel[1] * cin
 
 
+@dataclass(frozen=True)
+class RowLayer:
+    """A depthwise `xnn.depthwise_convolution_2d` over a 1-D signal ([N, 1, W, C], a 1 x k
+    kernel) that `xnn-depthwise-rows` can run over rows instead ([N, W, 1, C], k x 1)."""
+
+    dtype: str
+    batch: int
+    width: int  # input
+    out_width: int
+    channels: int
+    kernel: int
+    stride: int
+    dilation: int
+    padding: tuple[int, int]  # left, right
+
+    form = "depthwise-rows"
+
+    def key(self) -> str:
+        return (
+            f"dwconv1d {self.dtype} {self.batch}x{self.width}x{self.channels} k{self.kernel}"
+            f" s{self.stride} d{self.dilation} p{self.padding[0]},{self.padding[1]}"
+        )
+
+    @property
+    def macs(self) -> int:
+        return self.batch * self.out_width * self.channels * self.kernel
+
+
 Layer = (
     ConvLayer | GemmLayer | UpsampleLayer | DeconvLayer | LinearLayer | Fp16Layer | Fp16Region
-    | StemLayer
+    | StemLayer | RowLayer
 )  # fmt: skip
 
 # The first word of each form's layer keys (the tuning database checks its entries by it).
 KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
              "upsample2x": "upsample-nearest", "deconv": "polyphase", "linear": "fc-or-bmm",
-             "fp16": "fp16-compute", "stem": "space-to-depth"}  # fmt: skip
+             "fp16": "fp16-compute", "stem": "space-to-depth",
+             "dwconv1d": "depthwise-rows"}  # fmt: skip
 
 # A decision's revision: bumped when a rewrite builds one of its forms differently, so that
 # times the tuning database holds for the old construction miss instead of deciding for the
@@ -259,7 +289,9 @@ KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
 # Unlisted decisions are at revision 1.
 #   conv-as-gemm 2: a one-output-channel layer's gemm form is a depthwise convolution and a
 #   channel sum, no longer a fully-connected node of ones (2026-12-03).
-REVISIONS = {"conv-as-gemm": 2}
+#   conv-as-gemm 3: the gemm form is timed as the program runs it: its depthwise convolution
+#   over rows where `depthwise_rows` says so, the reshapes at its edges in place (2026-12-05).
+REVISIONS = {"conv-as-gemm": 3}
 
 
 @dataclass(frozen=True)
@@ -513,6 +545,25 @@ def space_to_depth(target: Target, layer: StemLayer) -> Choice:
     return Choice("direct", f"{why} < {MIN_SPACE_TO_DEPTH_GAIN}")
 
 
+def depthwise_rows(target: Target, layer: RowLayer) -> Choice:
+    """A depthwise convolution over a 1-D signal: along the width of one row ([N, 1, W, C],
+    1 x k, as converted), or down W rows of one pixel ([N, W, 1, C], k x 1;
+    `transforms/depthwise_rows.py`).
+
+    XNNPACK 92a7ad50 splits a depthwise convolution among threads by output rows (batch x
+    height) only, so one row runs on one thread whatever the thread count; over rows each
+    thread takes a share, but every row is a call of the kernel for one pixel. Measured on
+    the AMD EPYC Zen 4 (AVX-512; `xnnc.compile` of one layer, the node's profile, f32
+    1x24960x64 k7, Mimi's last layer): 1 thread 0.73 ms in one row, 0.85 over rows; 2
+    threads 0.75 in one row, 0.44 over rows. So rows when the threads outnumber the batch
+    (the rows of the width form: threads beyond it idle), else the width."""
+    if target.threads > layer.batch:
+        return Choice("rows", f"{target.threads} threads > batch {layer.batch}: XNNPACK splits "
+                      "a depthwise convolution by output rows only")  # fmt: skip
+    return Choice("width", f"{target.threads} thread(s) <= batch {layer.batch}: the batch "
+                  "splits the work; one kernel call per row, not per pixel")  # fmt: skip
+
+
 LSTM_LOOP_MEASURED = (
     "as fast as unrolled and lighter: EnCodec 24 kHz decoder on AMD EPYC Zen 3 (AVX2), "
     "1 thread, loop / unrolled time 0.99 at 75 frames, 1.01 at 4; compile 12.3 -> 2.2 s"
@@ -545,4 +596,5 @@ RULES = {
     "fc-or-bmm": fc_or_bmm,
     "fp16-compute": fp16_compute,
     "space-to-depth": space_to_depth,
+    "depthwise-rows": depthwise_rows,
 }

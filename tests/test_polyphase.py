@@ -291,3 +291,49 @@ def test_disable_turns_the_rewrite_off() -> None:
     model, x = nn.ConvTranspose1d(4, 3, 8, 4, padding=2).eval(), torch.randn(1, 4, 5)
     assert DECONV not in _ops(xnnc.compile(model, (x,), tune=False))
     assert DECONV in _ops(xnnc.compile(model, (x,), disable=("xnn-polyphase",), tune=False))
+
+
+class _Trimmed(nn.Module):
+    """A transposed (or plain) convolution whose output is trimmed along its spatial axes,
+    then an ELU (so that the trim is no output of the graph)."""
+
+    def __init__(self, conv: nn.Module, trims: list[tuple[int, int]]) -> None:
+        super().__init__()
+        self.conv, self.trims = conv, trims
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x)
+        for axis, (front, back) in enumerate(self.trims, start=2):
+            y = y.narrow(axis, front, y.shape[axis] - front - back)
+        return F.elu(y)
+
+
+@settings(max_examples=25, deadline=None)
+@given(case=transposed_convs(depthwise=False), data=st.data())
+def test_trimmed_transposed_conv(case, data) -> None:
+    """A trim of any rows and columns, folded into the deconvolution's padding (or into the
+    phases' convolution, or left as a slice where it cuts through a position's phases)."""
+    conv, x, rewritable = case
+    with torch.no_grad():
+        out = conv.to(x.dtype)(x).shape[2:]
+    trims = []
+    for n in out:
+        front = data.draw(st.integers(0, (n - 1) // 2))
+        trims.append((front, data.draw(st.integers(0, n - 1 - front))))
+    _check(_Trimmed(conv, trims), x, rewritten=rewritable)
+
+
+def test_causal_trim_leaves_no_slice() -> None:
+    """SEANet's causal upsample (kernel 2s, the last k - s outputs trimmed): the phases'
+    convolution computes exactly the kept outputs. (A depthwise one keeps its slice, after
+    the concatenate of its phases: nothing folds a slice through a concatenate yet.)"""
+    model = _Trimmed(nn.ConvTranspose1d(4, 4, 16, 8), [(0, 8)])
+    program = _check(model, torch.randn(1, 4, 13))
+    assert "xnn.static_slice" not in _ops(program), _ops(program)
+
+
+def test_cropped_strided_conv() -> None:
+    """A crop of a strided convolution's rows and columns as its padding (`SliceOfConv`)."""
+    model = _Trimmed(nn.Conv2d(4, 8, 3, stride=2, padding=3), [(1, 1), (0, 1)])
+    program = _check(model, torch.randn(1, 4, 9, 9), baseline=False)  # no deconvolution
+    assert "xnn.static_slice" not in _ops(program), _ops(program)

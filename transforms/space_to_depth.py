@@ -53,13 +53,11 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import Decision, decide, declined, record, record_moved, stem_layer
-from xnnc.cost.rules import StemLayer
+from xnnc.cost.decision import declined, record_moved, rewriting, stem_layer
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import quant_type
 from xnnc.ir.types import element_type, int_value, shape_of, size_symbols
 
-FORM = StemLayer.form
 # Image stems: RGB, RGBA, gray. Past 8 channels a tap's padding is under 2x and shrinks.
 MAX_INPUT_CHANNELS = 4
 
@@ -120,11 +118,8 @@ class StridedConvOverBlocks(RewritePattern):
                 declined(op, "xnn-space-to-depth", "the pad and the blocks have fixed sizes")
             return
         layer = stem_layer(op)
-        decision = decide(op, layer)
-        if self.ignore_target:
-            decision = Decision(FORM, "space-to-depth", "option", layer.key(), "ignore-target=true")
-        if decision.choice != "space-to-depth":
-            record(op, decision)
+        decision = rewriting(op, layer, "space-to-depth", self.ignore_target)
+        if decision is None:
             return
         n, h, w, c = shape_of(op.input)
         _, out_h, out_w, cout = shape_of(op.output)

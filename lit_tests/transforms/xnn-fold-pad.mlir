@@ -1,6 +1,7 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-fold-pad | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-fold-pad{depthwise=false}' | filecheck %s --check-prefix=NODW
 // RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn,xnn-fold-pad | filecheck %s --check-prefix=FOLD
+// RUN: xnn-opt %s --split-input-file -p xnn-fold-pad | filecheck %s --check-prefix=DECIDED
 
 // An NHWC pad on H and W folds into the conv's padding, each side on its own.
 // CHECK-LABEL: func.func @nhwc_asymmetric
@@ -292,4 +293,75 @@ func.func @symbolic_slice_of_pad(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> te
   %p = xnn.static_constant_pad %x {pre_paddings = array<i64: 0, 0, 1, 0>, post_paddings = array<i64: 0, 0, 1, 0>} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T + 2">>
   %a = xnn.static_slice %p {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, -1, 4>} : (tensor<1x1x?x4xf32, #xnnc.dims<"T + 2">>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T + 1">>
   func.return %a : tensor<1x1x?x4xf32, #xnnc.dims<"T + 1">>
+}
+
+// -----
+
+// A polyphase convolution's trim (whole positions of 4 phases through the interleaving
+// reshape) folds into its padding: 26 positions, not 27, and no slice.
+// CHECK-LABEL: func.func @slice_of_phases
+// CHECK:         %[[C:.*]] = xnn.convolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 8 : i64, group_output_channels = 16 : i64, padding_left = 1 : i64} : (tensor<1x1x26x8xf32>, tensor<16x1x2x8xf32>) -> tensor<1x1x26x16xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[C]] {{{.*}}new_shape = array<i64: 1, 1, 104, 4>} : (tensor<1x1x26x16xf32>) -> tensor<1x1x104x4xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @slice_of_phases(%x: tensor<1x1x26x8xf32>) -> tensor<1x1x104x4xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x2x8xf32>
+  %c = xnn.convolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 8 : i64, group_output_channels = 16 : i64, padding_left = 1 : i64, padding_right = 1 : i64} : (tensor<1x1x26x8xf32>, tensor<16x1x2x8xf32>) -> tensor<1x1x27x16xf32>
+  %d = xnn.static_reshape %c {new_shape = array<i64: 1, 1, 108, 4>} : (tensor<1x1x27x16xf32>) -> tensor<1x1x108x4xf32>
+  %y = xnn.static_slice %d {xnn.decision = {form = "polyphase", choice = "polyphase", source = "rule", layer = "deconv", why = "test"}, offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 104, 4>} : (tensor<1x1x108x4xf32>) -> tensor<1x1x104x4xf32>
+  func.return %y : tensor<1x1x104x4xf32>
+}
+
+// The slice's decision moves to the reshape now computing its result.
+// DECIDED-LABEL: func.func @slice_of_phases
+// DECIDED:         xnn.static_reshape %{{.*}} {xnn.decision = {form = "polyphase", choice = "polyphase", source = "rule", layer = "deconv", why = "test"}, new_shape = array<i64: 1, 1, 104, 4>}
+
+// -----
+
+// Rows and columns of a strided 2-D convolution, from the start and from the end: the
+// padding computes only what is kept (top 3 -> 1 drops a row of stride 2; bottom 3 -> 1 and
+// right 3 -> 1 the last row and column).
+// CHECK-LABEL: func.func @slice_of_conv_2d
+// CHECK:         %[[C:.*]] = xnn.convolution_2d %x, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, subsampling_height = 2 : i64, subsampling_width = 2 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x9x9x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x5x5x8xf32>
+// CHECK-NEXT:    func.return %[[C]]
+func.func @slice_of_conv_2d(%x: tensor<1x9x9x4xf32>) -> tensor<1x5x5x8xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<8x3x3x4xf32>
+  %c = xnn.convolution_2d %x, %w {kernel_height = 3 : i64, kernel_width = 3 : i64, subsampling_height = 2 : i64, subsampling_width = 2 : i64, group_input_channels = 4 : i64, group_output_channels = 8 : i64, padding_top = 3 : i64, padding_right = 3 : i64, padding_bottom = 3 : i64, padding_left = 1 : i64} : (tensor<1x9x9x4xf32>, tensor<8x3x3x4xf32>) -> tensor<1x7x6x8xf32>
+  %y = xnn.static_slice %c {offsets = array<i64: 0, 1, 0, 0>, sizes = array<i64: 1, 5, 5, 8>} : (tensor<1x7x6x8xf32>) -> tensor<1x5x5x8xf32>
+  func.return %y : tensor<1x5x5x8xf32>
+}
+
+// -----
+
+// A depth-to-space interleave (2x2 phases): rows and columns in whole blocks.
+// CHECK-LABEL: func.func @slice_of_depth_to_space
+// CHECK:         %[[C:.*]] = xnn.convolution_2d %x, %w {{.*}}group_output_channels = 12 : i64, padding_top = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<12x2x2x2xf32>) -> tensor<1x4x4x12xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.depth_to_space_2d %[[C]] {block_size = 2 : i64} : (tensor<1x4x4x12xf32>) -> tensor<1x8x8x3xf32>
+// CHECK-NEXT:    func.return %[[Y]]
+func.func @slice_of_depth_to_space(%x: tensor<1x4x4x2xf32>) -> tensor<1x8x8x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<12x2x2x2xf32>
+  %c = xnn.convolution_2d %x, %w {kernel_height = 2 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 12 : i64, padding_top = 1 : i64, padding_right = 1 : i64, padding_bottom = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<12x2x2x2xf32>) -> tensor<1x5x5x12xf32>
+  %d = xnn.depth_to_space_2d %c {block_size = 2 : i64} : (tensor<1x5x5x12xf32>) -> tensor<1x10x10x3xf32>
+  %y = xnn.static_slice %d {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 8, 8, 3>} : (tensor<1x10x10x3xf32>) -> tensor<1x8x8x3xf32>
+  func.return %y : tensor<1x8x8x3xf32>
+}
+
+// -----
+
+// Slices that stay: through a phase block (DAC's crop of s/2), across the channels, of a
+// convolution with another user, and one dropping an output the padding does not make (the
+// window would need a negative padding: it starts inside the input).
+// CHECK-LABEL: func.func @slices_that_stay
+// CHECK-COUNT-4: xnn.static_slice
+func.func @slices_that_stay(%x: tensor<1x1x26x8xf32>) -> (tensor<1x1x104x4xf32>, tensor<1x1x27x8xf32>, tensor<1x1x26x16xf32>, tensor<1x1x24x16xf32>, tensor<1x1x27x16xf32>) {
+  %w = xnn.constant dense<5.000000e-01> : tensor<16x1x2x8xf32>
+  %c = xnn.convolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 8 : i64, group_output_channels = 16 : i64, padding_left = 1 : i64, padding_right = 1 : i64} : (tensor<1x1x26x8xf32>, tensor<16x1x2x8xf32>) -> tensor<1x1x27x16xf32>
+  %d = xnn.static_reshape %c {new_shape = array<i64: 1, 1, 108, 4>} : (tensor<1x1x27x16xf32>) -> tensor<1x1x108x4xf32>
+  %a = xnn.static_slice %d {offsets = array<i64: 0, 0, 2, 0>, sizes = array<i64: 1, 1, 104, 4>} : (tensor<1x1x108x4xf32>) -> tensor<1x1x104x4xf32>
+  %c2 = xnn.convolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 8 : i64, group_output_channels = 16 : i64, padding_left = 1 : i64, padding_right = 1 : i64} : (tensor<1x1x26x8xf32>, tensor<16x1x2x8xf32>) -> tensor<1x1x27x16xf32>
+  %b = xnn.static_slice %c2 {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 27, 8>} : (tensor<1x1x27x16xf32>) -> tensor<1x1x27x8xf32>
+  %c3 = xnn.convolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 8 : i64, group_output_channels = 16 : i64, padding_left = 1 : i64, padding_right = 1 : i64} : (tensor<1x1x26x8xf32>, tensor<16x1x2x8xf32>) -> tensor<1x1x27x16xf32>
+  %s = xnn.static_slice %c3 {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 26, 16>} : (tensor<1x1x27x16xf32>) -> tensor<1x1x26x16xf32>
+  %c4 = xnn.convolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 8 : i64, group_output_channels = 16 : i64} : (tensor<1x1x26x8xf32>, tensor<16x1x2x8xf32>) -> tensor<1x1x25x16xf32>
+  %t = xnn.static_slice %c4 {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 24, 16>} : (tensor<1x1x25x16xf32>) -> tensor<1x1x24x16xf32>
+  func.return %a, %b, %s, %t, %c3 : tensor<1x1x104x4xf32>, tensor<1x1x27x8xf32>, tensor<1x1x26x16xf32>, tensor<1x1x24x16xf32>, tensor<1x1x27x16xf32>
 }

@@ -479,3 +479,32 @@ func.func @qs8_asymmetric_filter(%x: tensor<1x1x3x1x!xnn.quant.uniform<i8:f32, 0
   %y = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 1 : i64, group_output_channels = 2 : i64} : (tensor<1x1x3x1x!xnn.quant.uniform<i8:f32, 0.1>>, tensor<2x1x4x1x!xnn.quant.uniform<i8:f32, 0.5:3>>) -> tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
   func.return %y : tensor<1x1x8x2x!xnn.quant.uniform<i8:f32, 0.2:-1>>
 }
+
+// -----
+
+// A static causal trim folds into the deconvolution's padding as a symbolic one does, before
+// the phases are built: the convolution computes the 4 kept positions, not 5, and no slice
+// is left.
+// CHECK-LABEL: func.func @static_causal_trim
+// CHECK:         %{{.*}} = xnn.convolution_2d %x, %{{.*}} {kernel_height = 1 : i64, kernel_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 6 : i64, padding_left = 1 : i64} : (tensor<1x1x4x2xf32>, tensor<6x1x2x2xf32>) -> tensor<1x1x4x6xf32>
+// CHECK-NOT:     xnn.static_slice
+// CHECK-NOT:     xnn.deconvolution_2d
+func.func @static_causal_trim(%x: tensor<1x1x4x2xf32>) -> tensor<1x1x8x3xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %d = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x4x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x10x3xf32>
+  %y = xnn.static_slice %d {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 8, 3>} : (tensor<1x1x10x3xf32>) -> tensor<1x1x8x3xf32>
+  func.return %y : tensor<1x1x8x3xf32>
+}
+
+// -----
+
+// A trim the deconvolution cannot take (it cuts the channels) stays, and the phases are built.
+// CHECK-LABEL: func.func @channel_slice_stays
+// CHECK:         xnn.convolution_2d
+// CHECK:         xnn.static_slice {{.*}}sizes = array<i64: 1, 1, 10, 2>}
+func.func @channel_slice_stays(%x: tensor<1x1x4x2xf32>) -> tensor<1x1x10x2xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<3x1x4x2xf32>
+  %d = xnn.deconvolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 4 : i64, upsampling_width = 2 : i64, group_input_channels = 2 : i64, group_output_channels = 3 : i64} : (tensor<1x1x4x2xf32>, tensor<3x1x4x2xf32>) -> tensor<1x1x10x3xf32>
+  %y = xnn.static_slice %d {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 10, 2>} : (tensor<1x1x10x3xf32>) -> tensor<1x1x10x2xf32>
+  func.return %y : tensor<1x1x10x2xf32>
+}

@@ -1,0 +1,119 @@
+"""`xnn-depthwise-rows`: a depthwise convolution over a 1-D signal, laid out as one row of
+W pixels, as W rows of one pixel, so that XNNPACK's threads share it.
+
+    %y = xnn.depthwise_convolution_2d %x, %w, %b {kernel 1 x k, padding left l, right r}
+                                                         : [N, 1, W, C] -> [N, 1, W', C]
+  ==>
+    %r = xnn.static_reshape %x                           : -> [N, W, 1, C]
+    %z = xnn.depthwise_convolution_2d %r, %w', %b {kernel k x 1, padding top l, bottom r}
+                                                         : -> [N, W', 1, C]
+    %y = xnn.static_reshape %z                           : -> [N, 1, W', C]
+
+The reshapes move no data (NHWC with H = 1 or W = 1 is the same bytes), nor does the filter
+([1, 1, k, C] -> [1, k, 1, C]); the stride and dilation move from W to H. XNNPACK splits a
+depthwise convolution among threads by output rows only, so the width form runs on one
+thread: Mimi's last layer (the one-output-channel convolution as a depthwise convolution
+and a channel sum, `xnn-conv-as-gemm`) was 0.75 ms of a 22 ms call at 2 threads. Whether the
+rewrite pays is the layer's decision (`xnn.decision`: the tuner's, or the target's rule
+`cost.rules.depthwise_rows`: rows when the threads outnumber the batch); the pass records
+what it followed on the convolution over rows.
+
+On a symbolic width the reshapes infer it (XNNPACK's 0 in `new_shape`), and the rule, which
+reads the threads and the batch only, decides (the tuner times static layers).
+
+Does nothing when: the decision is "width"; the input is not one row of several pixels
+(H = 1 < W, a 1 x k kernel, no padding above or below); a dilation or stride along H is not
+1; the filter is not a constant with data; TensorFlow SAME padding; the batch or the
+channels are symbolic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
+from xnnc.conversion.emitter import Emitter
+from xnnc.cost.decision import record_moved, rewriting, row_layer
+from xnnc.dialects import xnn
+from xnnc.ir.types import element_type, int_value, shape_of
+
+
+def applies(op: xnn.DepthwiseConvolution2dOp) -> bool:
+    """Whether the pass has a decision to make about `op` (the module docstring)."""
+    if op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
+        return False
+    n, h, w, c = shape_of(op.input)
+    if not (isinstance(n, int) and isinstance(c, int)):
+        return False
+    if h != 1 or w == 1 or int_value(op.kernel_height) != 1:
+        return False
+    top, _, bottom, _ = op.padding()
+    if top or bottom or int_value(op.subsampling_height) != 1:
+        return False
+    if int_value(op.dilation_height) != 1:
+        return False
+    return constant_tensor(op.filter) is not None
+
+
+@dataclass(frozen=True)
+class DepthwiseOverRows(RewritePattern):
+    """The module docstring's rewrite, where the layer's decision is "rows" (or whatever it
+    is, with `ignore_target`)."""
+
+    ignore_target: bool = False
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: xnn.DepthwiseConvolution2dOp, rewriter: PatternRewriter
+    ) -> None:
+        if not applies(op):
+            return
+        decision = rewriting(op, row_layer(op), "rows", self.ignore_target)
+        if decision is None:
+            return
+        n, _, w, c = shape_of(op.input)
+        out_w, out_c = shape_of(op.output)[2:]
+        _, right, _, left = op.padding()
+        filt = constant_tensor(op.filter)
+        assert filt is not None
+        k = int_value(op.kernel_width)
+        e = Emitter(rewriter, op)
+        column = filt.reshape(1, k, 1, out_c)
+        filter_type = TensorType(element_type(op.filter), column.shape)
+        z = e.node(
+            xnn.DepthwiseConvolution2dOp, e.reshape(op.input, (n, w, 1, c)),
+            e.const(column, f"{weight_name(op.filter)}.rows", filter_type), op.bias,
+            elem=element_type(op.output), shape=(n, out_w, 1, out_c), input_channels=c,
+            kernel_height=k, kernel_width=1, padding_top=left, padding_bottom=right,
+            subsampling_height=int_value(op.subsampling_width),
+            dilation_height=int_value(op.dilation_width),
+            depth_multiplier=int_value(op.depth_multiplier),
+            output_min=op.output_min, output_max=op.output_max,
+        )  # fmt: skip
+        record_moved(op, z.owner, decision)  # type: ignore[arg-type]
+        y = e.reshape(z, (n, 1, out_w, out_c))
+        replace_dropping_weights(rewriter, op, y)
+
+
+@dataclass(frozen=True)
+class DepthwiseRowsPass(ModulePass):
+    """Depthwise convolutions over 1-D signals as convolutions over rows, where the layer's
+    decision says so.
+
+    ignore-target: rewrite whatever the decision (false; for experiments and tests)."""
+
+    name = "xnn-depthwise-rows"
+    ignore_target: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(DepthwiseOverRows(self.ignore_target)).rewrite_module(op)
