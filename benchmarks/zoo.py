@@ -42,9 +42,10 @@ The per-node profile (xnnc, 1 thread) lists each model's top XNNPACK operator ki
 The header names the CPU model and the ISA features xnnc's target reads on it.
 
 --policies adds, per model, xnnc under each fixed policy (`POLICIES`: every rewrite on,
-conv-as-gemm and depthwise-rows forced past their target rules; each cost-guided rewrite off; bf16 GEMMs in fp32;
-every fp16 layer native or in fp32; the other layers decided as by default, from the same
-tuning database) to the same interleaved rounds, and a table of the default beside them with
+conv-as-gemm and depthwise-rows forced past their target rules; each cost-guided rewrite
+off; bf16 GEMMs in fp32; every fp16 layer native or in fp32; the other layers decided as by
+default, from the same tuning database) to the same interleaved rounds, and a table of the
+default beside them with
 the ratio of the default to the best fixed policy (issue 10 wants <= 1.03); a row over
 1.03 is measured again as a pair, the default and that policy alone with twice the rounds,
 and that ratio is given beside it ("A/B"). Every program is
