@@ -277,8 +277,9 @@ class SliceOfConv(RewritePattern):
 
     Does nothing when: a size is symbolic; the slice cuts the batch or channels, or cuts
     through the rows or columns one output position makes; the convolution or the
-    interleave has another user; the convolution uses TensorFlow SAME padding; keeping
-    the outputs would take a negative padding (the slice ends before the padding does)."""
+    interleave has another user; the convolution uses TensorFlow SAME padding; the kept
+    outputs would need a negative padding (the slice drops a first or last output whose
+    window does not reach into the padding)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: xnn.StaticSliceOp, rewriter: PatternRewriter) -> None:

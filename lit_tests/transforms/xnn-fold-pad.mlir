@@ -332,6 +332,19 @@ func.func @slice_of_conv_2d(%x: tensor<1x9x9x4xf32>) -> tensor<1x5x5x8xf32> {
 
 // -----
 
+// A depthwise convolution's output trimmed at both ends: its padding, here none left.
+// CHECK-LABEL: func.func @slice_of_depthwise
+// CHECK:         %[[C:.*]] = xnn.depthwise_convolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 3 : i64, input_channels = 4 : i64} : (tensor<1x1x10x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x1x8x4xf32>
+// CHECK-NEXT:    func.return %[[C]]
+func.func @slice_of_depthwise(%x: tensor<1x1x10x4xf32>) -> tensor<1x1x8x4xf32> {
+  %w = xnn.constant dense<5.000000e-01> : tensor<1x1x3x4xf32>
+  %y = xnn.depthwise_convolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 3 : i64, padding_left = 2 : i64, padding_right = 2 : i64, input_channels = 4 : i64} : (tensor<1x1x10x4xf32>, tensor<1x1x3x4xf32>) -> tensor<1x1x12x4xf32>
+  %s = xnn.static_slice %y {offsets = array<i64: 0, 0, 2, 0>, sizes = array<i64: 1, 1, 8, 4>} : (tensor<1x1x12x4xf32>) -> tensor<1x1x8x4xf32>
+  func.return %s : tensor<1x1x8x4xf32>
+}
+
+// -----
+
 // A depth-to-space interleave (2x2 phases): rows and columns in whole blocks.
 // CHECK-LABEL: func.func @slice_of_depth_to_space
 // CHECK:         %[[C:.*]] = xnn.convolution_2d %x, %w {{.*}}group_output_channels = 12 : i64, padding_top = 1 : i64, padding_left = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<12x2x2x2xf32>) -> tensor<1x4x4x12xf32>

@@ -25,7 +25,7 @@
 // FOLLOWED: source = "tuned", layer = "conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1"
 // FOLLOWED: func.return
 // The key ends in conv-as-gemm's revision (cost.rules.REVISIONS): times of an older form miss.
-// DB:       1 {{.*}}|threads=1|conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1|r2{{$}}
+// DB:       1 {{.*}}|threads=1|conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1|r3{{$}}
 // CROSS:    xnn-tune: the module's target 'stock,arm64' is not this machine's CPU on the extended runtime; tuning times layers here (cross-compiles use the static rules)
 // NOTARGET: xnn-opt: error: xnn-tune: the module has no #xnn.target; set this machine's first: -p 'xnn-set-target,xnn-tune'
 // FORM:     xnn-tune: unknown form 'winograd'; valid: conv-as-gemm, bf16-gemm, upsample-nearest, polyphase, fc-or-bmm, fp16-compute
