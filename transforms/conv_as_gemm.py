@@ -73,31 +73,24 @@ from xnnc.conversion.emitter import Emitter
 from xnnc.cost.decision import (
     Decision,
     conv_layer,
-    decide,
-    record,
     record_moved,
+    rewriting,
     taps_cannot_follow,
 )
-from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, target_of
 from xnnc.ir.shapes import relative_end
 from xnnc.ir.types import int_value, shape_of, size_symbols
 
 MIN_OUTPUT_CHANNELS = 16
-FORM = ConvLayer.form
 
 
 def _decision(op: xnn.Convolution2dOp, ignore_target: bool) -> Decision | None:
     """The layer's decision when it is "gemm", else None (the "direct" one recorded on `op`)."""
     layer = conv_layer(op)
-    if ignore_target and (not size_symbols(op) or taps_cannot_follow(op, layer) is None):
-        return Decision(FORM, "gemm", "option", layer.key(), "ignore-target=true")
-    decision = decide(op, layer)
-    if decision.choice == "gemm":
-        return decision
-    record(op, decision)
-    return None
+    # The option forces the GEMM form only where it follows the sizes.
+    forced = ignore_target and (not size_symbols(op) or taps_cannot_follow(op, layer) is None)
+    return rewriting(op, layer, "gemm", forced)
 
 
 def taps_apply(op: xnn.Convolution2dOp, min_output_channels: int, two_d: bool) -> bool:

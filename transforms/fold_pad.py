@@ -315,8 +315,7 @@ class SliceOfConv(RewritePattern):
                 return
             axes.append(padding)
         (new_top, new_bottom), (new_left, new_right) = axes
-        c = shape_of(conv.output)[3]
-        n = shape_of(conv.output)[0]
+        n, *_, c = shape_of(conv.output)
         rows, cols = out[1] // blocks[0], out[2] // blocks[1]
         props = {**conv.properties, "padding_top": IntegerAttr(new_top, i64),
                  "padding_right": IntegerAttr(new_right, i64),
