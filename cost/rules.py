@@ -291,7 +291,10 @@ KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
 #   channel sum, no longer a fully-connected node of ones (2026-12-03).
 #   conv-as-gemm 3: the gemm form is timed as the program runs it: its depthwise convolution
 #   over rows where `depthwise_rows` says so, the reshapes at its edges in place (2026-12-05).
-REVISIONS = {"conv-as-gemm": 3}
+#   polyphase 2: the rewritten forms are timed as the program runs them: the phases' trim
+#   folded into the convolution's padding, depthwise phases over rows by `depthwise_rows`,
+#   the interleave's reshape at the output in place (2026-12-05).
+REVISIONS = {"conv-as-gemm": 3, "polyphase": 2}
 
 
 @dataclass(frozen=True)

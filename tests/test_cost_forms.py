@@ -25,6 +25,7 @@ from xnnc.cost import rules
 from xnnc.cost.decision import Decision, decisions, record, recorded
 from xnnc.dialects import xnn
 from xnnc.frontend.fx_importer import import_model
+from xnnc.ir.types import int_value
 from xnnc.options import CompileOptions
 from xnnc.pipeline import default_passes
 from xnnc.target import Target
@@ -166,6 +167,50 @@ def test_the_tuner_times_every_form_on_xnnpack(form):
     assert set(forms) == set(rules.FORMS[form]) and len(set(kinds.values())) == len(forms), kinds
     times = time_on_xnnpack(forms, 1, rounds=2, sample_ms=0.2)
     assert set(times) == set(rules.FORMS[form]) and all(t > 0 for t in times.values())
+
+
+class _CausalUpsample(nn.Module):
+    """SEANet's causal upsample: kernel 2s, the last k - s outputs trimmed, then an ELU."""
+
+    def __init__(self, channels: int, groups: int = 1) -> None:
+        super().__init__()
+        self.up = nn.ConvTranspose1d(channels, channels, 8, stride=4, groups=groups)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.up(x)
+        return nn.functional.elu(y[..., : y.shape[-1] - 4])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_tuner_times_polyphase_forms_as_the_program_runs_them(threads):
+    """A causal upsample's forms: the single convolution, the interleave's reshape at the
+    output in place (as inside a model: no slice, no reshape left to time); a depthwise
+    one's phases over rows where the threads outnumber the batch, as `xnn-depthwise-rows`
+    builds them."""
+    torch.manual_seed(0)
+    target = Target.host(threads=threads)
+    dense = _before_tuning("polyphase", _CausalUpsample(8).eval(), (torch.randn(1, 8, 13),))
+    [anchor] = [op for op in dense.walk() if SPECS["polyphase"].candidate(op)]
+    forms = candidate_forms(anchor, "polyphase", target)
+    kinds = {c: [o.name for o in sub.body.block.ops if o.name != "xnn.constant"]
+             for c, sub in forms.items()}  # fmt: skip
+    # per-phase would be the same convolution (one window for all phases): not timed twice
+    assert kinds == {"deconvolution": ["xnn.deconvolution_2d", "xnn.output"],
+                     "polyphase": ["xnn.convolution_2d", "xnn.output"]}  # fmt: skip
+    n, h, _, c = forms["polyphase"].body.block.last_op.operands[0].type.get_shape()
+    assert (n, h, c) == (1, 1, 32)  # the phases' convolution: 4 phases x 8 channels
+    times = time_on_xnnpack(forms, threads, rounds=2, sample_ms=0.2)
+    assert set(times) == set(forms) and all(t > 0 for t in times.values())
+
+    depthwise = _CausalUpsample(8, groups=8).eval()
+    module = _before_tuning("polyphase", depthwise, (torch.randn(1, 8, 13),))
+    [anchor] = [op for op in module.walk() if SPECS["polyphase"].candidate(op)]
+    phases = [op for op in candidate_forms(anchor, "polyphase", target)["polyphase"].walk()
+              if isinstance(op, xnn.DepthwiseConvolution2dOp)]  # fmt: skip
+    assert len(phases) == 4
+    rows = threads > 1
+    assert {(int_value(op.kernel_height) > 1, int_value(op.kernel_width) > 1)
+            for op in phases} == {(rows, not rows)}  # fmt: skip
 
 
 def test_a_polyphase_entry_tuned_before_per_phase_is_followed(tmp_path, monkeypatch):

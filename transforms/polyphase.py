@@ -42,8 +42,10 @@ the rewrite pays is the cost model's decision per layer ("polyphase", "per-phase
 `cost.rules.polyphase` (always for depthwise kernels, whose deconvolution XNNPACK runs
 slowly, and for dense ones while the padded kernel has at most 1.4 times the taps). A choice
 whose form does not fit the layer (`forms`) becomes the one that does, saying why. The
-pattern records the decision it followed on the op computing the result (per-phase: the
-concatenate, which layout leaves in place). Pass options other than the defaults replace
+pattern records the decision it followed on the convolution over all phases, or the
+concatenate joining the phases' convolutions (per-phase, depthwise): ops the later rewrites
+keep or rebuild with their decisions, where layout folds the interleave and `xnn-fold-pad`
+the slice. Pass options other than the defaults replace
 the rule (source "option"): `max-kernel-growth`, `pad-kernels=false` (growth 1).
 
 A qs8 deconvolution (XNNPACK's qs8 input and output, qcint8 or qint8 filter, int32 bias)
@@ -432,8 +434,14 @@ def forms(op: xnn.Deconvolution2dOp) -> tuple[str, ...]:
 
 
 def choices(op: xnn.Deconvolution2dOp) -> tuple[str, ...]:
-    """The polyphase choices that are distinct forms of `op`: what the tuner times."""
-    return ("deconvolution", *forms(op))
+    """The polyphase choices that are distinct forms of `op`: what the tuner times. Output
+    phases of one run (one window for all: SEANet's causal upsample, k = 2s) make per-phase
+    one convolution over all phases computing exactly the kept outputs, the single
+    convolution once `xnn-fold-pad` has folded its crop: the same program, not timed twice."""
+    fitting = forms(op)
+    if "per-phase" in fitting and len(phase_runs(output_phases(op))) == 1:  # type: ignore[arg-type]
+        fitting = tuple(f for f in fitting if f != "per-phase")
+    return ("deconvolution", *fitting)
 
 
 def trim_to_fold(op: xnn.Deconvolution2dOp) -> xnn.StaticSliceOp | None:
@@ -456,7 +464,7 @@ def folding_trim(op: xnn.StaticSliceOp) -> xnn.Deconvolution2dOp | None:
     folds `op` into its padding: `op` is the deconvolution's only user, keeps the batch and
     the channels whole and starts inside it."""
     deconv = op.input.owner
-    if not isinstance(deconv, xnn.Deconvolution2dOp) or len(list(op.input.uses)) != 1:
+    if not isinstance(deconv, xnn.Deconvolution2dOp) or not op.input.has_one_use():
         return None
     x, out = shape_of(op.input), shape_of(op.output)
     if (x[0], x[3]) != (out[0], out[3]) or min(ints(op.offsets)) < 0:
@@ -574,14 +582,12 @@ class DeconvolutionToPolyphase(RewritePattern):
                      for i, (phases, rows, cols) in enumerate(runs)]  # fmt: skip
             joined = _concatenate(e, convs)
             y = _interleave(e, joined, sh, sw)
-            # On the concatenate, the last op of this form: the layout patterns fold the
-            # interleaving reshape into its neighbours, and the decision with it.
             record_moved(op, joined.owner, decision)  # type: ignore[arg-type]
         else:
             (rows, top), (cols, left) = (plan_axis(*axis) for axis in _axes(op))
             phases = _dense_phases(e, op, weights, range(sh * sw), (rows, cols))
             y = _slice(e, _interleave(e, phases, sh, sw), (top, left), shape_of(op.output))
-            record_moved(op, y.owner, decision)  # type: ignore[arg-type]
+            record_moved(op, phases.owner, decision)  # type: ignore[arg-type]
         replace_dropping_weights(rewriter, op, y)
 
 
@@ -629,8 +635,9 @@ class DepthwiseDeconvolutionToPolyphase(RewritePattern):
             )
             for p, rows, cols in plan
         ]  # fmt: skip
-        y = _slice(e, _interleave(e, _concatenate(e, phases), sh, sw), offsets, shape_of(op.output))
-        record_moved(op, y.owner, decision)  # type: ignore[arg-type]
+        joined = _concatenate(e, phases)
+        y = _slice(e, _interleave(e, joined, sh, sw), offsets, shape_of(op.output))
+        record_moved(op, joined.owner, decision)  # type: ignore[arg-type]
         replace_dropping_weights(rewriter, op, y)
 
 

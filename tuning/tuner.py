@@ -97,6 +97,7 @@ from xnnc.transforms.depthwise_rows import DepthwiseRowsPass
 from xnnc.transforms.depthwise_rows import applies as depthwise_rows_applies
 from xnnc.transforms.fc_as_bmm import FcAsBmmPass
 from xnnc.transforms.fc_as_bmm import tunable as fc_tunable
+from xnnc.transforms.fold_pad import FoldPadPass
 from xnnc.transforms.polyphase import PolyphasePass
 from xnnc.transforms.polyphase import choices as polyphase_choices
 from xnnc.transforms.polyphase import rewritable as polyphase_rewritable
@@ -185,6 +186,22 @@ class _ConvAsGemmForm(ModulePass):
         DepthwiseRowsPass().apply(ctx, op)
 
 
+@dataclass(frozen=True)
+class _PolyphaseForm(ModulePass):
+    """A transposed convolution's form as the program runs it: `xnn-polyphase`, then
+    `xnn-fold-pad` (the phases' trim becomes the convolution's padding: Mimi's upsamples
+    keep no slice) and `xnn-depthwise-rows` by its rule (a depthwise layer's phases over a
+    1-D signal). With the interleave's reshape at the output in place, as inside a model,
+    the polyphase forms are no longer timed with two copies of the output the program does
+    not make."""
+
+    name = "xnn-tune-polyphase-form"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for rewrite in (PolyphasePass(), FoldPadPass(), DepthwiseRowsPass()):
+            rewrite.apply(ctx, op)
+
+
 def _fp16_region_layer(op: Operation) -> Fp16Region:
     region = region_of(op)
     return fp16_region(with_boundary(region), [n for n in region if is_fp16_layer(n)])
@@ -232,8 +249,9 @@ SPECS: dict[str, FormSpec] = {
     "polyphase": FormSpec(
         lambda op: isinstance(op, xnn.Deconvolution2dOp) and polyphase_rewritable(op),
         deconv_layer,  # type: ignore[arg-type]
-        PolyphasePass,
+        _PolyphaseForm,
         choices=polyphase_choices,  # type: ignore[arg-type]
+        edge_reshapes_in_place=True,
     ),
     "fc-or-bmm": FormSpec(
         lambda op: isinstance(op, xnn.FullyConnectedOp) and fc_tunable(op),
@@ -341,7 +359,7 @@ def drop_edge_reshapes(sub: xnn.SubgraphOp) -> None:
         reshape = value.owner
         if (
             isinstance(reshape, xnn.StaticReshapeOp)
-            and len(list(value.uses)) == 1
+            and value.has_one_use()
             and not isinstance(reshape.input.owner, Block)
             and reshape.input not in output.operands
         ):
