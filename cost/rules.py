@@ -294,7 +294,9 @@ KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
 #   polyphase 2: the rewritten forms are timed as the program runs them: the phases' trim
 #   folded into the convolution's padding, depthwise phases over rows by `depthwise_rows`,
 #   the interleave's reshape at the output in place (2026-12-05).
-REVISIONS = {"conv-as-gemm": 3, "polyphase": 2}
+#   upsample-nearest 2: the broadcast form is timed without the reshapes at its edges
+#   (before, two copies of which one of the output's size were timed with it) (2026-12-05).
+REVISIONS = {"conv-as-gemm": 3, "polyphase": 2, "upsample-nearest": 2}
 
 
 @dataclass(frozen=True)

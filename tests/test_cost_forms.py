@@ -169,6 +169,24 @@ def test_the_tuner_times_every_form_on_xnnpack(form):
     assert set(times) == set(rules.FORMS[form]) and all(t > 0 for t in times.values())
 
 
+def test_the_tuner_times_the_broadcast_upsample_without_its_edge_reshapes():
+    """The broadcast form's reshapes sit at the layer's edges: in place inside a model,
+    copies at a subgraph's input and output (one of the output's size), so the tuner times
+    the broadcast alone, its input and output in the reshapes' shapes."""
+    model, inputs, _ = _models()["upsample-nearest"]
+    module = _before_tuning("upsample-nearest", model, inputs)
+    [anchor] = [op for op in module.walk() if SPECS["upsample-nearest"].candidate(op)]
+    forms = candidate_forms(anchor, "upsample-nearest", Target.host())
+    kinds = {c: [o.name for o in sub.body.block.ops] for c, sub in forms.items()}
+    assert kinds == {"broadcast": ["xnn.static_broadcast", "xnn.output"],
+                     "depth-to-space": ["xnn.concatenate", "xnn.depth_to_space_2d",
+                                        "xnn.output"]}, kinds  # fmt: skip
+    [arg] = forms["broadcast"].body.block.args
+    assert arg.type.get_shape() == (1, 6, 1, 5, 1, 6)  # [N, H, 1, W, 1, C]
+    times = time_on_xnnpack(forms, 1, rounds=2, sample_ms=0.2)
+    assert set(times) == set(forms) and all(t > 0 for t in times.values())
+
+
 class _CausalUpsample(nn.Module):
     """SEANet's causal upsample: kernel 2s, the last k - s outputs trimmed, then an ELU."""
 

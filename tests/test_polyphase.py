@@ -313,6 +313,10 @@ class _Trimmed(nn.Module):
 def test_trimmed_transposed_conv(case, data) -> None:
     """A trim of any rows and columns, folded into the deconvolution's padding (or into the
     phases' convolution, or left as a slice where it cuts through a position's phases)."""
+    _check_trimmed(case, data)
+
+
+def _check_trimmed(case, data) -> None:
     conv, x, rewritable = case
     with torch.no_grad():
         out = conv.to(x.dtype)(x).shape[2:]
@@ -323,11 +327,21 @@ def test_trimmed_transposed_conv(case, data) -> None:
     _check(_Trimmed(conv, trims), x, rewritten=rewritable)
 
 
-def test_causal_trim_leaves_no_slice() -> None:
+@settings(max_examples=15, deadline=None)
+@given(case=transposed_convs(depthwise=True), data=st.data())
+def test_trimmed_depthwise_transposed_conv(case, data) -> None:
+    """The same for depthwise transposed convolutions: a trim of whole positions crops each
+    phase's convolution under the concatenate of the phases; any other stays a slice."""
+    _check_trimmed(case, data)
+
+
+@pytest.mark.parametrize("groups", [1, 4])
+def test_causal_trim_leaves_no_slice(groups: int) -> None:
     """SEANet's causal upsample (kernel 2s, the last k - s outputs trimmed): the phases'
-    convolution computes exactly the kept outputs. (A depthwise one keeps its slice, after
-    the concatenate of its phases: nothing folds a slice through a concatenate yet.)"""
-    model = _Trimmed(nn.ConvTranspose1d(4, 4, 16, 8), [(0, 8)])
+    convolution computes exactly the kept outputs; a depthwise one (Mimi's frame-rate
+    upsample) crops each phase's convolution under the concatenate."""
+    stride = 8 if groups == 1 else 2
+    model = _Trimmed(nn.ConvTranspose1d(4, 4, 2 * stride, stride, groups=groups), [(0, stride)])
     program = _check(model, torch.randn(1, 4, 13))
     assert "xnn.static_slice" not in _ops(program), _ops(program)
 

@@ -220,16 +220,17 @@ class SliceOfPad(RewritePattern):
 
 
 def _interleave_blocks(value: SSAValue) -> tuple[tuple[int, int], Operation | None] | None:
-    """How many rows and columns of `value` each output position of the convolution under
-    it makes, and the interleave between them: ((1, 1), None) for the convolution's own
-    result; a reshape moving channel groups into W ([N, H, W, P*C] -> [N, H, W*P, C]) or, at
-    W = 1, into H; a depth-to-space of block b (b, b). None for anything else."""
+    """How many rows and columns of `value` each output position of the convolutions under
+    it makes, and the interleave between them: ((1, 1), None) for their own result; a
+    reshape moving channel groups into W ([N, H, W, P*C] -> [N, H, W*P, C]) or, at W = 1,
+    into H; a depth-to-space of block b (b, b). None for anything else or where
+    `_convolutions` finds none under it."""
     link = value.owner
-    if isinstance(link, Conv):
+    if _convolutions(value) is not None:
         return (1, 1), None
     if not isinstance(link, xnn.StaticReshapeOp | xnn.DepthToSpace2dOp):
         return None
-    if not isinstance(link.input.owner, Conv) or not link.input.has_one_use():
+    if _convolutions(link.input) is None or not link.input.has_one_use():
         return None
     if isinstance(link, xnn.DepthToSpace2dOp):
         b = link.block_size.value.data
@@ -243,6 +244,25 @@ def _interleave_blocks(value: SSAValue) -> tuple[tuple[int, int], Operation | No
     if w == 1 and tuple(out) == (n, h * p, 1, c // p):
         return (p, 1), link
     return None
+
+
+def _convolutions(value: SSAValue) -> list[Conv] | None:
+    """The convolutions computing `value`: its producer, or those a concatenate joins on
+    the channels (a depthwise polyphase upsample's phases), each read only there and all of
+    one spatial size; None otherwise."""
+    owner = value.owner
+    if isinstance(owner, Conv):
+        return [owner]
+    if not isinstance(owner, xnn.ConcatenateOp) or owner.axis.value.data not in (3, -1):
+        return None
+    convs = [v.owner for v in owner.inputs]
+    if len(set(owner.inputs)) < len(convs) or not all(
+        isinstance(c, Conv) and c.results[0].has_one_use() for c in convs
+    ):
+        return None
+    if len({tuple(shape_of(c.results[0])[:3]) for c in convs}) != 1:
+        return None
+    return convs  # type: ignore[return-value]
 
 
 def _cropped_padding(
@@ -272,12 +292,14 @@ class SliceOfConv(RewritePattern):
 
     The trim of a causal transposed convolution after `xnn-polyphase` (Mimi's upsamples: the
     slices were 0.45 ms of 42 at one thread and 1.7 ms of 27 at two on the AMD EPYC Zen 4,
-    where a slice runs on one thread and reads rows the other core wrote). The slice's
+    where a slice runs on one thread and reads rows the other core wrote). A depthwise
+    upsample's phases, one convolution each joined by a concatenate on the channels, are
+    cropped alike, each in its own padding (Mimi's frame-rate upsample). The slice's
     decisions move to the op now computing its result.
 
     Does nothing when: a size is symbolic; the slice cuts the batch or channels, or cuts
-    through the rows or columns one output position makes; the convolution or the
-    interleave has another user; the convolution uses TensorFlow SAME padding; the kept
+    through the rows or columns one output position makes; a convolution, the concatenate
+    or the interleave has another user; the convolution uses TensorFlow SAME padding; the kept
     outputs would need a negative padding (the slice drops a first or last output whose
     window does not reach into the padding)."""
 
@@ -286,44 +308,39 @@ class SliceOfConv(RewritePattern):
         if not op.input.has_one_use() or (found := _interleave_blocks(op.input)) is None:
             return
         blocks, link = found
-        conv = op.input.owner if link is None else link.input.owner
-        assert isinstance(conv, Conv)
+        source = op.input if link is None else link.input
+        convs = _convolutions(source)
+        assert convs is not None
         dims, out = shape_of(op.input), shape_of(op.output)
         offsets = ints(op.offsets)
-        known = (*dims, *out, *shape_of(conv.input))
+        known = (*dims, *out, *(d for c in convs for d in shape_of(c.input)))
         if not all(isinstance(d, int) for d in known) or min(offsets) < 0:
             return
-        if (dims[0], dims[3]) != (out[0], out[3]) or conv.has_flag(
-            xnn.FLAG_TENSORFLOW_SAME_PADDING
-        ):
+        if (dims[0], dims[3]) != (out[0], out[3]):
             return
-        top, right, bottom, left = conv.padding()
-        axes = []
-        for axis, b, pads, k, s, d in (
-            (1, blocks[0], (top, bottom), conv.kernel_height, conv.subsampling_height,
-             conv.dilation_height),
-            (2, blocks[1], (left, right), conv.kernel_width, conv.subsampling_width,
-             conv.dilation_width),
-        ):  # fmt: skip
-            if offsets[axis] % b or out[axis] % b:
-                return
-            kept = range(offsets[axis] // b, (offsets[axis] + out[axis]) // b)
-            size = shape_of(conv.input)[axis]
-            padding = _cropped_padding(size, k.value.data, s.value.data, d.value.data, pads,
-                                       kept)  # fmt: skip
-            if padding is None:
-                return
-            axes.append(padding)
-        (new_top, new_bottom), (new_left, new_right) = axes
-        n, *_, c = shape_of(conv.output)
-        rows, cols = out[1] // blocks[0], out[2] // blocks[1]
-        props = {**conv.properties, "padding_top": IntegerAttr(new_top, i64),
-                 "padding_right": IntegerAttr(new_right, i64),
-                 "padding_bottom": IntegerAttr(new_bottom, i64),
-                 "padding_left": IntegerAttr(new_left, i64)}  # fmt: skip
-        result = TensorType(element_type(conv.output), (n, rows, cols, c))
-        new_conv = rewriter.insert(rebuilt(conv, result_types=[result], properties=props))
-        value = new_conv.results[0]
+        if any(offsets[axis] % b or out[axis] % b for axis, b in zip((1, 2), blocks)):
+            return
+        kept = [range(offsets[axis] // b, (offsets[axis] + out[axis]) // b)
+                for axis, b in zip((1, 2), blocks)]  # fmt: skip
+        paddings = [_crop(conv, kept) for conv in convs]
+        if None in paddings:
+            return
+        rows, cols = (len(k) for k in kept)
+
+        def cropped(old: Operation, **parts: object) -> SSAValue:
+            n, *_, c = shape_of(old.results[0])
+            result = TensorType(element_type(old.results[0]), (n, rows, cols, c))
+            return rewriter.insert(rebuilt(old, result_types=[result], **parts)).results[0]
+
+        values = [
+            cropped(conv, properties={**conv.properties, **{
+                side: IntegerAttr(pad, i64) for side, pad in zip(_SIDES, padding)}})
+            for conv, padding in zip(convs, paddings, strict=True)
+        ]  # fmt: skip
+        joined = source.owner
+        value = values[0]
+        if isinstance(joined, xnn.ConcatenateOp):
+            value = cropped(joined, operands=values)
         if link is not None:
             e = Emitter(rewriter, op)
             if isinstance(link, xnn.DepthToSpace2dOp):
@@ -332,9 +349,32 @@ class SliceOfConv(RewritePattern):
                 value = e.reshape(value, out)
         move_decisions(op, value.owner)
         rewriter.replace(op, [], [value])
-        for dead in (link, conv):
+        for dead in (link, joined if isinstance(joined, xnn.ConcatenateOp) else None, *convs):
             if dead is not None:
                 rewriter.erase(dead)
+
+
+_SIDES = ("padding_top", "padding_bottom", "padding_left", "padding_right")
+
+
+def _crop(conv: Conv, kept: list[range]) -> tuple[int, int, int, int] | None:
+    """`conv`'s padding (top, bottom, left, right) computing only the output rows and
+    columns `kept`; None where it cannot (TensorFlow SAME padding, a negative padding)."""
+    if conv.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
+        return None
+    top, right, bottom, left = conv.padding()
+    sides: list[int] = []
+    for axis, pads, k, s, d in (
+        (1, (top, bottom), conv.kernel_height, conv.subsampling_height, conv.dilation_height),
+        (2, (left, right), conv.kernel_width, conv.subsampling_width, conv.dilation_width),
+    ):
+        size = shape_of(conv.input)[axis]
+        padding = _cropped_padding(size, k.value.data, s.value.data, d.value.data, pads,
+                                   kept[axis - 1])  # fmt: skip
+        if padding is None:
+            return None
+        sides += padding
+    return sides[0], sides[1], sides[2], sides[3]
 
 
 CANONICALIZATION: dict[type[Operation], tuple[RewritePattern, ...]] = {

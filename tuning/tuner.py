@@ -245,6 +245,7 @@ SPECS: dict[str, FormSpec] = {
         lambda op: upsample_layer(_upsample_ops(op)[0].operands[0]),
         UpsampleNearestPass,
         _upsample_ops,
+        edge_reshapes_in_place=True,  # the broadcast's reshapes: at the layer's edges
     ),
     "polyphase": FormSpec(
         lambda op: isinstance(op, xnn.Deconvolution2dOp) and polyphase_rewritable(op),

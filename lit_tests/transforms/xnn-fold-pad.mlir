@@ -317,6 +317,34 @@ func.func @slice_of_phases(%x: tensor<1x1x26x8xf32>) -> tensor<1x1x104x4xf32> {
 
 // -----
 
+// A depthwise upsample's phases, one convolution each joined by a concatenate: the trim of
+// whole positions crops every phase in its own padding (14 positions -> 13), no slice. A
+// trim through a position's phases (offset 1) stays a slice.
+// CHECK-LABEL: func.func @slice_of_concatenated_phases
+// CHECK:         %[[P0:.*]] = xnn.depthwise_convolution_2d %x, %w0 {kernel_height = 1 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_left = 1 : i64} : (tensor<1x1x13x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x13x4xf32>
+// CHECK-NEXT:    %[[P1:.*]] = xnn.depthwise_convolution_2d %x, %w1 {kernel_height = 1 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_left = 1 : i64} : (tensor<1x1x13x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x13x4xf32>
+// CHECK-NEXT:    %[[J:.*]] = xnn.concatenate %[[P0]], %[[P1]] {axis = 3 : i64} : (tensor<1x1x13x4xf32>, tensor<1x1x13x4xf32>) -> tensor<1x1x13x8xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[J]] {{{.*}}new_shape = array<i64: 1, 1, 26, 4>} : (tensor<1x1x13x8xf32>) -> tensor<1x1x26x4xf32>
+// CHECK:         %[[U:.*]] = xnn.static_slice %{{.*}} {offsets = array<i64: 0, 0, 1, 0>
+// CHECK-NEXT:    func.return %[[Y]], %[[U]]
+func.func @slice_of_concatenated_phases(%x: tensor<1x1x13x4xf32>, %z: tensor<1x1x13x4xf32>) -> (tensor<1x1x26x4xf32>, tensor<1x1x26x4xf32>) {
+  %w0 = xnn.constant dense<5.000000e-01> : tensor<1x1x2x4xf32>
+  %w1 = xnn.constant dense<2.500000e-01> : tensor<1x1x2x4xf32>
+  %p0 = xnn.depthwise_convolution_2d %x, %w0 {kernel_height = 1 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_left = 1 : i64, padding_right = 1 : i64} : (tensor<1x1x13x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x14x4xf32>
+  %p1 = xnn.depthwise_convolution_2d %x, %w1 {kernel_height = 1 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_left = 1 : i64, padding_right = 1 : i64} : (tensor<1x1x13x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x14x4xf32>
+  %j = xnn.concatenate %p0, %p1 {axis = 3 : i64} : (tensor<1x1x14x4xf32>, tensor<1x1x14x4xf32>) -> tensor<1x1x14x8xf32>
+  %d = xnn.static_reshape %j {new_shape = array<i64: 1, 1, 28, 4>} : (tensor<1x1x14x8xf32>) -> tensor<1x1x28x4xf32>
+  %y = xnn.static_slice %d {offsets = array<i64: 0, 0, 0, 0>, sizes = array<i64: 1, 1, 26, 4>} : (tensor<1x1x28x4xf32>) -> tensor<1x1x26x4xf32>
+  %q0 = xnn.depthwise_convolution_2d %z, %w0 {kernel_height = 1 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_left = 1 : i64, padding_right = 1 : i64} : (tensor<1x1x13x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x14x4xf32>
+  %q1 = xnn.depthwise_convolution_2d %z, %w1 {kernel_height = 1 : i64, kernel_width = 2 : i64, input_channels = 4 : i64, padding_left = 1 : i64, padding_right = 1 : i64} : (tensor<1x1x13x4xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x14x4xf32>
+  %k = xnn.concatenate %q0, %q1 {axis = 3 : i64} : (tensor<1x1x14x4xf32>, tensor<1x1x14x4xf32>) -> tensor<1x1x14x8xf32>
+  %e = xnn.static_reshape %k {new_shape = array<i64: 1, 1, 28, 4>} : (tensor<1x1x14x8xf32>) -> tensor<1x1x28x4xf32>
+  %u = xnn.static_slice %e {offsets = array<i64: 0, 0, 1, 0>, sizes = array<i64: 1, 1, 26, 4>} : (tensor<1x1x28x4xf32>) -> tensor<1x1x26x4xf32>
+  func.return %y, %u : tensor<1x1x26x4xf32>, tensor<1x1x26x4xf32>
+}
+
+// -----
+
 // Rows and columns of a strided 2-D convolution, from the start and from the end: the
 // padding computes only what is kept (top 3 -> 1 drops a row of stride 2; bottom 3 -> 1 and
 // right 3 -> 1 the last row and column).
