@@ -335,15 +335,23 @@ def stem_layer(op: xnn.Convolution2dOp) -> StemLayer:
     )  # fmt: skip
 
 
-def row_layer(op: xnn.DepthwiseConvolution2dOp) -> RowLayer:
-    """A depthwise convolution over one row ([N, 1, W, C]) `xnn-depthwise-rows` can rewrite."""
+RowOp = xnn.DepthwiseConvolution2dOp | xnn.MaxPooling2dOp | xnn.AveragePooling2dOp
+
+
+def row_layer(op: RowOp) -> RowLayer:
+    """A depthwise convolution or pooling over one row ([N, 1, W, C]) `xnn-depthwise-rows`
+    can rewrite."""
     n, _, w, c = shape_of(op.input)
     _, right, _, left = op.padding()
-    return RowLayer(
-        str(op.input.type.element_type), n, w, shape_of(op.output)[2],  # type: ignore[attr-defined]
-        c, int_value(op.kernel_width), int_value(op.subsampling_width),
-        int_value(op.dilation_width), (left, right),
-    )  # fmt: skip
+    dtype, out_w = str(op.input.type.element_type), shape_of(op.results[0])[2]  # type: ignore[attr-defined]
+    if isinstance(op, xnn.DepthwiseConvolution2dOp):
+        return RowLayer(dtype, n, w, out_w, c, int_value(op.kernel_width),
+                        int_value(op.subsampling_width), int_value(op.dilation_width),
+                        (left, right))  # fmt: skip
+    dilation = int_value(op.dilation_width) if isinstance(op, xnn.MaxPooling2dOp) else 1
+    kind = "maxpool" if isinstance(op, xnn.MaxPooling2dOp) else "avgpool"
+    return RowLayer(dtype, n, w, out_w, c, int_value(op.pooling_width),
+                    int_value(op.stride_width), dilation, (left, right), kind)  # fmt: skip
 
 
 def gemm_layer(op: Operation) -> GemmLayer:

@@ -246,8 +246,9 @@ class StemLayer:
 
 @dataclass(frozen=True)
 class RowLayer:
-    """A depthwise `xnn.depthwise_convolution_2d` over a 1-D signal ([N, 1, W, C], a 1 x k
-    kernel) that `xnn-depthwise-rows` can run over rows instead ([N, W, 1, C], k x 1)."""
+    """A depthwise window over a 1-D signal ([N, 1, W, C], a 1 x k window): a depthwise
+    convolution ("dwconv"), max ("maxpool") or average pooling ("avgpool"), which
+    `xnn-depthwise-rows` can run over rows instead ([N, W, 1, C], k x 1)."""
 
     dtype: str
     batch: int
@@ -258,12 +259,13 @@ class RowLayer:
     stride: int
     dilation: int
     padding: tuple[int, int]  # left, right
+    kind: str = "dwconv"
 
     form = "depthwise-rows"
 
     def key(self) -> str:
         return (
-            f"dwconv1d {self.dtype} {self.batch}x{self.width}x{self.channels} k{self.kernel}"
+            f"{self.kind}1d {self.dtype} {self.batch}x{self.width}x{self.channels} k{self.kernel}"
             f" s{self.stride} d{self.dilation} p{self.padding[0]},{self.padding[1]}"
         )
 
@@ -281,7 +283,8 @@ Layer = (
 KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
              "upsample2x": "upsample-nearest", "deconv": "polyphase", "linear": "fc-or-bmm",
              "fp16": "fp16-compute", "stem": "space-to-depth",
-             "dwconv1d": "depthwise-rows"}  # fmt: skip
+             "dwconv1d": "depthwise-rows", "maxpool1d": "depthwise-rows",
+             "avgpool1d": "depthwise-rows"}  # fmt: skip
 
 # A decision's revision: bumped when a rewrite builds one of its forms differently, so that
 # times the tuning database holds for the old construction miss instead of deciding for the
@@ -551,8 +554,8 @@ def space_to_depth(target: Target, layer: StemLayer) -> Choice:
 
 
 def depthwise_rows(target: Target, layer: RowLayer) -> Choice:
-    """A depthwise convolution over a 1-D signal: along the width of one row ([N, 1, W, C],
-    1 x k, as converted), or down W rows of one pixel ([N, W, 1, C], k x 1;
+    """A depthwise convolution or a pooling over a 1-D signal: along the width of one row
+    ([N, 1, W, C], 1 x k, as converted), or down W rows of one pixel ([N, W, 1, C], k x 1;
     `transforms/depthwise_rows.py`).
 
     XNNPACK 92a7ad50 splits a depthwise convolution among threads by output rows (batch x
@@ -561,10 +564,12 @@ def depthwise_rows(target: Target, layer: RowLayer) -> Choice:
     the AMD EPYC Zen 4 (AVX-512; `xnnc.compile` of one layer, the node's profile, f32
     1x24960x64 k7, Mimi's last layer): 1 thread 0.73 ms in one row, 0.85 over rows; 2
     threads 0.75 in one row, 0.44 over rows. So rows when the threads outnumber the batch
-    (the rows of the width form: threads beyond it idle), else the width."""
+    (the rows of the width form: threads beyond it idle), else the width. Max and average
+    pooling split the same way (1x24000x64, same CPU: max k4 s2 0.33 ms, average k3 0.41,
+    at 1 and at 2 threads alike)."""
     if target.threads > layer.batch:
         return Choice("rows", f"{target.threads} threads > batch {layer.batch}: XNNPACK splits "
-                      "a depthwise convolution by output rows only")  # fmt: skip
+                      "depthwise convolutions and poolings by output rows only")  # fmt: skip
     return Choice("width", f"{target.threads} thread(s) <= batch {layer.batch}: the batch "
                   "splits the work; one kernel call per row, not per pixel")  # fmt: skip
 

@@ -43,6 +43,19 @@ def _forms(program) -> list[str]:
     return [d.choice for d in program.decisions() if d.form == "depthwise-rows"]
 
 
+def _anchor(ep, target: Target):
+    """The program's one depthwise-rows layer, lowered by the default pipeline for `target`
+    up to where the form is tuned."""
+    module = import_model(ep)
+    xnn.set_target(module, target)
+    for p in default_passes(CompileOptions(tune=True)):
+        if isinstance(p, tuner.TunePass) and p.form == "depthwise-rows":
+            break
+        p.apply(xnnc.make_context(), module)
+    [anchor] = [op for op in module.walk() if SPECS["depthwise-rows"].candidate(op)]
+    return anchor
+
+
 @settings(max_examples=12, deadline=None)
 @given(
     channels=st.integers(2, 6), kernel=st.integers(2, 7), stride=st.integers(1, 3),
@@ -110,14 +123,8 @@ def test_the_tuner_times_both_forms_without_their_edge_reshapes(threads, tmp_pat
     model = Depthwise1d(8, 7, 1, 1, 6, 1).eval()
     x = torch.randn(1, 8, 64)
     ep = export_program(model, (x,))
-    module = import_model(ep)
     target = Target.host(threads=threads)
-    xnn.set_target(module, target)
-    for p in default_passes(CompileOptions(tune=True)):
-        if isinstance(p, tuner.TunePass) and p.form == "depthwise-rows":
-            break
-        p.apply(xnnc.make_context(), module)
-    [anchor] = [op for op in module.walk() if SPECS["depthwise-rows"].candidate(op)]
+    anchor = _anchor(ep, target)
     assert row_layer(anchor).key() == "dwconv1d f32 1x64x8 k7 s1 d1 p6,6"
     forms = candidate_forms(anchor, "depthwise-rows", target)
     rows = forms["rows"].body.block
@@ -148,3 +155,53 @@ def test_a_symbolic_width_runs_over_rows_at_every_size() -> None:
         x = torch.randn(1, 8, length)
         with torch.no_grad():
             torch.testing.assert_close(program(x), model(x), **TOL[torch.float32])
+
+
+class Pool1d(nn.Module):
+    """A 1x1 convolution (so that the pooling's input is NHWC) and a 1-D pooling."""
+
+    def __init__(self, pool: nn.Module) -> None:
+        super().__init__()
+        self.conv, self.pool = nn.Conv1d(6, 6, 1), pool
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.pool(self.conv(x))
+
+
+POOLS = {
+    "max": lambda: nn.MaxPool1d(4, stride=2, padding=1),
+    "max dilated": lambda: nn.MaxPool1d(3, stride=1, padding=1, dilation=2),
+    "average": lambda: nn.AvgPool1d(3, stride=2),
+}
+
+
+@pytest.mark.parametrize("name", list(POOLS))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_1d_pooling_runs_over_rows_where_the_threads_outnumber_the_batch(name, threads):
+    """Max and average pooling over a 1-D signal take the rows at two threads (XNNPACK
+    splits them by output rows too), the width at one; max is exact in either form, the
+    average sums the same window in the same order (tolerance: fp32 eager's 1e-5)."""
+    torch.manual_seed(0)
+    model = Pool1d(POOLS[name]()).eval()
+    x = torch.randn(1, 6, 50)
+    program = xnnc.compile(model, (x,), threads=threads, tune=False)
+    assert _forms(program) == ["rows" if threads > 1 else "width"]
+    [layer] = [d.layer for d in program.decisions() if d.form == "depthwise-rows"]
+    assert layer.startswith("maxpool1d" if name.startswith("max") else "avgpool1d")
+    width = xnnc.compile(model, (x,), threads=threads, tune=False, disable=OFF)
+    with torch.no_grad():
+        torch.testing.assert_close(program(x), model(x), **TOL[torch.float32])
+    torch.testing.assert_close(program(x), width(x), rtol=0, atol=0)
+
+
+def test_the_tuner_times_a_pooling_over_rows():
+    """A pooling's two forms, timed without their edge reshapes."""
+    model = Pool1d(nn.MaxPool1d(4, stride=2, padding=1)).eval()
+    target = Target.host(threads=2)
+    anchor = _anchor(export_program(model, (torch.randn(1, 6, 64),)), target)
+    assert row_layer(anchor).key() == "maxpool1d f32 1x64x6 k4 s2 d1 p1,1"
+    forms = candidate_forms(anchor, "depthwise-rows", target)
+    kinds = {c: [o.name for o in sub.body.block.ops] for c, sub in forms.items()}
+    assert kinds == {c: ["xnn.max_pooling_2d", "xnn.output"] for c in ("width", "rows")}
+    times = time_on_xnnpack(forms, 2, rounds=2, sample_ms=0.2)
+    assert set(times) == {"width", "rows"} and all(t > 0 for t in times.values())

@@ -1,5 +1,5 @@
-"""`xnn-depthwise-rows`: a depthwise convolution over a 1-D signal, laid out as one row of
-W pixels, as W rows of one pixel, so that XNNPACK's threads share it.
+"""`xnn-depthwise-rows`: a depthwise convolution (or a pooling) over a 1-D signal, laid out as
+one row of W pixels, as W rows of one pixel, so that XNNPACK's threads share it.
 
     %y = xnn.depthwise_convolution_2d %x, %w, %b {kernel 1 x k, padding left l, right r}
                                                          : [N, 1, W, C] -> [N, 1, W', C]
@@ -18,12 +18,17 @@ rewrite pays is the layer's decision (`xnn.decision`: the tuner's, or the target
 `cost.rules.depthwise_rows`: rows when the threads outnumber the batch); the pass records
 what it followed on the convolution over rows.
 
+Max and average pooling over a 1-D signal are the same kind of window, split the same way by
+XNNPACK (1x24000x64 on the AMD EPYC Zen 4: as long at 2 threads as at 1): their window, its
+stride, dilation and padding move from W to H alike (layer keys "maxpool1d ...",
+"avgpool1d ...").
+
 On a symbolic width the reshapes infer it (XNNPACK's 0 in `new_shape`), and the rule, which
 reads the threads and the batch only, decides (the tuner times static layers).
 
 Does nothing when: the decision is "width"; the input is not one row of several pixels
-(H = 1 < W, a 1 x k kernel, no padding above or below); a dilation or stride along H is not
-1; the filter is not a constant with data; TensorFlow SAME padding; the batch or the
+(H = 1 < W, a 1 x k window, no padding above or below); a dilation or stride along H is not
+1; a convolution's filter is not a constant with data; TensorFlow SAME padding; the batch or the
 channels are symbolic.
 """
 
@@ -33,36 +38,36 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
 from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
 from xnnc.conversion.emitter import Emitter
-from xnnc.cost.decision import record_moved, rewriting, row_layer
+from xnnc.cost.decision import Decision, RowOp, record_moved, rewriting, row_layer
 from xnnc.dialects import xnn
+from xnnc.ir.rebuild import rebuilt
 from xnnc.ir.types import element_type, int_value, shape_of
 
+POOLINGS = (xnn.MaxPooling2dOp, xnn.AveragePooling2dOp)
 
-def applies(op: xnn.DepthwiseConvolution2dOp) -> bool:
+
+def applies(op: RowOp) -> bool:
     """Whether the pass has a decision to make about `op` (the module docstring)."""
     if op.has_flag(xnn.FLAG_TENSORFLOW_SAME_PADDING):
         return False
     n, h, w, c = shape_of(op.input)
     if not (isinstance(n, int) and isinstance(c, int)):
         return False
-    if h != 1 or w == 1 or int_value(op.kernel_height) != 1:
-        return False
     top, _, bottom, _ = op.padding()
-    if top or bottom or int_value(op.subsampling_height) != 1:
+    if h != 1 or w == 1 or top or bottom:
         return False
-    if int_value(op.dilation_height) != 1:
-        return False
-    return constant_tensor(op.filter) is not None
+    if isinstance(op, POOLINGS):
+        dilation = op.dilation_height if isinstance(op, xnn.MaxPooling2dOp) else None
+        window = (op.pooling_height, op.stride_height, dilation)
+        return all(a is None or int_value(a) == 1 for a in window)
+    window = (op.kernel_height, op.subsampling_height, op.dilation_height)
+    return all(int_value(a) == 1 for a in window) and constant_tensor(op.filter) is not None
 
 
 @dataclass(frozen=True)
@@ -72,14 +77,14 @@ class DepthwiseOverRows(RewritePattern):
 
     ignore_target: bool = False
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(
-        self, op: xnn.DepthwiseConvolution2dOp, rewriter: PatternRewriter
-    ) -> None:
-        if not applies(op):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, RowOp) or not applies(op):  # type: ignore[arg-type]
             return
         decision = rewriting(op, row_layer(op), "rows", self.ignore_target)
         if decision is None:
+            return
+        if isinstance(op, POOLINGS):
+            _pooling_over_rows(op, decision, rewriter)
             return
         n, _, w, c = shape_of(op.input)
         out_w, out_c = shape_of(op.output)[2:]
@@ -105,9 +110,33 @@ class DepthwiseOverRows(RewritePattern):
         replace_dropping_weights(rewriter, op, y)
 
 
+# A pooling's window along W and its counterpart along H.
+_POOLING_AXES = (("pooling_width", "pooling_height"), ("stride_width", "stride_height"),
+                 ("dilation_width", "dilation_height"), ("padding_left", "padding_top"),
+                 ("padding_right", "padding_bottom"))  # fmt: skip
+
+
+def _pooling_over_rows(
+    op: xnn.MaxPooling2dOp | xnn.AveragePooling2dOp, decision: Decision, rewriter: PatternRewriter
+) -> None:
+    """The pooling's window moved from W to H between reshapes (its clamp kept)."""
+    n, _, w, c = shape_of(op.input)
+    out_w = shape_of(op.output)[2]
+    e = Emitter(rewriter, op)
+    props = dict(op.properties)
+    for along_w, along_h in _POOLING_AXES:
+        if along_w in props and along_h in props:
+            props[along_w], props[along_h] = props[along_h], props[along_w]
+    result = TensorType(element_type(op.output), (n, out_w, 1, c))
+    rows = rewriter.insert(rebuilt(op, operands=[e.reshape(op.input, (n, w, 1, c))],
+                                   result_types=[result], properties=props))  # fmt: skip
+    record_moved(op, rows, decision)
+    rewriter.replace(op, [], [e.reshape(rows.results[0], (n, 1, out_w, c))])
+
+
 @dataclass(frozen=True)
 class DepthwiseRowsPass(ModulePass):
-    """Depthwise convolutions over 1-D signals as convolutions over rows, where the layer's
+    """Depthwise convolutions and poolings over 1-D signals as ones over rows, where the layer's
     decision says so.
 
     ignore-target: rewrite whatever the decision (false; for experiments and tests)."""

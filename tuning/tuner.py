@@ -56,6 +56,7 @@ from xnnc.conversion.constants import constant_op
 from xnnc.cost import rules
 from xnnc.cost.decision import (
     Decision,
+    RowOp,
     conv_layer,
     deconv_layer,
     fp16_region,
@@ -265,7 +266,7 @@ SPECS: dict[str, FormSpec] = {
         SpaceToDepthPass,
     ),
     "depthwise-rows": FormSpec(
-        lambda op: isinstance(op, xnn.DepthwiseConvolution2dOp) and depthwise_rows_applies(op),
+        lambda op: isinstance(op, RowOp) and depthwise_rows_applies(op),  # type: ignore[arg-type]
         row_layer,  # type: ignore[arg-type]
         DepthwiseRowsPass,
         edge_reshapes_in_place=True,

@@ -1,7 +1,7 @@
 // xnn-depthwise-rows: a depthwise convolution over one row of W pixels (a 1-D signal) as
 // one over W rows of one pixel, where the layer's decision says so: the recorded one, else
 // the target's rule (cost.rules.depthwise_rows: rows when the threads outnumber the batch,
-// as XNNPACK splits a depthwise convolution by output rows only).
+// as XNNPACK splits depthwise convolutions and poolings by output rows only).
 // RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx2,threads=2"},xnn-depthwise-rows' | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="extended,x86-64-avx2"},xnn-depthwise-rows' | filecheck %s --check-prefix=ONE
 // RUN: xnn-opt %s --split-input-file -p 'xnn-depthwise-rows{ignore-target=true}' | filecheck %s --check-prefix=IGNORE
@@ -11,7 +11,7 @@
 // CHECK-LABEL: func.func @causal_k7
 // CHECK:         %[[R:.*]] = xnn.static_reshape %x {new_shape = array<i64: 1, 40, 1, 4>} : (tensor<1x1x40x4xf32>) -> tensor<1x40x1x4xf32>
 // CHECK-NEXT:    %[[W:.*]] = xnn.constant #xnnc.weight<"w.rows"> : tensor<1x7x1x4xf32>
-// CHECK-NEXT:    %[[Z:.*]] = xnn.depthwise_convolution_2d %[[R]], %[[W]], %b {xnn.decision = {form = "depthwise-rows", choice = "rows", source = "rule", layer = "dwconv1d f32 1x40x4 k7 s2 d3 p12,6", why = "2 threads > batch 1: XNNPACK splits a depthwise convolution by output rows only"}, kernel_height = 7 : i64, kernel_width = 1 : i64, subsampling_height = 2 : i64, dilation_height = 3 : i64, input_channels = 4 : i64, padding_top = 12 : i64, padding_bottom = 6 : i64, output_min = 0.000000e+00 : f32} : (tensor<1x40x1x4xf32>, tensor<1x7x1x4xf32>, tensor<4xf32>) -> tensor<1x20x1x4xf32>
+// CHECK-NEXT:    %[[Z:.*]] = xnn.depthwise_convolution_2d %[[R]], %[[W]], %b {xnn.decision = {form = "depthwise-rows", choice = "rows", source = "rule", layer = "dwconv1d f32 1x40x4 k7 s2 d3 p12,6", why = "2 threads > batch 1: XNNPACK splits depthwise convolutions and poolings by output rows only"}, kernel_height = 7 : i64, kernel_width = 1 : i64, subsampling_height = 2 : i64, dilation_height = 3 : i64, input_channels = 4 : i64, padding_top = 12 : i64, padding_bottom = 6 : i64, output_min = 0.000000e+00 : f32} : (tensor<1x40x1x4xf32>, tensor<1x7x1x4xf32>, tensor<4xf32>) -> tensor<1x20x1x4xf32>
 // CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[Z]] {new_shape = array<i64: 1, 1, 20, 4>} : (tensor<1x20x1x4xf32>) -> tensor<1x1x20x4xf32>
 // CHECK-NEXT:    func.return %[[Y]]
 // One thread: the width, one kernel call per row.
@@ -67,4 +67,26 @@ func.func @symbolic_width(%x: tensor<1x1x?x4xf32, #xnnc.dims<"T">>) -> tensor<1x
   %w = xnn.constant dense<5.000000e-01> : tensor<1x1x3x4xf32>
   %y = xnn.depthwise_convolution_2d %x, %w {kernel_height = 1 : i64, kernel_width = 3 : i64, padding_left = 1 : i64, padding_right = 1 : i64, input_channels = 4 : i64} : (tensor<1x1x?x4xf32, #xnnc.dims<"T">>, tensor<1x1x3x4xf32>) -> tensor<1x1x?x4xf32, #xnnc.dims<"T">>
   func.return %y : tensor<1x1x?x4xf32, #xnnc.dims<"T">>
+}
+
+// -----
+
+// Max and average pooling over a 1-D signal split the same way: the window (and its
+// stride, dilation and padding) moves from W to H between reshapes; the clamp stays.
+// CHECK-LABEL: func.func @poolings
+// CHECK:         %[[R:.*]] = xnn.static_reshape %x {new_shape = array<i64: 1, 40, 1, 4>}
+// CHECK-NEXT:    %[[M:.*]] = xnn.max_pooling_2d %[[R]] {xnn.decision = {form = "depthwise-rows", choice = "rows", source = "rule", layer = "maxpool1d f32 1x40x4 k4 s2 d2 p1,2", {{.*}}}, pooling_height = 4 : i64, pooling_width = 1 : i64, output_min = 0.000000e+00 : f32, dilation_height = 2 : i64, stride_height = 2 : i64, padding_top = 1 : i64, padding_bottom = 2 : i64} : (tensor<1x40x1x4xf32>) -> tensor<1x19x1x4xf32>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.static_reshape %[[M]] {new_shape = array<i64: 1, 1, 19, 4>}
+// CHECK-NEXT:    %[[S:.*]] = xnn.static_reshape %x {new_shape = array<i64: 1, 40, 1, 4>}
+// CHECK-NEXT:    %[[A:.*]] = xnn.average_pooling_2d %[[S]] {xnn.decision = {form = "depthwise-rows", choice = "rows", source = "rule", layer = "avgpool1d f32 1x40x4 k3 s1 d1 p1,1", {{.*}}}, pooling_height = 3 : i64, pooling_width = 1 : i64, padding_top = 1 : i64, padding_bottom = 1 : i64} : (tensor<1x40x1x4xf32>) -> tensor<1x40x1x4xf32>
+// CHECK-NEXT:    %[[Z:.*]] = xnn.static_reshape %[[A]] {new_shape = array<i64: 1, 1, 40, 4>}
+// CHECK-NEXT:    func.return %[[Y]], %[[Z]]
+// ONE-LABEL: func.func @poolings
+// ONE:         xnn.max_pooling_2d %x {xnn.decision = {form = "depthwise-rows", choice = "width"
+// ONE:         xnn.average_pooling_2d %x {xnn.decision = {form = "depthwise-rows", choice = "width"
+// ONE-NOT:     xnn.static_reshape
+func.func @poolings(%x: tensor<1x1x40x4xf32>) -> (tensor<1x1x19x4xf32>, tensor<1x1x40x4xf32>) {
+  %m = xnn.max_pooling_2d %x {pooling_height = 1 : i64, pooling_width = 4 : i64, stride_width = 2 : i64, dilation_width = 2 : i64, padding_left = 1 : i64, padding_right = 2 : i64, output_min = 0.000000e+00 : f32} : (tensor<1x1x40x4xf32>) -> tensor<1x1x19x4xf32>
+  %a = xnn.average_pooling_2d %x {pooling_height = 1 : i64, pooling_width = 3 : i64, padding_left = 1 : i64, padding_right = 1 : i64} : (tensor<1x1x40x4xf32>) -> tensor<1x1x40x4xf32>
+  func.return %m, %a : tensor<1x1x19x4xf32>, tensor<1x1x40x4xf32>
 }
