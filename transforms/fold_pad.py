@@ -219,30 +219,33 @@ class SliceOfPad(RewritePattern):
         rewriter.replace(op, [], [new])
 
 
-def _interleave_blocks(value: SSAValue) -> tuple[tuple[int, int], Operation | None] | None:
+Interleave = tuple[tuple[int, int], Operation | None, list[Conv]]
+
+
+def _interleave_blocks(value: SSAValue) -> Interleave | None:
     """How many rows and columns of `value` each output position of the convolutions under
-    it makes, and the interleave between them: ((1, 1), None) for their own result; a
-    reshape moving channel groups into W ([N, H, W, P*C] -> [N, H, W*P, C]) or, at W = 1,
-    into H; a depth-to-space of block b (b, b). None for anything else or where
-    `_convolutions` finds none under it."""
+    it makes, the interleave between them and the convolutions (`_convolutions`): ((1, 1),
+    None, ...) for their own result; a reshape moving channel groups into W ([N, H, W, P*C]
+    -> [N, H, W*P, C]) or, at W = 1, into H; a depth-to-space of block b (b, b). None for
+    anything else or where no convolutions are under it."""
+    if (convs := _convolutions(value)) is not None:
+        return (1, 1), None, convs
     link = value.owner
-    if _convolutions(value) is not None:
-        return (1, 1), None
     if not isinstance(link, xnn.StaticReshapeOp | xnn.DepthToSpace2dOp):
         return None
-    if _convolutions(link.input) is None or not link.input.has_one_use():
+    if (convs := _convolutions(link.input)) is None or not link.input.has_one_use():
         return None
     if isinstance(link, xnn.DepthToSpace2dOp):
         b = link.block_size.value.data
-        return (b, b), link
+        return (b, b), link, convs
     (n, h, w, c), out = shape_of(link.input), shape_of(value)
     if len(out) != 4 or out[0] != n or c % out[3]:
         return None
     p = c // out[3]
     if tuple(out) == (n, h, w * p, c // p):
-        return (1, p), link
+        return (1, p), link, convs
     if w == 1 and tuple(out) == (n, h * p, 1, c // p):
-        return (p, 1), link
+        return (p, 1), link, convs
     return None
 
 
@@ -307,10 +310,8 @@ class SliceOfConv(RewritePattern):
     def match_and_rewrite(self, op: xnn.StaticSliceOp, rewriter: PatternRewriter) -> None:
         if not op.input.has_one_use() or (found := _interleave_blocks(op.input)) is None:
             return
-        blocks, link = found
+        blocks, link, convs = found
         source = op.input if link is None else link.input
-        convs = _convolutions(source)
-        assert convs is not None
         dims, out = shape_of(op.input), shape_of(op.output)
         offsets = ints(op.offsets)
         known = (*dims, *out, *(d for c in convs for d in shape_of(c.input)))
