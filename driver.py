@@ -916,6 +916,7 @@ def compile(
     exclude: Sequence[str] | str | None = None,
     disable: Sequence[str] | str | None = None,
     fp16: str | None = None,
+    bf16: str | None = None,
     tune: bool | str | None = None,
     tuning_db: str | None = None,
     tune_budget_ms: float | None = None,
@@ -932,7 +933,8 @@ def compile(
     `options` (a CompileOptions), or its fields as keywords, which override it: target
     (a Target or a string such as "stock", "extended,x86-64-avx2,threads=2"), threads,
     exclude (aten op names kept out of XNNPACK), disable (passes or rewrite sets, e.g.
-    "xnn-polyphase"), fp16 ("auto", "native" or "fp32"), tune ("auto", True, False,
+    "xnn-polyphase"), fp16 ("auto", "native" or "fp32"), bf16 ("fp32": between GEMMs in
+    fp32, or "native": each result rounded as eager does), tune ("auto", True, False,
     "cached": measured layer choices on a host compile), tuning_db (the tuning database
     file) and tune_budget_ms (how long this compile may time layers: by default as long as
     its import took; `math.inf` fills the database now). Checked before any work starts.
@@ -953,7 +955,7 @@ def compile(
         raise OptionError(f"options: expected a CompileOptions, got {type(options).__name__}")
     options = CompileOptions.of(
         options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16,
-        tune=tune, tuning_db=tuning_db, tune_budget_ms=tune_budget_ms,
+        bf16=bf16, tune=tune, tuning_db=tuning_db, tune_budget_ms=tune_budget_ms,
     )  # fmt: skip
     if isinstance(model, torch.nn.Module) and model.training:
         warnings.warn(

@@ -12,6 +12,10 @@ Fields:
   pipeline writes it into the module as `#xnn.target`, where every pass reads it.
 - fp16: how fp16 computes: "native" (XNNPACK's fp16 kernels), "fp32" (computed in fp32 inside
   each subgraph) or "auto" ("native" where the target has fp16 arithmetic).
+- bf16: how bf16 values between GEMMs compute: "fp32" (the default: in fp32 inside each
+  subgraph, rounded to bf16 where a bf16 GEMM reads them and at the subgraph's outputs) or
+  "native" (each bf16 result rounded to bf16, as eager does). The GEMMs' own form is the
+  cost model's in either mode.
 - exclude: aten op names kept out of XNNPACK (`"aten.elu"`).
 - disable: passes or canonicalization sets/patterns not to run (`"xnn-polyphase"`). The
   legalizations a target needs cannot be disabled.
@@ -38,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xnnc.errors import OptionError
+from xnnc.legalize.bf16_precision import MODES as BF16_MODES
 from xnnc.legalize.fp16_precision import MODES as FP16_MODES
 from xnnc.legalize.fp16_precision import resolve_mode
 from xnnc.target import Target
@@ -99,6 +104,7 @@ class CompileOptions:
     tune: bool | str = "auto"
     tuning_db: str | None = None
     tune_budget_ms: float | None = None
+    bf16: str = "fp32"
 
     def __post_init__(self) -> None:
         target = self.target if isinstance(self.target, Target) else _parse_target(self.target)
@@ -111,6 +117,8 @@ class CompileOptions:
         set_(self, "threads", None)
         if self.fp16 not in FP16_MODES:
             raise OptionError(f"fp16: unknown mode {self.fp16!r}; valid: {', '.join(FP16_MODES)}")
+        if self.bf16 not in BF16_MODES:
+            raise OptionError(f"bf16: unknown mode {self.bf16!r}; valid: {', '.join(BF16_MODES)}")
         set_(self, "exclude", _names(self.exclude, "exclude"))
         set_(self, "disable", _names(self.disable, "disable"))
         _check_exclude(self.exclude)
@@ -154,6 +162,7 @@ class CompileOptions:
         return {
             "target": str(self.target),
             "fp16": self.fp16,
+            "bf16": self.bf16,
             "exclude": ",".join(self.exclude),
             "disable": ",".join(self.disable),
             "tune": str(self.tune).lower(),
@@ -169,6 +178,7 @@ class CompileOptions:
         tune = _TUNE_WORDS.get(spec.get("tune", "auto"), spec.get("tune", "auto"))
         budget = spec.get("tune_budget_ms") or None
         return cls(target=spec.get("target", "extended"), fp16=spec.get("fp16", "auto"),
+                   bf16=spec.get("bf16", "fp32"),
                    tune=tune, tuning_db=spec.get("tuning_db") or None,
                    tune_budget_ms=budget if budget is None else budget_ms(budget),
                    **split)  # fmt: skip

@@ -56,6 +56,7 @@ _PASSES = {
     "xnn-tune": "xnnc.tuning.tuner:TunePass",
     # legalization
     "xnn-fp16-precision": "xnnc.legalize.fp16_precision:Fp16PrecisionPass",
+    "xnn-bf16-precision": "xnnc.legalize.bf16_precision:Bf16PrecisionPass",
     "xnn-legalize-casts": "xnnc.legalize.casts:LegalizeCastsPass",
     "xnn-legalize-stock": "xnnc.legalize.stock:LegalizeStockPass",
     "xnn-legalize-broadcasts": "xnnc.legalize.broadcasts:LegalizeBroadcastsPass",

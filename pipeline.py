@@ -9,7 +9,8 @@ target, in stages.
 |                  | fold-constants, index-as-slices                                   |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
 | type legalization| [xnn-tune{form=fp16-compute}], xnn-fp16-precision{mode},          |
-|                  | [xnn-tune{form=bf16-gemm}], xnn-legalize-casts                    |
+|                  | [xnn-tune{form=bf16-gemm}], xnn-legalize-casts,                   |
+|                  | xnn-bf16-precision{mode}                                          |
 | canonicalize     | [xnn-tune{form=upsample-nearest}], [xnn-tune{form=polyphase}],    |
 |                  | canonicalize{disabled-patterns}: the seed rewrites                |
 | optimize         | xnn-hoist-input-projection, [xnn-tune{form=fc-or-bmm}],           |
@@ -52,6 +53,7 @@ import xnnc
 from xnnc.conversion.aten_to_xnn import ConvertAtenToXnnPass
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects.xnn import set_target, target_of
+from xnnc.legalize.bf16_precision import Bf16PrecisionPass
 from xnnc.legalize.broadcasts import LegalizeBroadcastsPass
 from xnnc.legalize.casts import LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
@@ -132,7 +134,7 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
         "aten": raising_passes()
         + _enabled([FoldBatchNormPass(), FoldConstantsPass(), IndexAsSlicesPass()], options),
         "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
-        "type legalization": fp16 + casts,
+        "type legalization": fp16 + casts + [Bf16PrecisionPass(mode=options.bf16)],
         "canonicalize": tuned_seeds + canonicalize,
         "optimize": optimize + (canonicalize if optimize else []),
         "runtime kinds": [
@@ -195,7 +197,7 @@ def lower(
 @dataclass(frozen=True)
 class XnncPipelinePass(ModulePass):
     """The default pipeline as one pass. target: a target string, or empty to keep the
-    module's `#xnn.target` (the default target when it has none); fp16, exclude, disable,
+    module's `#xnn.target` (the default target when it has none); fp16, bf16, exclude, disable,
     tune ("auto", "true", "false", "cached"), tuning-db and tune-budget-ms (no bound by
     default) as in `CompileOptions`."""
 
@@ -203,6 +205,7 @@ class XnncPipelinePass(ModulePass):
     option_ranges: ClassVar = {"tune_budget_ms": (0, math.inf)}
     target: str = ""
     fp16: str = "auto"
+    bf16: str = "fp32"
     exclude: tuple[str, ...] = ()
     disable: tuple[str, ...] = ()
     tune: str = "auto"
@@ -217,7 +220,7 @@ class XnncPipelinePass(ModulePass):
         return CompileOptions(target, self.fp16, self.exclude, self.disable,
                               tune=tune_mode(self.tune, "xnnc-pipeline: tune"),
                               tuning_db=self.tuning_db or None,
-                              tune_budget_ms=self.tune_budget_ms)  # fmt: skip
+                              tune_budget_ms=self.tune_budget_ms, bf16=self.bf16)  # fmt: skip
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower(op, self._options(self.target or target_of(op)), ctx)

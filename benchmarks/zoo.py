@@ -260,6 +260,7 @@ class Policy:
     bf16_gemm: bool | None = None  # None: the target's rule; True / False: always / never
     bf16_only: bool = False  # a choice only bf16 models have
     fp16: str = "auto"  # "native" / "fp32": every fp16 layer so
+    bf16: str = "fp32"  # "native": each bf16 result rounded as eager does
 
     def target(self, host: Target) -> Target:
         """The host with the features that make the static bf16-GEMM rule
@@ -280,6 +281,7 @@ POLICIES = (
     Policy("no upsample-nearest", disable=("xnn-upsample-nearest",)),
     Policy("no hoist-input-projection", disable=("xnn-hoist-input-projection",)),
     Policy("bf16 GEMM in fp32", bf16_gemm=False, bf16_only=True),
+    Policy("bf16 rounded as eager", bf16="native", bf16_only=True),
     Policy("fp16 native", fp16="native"),
     Policy("fp16 in fp32", fp16="fp32"),
 )
@@ -331,7 +333,7 @@ def policy_systems(model: torch.nn.Module, inputs: tuple, default: System) -> li
         if policy.bf16_gemm and not host.has("avx512bf16"):
             policy = Policy(policy.name, policy.disable, policy.force)
         options = CompileOptions(target=policy.target(host), disable=policy.disable,
-                                 fp16=policy.fp16)  # fmt: skip
+                                 fp16=policy.fp16, bf16=policy.bf16)  # fmt: skip
         try:
             module, seconds = _timed(partial(_policy_module, aten_module, policy, options))
         except Exception as e:

@@ -41,56 +41,28 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-import torch
 from xdsl.context import Context
-from xdsl.dialects.builtin import (
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
-    ModuleOp,
-    TensorType,
-    f16,
-    f32,
-)
-from xdsl.ir import Attribute, Block, Operation, SSAValue, Use
+from xdsl.dialects.builtin import ModuleOp, f16
+from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
-    op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
 
-from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.cost import rules
 from xnnc.cost.decision import Decision, decide, fp16_layer, fp16_region, record, recorded
 from xnnc.dialects import xnn
 from xnnc.dialects.locations import where
 from xnnc.dialects.xnn import target_of
-from xnnc.errors import OptionError
-from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import element_type, has_element_type
+from xnnc.ir.types import has_element_type
+from xnnc.legalize.widen import check_mode, touches, widen_node, widening_patterns
 from xnnc.target import Target
 
 # The modes of the pass: "auto" is "native" where the module's target has fp16 arithmetic.
 MODES = ("auto", "native", "fp32")
-
-
-def _as_f32(t: Attribute) -> Attribute:
-    """`t` with f16 elements replaced by f32; any other type unchanged."""
-    if isinstance(t, TensorType) and t.element_type == f16:
-        return TensorType(f32, t.get_shape(), t.encoding)
-    return t
-
-
-def _convert(value: SSAValue, element_type: Attribute, like: Operation) -> xnn.ConvertOp:
-    assert isinstance(value.type, TensorType)
-    op = xnn.ConvertOp.make(
-        value, result_type=TensorType(element_type, value.type.get_shape(), value.type.encoding)
-    )
-    op.location = like.location
-    return op
 
 
 # The layers decided one by one in `auto` mode: the GEMM-like nodes, where the kernels differ
@@ -110,9 +82,7 @@ def is_fp16_layer(op: Operation) -> bool:
 def is_fp16_node(op: Operation) -> bool:
     """Whether `op` is a node with an fp16 operand or result (converts are not: they are a
     region's boundary)."""
-    if not isinstance(op, xnn.XnnNode) or isinstance(op, xnn.ConvertOp):
-        return False
-    return any(has_element_type(v, f16) for v in (*op.operands, *op.results))
+    return touches(op, f16)
 
 
 def _fp16_neighbours(op: Operation) -> Iterator[Operation]:
@@ -212,10 +182,10 @@ def region_decisions(module: ModuleOp) -> dict[Operation, Decision]:
 @dataclass(frozen=True)
 class ComputeF16InF32(RewritePattern):
     """An fp16 node: convert its fp16 operands to fp32, run it in fp32, convert its fp16
-    results back. Converts themselves are not nodes to widen (`FoldConvertRoundTrip`
-    removes them). With `per_layer` (`auto` mode), a node of a region decided as a whole
-    (`regions`: node -> decision) follows its region, another fp16 layer its own decision,
-    and other nodes `others` ("native" leaves them alone)."""
+    results back (`widen_node`). Converts themselves are not nodes to widen
+    (`FoldConvertRoundTrip` removes them). With `per_layer` (`auto` mode), a node of a
+    region decided as a whole (`regions`: node -> decision) follows its region, another fp16
+    layer its own decision, and other nodes `others` ("native" leaves them alone)."""
 
     per_layer: bool = False
     others: str = "fp32"
@@ -235,9 +205,7 @@ class ComputeF16InF32(RewritePattern):
         return not self.per_layer or self.others == "fp32"
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, xnn.XnnNode) or isinstance(op, xnn.ConvertOp):
-            return
-        if not any(has_element_type(v, f16) for v in (*op.operands, *op.results)):
+        if not is_fp16_node(op):
             return
         decision = self.decision(op)
         layer = decision is not None and is_fp16_layer(op)
@@ -248,103 +216,10 @@ class ComputeF16InF32(RewritePattern):
                 return
         elif self.per_layer and self.others == "native":
             return
-        new_ops: list[Operation] = []
-        operands = []
-        for value in op.operands:
-            if has_element_type(value, f16):
-                new_ops.append(_convert(value, f32, op))
-                value = new_ops[-1].results[0]
-            operands.append(value)
-        inner = rebuilt(op, operands=operands, result_types=[_as_f32(r.type) for r in op.results])
+        new_ops, results, inner = widen_node(op, f16)
         if layer:
             record(inner, decision)  # type: ignore[arg-type]
-        new_ops.append(inner)
-        results = []
-        for old, value in zip(op.results, inner.results, strict=True):
-            value.name_hint = old.name_hint
-            if has_element_type(old, f16):
-                new_ops.append(_convert(value, f16, op))
-                value = new_ops[-1].results[0]
-            results.append(value)
         rewriter.replace(op, new_ops, results)
-
-
-class FoldConvertRoundTrip(RewritePattern):
-    """`convert(convert(x : f32 -> f16) : f16 -> f32)` is x in fp32 mode (the fp16 rounding
-    is what the mode drops); `convert(convert(x : f16 -> f32) : f32 -> f16)` is x exactly."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: xnn.ConvertOp, rewriter: PatternRewriter) -> None:
-        inner = op.input.owner
-        if not isinstance(inner, xnn.ConvertOp):
-            return
-        x = inner.input
-        pair = {element_type(x), element_type(inner.output)}
-        if x.type != op.output.type or pair != {f16, f32}:
-            return
-        rewriter.replace(op, [], [x])
-
-
-class WidenF16Constant(RewritePattern):
-    """`convert(constant : f16 -> f32)` is an fp32 constant, widened at compile time."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: xnn.ConvertOp, rewriter: PatternRewriter) -> None:
-        const = constant_op(op.input)
-        if const is None or not has_element_type(op.input, f16) or element_type(op.output) != f32:
-            return
-        tensor = constant_tensor(op.input)
-        if tensor is None:  # a weight printed without its data: XNNPACK converts it
-            return
-        wide = tensor.to(torch.float32).contiguous()
-        if isinstance(const.properties["value"], DenseIntOrFPElementsAttr):
-            wide_type = TensorType(f32, wide.shape)
-            data = BytesAttr(wide.numpy().tobytes())
-            new = xnn.ConstantOp(DenseIntOrFPElementsAttr(wide_type, data), wide_type)
-        else:
-            new = xnn_constant(wide, f"{weight_name(op.input)}.f32")
-        new.location = const.location
-        new.output.name_hint = const.results[0].name_hint
-        rewriter.replace(op, [new], [new.output])
-
-
-@dataclass(frozen=True)
-class WidenF16Arguments(RewritePattern):
-    """An fp16 external input is converted to fp32 once, at entry: its converts to fp32 become
-    that one, and the nodes reading it that compute in fp32 (`compute`) take
-    `convert(convert(arg : f16 -> f32) : f32 -> f16)`, a round trip that folds into each
-    node's own widening."""
-
-    compute: ComputeF16InF32 = ComputeF16InF32()
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: xnn.SubgraphOp, rewriter: PatternRewriter) -> None:
-        block = op.body.block
-        for arg in block.args:
-            if not has_element_type(arg, f16):
-                continue
-            widening = [u.operation for u in arg.uses if _widening(u.operation)]
-            nodes = any(self._widens(u) for u in arg.uses)
-            if not nodes and len(widening) <= 1:
-                continue
-            wide = _convert(arg, f32, op)
-            rewriter.insert(wide, InsertPoint.at_start(block))
-            for convert in widening:
-                rewriter.replace(convert, [], [wide.output])
-            if nodes:
-                narrow = _convert(wide.output, f16, op)
-                rewriter.insert(narrow, InsertPoint.after(wide))
-                rewriter.replace_uses_with_if(arg, narrow.output, self._widens)
-
-    def _widens(self, use: Use) -> bool:
-        """A use `ComputeF16InF32` will widen (not a convert, not the subgraph's output, not
-        a node computing in fp16)."""
-        op = use.operation
-        return not isinstance(op, (xnn.ConvertOp, xnn.OutputOp)) and self.compute.widens(op)
-
-
-def _widening(op: Operation) -> bool:
-    return isinstance(op, xnn.ConvertOp) and element_type(op.output) == f32
 
 
 @dataclass(frozen=True)
@@ -358,11 +233,7 @@ class Fp16PrecisionPass(ModulePass):
     mode: str = "auto"
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise OptionError(
-                f"xnn-fp16-precision: unknown mode '{self.mode}'; expected one of "
-                + ", ".join(MODES)
-            )
+        check_mode(self.name, self.mode, MODES)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.mode == "native":
@@ -370,8 +241,7 @@ class Fp16PrecisionPass(ModulePass):
         auto = self.mode == "auto"
         regions = region_decisions(op) if auto else {}
         compute = ComputeF16InF32(auto, resolve_mode(self.mode, target_of(op)), regions)
-        patterns = [WidenF16Arguments(compute), compute, FoldConvertRoundTrip(),
-                    WidenF16Constant()]  # fmt: skip
+        patterns = widening_patterns(f16, compute)
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
 
 

@@ -75,6 +75,7 @@ class XnncPartitioner(Partitioner):
         target: Target | str | None = None,
         threads: int | None = None,
         fp16: str | None = None,
+        bf16: str | None = None,
         exclude: Any = None,
         disable: Any = None,
     ):
@@ -84,7 +85,13 @@ class XnncPartitioner(Partitioner):
         if options is None and target is None:
             target = "stock"
         self.options = CompileOptions.of(
-            options, target=target, threads=threads, fp16=fp16, exclude=exclude, disable=disable
+            options,
+            target=target,
+            threads=threads,
+            fp16=fp16,
+            bf16=bf16,
+            exclude=exclude,
+            disable=disable,
         )
         self.delegation_spec = DelegationSpec(STOCK_BACKEND_ID, [options_spec(self.options)])
         # state name -> the real scales / zero points of a q/dq node, recorded where

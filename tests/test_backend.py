@@ -65,8 +65,9 @@ def test_op_on_extended_runtime(name: str, dtype: torch.dtype) -> None:
     inputs = _cast(inputs, dtype)
     with torch.no_grad():
         want = model(*inputs)
-    # fp16="native": XNNPACK's fp16 kernels themselves (fp32 compute: test_fp16_precision.py).
-    program = xnnc.compile(model, inputs, fp16="native")
+    # fp16="native": XNNPACK's fp16 kernels themselves (fp32 compute: test_fp16_precision.py);
+    # bf16="native": each cast as written (bf16 between GEMMs in fp32: test_bf16_precision.py).
+    program = xnnc.compile(model, inputs, fp16="native", bf16="native")
     _compare(program(*inputs), want, dtype)  # the reference is checked in test_frontend.py
     if name not in NOT_DELEGATED:
         assert program.num_partitions == 1 and program.ops_outside() == [], program.ops_outside()

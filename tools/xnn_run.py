@@ -177,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
     options = CompileOptions(
         target=args.target,
         fp16=args.fp16,
+        bf16=args.bf16,
         exclude=args.exclude,
         disable=args.disable,
         threads=args.threads,
@@ -280,6 +281,10 @@ def _arguments() -> argparse.ArgumentParser:
     parser.add_argument("--fp16", default="auto", choices=("auto", "native", "fp32"),
                         help="fp16 compute for aten IR: XNNPACK's fp16 kernels, fp32, or "
                         "fp32 where fp16 arithmetic is not native (auto)")  # fmt: skip
+    parser.add_argument("--bf16", default="fp32", choices=("fp32", "native"),
+                        help="bf16 compute between GEMMs for aten IR: fp32 (rounded where a bf16 "
+                        "GEMM reads it and at the outputs) or native (rounded at each node, as "
+                        "eager)")  # fmt: skip
     parser.add_argument("--repeat", type=_at_least(1), default=20, help="timed runs (median)")
     parser.add_argument("--top", type=_at_least(0), default=15, help="profile rows to print")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")

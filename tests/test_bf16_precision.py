@@ -1,0 +1,140 @@
+"""bf16 precision (`xnnc.compile(..., bf16="fp32" | "native")`, `xnn-bf16-precision`): where
+bf16 values remain in the IR, the option's errors and its spelling in compile specs, and
+numerics of both targets against torch eager of the bf16 model and of its fp32 twin (the
+same weights in fp32; the models' `x.float()` / `type_as(x)` casts are then no-ops).
+
+Tolerances, relative to the largest output magnitude (|y|max):
+- fp32 mode vs bf16 eager: eager rounds each of the ~10 elementwise results per block to
+  bf16 (unit roundoff 2^-8 ~ 3.9e-3), fp32 mode only the GEMMs' inputs and the output; over
+  4 blocks that is a few bf16 ulps of the residual stream: 3e-2 as in test_backend.py.
+  Measured on the small models: 4.1e-3 to 5.1e-3.
+- fp32 mode vs the fp32 twin: what is left is the rounding of each GEMM's input (native
+  form) and of the output, so its mean error is below eager's own (measured: 0.37e-3 vs
+  0.72e-3 on the residual stack, 0.44e-3 vs 0.62e-3 on the LLaMA block): the test asserts
+  that fp32 mode is not further from the fp32 twin than eager is.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from xdsl.dialects.builtin import bf16
+
+import xnnc
+from xnnc.dialects import xnn
+from xnnc.errors import OptionError
+from xnnc.ir.types import has_element_type
+from xnnc.legalize.casts import BF16_GEMMS
+from xnnc.options import CompileOptions
+from xnnc.pte import StockRuntime, XnncPartitioner
+
+BF16_RTOL = 3e-2
+MODELS = ("bf16_blocks", "bf16_blocks_decode", "bf16_block")
+# Native bf16 GEMMs (AVX512-BF16), fp32 GEMMs (AVX2), and the stock runtime's form.
+TARGETS = ("extended,x86-64-avx512bf16", "extended,x86-64-avx2", "stock,x86-64-avx512bf16")
+
+
+# Nodes that move bf16 values without arithmetic: canonicalize moves a GEMM input's convert
+# before them (half the bytes to copy).
+MOVING = (xnn.StaticReshapeOp, xnn.StaticTransposeOp, xnn.ConcatenateOp)
+
+
+def _read_as_bf16_only_by_gemms(value) -> bool:
+    """Whether each reader of `value` is a bf16 GEMM, the subgraph's output, or a data
+    movement node whose results are read so."""
+    for use in value.uses:
+        op = use.operation
+        if isinstance(op, MOVING):
+            if not all(_read_as_bf16_only_by_gemms(r) for r in op.results):
+                return False
+        elif not isinstance(op, (*BF16_GEMMS, xnn.OutputOp)):
+            return False
+    return True
+
+
+def _bf16_values_left(module) -> list[str]:
+    """The bf16 results of nodes inside subgraphs that some node computes on (not a bf16
+    GEMM): what fp32 mode should leave none of."""
+    left = []
+    for sub in module.walk():
+        if not isinstance(sub, xnn.SubgraphOp):
+            continue
+        for op in sub.body.block.ops:
+            for value in op.results:
+                if has_element_type(value, bf16) and not _read_as_bf16_only_by_gemms(value):
+                    left.append(f"{op.name} -> {[u.operation.name for u in value.uses]}")
+    return left
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", MODELS)
+def test_bf16_only_where_gemms_read_it(zoo, name: str, target: str) -> None:
+    fp32 = zoo.compiled(name, target=target, tune=False)
+    assert _bf16_values_left(fp32.module) == []
+    native = zoo.compiled(name, target=target, tune=False, bf16="native")
+    assert _bf16_values_left(native.module), "native mode keeps the model's bf16 nodes"
+    converts = [str(m).count("xnn.convert") for m in (fp32.module, native.module)]
+    assert converts[0] < converts[1], converts
+
+
+def _errors(name: str, zoo, got: torch.Tensor) -> tuple[float, float, float]:
+    """(max |got - eager|, mean |got - fp32 twin|, mean |eager - fp32 twin|) / |y|max."""
+    model, inputs = zoo.example(name)
+    eager = zoo.eager(name).float()
+    with torch.no_grad():
+        twin = copy.deepcopy(model).float()(*(x.float() for x in inputs))
+    scale = twin.abs().max()
+    got = got.float()
+    return (
+        ((got - eager).abs().max() / scale).item(),
+        ((got - twin).abs().mean() / scale).item(),
+        ((eager - twin).abs().mean() / scale).item(),
+    )
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_fp32_mode_numerics(zoo, name: str) -> None:
+    """On this machine's CPU (native or fp32 GEMMs as the cost model chooses)."""
+    _, inputs = zoo.example(name)
+    vs_eager, vs_twin, eager_vs_twin = _errors(name, zoo, zoo.compiled(name)(*inputs))
+    assert vs_eager < BF16_RTOL
+    assert vs_twin <= eager_vs_twin, (vs_twin, eager_vs_twin)
+
+
+@pytest.mark.parametrize("name", ["bf16_blocks", "bf16_block"])
+def test_fp32_mode_on_stock_executorch(zoo, name: str) -> None:
+    _, inputs = zoo.example(name)
+    (got,) = StockRuntime(zoo.pte(name))(*inputs)
+    vs_eager, vs_twin, eager_vs_twin = _errors(name, zoo, got)
+    assert vs_eager < BF16_RTOL
+    assert vs_twin <= eager_vs_twin, (vs_twin, eager_vs_twin)
+
+
+def test_user_round_trip_through_bf16() -> None:
+    """`x.bfloat16().float()` inside a subgraph is x in fp32 mode (the rounding is what the
+    mode leaves out) and x rounded to bf16 in native mode."""
+
+    class RoundTrip(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return (x * 3.0).bfloat16().float() + 1.0
+
+    x = torch.randn(4, 33)
+    model = RoundTrip()
+    exact = x * 3.0 + 1.0  # IEEE fp32 multiply and add: the same bits on XNNPACK
+    assert torch.equal(xnnc.compile(model, (x,))(x), exact)
+    assert torch.equal(xnnc.compile(model, (x,), bf16="native")(x), model(x))
+    assert not torch.equal(model(x), exact)  # bf16 rounds these values
+
+
+def test_option_errors_and_spec() -> None:
+    with pytest.raises(OptionError, match=r"^bf16: unknown mode 'eager'; valid: fp32, native$"):
+        CompileOptions(bf16="eager")
+    with pytest.raises(OptionError, match=r"bf16: unknown mode"):
+        xnnc.compile(torch.nn.ReLU(), (torch.randn(2),), bf16="bogus")
+    spec = CompileOptions(bf16="native").to_spec()
+    assert spec["bf16"] == "native"
+    assert CompileOptions.from_spec(spec).bf16 == "native"
+    assert CompileOptions.from_spec({}).bf16 == "fp32"
+    assert XnncPartitioner(bf16="native").options.bf16 == "native"
