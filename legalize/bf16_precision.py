@@ -20,10 +20,13 @@ bf16 GEMMs (and converts) computes in fp32 (`legalize.widen`): the round trips t
 between nodes cancel, so bf16 values remain where a native bf16 x bf16 -> fp32 GEMM reads
 them and at the subgraph's inputs and outputs. The output is closer to the fp32 result
 than eager's (on the bf16 residual stack, half eager's mean error against the model in
-fp32) and differs from eager's by the roundings left out; inductor (its default) and ONNX
-Runtime compute such chains the same way. Measured on the AMD EPYC Zen 4 (AVX512-BF16, 1
-thread): the bf16 residual stack's prefill 12.2 -> 11.9 ms (29 converts -> 6), its decode
-1.39 -> 1.35 ms, the LLaMA block 2.64 -> 2.59 ms.
+fp32) and differs from eager's by the roundings left out; inductor's fused kernels (by
+default, `emulate_precision_casts` off) and ONNX Runtime compute such chains the same way.
+
+Measured on the AMD EPYC Zen 4 (AVX512-BF16, 1 thread, one process, the two forms
+alternating): the bf16 residual stack's prefill 12.2 -> 11.9 ms (29 converts -> 6; 12.68 ->
+12.57 in a slower hour), the LLaMA block 2.64 -> 2.59 ms; its decode the same (1.000 ->
+1.001 ms: four 8 MiB weight reads).
 
 Left alone: `mode=native` (the pass does nothing; every bf16 result rounds as in eager), bf16
 GEMMs (their form is `xnn-legalize-casts`'s decision), fp16 and fp32 nodes, and everything
