@@ -38,7 +38,8 @@ fully-connected layer over 64 MiB): weights larger than the L3 are streamed from
 every call, and XNNPACK's GEMM with few rows does not hide that read behind its arithmetic
 (a [27, 1024] x [1024, 4096] layer takes about the sum of the two), so a model whose
 weights take a large share of its limit to read cannot reach the limit.
-The per-node profile (xnnc, 1 thread) lists each model's top XNNPACK operator kinds.
+The per-node profile (xnnc, 1 thread, 5 calls after a first) lists each model's top XNNPACK
+operator kinds.
 The header names the CPU model and the ISA features xnnc's target reads on it.
 
 --policies adds, per model, xnnc under each fixed policy (`POLICIES`: every rewrite on,
@@ -530,12 +531,18 @@ def model_flops(model: torch.nn.Module, inputs: tuple) -> float:
     return float(counter.get_total_flops())
 
 
-def profile_kinds(program: Program, inputs: tuple, top: int = 5) -> list[tuple[str, float]]:
-    """The top operator kinds of one call: (kind, share of the profiled time)."""
+def profile_kinds(
+    program: Program, inputs: tuple, top: int = 5, calls: int = 5
+) -> list[tuple[str, float]]:
+    """The top operator kinds over `calls` calls after a first one: (kind, share of the
+    profiled time). The first call of a program pays page faults on its buffers (the bf16
+    stack's converts were 5% of a first call, 1% of later ones)."""
     program(*inputs)
     totals: Counter[str] = Counter()
-    for name, us in program.profile():
-        totals[name.split(": ", 1)[1]] += us
+    for _ in range(calls):
+        program(*inputs)
+        for name, us in program.profile():
+            totals[name.split(": ", 1)[1]] += us
     whole = sum(totals.values()) or 1.0
     return [(kind, us / whole) for kind, us in totals.most_common(top)]
 
@@ -646,8 +653,8 @@ def summary_table(results: list[ModelResult], peaks: dict[tuple[str, int], float
 
 
 def profile_table(results: list[ModelResult]) -> str:
-    lines = ["| model | top XNNPACK operator kinds (share of the profiled time, 1 thread) |",
-             "|---|---|"]  # fmt: skip
+    lines = ["| model | top XNNPACK operator kinds (share of the profiled time, 1 thread, "
+             "5 calls after a first) |", "|---|---|"]  # fmt: skip
     for r in results:
         kinds = ", ".join(f"{kind} {share:.0%}" for kind, share in r.profile)
         lines.append(f"| {r.name} | {kinds or 'n/a'} |")
