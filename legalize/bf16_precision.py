@@ -7,6 +7,7 @@ stay in fp32.
     %r = xnn.convert %y : f32 -> bf16
     %s = xnn.binary add %x, %r : (bf16, bf16) -> bf16
   ==>
+    %x32 = xnn.convert %x : bf16 -> f32                                    // once, at entry
     %m = xnn.binary multiply %h, %w32 : (tensor<64x2048xf32>, tensor<2048xf32>) -> ...f32
     %m16 = xnn.convert %m : f32 -> bf16
     %y = xnn.fully_connected %m16, %k : (bf16, bf16) -> f32
