@@ -18,7 +18,10 @@ Fields:
   cost model's in either mode.
 - exclude: aten op names kept out of XNNPACK (`"aten.elu"`).
 - disable: passes or canonicalization sets/patterns not to run (`"xnn-polyphase"`). The
-  legalizations a target needs cannot be disabled.
+  legalizations a target needs cannot be disabled. `"aten-fold-qdq"` computes a PT2E
+  static-int8 program as PT2E writes it: each op in fp32 between the converts of its
+  quantize and dequantize, weights dequantized at compile time (for checking numerics
+  against the PT2E model; slower than the int8 nodes).
 - threads: sets the target's thread count (a shorthand for `target=...,threads=N`).
 - tune: where the cost model's choices come from (`xnnc.cost`, `xnnc.tuning`): "auto" (the
   default) times each distinct layer's forms on this machine when the target is the host
@@ -50,6 +53,7 @@ from xnnc.target import Target
 # Passes of the default pipeline a user may switch off; the seed rewrite sets and their
 # patterns (canonicalize's `disabled-patterns`) are added from the canonicalization registry.
 OPTIONAL_PASSES = (
+    "aten-fold-qdq",
     "fold-batch-norm",
     "fold-constants",
     "canonicalize",

@@ -84,6 +84,9 @@ def _enabled(passes: list[ModulePass], options: CompileOptions) -> list[ModulePa
     return [p for p in passes if p.name not in options.disable]
 
 
+FOLD_QDQ = FoldQdqPass.name
+
+
 def raising_passes() -> list[ModulePass]:
     """Decomposed ops raised back to the `aten` op that lowers as a whole. They run before
     partitioning, in `xnnc.compile` and in `XnncPartitioner` alike, so that both group the
@@ -130,9 +133,14 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
             at = next((i for i, p in enumerate(optimize) if isinstance(p, owner)), None)
             if at is not None:
                 optimize.insert(at, TunePass(form=form, **tune))
+    # Without aten-fold-qdq no op takes an int8 weight: each is dequantized at compile time.
+    as_float = FOLD_QDQ in options.disable
     return {
-        "aten": raising_passes()
-        + _enabled([FoldBatchNormPass(), FoldConstantsPass(), IndexAsSlicesPass()], options),
+        "aten": _enabled(raising_passes(), options)
+        + _enabled(
+            [FoldBatchNormPass(), FoldConstantsPass(dequantize=as_float), IndexAsSlicesPass()],
+            options,
+        ),
         "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
         "type legalization": fp16 + casts + [Bf16PrecisionPass(mode=options.bf16)],
         "canonicalize": tuned_seeds + canonicalize,

@@ -48,7 +48,8 @@ def _stock_counts(edge: Any) -> tuple[int, int]:
     return delegates, outside
 
 
-def _pte_system(ep: Any, partitioner: Any, inputs: tuple) -> tuple[Callable, str]:
+def pte_runtime(ep: Any, partitioner: Any) -> tuple[Any, str]:
+    """(stock ExecuTorch running `ep` lowered through `partitioner`, what was delegated)."""
     from executorch.exir import to_edge_transform_and_lower
 
     from xnnc.pte.export import StockRuntime
@@ -56,7 +57,12 @@ def _pte_system(ep: Any, partitioner: Any, inputs: tuple) -> tuple[Callable, str
     edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
     delegates, outside = _stock_counts(edge)  # before to_executorch adds its own nodes
     runtime = StockRuntime(edge.to_executorch().buffer)
-    return (lambda: runtime(*inputs)[0]), f"{delegates} delegates, {outside} ops outside"
+    return runtime, f"{delegates} delegates, {outside} ops outside"
+
+
+def _pte_system(ep: Any, partitioner: Any, inputs: tuple) -> tuple[Callable, str]:
+    runtime, counts = pte_runtime(ep, partitioner)
+    return (lambda: runtime(*inputs)[0]), counts
 
 
 def systems(name: str, threads: int) -> tuple[dict[str, tuple[Callable, str]], Any, float]:

@@ -81,9 +81,19 @@ def quantized_bias(
 ) -> tuple[torch.Tensor, TensorType]:
     """A float bias as XNNPACK's int32 bias: scale input x filter scale (per channel when
     the filter is), zero point 0. PT2E adds the float bias; rounding it to this grid
-    moves the accumulator by at most half a step of it, far below an output step."""
+    moves the accumulator by at most half a step of it, far below an output step.
+
+    Rounded in fp32 as ExecuTorch's XNNPACK backend rounds it (torch's quantize_per_channel
+    on fp32 scales x the input scale; quantize_per_tensor by the f64 scale's reciprocal), so
+    both lowerings hold the same integers: one bias of MobileNetV2's 53 rounded in f64
+    instead moved its 224x224 output by up to 6 steps."""
     scales = torch.tensor(filter_q.scales.data, dtype=torch.float64) * input_q.scale
-    values = torch.round(bias.to(torch.float64) / scales).clamp(*INT32_RANGE).to(torch.int32)
+    if filter_q.per_tensor:
+        inverse = torch.tensor(1.0 / (filter_q.scale * input_q.scale), dtype=torch.float32)
+    else:
+        inverse = 1.0 / (torch.tensor(filter_q.scales.data, dtype=torch.float32) * input_q.scale)
+    rounded = torch.round(bias.to(torch.float32) * inverse).to(torch.float64)
+    values = rounded.clamp(*INT32_RANGE).to(torch.int32)
     axis = -1 if filter_q.per_tensor else 0
     q = UniformQuantType(IntegerType(32), scales.tolist(), axis=axis)
     return values, TensorType(q, list(bias.shape))

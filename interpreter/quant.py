@@ -57,4 +57,6 @@ def dequantize(t: torch.Tensor, q: UniformQuantType) -> torch.Tensor:
         # f64 then f32: exact for f32 scales and the same rounding as PT2E's f64 ones.
         scales = _per_axis(q.scales.data, q, t.dim(), torch.float64)
         zps = _per_axis(q.zero_points.data, q, t.dim(), torch.int64)
+    # on t's device: a meta `t` is a weight known by shape (a partitioner's fake weights)
+    scales, zps = scales.to(t.device), zps.to(t.device)
     return ((t.to(torch.int64) - zps) * scales).to(torch.float32)

@@ -46,11 +46,10 @@ from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
-    RewritePattern,
 )
 
 from xnnc.legalize.casts import BF16_GEMMS
-from xnnc.legalize.widen import check_mode, touches, widen_node, widening_patterns
+from xnnc.legalize.widen import Widening, check_mode, touches, widen_node, widening_patterns
 
 # The modes of the pass: "fp32" computes between the GEMMs in fp32, "native" rounds every
 # bf16 result as the model does.
@@ -58,7 +57,7 @@ MODES = ("fp32", "native")
 
 
 @dataclass(frozen=True)
-class ComputeBf16InF32(RewritePattern):
+class ComputeBf16InF32(Widening):
     """A bf16 node other than a GEMM: convert its bf16 operands to fp32, run it in fp32,
     convert its bf16 results back (`widen_node`)."""
 

@@ -49,7 +49,6 @@ from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
-    RewritePattern,
 )
 
 from xnnc.cost import rules
@@ -58,7 +57,7 @@ from xnnc.dialects import xnn
 from xnnc.dialects.locations import where
 from xnnc.dialects.xnn import target_of
 from xnnc.ir.types import has_element_type
-from xnnc.legalize.widen import check_mode, touches, widen_node, widening_patterns
+from xnnc.legalize.widen import Widening, check_mode, touches, widen_node, widening_patterns
 from xnnc.target import Target
 
 # The modes of the pass: "auto" is "native" where the module's target has fp16 arithmetic.
@@ -180,7 +179,7 @@ def region_decisions(module: ModuleOp) -> dict[Operation, Decision]:
 
 
 @dataclass(frozen=True)
-class ComputeF16InF32(RewritePattern):
+class ComputeF16InF32(Widening):
     """An fp16 node: convert its fp16 operands to fp32, run it in fp32, convert its fp16
     results back (`widen_node`). Converts themselves are not nodes to widen
     (`FoldConvertRoundTrip` removes them). With `per_layer` (`auto` mode), a node of a

@@ -18,8 +18,8 @@ it did, including that of casts the user wrote (`x.half().float()` inside a subg
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
 
 import torch
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, f32
@@ -133,10 +133,10 @@ class WidenConstant(RewritePattern):
         rewriter.replace(op, [new], [new.output])
 
 
-@runtime_checkable
-class Widening(Protocol):
+class Widening(RewritePattern):
     """The pattern that widens nodes: which nodes it computes in fp32."""
 
+    @abstractmethod
     def widens(self, op: Operation) -> bool: ...
 
 
@@ -180,9 +180,8 @@ def _widening(op: Operation) -> bool:
     return isinstance(op, xnn.ConvertOp) and element_type(op.output) == f32
 
 
-def widening_patterns(narrow: Attribute, compute: RewritePattern) -> list[RewritePattern]:
-    """`compute` (a `Widening` pattern) with what cleans up after it, for one walk."""
-    assert isinstance(compute, Widening)
+def widening_patterns(narrow: Attribute, compute: Widening) -> list[RewritePattern]:
+    """`compute` with what cleans up after it, for one walk."""
     return [WidenArguments(narrow, compute), compute, FoldConvertRoundTrip(narrow),
             WidenConstant(narrow)]  # fmt: skip
 

@@ -339,3 +339,52 @@ def test_symbolic_frames_quantized_in_one_subgraph_with_int8_copies():
     for size in (2, 9, 64):
         for x in _inputs((1, 4, size), 2):
             torch.testing.assert_close(program(x), pt2e(x), rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("per_channel", [True, False])
+def test_int32_bias_rounds_as_executorchs_xnnpack_backend(per_channel):
+    """The int32 bias equals the one ExecuTorch's XNNPACK backend serializes
+    (`QuantParams.from_bias(...).quantize_tensor`), also for biases at half a step, where
+    rounding in f64 and in fp32 part: one such channel moved MobileNetV2's output 6 steps."""
+    from executorch.backends.xnnpack.operators.quant_params import QuantParams
+    from xdsl.dialects.builtin import IntegerType
+
+    from xnnc.conversion.quantized import quantized_bias
+    from xnnc.dialects.quant import UniformQuantType
+
+    g = torch.Generator().manual_seed(3)
+    channels = 4096
+    w_scales = (torch.rand(channels if per_channel else 1, generator=g) * 1e-2 + 1e-4).float()
+    x_scale = 0.0123456789
+    exact = w_scales.double() * x_scale
+    steps = torch.randint(-20000, 20000, (channels,), generator=g).double()
+    # half of the channels at k + 1/2 steps (the ties f64 and fp32 round apart), half anywhere
+    bias = ((steps + 0.5) * exact).float()
+    bias[channels // 2 :] = (torch.randn(channels // 2, generator=g) * exact[-1] * 1e4).float()
+    filter_q = UniformQuantType(
+        IntegerType(8), [float(s) for s in w_scales], [0] * len(w_scales),
+        axis=0 if per_channel else -1, storage_range=(-127, 127),
+    )  # fmt: skip
+    input_q = UniformQuantType(IntegerType(8), [x_scale], [0])
+    values, _ = quantized_bias(bias, input_q, filter_q)
+
+    graph = torch.fx.Graph()
+
+    def node(name, value):
+        n = graph.placeholder(name)
+        n.meta["val"] = value
+        return n
+
+    def params(of, scale, zp, per_channel_, dtype=torch.int8):
+        return QuantParams(per_channel_, of, scale, zp, 0, dtype, 127, -127, False, False)
+
+    if per_channel:
+        w_scale, w_zp = w_scales, torch.zeros(channels, dtype=torch.int64)
+    else:
+        w_scale, w_zp = float(w_scales[0]), 0
+    weight = params(node("w", torch.zeros(channels, 1)), w_scale, w_zp, per_channel)
+    x = params(node("x", torch.zeros(1, 1)), x_scale, 0, False)
+    stock = QuantParams.from_bias(node("b", bias), weight, x).quantize_tensor(bias)
+    assert torch.equal(values, stock.to(torch.int32))
+    f64 = torch.round(bias.double() / exact).to(torch.int32)
+    assert not torch.equal(values, f64)  # the cases do reach where the two roundings part

@@ -80,3 +80,72 @@ def test_same_integers_as_stock_executorchs_lowering(quantized):
     stock = StockRuntime(edge.to_executorch().buffer)
     for x in _inputs(inputs[0].shape, 3):
         torch.testing.assert_close(prog(x), stock(x)[0], rtol=0, atol=0)
+
+
+# PT2E's arithmetic through XNNPACK's fp32 kernels (`disable="aten-fold-qdq"`): each op in
+# fp32 between the converts of its quantize and dequantize. The fp32 kernels sum in another
+# order than torch's, so a sum within rounding of a half step can quantize the other way and
+# that step moves the layers after it: measured on these inputs 0 steps (MobileNetV2) and at
+# most 2 (ResNet-18, one input of six); the bound is that.
+AS_FLOAT_STEPS = 2
+
+
+@pytest.fixture(scope="module")
+def as_float(quantized):
+    name, ep, inputs, _, _ = quantized
+    return xnnc.compile(ep, inputs, disable="aten-fold-qdq")
+
+
+def test_as_float_is_one_subgraph_of_fp32_nodes(as_float):
+    assert as_float.num_partitions == 1
+    assert as_float.outside() == []
+    (sub,) = [op for op in as_float.module.walk() if op.name == "xnn.subgraph"]
+    on_int8 = {
+        op.name for op in sub.body.block.ops
+        if any(is_quantized(v.type) for v in (*op.operands, *op.results))
+    }  # fmt: skip
+    assert on_int8 == {"xnn.convert"}  # the quantize and dequantize of each value only
+
+
+def test_as_float_within_two_steps_of_pt2e_and_closer_than_int8(quantized, as_float):
+    name, ep, inputs, pt2e, prog = quantized
+    step = _output_scale(ep)
+    worst_int8 = worst_float = 0.0
+    for x in _inputs(inputs[0].shape):
+        want = pt2e(x)
+        torch.testing.assert_close(as_float(x), want, rtol=0, atol=step * (AS_FLOAT_STEPS + 0.01))
+        worst_int8 = max(worst_int8, float((prog(x) - want).abs().max()))
+        worst_float = max(worst_float, float((as_float(x) - want).abs().max()))
+    assert worst_float < worst_int8, (name, worst_float / step, worst_int8 / step)
+
+
+def test_as_float_pte_on_stock_executorch(quantized):
+    """The same form through `to_pte`: one delegate, within the same bound of PT2E (its
+    layers may take other forms for the stock target, so not the extended one's bits)."""
+    from xnnc.pte import StockRuntime, to_pte
+    from xnnc.pte.verify import delegate_calls
+
+    _, ep, inputs, pt2e, _ = quantized
+    pte = to_pte(copy.deepcopy(ep), disable="aten-fold-qdq")
+    assert delegate_calls(pte, "as_float.pte") == (1, [0])
+    stock = StockRuntime(pte)
+    atol = _output_scale(ep) * (AS_FLOAT_STEPS + 0.01)
+    for x in _inputs(inputs[0].shape, 3):
+        torch.testing.assert_close(stock(x)[0], pt2e(x), rtol=0, atol=atol)
+
+
+def test_numerics_benchmark_table(capsys):
+    """`quant_numerics` on the small conv net: the PT2E row and the three systems, the qs8
+    ones within one step of PT2E and PT2E's arithmetic on XNNPACK no further from it."""
+    from xnnc.benchmarks.quant_numerics import main
+
+    assert main(["--model", "conv_net", "--inputs", "2", "--samples", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("conv_net 1x3x16x16, ") and "stock: 2 delegates" in lines[0]
+    rows = {
+        line[:16].strip(): [float(v.rstrip("%")) for v in line[16:].split()] for line in lines[2:]
+    }
+    assert list(rows) == ["PT2E model", "xnnc qs8", "stock qs8 .pte", "xnnc as float"]
+    assert len(rows["PT2E model"]) == 2 and all(len(r) == 6 for r in list(rows.values())[1:])
+    assert rows["xnnc qs8"][0] <= 1.0 and rows["stock qs8 .pte"][0] <= 1.0
+    assert rows["xnnc as float"][0] <= rows["xnnc qs8"][0]

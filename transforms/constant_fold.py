@@ -48,6 +48,7 @@ from xdsl.traits import Pure
 
 from xnnc.conversion.constants import aten_constant, constant_op, constant_tensor
 from xnnc.dialects import aten
+from xnnc.dialects.quant import quant_type
 from xnnc.dialects.weights import Blob, WeightAttr
 from xnnc.frontend.fx_importer import torch_overload
 from xnnc.frontend.schema import TORCH_DTYPES
@@ -191,10 +192,13 @@ class FoldConstantOp(RewritePattern):
 
 
 def _meta(value: SSAValue) -> torch.Tensor:
-    """A tensor of `value`'s type without data: torch computes result shapes on it."""
+    """A tensor of `value`'s type without data (a quantized type's: of its storage type):
+    torch computes result shapes on it."""
     t = value.type
     assert isinstance(t, TensorType)
-    return torch.empty(t.get_shape(), dtype=TORCH_DTYPES[t.element_type], device="meta")
+    q = quant_type(t.element_type)
+    dtype = TORCH_DTYPES[q.storage_type if q is not None else t.element_type]
+    return torch.empty(t.get_shape(), dtype=dtype, device="meta")
 
 
 def _shape_constant(result: SSAValue, name: str) -> aten.ConstantOp:
