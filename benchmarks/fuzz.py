@@ -324,7 +324,8 @@ def fuzz(
     rng = random.Random(seed)
     report = Report()
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
+    # in a directory of its own: a pipeline may name files (`xnn-tune{db=...}` writes one)
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
         path = os.path.join(tmp, "case.mlir")
         texts, report.weights = model_seeds(zoo) if models else ([], {})
         weights_file = os.path.join(tmp, "weights.npz")
