@@ -86,8 +86,9 @@ def test_same_integers_as_stock_executorchs_lowering(quantized):
 # fp32 between the converts of its quantize and dequantize. The fp32 kernels sum in another
 # order than torch's, so a sum within rounding of a half step can quantize the other way and
 # that step moves the layers after it: measured on these inputs 0 steps (MobileNetV2) and at
-# most 2 (ResNet-18, one input of six); the bound is that.
-AS_FLOAT_STEPS = 2
+# most 2 (ResNet-18, one input of six) on a Zen 4; the bound keeps one step for the fp32
+# kernels of other CPUs (XNNPACK's int8 arithmetic is exact, its fp32 sums are not).
+AS_FLOAT_STEPS = 3
 
 
 @pytest.fixture(scope="module")
@@ -107,16 +108,17 @@ def test_as_float_is_one_subgraph_of_fp32_nodes(as_float):
     assert on_int8 == {"xnn.convert"}  # the quantize and dequantize of each value only
 
 
-def test_as_float_within_two_steps_of_pt2e_and_closer_than_int8(quantized, as_float):
+def test_as_float_within_the_bound_of_pt2e_and_closer_than_int8(quantized, as_float):
     name, ep, inputs, pt2e, prog = quantized
     step = _output_scale(ep)
-    worst_int8 = worst_float = 0.0
+    atol = step * (AS_FLOAT_STEPS + 0.01)
+    off_int8 = off_float = 0.0  # mean |out - PT2E| over the inputs
     for x in _inputs(inputs[0].shape):
         want = pt2e(x)
-        torch.testing.assert_close(as_float(x), want, rtol=0, atol=step * (AS_FLOAT_STEPS + 0.01))
-        worst_int8 = max(worst_int8, float((prog(x) - want).abs().max()))
-        worst_float = max(worst_float, float((as_float(x) - want).abs().max()))
-    assert worst_float < worst_int8, (name, worst_float / step, worst_int8 / step)
+        torch.testing.assert_close(as_float(x), want, rtol=0, atol=atol)
+        off_int8 += float((prog(x) - want).abs().mean())
+        off_float += float((as_float(x) - want).abs().mean())
+    assert off_float < off_int8, (name, off_float / step, off_int8 / step)
 
 
 def test_as_float_pte_on_stock_executorch(quantized):
