@@ -84,9 +84,6 @@ def _enabled(passes: list[ModulePass], options: CompileOptions) -> list[ModulePa
     return [p for p in passes if p.name not in options.disable]
 
 
-FOLD_QDQ = FoldQdqPass.name
-
-
 def raising_passes() -> list[ModulePass]:
     """Decomposed ops raised back to the `aten` op that lowers as a whole. They run before
     partitioning, in `xnnc.compile` and in `XnncPartitioner` alike, so that both group the
@@ -134,7 +131,7 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
             if at is not None:
                 optimize.insert(at, TunePass(form=form, **tune))
     # Without aten-fold-qdq no op takes an int8 weight: each is dequantized at compile time.
-    as_float = FOLD_QDQ in options.disable
+    as_float = FoldQdqPass.name in options.disable
     return {
         "aten": _enabled(raising_passes(), options)
         + _enabled(

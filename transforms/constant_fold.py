@@ -48,10 +48,9 @@ from xdsl.traits import Pure
 
 from xnnc.conversion.constants import aten_constant, constant_op, constant_tensor
 from xnnc.dialects import aten
-from xnnc.dialects.quant import quant_type
 from xnnc.dialects.weights import Blob, WeightAttr
 from xnnc.frontend.fx_importer import torch_overload
-from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.frontend.schema import TORCH_DTYPES, torch_dtype
 from xnnc.interpreter.aten import AtenFunctions
 from xnnc.ir.shapes import numel
 from xnnc.ir.types import element_nbytes
@@ -196,9 +195,7 @@ def _meta(value: SSAValue) -> torch.Tensor:
     torch computes result shapes on it."""
     t = value.type
     assert isinstance(t, TensorType)
-    q = quant_type(t.element_type)
-    dtype = TORCH_DTYPES[q.storage_type if q is not None else t.element_type]
-    return torch.empty(t.get_shape(), dtype=dtype, device="meta")
+    return torch.empty(t.get_shape(), dtype=torch_dtype(t.element_type), device="meta")
 
 
 def _shape_constant(result: SSAValue, name: str) -> aten.ConstantOp:
