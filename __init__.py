@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+__version__ = "0.1.0"
+
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
     from xnnc.dialects.weights import BlobStore
 
 __all__ = [
+    "__version__",
     "compile",
     "load",
     "Program",
