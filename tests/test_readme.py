@@ -9,7 +9,7 @@ What steers a block are HTML comments on the lines right above it (invisible on 
   `xnnc.examples.models` called with `small=True` (seconds instead of minutes; the shapes
   change, so a block whose output an mlir block shows must not use it).
 - `<!-- test: setup -->`: the block's files are kept for the page's shell blocks. A page's
-  setup blocks run once per test process, in page order, in one directory of that page;
+  setup blocks run once per test session, in page order, in one directory of that page;
   every sh/console block of the page runs in a copy of it, with `lit_tests/` linked in (the
   pages' commands run from the repository root).
 - `<!-- test: excerpt PATH -->`: the block is a piece of the repository's file PATH, shown
@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 import functools
 import io
+import json
 import os
 import re
 import shutil
@@ -224,6 +226,7 @@ class Workdir:
 
 
 def _set_up(page: Path, path: Path) -> Workdir:
+    path.mkdir()
     (path / "lit_tests").symlink_to(REPO / "lit_tests", target_is_directory=True)
     outputs: dict[int, str] = {}
     for block in BLOCKS[page]:
@@ -235,17 +238,33 @@ def _set_up(page: Path, path: Path) -> Workdir:
     return Workdir(path, outputs, None)
 
 
+def _shared_set_up(page: Path, root: Path) -> Workdir:
+    """The page's setup in `root`, made by the first process to ask (under a file lock), read
+    back by the others: pytest-xdist's workers share `root`."""
+    path, done = root / f"setup-{page.stem}", root / f"setup-{page.stem}.json"
+    with open(root / f"setup-{page.stem}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            made = _set_up(page, path)
+            done.write_text(json.dumps({"outputs": made.outputs, "failure": made.failure}))
+        record = json.loads(done.read_text())
+    outputs = {int(line): text for line, text in record["outputs"].items()}
+    return Workdir(path, outputs, record["failure"])
+
+
 @pytest.fixture(scope="session")
-def workdirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[Path, Workdir]]:
-    """Each page's setup, made the first time a block of the page asks for it."""
-    made: dict[Path, Workdir] = {}
+def workdirs(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> dict[Path, Workdir]:
+    """Each page's setup, made the first time a block of the page asks for it, once per
+    test session (also across xdist workers, which need not keep a page's blocks together)."""
+    base = tmp_path_factory.getbasetemp()
+    root = base if worker_id == "master" else base.parent  # the session's, shared by workers
 
     class Lazy(dict):
         def __missing__(self, page: Path) -> Workdir:
-            made[page] = _set_up(page, tmp_path_factory.mktemp(f"setup-{page.stem}"))
-            return made[page]
+            self[page] = _shared_set_up(page, root)
+            return self[page]
 
-    yield Lazy()
+    return Lazy()
 
 
 def _check_excerpts(block: Block, output: str) -> None:
@@ -260,14 +279,7 @@ def _needs_setup(block: Block) -> bool:
     return block.marker("setup") is not None or block.lang != "python"
 
 
-def _block_param(block: Block) -> object:
-    # The blocks needing a page's setup share one xdist worker (`--dist loadgroup`, as
-    # `make test` runs), so it runs once; the others need none and go anywhere.
-    group = [pytest.mark.xdist_group(f"docs_setup_{block.page.stem}")]
-    return pytest.param(block, marks=group if _needs_setup(block) else [], id=block.id)
-
-
-@pytest.mark.parametrize("block", [_block_param(b) for b in ALL_BLOCKS if b.runnable])
+@pytest.mark.parametrize("block", [b for b in ALL_BLOCKS if b.runnable], ids=lambda b: b.id)
 def test_block_runs(block: Block, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     reason = block.marker("skip") or UNMARKED_EXCERPTS.get(_name(block.page))
     if reason is not None:
