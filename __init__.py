@@ -37,13 +37,13 @@ __all__ = [
 _LAZY = {
     "compile": "xnnc.driver",
     "load": "xnnc.driver",
-    "Program": "xnnc.driver",
+    "Program": "xnnc.program",
     "XnncPartitioner": "xnnc.pte",
-    "CompileOptions": "xnnc.options",
+    "CompileOptions": "xnnc.pipeline.options",
     "Target": "xnnc.target",
     "XnncError": "xnnc.errors",
     "get_all_dialects": "xnnc.dialects",
-    "get_all_passes": "xnnc.passes",
+    "get_all_passes": "xnnc.pipeline.registry",
 }
 
 

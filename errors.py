@@ -46,3 +46,7 @@ class TuningDatabaseWarning(UserWarning):
 class PackedWeightsWarning(UserWarning):
     """`xnnc.load` packs the weights again: the packed weights saved in the program file were
     made for another CPU or XNNPACK build, or are damaged."""
+
+
+class ModelImportError(XnncError):
+    """A model or file that xnnc cannot import, with the reason."""

@@ -47,7 +47,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from xnnc.backend_xnnpack.recurrent import LstmRunner
+from xnnc.backend_xnnpack.lstm_runner import LstmRunner
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.backend_xnnpack.runtime.runtime import COPIED_BYTES, XnnpackError, XnnRuntime
 

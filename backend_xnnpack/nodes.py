@@ -26,8 +26,7 @@ from enum import Enum, StrEnum
 from typing import Any, NamedTuple, NoReturn
 
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
-from xnnc.errors import XnncError
-from xnnc.ir.shapes import (
+from xnnc.backend_xnnpack.shapes import (
     broadcast_shapes,
     conv_output_size,
     deconv_output_size,
@@ -35,6 +34,7 @@ from xnnc.ir.shapes import (
     numel,
     sliced_shape,
 )
+from xnnc.errors import XnncError
 
 # --- limits and flags ----------------------------------------------------------------------------
 
@@ -1346,3 +1346,30 @@ def ops_with(predicate: Callable[[OpSpec], bool]) -> frozenset[str]:
 def kinds_with(predicate: Callable[[NodeKind], bool]) -> frozenset[str]:
     """Names of the node kinds satisfying `predicate`."""
     return frozenset(kind.name for kind in KINDS_LIST if predicate(kind))
+
+
+# --- the recurrent loop ------------------------------------------------------------------------
+
+
+def lstm_loop_refusal(
+    *, arguments: int = 9, keywords: bool = False, f32: bool = True, train: bool = False,
+    projected: bool = False, static: bool = True, constant_weights: bool = True,
+) -> str | None:  # fmt: skip
+    """Why xnnc's recurrent loop (`recurrent.LstmRunner`: an LSTM over any frame count, around
+    XNNPACK runtimes) cannot run an `aten.lstm.input` with these properties (None: it can).
+    A capability of the runtime that the compile side reads here: the importer asks it of
+    the FX node (to keep a static LSTM whole), conversion and the program's planner of the
+    IR op, so one list of reasons serves all three."""
+    if keywords or arguments != 9:
+        return "xnnc's recurrent loop reads aten::lstm.input's 9 positional arguments"
+    if not f32:
+        return "xnnc's recurrent loop runs fp32 LSTMs"
+    if train:
+        return "xnnc's recurrent loop runs inference (train=False) only"
+    if projected:
+        return "proj_size != 0 is not supported by xnnc's recurrent loop"
+    if not static:
+        return "xnnc's recurrent loop needs a static batch and feature size"
+    if not constant_weights:
+        return "xnnc's recurrent loop needs the LSTM's weights as constants"
+    return None

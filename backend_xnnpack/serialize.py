@@ -2,8 +2,8 @@
 
     XH00 header | XN01 flatbuffer | constants
 
-The xnn dialect walks an `xnn.subgraph` and feeds it here (`xnn.serialize_subgraph`); each
-node op encodes its own table (`op.encode(builder)`, from its kind's entry in nodes.py).
+The translation out of the IR (`translate/xnnpack.py`) walks an `xnn.subgraph` and feeds it
+here; each node encodes from its kind's entry in nodes.py.
 Values are numbered in the order they are defined; external inputs take external ids
 0..n-1 and outputs n..n+m-1, as the stock runtime requires. Constants are referenced, never
 copied, until a blob is packed, and a constant defined again with the same bytes (the same

@@ -26,8 +26,8 @@ import torch
 import xnnc
 from xnnc.benchmarks.polyphase_bench import seconds_per_call
 from xnnc.dialects import xnn
-from xnnc.driver import Program
 from xnnc.examples.models import MODELS
+from xnnc.program import Program
 
 SIDES = {"fold": (), "no fold": ("fold-constants",)}
 

@@ -31,8 +31,8 @@ from torch.overrides import TorchFunctionMode
 import xnnc
 from xnnc.backend_xnnpack.runtime.capi import f16_native_supported
 from xnnc.benchmarks.polyphase_bench import seconds_per_call
-from xnnc.driver import Program
 from xnnc.examples.models import MODELS
+from xnnc.program import Program
 
 MODES = ("native", "fp32")
 

@@ -83,7 +83,7 @@ def model_seeds(zoo: bool = False) -> tuple[list[str], dict[str, typing.Any]]:
     import torch.nn as nn
 
     import xnnc
-    from xnnc.pipeline import lower
+    from xnnc.pipeline.stages import lower
 
     class Block(nn.Module):
         def __init__(self) -> None:

@@ -42,7 +42,7 @@ from executorch.backends.xnnpack.test.tester import (
     ToEdgeTransformAndLower as XnnpackToEdgeTransformAndLower,
 )
 
-from xnnc.options import CompileOptions
+from xnnc.pipeline.options import CompileOptions
 from xnnc.pte import XnncPartitioner
 
 FLOW_NAME = "xnnc"

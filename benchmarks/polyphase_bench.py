@@ -35,9 +35,9 @@ import torch.nn as nn
 from xdsl.passes import PassPipeline
 
 import xnnc
-from xnnc.driver import Program
 from xnnc.frontend.fx_importer import export_program, import_model
-from xnnc.pipeline import with_pass_first
+from xnnc.pipeline.stages import with_pass_first
+from xnnc.program import Program
 from xnnc.transforms.polyphase import PolyphasePass
 
 DTYPES = {"f32": torch.float32, "f16": torch.float16}

@@ -51,11 +51,11 @@ import numpy as np
 import torch
 
 import xnnc
-from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner
+from xnnc.backend_xnnpack.lstm_runner import LstmCell, LstmRunner
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.benchmarks.zoo import cpu_header, ort_session
-from xnnc.driver import Program
 from xnnc.examples.models import _SLSTM
+from xnnc.program import Program
 
 FC = "Fully Connected"
 

@@ -27,9 +27,9 @@ from typing import Any
 import torch
 
 from xnnc.backend_xnnpack.blob import pack_blob
+from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.backend_xnnpack.runtime import XnnRuntime
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
-from xnnc.ir.dims import DimExpr
 
 CALLS, REPEATS = 2_000, 50
 

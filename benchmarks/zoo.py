@@ -76,9 +76,9 @@ import torch
 
 import xnnc
 from xnnc.benchmarks.memory_bench import weight_bytes
-from xnnc.driver import Program
 from xnnc.examples.models import MODELS
-from xnnc.options import CompileOptions
+from xnnc.pipeline.options import CompileOptions
+from xnnc.program import Program
 from xnnc.target import FEATURES, Target
 
 ZOO = (
@@ -293,7 +293,7 @@ def _policy_module(aten_module: Any, policy: Policy, options: CompileOptions) ->
     from xdsl.passes import PassPipeline
 
     from xnnc.dialects.xnn import set_target
-    from xnnc.pipeline import default_passes
+    from xnnc.pipeline.stages import default_passes
     from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
     from xnnc.transforms.depthwise_rows import DepthwiseRowsPass
 

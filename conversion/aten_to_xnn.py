@@ -38,14 +38,14 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
-from xnnc.conversion.constants import constant_op, constant_tensor, drop_constant, weight_name
+from xnnc.backend_xnnpack.dims import DimExpr
+from xnnc.backend_xnnpack.shapes import numel, relative_begin, relative_end, slice_bounds
 from xnnc.conversion.dynamic_quant import (
     dynamic_reason,
     lower_dynamic_linear,
     uses_dynamic,
 )
 from xnnc.conversion.dynamic_quant import filter_type as dynamic_filter_type
-from xnnc.conversion.emitter import Emitter
 from xnnc.conversion.lstm import LstmArgs, check_kept_lstm, is_kept_lstm, lstm_args
 from xnnc.conversion.quantized import (
     deconvolution_filter_type,
@@ -66,15 +66,15 @@ from xnnc.dialects import aten, xnn
 from xnnc.dialects.locations import op_label, where
 from xnnc.dialects.quant import UniformQuantType, is_quantized
 from xnnc.dialects.quant_dynamic import is_dynamic
+from xnnc.dialects.types import DimsAttr, element_type, ints, shape_of, symbol_ranges
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
 from xnnc.dialects.xnn import target_of
 from xnnc.errors import LocatedError
-from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.ir.dims import DimExpr
-from xnnc.ir.shapes import numel, relative_begin, relative_end, slice_bounds
-from xnnc.ir.types import DimsAttr, element_type, ints, shape_of, symbol_ranges
+from xnnc.ir.constants import constant_op, constant_tensor, drop_constant, weight_name
+from xnnc.ir.dtypes import TORCH_DTYPES
+from xnnc.ir.emitter import Emitter
 
 FLOATS = (f32, f16)
 CAST_TYPES = (f32, f16, bf16)

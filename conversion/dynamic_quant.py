@@ -26,12 +26,12 @@ import torch
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
-from xnnc.conversion.constants import constant_op, weight_name
-from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.quant import UniformQuantType, quant_type
 from xnnc.dialects.quant_dynamic import is_dynamic
-from xnnc.ir.types import shape_of
+from xnnc.dialects.types import shape_of
+from xnnc.ir.constants import constant_op, weight_name
+from xnnc.ir.emitter import Emitter
 
 QB4W_BLOCK_MULTIPLE = 32
 

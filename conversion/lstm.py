@@ -6,7 +6,7 @@ the stock target, `disable=("lstm-loop",)`), and so does the `.pte` path
 ExecuTorch's `to_edge` leaves whole).
 
 `lstm_args` reads an LSTM op's `aten.lstm.input` arguments and says why one cannot be run
-as XNNPACK nodes (`backend_xnnpack.recurrent.refusal`): the recurrent loop's planner asks
+as XNNPACK nodes (`backend_xnnpack.nodes.lstm_loop_refusal`): the recurrent loop's planner asks
 it of `aten::lstm.input` too, so both forms refuse for the same reasons.
 """
 
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, TensorType
 
-from xnnc.backend_xnnpack.recurrent import refusal
-from xnnc.conversion.constants import constant_op
+from xnnc.backend_xnnpack.nodes import lstm_loop_refusal
 from xnnc.dialects import aten
-from xnnc.frontend.schema import from_attr
+from xnnc.ir.constants import constant_op
+from xnnc.ir.schema import from_attr
 
 KEPT_LSTM = "xnnc::lstm"  # torch.ops.xnnc.lstm (frontend.symbolic_lstm.KEPT_LSTM) as imported
 
@@ -41,12 +41,12 @@ class LstmArgs:
 
 def lstm_args(op: aten.GenericOp) -> LstmArgs | str:
     """The arguments of an `aten.lstm.input`-schema op, or why XNNPACK's nodes cannot run
-    it (`refusal`): train mode, proj_size, another dtype, symbolic batch or features, or
+    it (`lstm_loop_refusal`): train mode, proj_size, another dtype, symbolic batch or features, or
     weights that are not constants."""
     operands = list(range(len(op.operands)))
     args = [from_attr(a, operands) for a in op.args.data]
     if op.kwargs.data or len(args) != 9:
-        return refusal(arguments=len(args), keywords=bool(op.kwargs.data))  # type: ignore[return-value]
+        return lstm_loop_refusal(arguments=len(args), keywords=bool(op.kwargs.data))  # type: ignore[return-value]
     x, (h0, c0), params, has_biases, layers, _, train, bidirectional, batch_first = args
     values = list(op.operands)
     types = [values[i].type for i in (x, h0, c0, *params)]
@@ -54,7 +54,7 @@ def lstm_args(op: aten.GenericOp) -> LstmArgs | str:
     per_cell = 4 if has_biases else 2
     x_shape = list(values[x].type.get_shape())
     del x_shape[1 if batch_first else 0]
-    why = refusal(
+    why = lstm_loop_refusal(
         train=bool(train),
         f32=all(isinstance(t, TensorType) and isinstance(t.element_type, Float32Type)
                 for t in types),

@@ -22,13 +22,13 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import Operation, SSAValue
 
 from xnnc.conversion.aten_to_xnn import _data, _prop, _static_weights, lowering
-from xnnc.conversion.constants import weight_name
-from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.types import element_type, ints, shape_of
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
-from xnnc.ir.types import element_type, ints, shape_of
+from xnnc.ir.constants import weight_name
+from xnnc.ir.emitter import Emitter
 
 
 def reduced_shape(shape: Sequence[int], axes: Sequence[int]) -> tuple[int, ...]:

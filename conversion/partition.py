@@ -270,3 +270,20 @@ def _describe(op: Operation) -> str:
     """`where`, naming the op after a file:line:col too (the list holds several)."""
     at = where(op)
     return f"{at}: {op_label(op)}" if is_file_line_col(at) else at
+
+
+@dataclass(frozen=True)
+class OutlinePiecePass(ModulePass):
+    """The whole function as one `xnn.subgraph`: in `preprocess`, a piece is one group of
+    `XnncPartitioner`'s partition, so it is compiled as that group, not partitioned again
+    (an op conversion cannot lower then fails in convert-aten-to-xnn, naming the op)."""
+
+    name = "xnn-outline-piece"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in [f for f in op.walk() if isinstance(f, FuncOp)]:
+            block = func.body.block
+            group = [o for o in block.ops if not isinstance(o, aten.ConstantOp)][:-1]
+            if group:
+                outline(block, group)
+                schedule(block)

@@ -31,13 +31,13 @@ import torch
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import SSAValue
 
+from xnnc.backend_xnnpack.dims import DimExpr, NotAffine
 from xnnc.conversion.aten_to_xnn import _prop, lowering
-from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.quant import UniformQuantType, is_quantized
+from xnnc.dialects.types import ints, shape_of
 from xnnc.dialects.xnn import BinaryOperator as B
-from xnnc.ir.dims import DimExpr, NotAffine
-from xnnc.ir.types import ints, shape_of
+from xnnc.ir.emitter import Emitter
 
 
 def _two(v: Sequence[int] | None, default: Sequence[int]) -> tuple[int, int]:

@@ -23,18 +23,18 @@ from collections.abc import Sequence
 import torch
 from xdsl.ir import SSAValue
 
+from xnnc.backend_xnnpack.dims import DimExpr
+from xnnc.backend_xnnpack.shapes import broadcast_shapes
 from xnnc.conversion.aten_to_xnn import lowering
-from xnnc.conversion.emitter import Emitter
 from xnnc.conversion.norms import as_f32, convert_like, reduced_shape
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.types import element_type, shape_of
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
 from xnnc.dialects.xnn import target_of
-from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.ir.dims import DimExpr
-from xnnc.ir.shapes import broadcast_shapes
-from xnnc.ir.types import element_type, shape_of
+from xnnc.ir.dtypes import TORCH_DTYPES
+from xnnc.ir.emitter import Emitter
 
 
 def _check(op: aten.SafeSoftmaxOp) -> str | None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerAttr, StringAttr, f64
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.cost import rules
 from xnnc.cost.rules import (
     ConvLayer,
@@ -38,10 +39,7 @@ from xnnc.cost.rules import (
 )
 from xnnc.dialects import xnn
 from xnnc.dialects.locations import where
-from xnnc.dialects.xnn import target_of
-from xnnc.errors import LocatedError
-from xnnc.ir.dims import DimExpr
-from xnnc.ir.types import (
+from xnnc.dialects.types import (
     element_nbytes,
     element_type,
     int_value,
@@ -49,6 +47,8 @@ from xnnc.ir.types import (
     size_symbols,
     symbol_ranges,
 )
+from xnnc.dialects.xnn import target_of
+from xnnc.errors import LocatedError
 
 DECISION_ATTR = "xnn.decision"
 DECLINED_ATTR = "xnn.declined"

@@ -581,7 +581,7 @@ LSTM_LOOP_MEASURED = (
 
 
 def lstm_loop(target: Target, disable: Collection[str] = ()) -> Choice:
-    """A static LSTM: kept whole for xnnc's recurrent loop (`xnnc.recurrent`: per layer one
+    """A static LSTM: kept whole for xnnc's recurrent loop (`xnnc.program.lstm_loop`: per layer one
     input projection of all frames, then runtimes of 8, 4, 2, 1 unrolled steps sharing one
     packed W_hh) or one `xnn.lstm` in the subgraph, whose serialized blob holds one copy of
     the step's nodes per frame. The loop's runtimes are stock XNNPACK nodes, built where the

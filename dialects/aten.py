@@ -53,12 +53,8 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from xnnc.dialects.quant import QuantizedShapesVerifier, quant_type
-from xnnc.dialects.quant_dynamic import dynamic_quant_type
-from xnnc.dialects.weights import WeightAttr
-from xnnc.ir.constants import ConstantValueOp
-from xnnc.ir.dims import DimExpr, NotAffine
-from xnnc.ir.shapes import (
+from xnnc.backend_xnnpack.dims import DimExpr, NotAffine
+from xnnc.backend_xnnpack.shapes import (
     broadcast_shapes,
     conv_output_size,
     deconv_output_size,
@@ -68,7 +64,11 @@ from xnnc.ir.shapes import (
     same_numel,
     slice_bounds,
 )
-from xnnc.ir.types import ints, shape_of
+from xnnc.dialects.constant_value import ConstantValueOp
+from xnnc.dialects.quant import QuantizedShapesVerifier, quant_type
+from xnnc.dialects.quant_dynamic import dynamic_quant_type
+from xnnc.dialects.types import ints, shape_of
+from xnnc.dialects.weights import WeightAttr
 
 Scalar = AnyOf([base(IntegerAttr), base(FloatAttr)])
 IntList = DenseArrayBase

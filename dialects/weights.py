@@ -26,7 +26,7 @@ from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
-from xnnc.ir.types import DimsAttr, SymbolsAttr
+from xnnc.dialects.types import DimsAttr, SymbolsAttr
 
 
 class Blob:

@@ -90,7 +90,7 @@ from xdsl.traits import (
 from xdsl.utils.exceptions import VerifyException
 
 from xnnc.backend_xnnpack import nodes
-from xnnc.backend_xnnpack.lstm_steps import emit_lstm
+from xnnc.backend_xnnpack.dims import NotAffine
 from xnnc.backend_xnnpack.nodes import (  # noqa: F401 (re-exported: the dialect's vocabulary)
     FLAG_ALIGN_CORNERS,
     FLAG_KEEP_DIMS,
@@ -107,13 +107,7 @@ from xnnc.backend_xnnpack.nodes import (  # noqa: F401 (re-exported: the dialect
     UnaryOperator,
     c_value,
 )
-from xnnc.backend_xnnpack.serialize import (
-    GraphBuilder,
-    NodeSerializeError,
-    Quantization,
-    SerializeError,
-)
-from xnnc.dialects.locations import where
+from xnnc.dialects.constant_value import ConstantValueOp
 from xnnc.dialects.quant import (
     QuantizedShapesVerifier,
     ScalesAttr,
@@ -122,20 +116,15 @@ from xnnc.dialects.quant import (
     quant_type,
 )
 from xnnc.dialects.quant_dynamic import DynamicQuantType, dynamic_quant_type
-from xnnc.dialects.weights import WeightAttr
-from xnnc.errors import OptionError
-from xnnc.ir.constants import ConstantValueOp
-from xnnc.ir.dims import DimExpr, NotAffine, upper_bound
-from xnnc.ir.shapes import numel
-from xnnc.ir.types import (
-    SYMBOLS_ATTR_NAME,
-    element_nbytes,
+from xnnc.dialects.types import (
     element_type,
     ints,
     module_attribute,
     shape_of,
     symbol_ranges,
 )
+from xnnc.dialects.weights import WeightAttr
+from xnnc.errors import OptionError
 from xnnc.target import Target
 
 # --- enum attributes (the enums, flags and limits are the node table's, nodes.py) -------------
@@ -474,21 +463,6 @@ class XnnNode(QuantizedShapesVerifier, IRDLOperation):
         elif named:
             _same_element_type(**named, output=self.output)
 
-    def encode(self, fb: Any) -> tuple[int, Any]:
-        """(node kind number, flatbuffer table) from the node table: `fb` is the serializer's
-        encoder (`fb.id(value)`, `fb.node(kind, **fields)`, `fb.NO_VALUE`)."""
-        ids: dict[str, Any] = {"output": fb.id(self.output)}
-        for name, value in self.operand_values().items():
-            if value is None:
-                ids[name] = fb.NO_VALUE
-            else:
-                ids[name] = (
-                    fb.id(value) if isinstance(value, SSAValue) else [fb.id(v) for v in value]
-                )
-        view = nodes.EncodeView(self.params(), ids, self.shapes())
-        kind = nodes.kind_for(self.name, view)
-        return fb.node(kind.name, **nodes.encode_fields(kind, view))
-
 
 class ClampedNode(XnnNode):
     """A node whose define function takes `output_min`/`output_max` (a fused clamp)."""
@@ -750,7 +724,7 @@ class ConvertOp(XnnNode):
             # XNNPACK's convert to qd8: parameters at run time, per image for a convolution,
             # per row for a fully-connected node (`_quantization`): one or the other.
             readers = {use.operation.name for use in self.output.uses}
-            if _per_image(self.output) and FullyConnectedOp.name in readers:
+            if per_image(self.output) and FullyConnectedOp.name in readers:
                 _fail(
                     "a qdint8 value is quantized per image for a convolution and per row for "
                     "a fully-connected node; convert it once for each (read by "
@@ -764,7 +738,7 @@ class ConvertOp(XnnNode):
             quantized is not None
             and real == f32
             and quantized.per_tensor
-            and _datatype_of(quantized) in ("qint8", "quint8")
+            and quantized.bitwidth == 8
         ):
             return
         _fail(
@@ -790,7 +764,7 @@ class ConcatenateOp(XnnNode):
 class LstmOp(IRDLOperation):
     """An LSTM over a static time axis: `aten.lstm.input` without proj_size, in inference,
     fp32, kept one op through the pipeline and serialized as its steps unrolled into
-    XNNPACK nodes (`backend_xnnpack.lstm_steps.emit_lstm`: one fully-connected node
+    XNNPACK nodes (`translate.xnnpack`, `backend_xnnpack.lstm_steps`: one fully-connected node
     projects every frame per layer and direction, then ~15 nodes a step); XNNPACK 92a7ad50
     has no recurrent node. `state` is (h0, c0), each [layers * directions, B, H], or empty
     for zeros; `weights` per cell (layer-major, direction-minor) W_ih [4H, I], W_hh [4H, H]
@@ -871,26 +845,6 @@ class LstmOp(IRDLOperation):
             if shape_of(v) != tuple(shape):
                 _fail(f"{name} of shape {list(shape_of(v))}, expected {list(shape)}")
 
-    def emit(self, graph: GraphBuilder, outputs: Sequence[SSAValue], dims: Callable) -> None:
-        """Its nodes into `graph`, which defines its operands already; defines the results
-        that are read or are `outputs` of the subgraph."""
-        results = []
-        for r in self.results:
-            if r.uses or r in outputs:
-                graph.value(r, "fp32", dims(r), external="output" if r in outputs else None)
-                results.append(r)
-            else:
-                results.append(None)
-        state = tuple(self.state)
-        emit_lstm(
-            graph, self, x=self.input, x_shape=dims(self.input),
-            state=(state[0], state[1]) if state else None,
-            cells=self.cells,
-            layers=self.layers.value.data, bidirectional=self.directions == 2,
-            batch_first=bool(self.batch_first.value.data),
-            hidden=shape_of(self.cells[0][1])[1], results=tuple(results), where=where(self),
-        )  # fmt: skip
-
 
 # --- reductions and pooling ------------------------------------------------------------------
 
@@ -961,177 +915,11 @@ GENERATED_OPS: dict[str, type[XnnNode]] = {
 # Each generated class is a module attribute under its table name (xnn.SpaceToDepth2dOp).
 globals().update({op.__name__: op for op in GENERATED_OPS.values()})
 
-# --- serialization ---------------------------------------------------------------------------
 
-_DATATYPES: dict[Attribute, str] = {f32: "fp32", f16: "fp16", bf16: "bf16", i32: "int32"}
-
-
-# (storage width, signed, per tensor / per channel / blockwise) -> the schema's datatype.
-_QUANT_DATATYPES: dict[tuple[int, bool, str], str] = {
-    (8, True, "tensor"): "qint8", (8, False, "tensor"): "quint8", (32, True, "tensor"): "qint32",
-    (8, True, "channel"): "qcint8", (32, True, "channel"): "qcint32",
-    (4, True, "channel"): "qcint4", (4, True, "block"): "qbint4",
-}  # fmt: skip
-
-
-def _datatype_of(q: UniformQuantType) -> str | None:
-    """The XNNPACK datatype of a quantized type, or None when XNNPACK has none."""
-    granularity = "tensor" if q.per_tensor else "block" if q.blockwise else "channel"
-    signed = q.storage_type.signedness.data.name != "UNSIGNED"
-    return _QUANT_DATATYPES.get((q.bitwidth, signed, granularity))
-
-
-def _datatype(value: SSAValue) -> str:
-    elem = element_type(value)
-    if dynamic_quant_type(elem) is not None:
-        return "qdint8"
-    if (q := quant_type(elem)) is not None:
-        name = _datatype_of(q)
-        if name is None:
-            raise SerializeError(f"XNNPACK has no datatype for {elem}")
-        return name
-    if elem not in _DATATYPES:
-        raise SerializeError(f"XNNPACK values cannot have element type {elem}")
-    return _DATATYPES[elem]
-
-
-def _per_image(qd8: SSAValue) -> bool:
+def per_image(qd8: SSAValue) -> bool:
     """Whether a qd8 value's parameters are per image (a convolution or deconvolution reads
     it), not per row (a fully-connected node): XNNPACK's `num_nonbatch_dims`."""
     return any(isinstance(use.operation, (Convolution2dOp, Deconvolution2dOp)) for use in qd8.uses)
-
-
-def _quantization(value: SSAValue) -> Quantization | None:
-    if dynamic_quant_type(element_type(value)) is not None:
-        # XNNPACK's qd8 convolutions take one (scale, zero point) per image (all dims but
-        # the batch), its fully-connected one per row of the innermost dim.
-        nonbatch = len(shape_of(value)) - 1 if _per_image(value) else 1
-        return Quantization((), per_token=True, nonbatch_dims=nonbatch)
-    q = quant_type(element_type(value))
-    if q is None:
-        return None
-    if q.per_tensor:
-        return Quantization(q.scales.data, q.zero_point)
-    if not q.symmetric:
-        raise SerializeError(f"XNNPACK's per-channel values have zero points of 0, not {q}")
-    return Quantization(q.scales.data, 0, q.axis.data, q.block_size.data)
-
-
-def _constant_bytes(op: ConstantOp) -> memoryview:
-    value = op.value
-    if not isinstance(value, DenseIntOrFPElementsAttr):
-        return value.data.raw()
-    data, shape = value.data.data, shape_of(op.output)
-    if len(data) == element_nbytes(element_type(op.output)) and numel(shape) > 1:
-        data = bytes(data) * numel(shape)  # a splat literal stores one element
-    return memoryview(data)
-
-
-def serialize_subgraph(sub: SubgraphOp, runtime: str = "extended") -> bytes:
-    """The ExecuTorch XNNPACK delegate blob of one subgraph for `runtime` ("stock" refuses
-    node kinds stock ExecuTorch lacks)."""
-    graph, outputs = _graph_of(sub, runtime)
-    return graph.finish(outputs)
-
-
-def serialize_subgraph_named(
-    sub: SubgraphOp, runtime: str = "extended"
-) -> tuple[bytes, dict[str, memoryview]]:
-    """`serialize_subgraph` without copying the weights: the blob names its constants and
-    the named data are views of the weights' own buffers (for a runtime in this process)."""
-    graph, outputs = _graph_of(sub, runtime)
-    return graph.finish_named(outputs)
-
-
-def serialize_subgraph_hashed(
-    sub: SubgraphOp, runtime: str = "stock"
-) -> tuple[bytes, dict[str, bytes]]:
-    """The blob of a subgraph serialized once, its constants named by their SHA-256 as stock
-    ExecuTorch's `.pte` names them, and the named data; the weights leave the IR and each is
-    let go of once copied, so that the IR's weight copies (permuted filters, folded batch
-    norms) and the named data do not all coexist."""
-    graph, outputs = _spent_graph_of(sub, runtime)
-    return graph.finish_hashed(outputs)
-
-
-def _spent_graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValue]]:
-    """`_graph_of`, the weights taken out of the IR: the builder holds the only references
-    the IR had."""
-    graph, outputs = _graph_of(sub, runtime)
-    for op in sub.body.block.ops:
-        if isinstance(op, ConstantOp) and isinstance(op.value, WeightAttr):
-            op.value.data.data = None
-    return graph, outputs
-
-
-def _graph_of(sub: SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSAValue]]:
-    block = sub.body.block
-    terminator = block.last_op
-    assert isinstance(terminator, OutputOp)
-    outputs = list(terminator.outputs)
-    for j, out in enumerate(outputs):
-        if out in block.args or outputs.index(out) != j:
-            raise SerializeError(
-                f"output {j} is an input or repeats another output; XNNPACK needs each "
-                "external output produced by its own node (insert an xnn.copy)"
-            )
-    graph = GraphBuilder(runtime)
-    ranges = symbol_ranges(sub)
-
-    def dims(v: SSAValue) -> tuple[int, ...]:
-        """Symbolic dims at their upper bound, as stock ExecuTorch declares them."""
-        shape = shape_of(v)
-        missing = sorted(
-            {s for d in shape if isinstance(d, DimExpr) for s in d.symbols} - set(ranges)
-        )
-        if missing:
-            raise SerializeError(
-                f"size symbol {missing[0]} of {v.type} has no range in the module's "
-                f"{SYMBOLS_ATTR_NAME}"
-            )
-        return upper_bound(shape, ranges)
-
-    for arg in block.args:
-        graph.value(arg, _datatype(arg), dims(arg), external="input",
-                    quant=_quantization(arg))  # fmt: skip
-    for op in block.ops:
-        if op is terminator:
-            continue
-        if isinstance(op, ConstantOp):
-            data = _constant_bytes(op)
-            graph.value(op.output, _datatype(op.output), dims(op.output), data=data,
-                        quant=_quantization(op.output))  # fmt: skip
-            continue
-        if isinstance(op, LstmOp):
-            op.emit(graph, outputs, dims)
-            continue
-        if not isinstance(op, XnnNode):
-            raise NodeSerializeError(where(op), f"{op.name} is not an XNNPACK node")
-        for result in op.results:
-            external = "output" if result in outputs else None
-            graph.value(result, _datatype(result), dims(result), external=external,
-                        quant=_quantization(result))  # fmt: skip
-        clamp = op.output_range() if isinstance(op, ClampedNode) else (-math.inf, math.inf)
-        _check_broadcast_operands(op, dims)
-        graph.add_node(op.encode(graph), where(op), clamp, op.name)
-    return graph, outputs
-
-
-def _check_broadcast_operands(op: Operation, dims: Callable[[SSAValue], Sequence[int]]) -> None:
-    if not isinstance(op, BinaryOp):
-        return
-    operands = [op.input1, op.input2]
-    broadcast = GENERATED_OPS["xnn.static_broadcast"]
-    sources = [v.owner.input if isinstance(v.owner, broadcast) else v for v in operands]
-    if sources != operands and nodes.broadcast_drop_misshapes(
-        [dims(v) for v in sources], dims(op.output)
-    ):
-        raise NodeSerializeError(
-            where(op),
-            "xnn.binary reads an xnn.static_broadcast, which XNNPACK 92a7ad50 "
-            "drops before a binary node, leaving it a smaller shape than its result's "
-            f"{list(dims(op.output))} (run xnn-legalize-broadcasts)",
-        )
 
 
 # --- the dialect -----------------------------------------------------------------------------

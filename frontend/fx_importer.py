@@ -43,8 +43,11 @@ from xdsl.irdl import IRDLOperation
 from xdsl.irdl.operations import OptOperandDef, OptPropertyDef, VarOperandDef, VarResultDef
 from xdsl.utils.exceptions import VerifyException
 
+from xnnc.backend_xnnpack.shapes import INT64_MAX
 from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
+from xnnc.dialects.types import SYMBOLS_ATTR_NAME, SymbolsAttr, dims_of_type, tensor_type
 from xnnc.dialects.weights import Blob, WeightAttr
+from xnnc.errors import ModelImportError
 from xnnc.frontend.dynamic_quant import (
     CHOOSE_QPARAMS,
     DYNAMIC,
@@ -58,11 +61,10 @@ from xnnc.frontend.quantized import (
     import_quant_node,
     register_quantized_ops,
 )
-from xnnc.frontend.schema import DTYPES, ModelImportError, element_type, prop_for, to_attr
 from xnnc.frontend.symbolic_lstm import has_symbolic_lstm, keep_lstm_whole, keep_lstms, loop_refusal
 from xnnc.frontend.symbols import SymbolTable
-from xnnc.ir.shapes import INT64_MAX
-from xnnc.ir.types import SYMBOLS_ATTR_NAME, SymbolsAttr, dims_of_type, tensor_type
+from xnnc.ir.dtypes import DTYPES, element_type
+from xnnc.ir.schema import prop_for, qualified_name, to_attr, torch_overload
 
 # Qualified overload name ("aten::add.Tensor") -> the op that models it.
 OPS_BY_OVERLOAD: dict[str, type[IRDLOperation]] = {
@@ -70,18 +72,6 @@ OPS_BY_OVERLOAD: dict[str, type[IRDLOperation]] = {
 }
 # Arguments a CPU compiler may drop when they hold anything (they place, not compute).
 _PLACEMENT_ARGS = {"device", "layout", "pin_memory", "non_blocking"}
-
-
-def qualified_name(target: Any) -> str:
-    schema = target._schema
-    return schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
-
-
-def torch_overload(qualified: str) -> Any:
-    """`torch.ops` object for "aten::add.Tensor"."""
-    namespace, rest = qualified.split("::")
-    name, _, overload = rest.partition(".")
-    return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
 
 
 def export_program(

@@ -35,8 +35,8 @@ from torch._C import DispatchKey
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.export import ExportedProgram
 
-from xnnc.backend_xnnpack.recurrent import refusal
-from xnnc.frontend.schema import ModelImportError
+from xnnc.backend_xnnpack.nodes import lstm_loop_refusal
+from xnnc.errors import ModelImportError
 from xnnc.frontend.symbols import SymbolTable
 
 LSTM = torch.ops.aten.lstm.input
@@ -154,7 +154,7 @@ def loop_refusal(ep: ExportedProgram, node: torch.fx.Node) -> str | None:
     the loop declines would run on torch instead of unrolled on XNNPACK."""
     args = node.args
     if node.kwargs or len(args) != 9:
-        return refusal(arguments=len(args), keywords=bool(node.kwargs))
+        return lstm_loop_refusal(arguments=len(args), keywords=bool(node.kwargs))
     x, hx, params, has_biases, layers, _, train, bidirectional, batch_first = args
     vals = [n.meta.get("val") for n in (x, *hx, *params)]
     f32 = len(hx) == 2 and all(
@@ -167,7 +167,7 @@ def loop_refusal(ep: ExportedProgram, node: torch.fx.Node) -> str | None:
     held = {*signature.inputs_to_parameters, *signature.inputs_to_buffers,
             *signature.inputs_to_lifted_tensor_constants}  # fmt: skip
     per_cell = (4 if has_biases else 2) * (2 if bidirectional else 1)
-    return refusal(
+    return lstm_loop_refusal(
         train=bool(train), f32=f32,
         projected=f32 and (vals[1].shape[-1] != vals[2].shape[-1]
                            or len(params) != layers * per_cell),

@@ -14,8 +14,8 @@ import torch
 from torch.export import ExportedProgram
 from torch.utils._sympy.functions import FloorDiv
 
-from xnnc.frontend.schema import ModelImportError
-from xnnc.ir.dims import DimExpr, NotAffine
+from xnnc.backend_xnnpack.dims import DimExpr, NotAffine
+from xnnc.errors import ModelImportError
 
 
 class SymbolTable:

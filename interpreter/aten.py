@@ -6,52 +6,32 @@ same names the importer used), so one generic implementation serves every named 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import torch
-from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 
+from xnnc.backend_xnnpack.dims import DimError, DimExpr, bind_dims
 from xnnc.dialects import aten
 from xnnc.dialects.quant import is_quantized, quant_type
 from xnnc.dialects.quant_dynamic import dynamic_quant_type
+from xnnc.dialects.types import dims_of_type, shape_of, symbol_ranges
 from xnnc.errors import XnncError
-from xnnc.frontend.fx_importer import torch_overload
-from xnnc.frontend.schema import TORCH_DTYPES, from_attr, torch_dtype
 from xnnc.interpreter.quant import dequantize, quantize
 from xnnc.interpreter.quant_dynamic import fake_quantize
-from xnnc.ir.dims import DimError, DimExpr, bind_dims
-from xnnc.ir.types import dims_of_type, shape_of, symbol_ranges
+from xnnc.ir.constants import tensor_of
+from xnnc.ir.dtypes import TORCH_DTYPES, torch_dtype
+from xnnc.ir.schema import from_attr, torch_overload
 
 
 class ReferenceRunError(XnncError):
     """Bad inputs to the reference interpreter, or an op it cannot run."""
-
-
-def tensor_of(value_attr: Any, type: TensorType) -> torch.Tensor:
-    """The tensor an `aten.constant`/`xnn.constant` value holds."""
-    dtype = torch_dtype(type.element_type)
-    shape = tuple(type.get_shape())
-    if isinstance(value_attr, DenseIntOrFPElementsAttr):
-        raw = memoryview(value_attr.data.data)
-        if value_attr.is_splat() and raw.nbytes < torch.empty(shape, dtype=dtype).nbytes:
-            one = torch.frombuffer(bytearray(raw), dtype=dtype)[:1]
-            return one.reshape(()).expand(shape).clone()
-    else:
-        raw = value_attr.data.raw()
-    if raw.nbytes == 0:
-        return torch.empty(shape, dtype=dtype)
-    if raw.readonly:
-        raw = memoryview(bytearray(raw))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return torch.frombuffer(raw, dtype=dtype).reshape(shape)
 
 
 def _accepts(schema_type: str, value: Any) -> bool:

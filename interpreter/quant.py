@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 
 from xnnc.dialects.quant import UniformQuantType
-from xnnc.frontend.schema import TORCH_DTYPES
+from xnnc.ir.dtypes import TORCH_DTYPES
 
 
 def _per_axis(values: tuple, q: UniformQuantType, rank: int, dtype: torch.dtype) -> torch.Tensor:

@@ -31,12 +31,12 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.backend_xnnpack.nodes import broadcast_drop_misshapes
+from xnnc.backend_xnnpack.shapes import broadcast_shapes
 from xnnc.dialects import xnn
-from xnnc.ir.dims import DimExpr
+from xnnc.dialects.types import shape_of, tensor_type
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.shapes import broadcast_shapes
-from xnnc.ir.types import shape_of, tensor_type
 
 
 def _source(value: SSAValue) -> SSAValue:

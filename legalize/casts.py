@@ -49,10 +49,10 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.backend_xnnpack import nodes
-from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.cost.decision import Decision, decide, gemm_layer, record
 from xnnc.dialects import xnn
-from xnnc.ir.types import has_element_type, shape_of, tensor_type
+from xnnc.dialects.types import has_element_type, shape_of, tensor_type
+from xnnc.ir.constants import constant_op, constant_tensor, weight_name, xnn_constant
 
 # The node table's bf16 capabilities: nodes XNNPACK 92a7ad50 rejects on bf16 values, and its
 # bf16 x bf16 -> fp32 GEMMs (fp32 too where the cost model chooses it).

@@ -55,8 +55,8 @@ from xnnc.cost import rules
 from xnnc.cost.decision import Decision, decide, fp16_layer, fp16_region, record, recorded
 from xnnc.dialects import xnn
 from xnnc.dialects.locations import where
+from xnnc.dialects.types import has_element_type
 from xnnc.dialects.xnn import target_of
-from xnnc.ir.types import has_element_type
 from xnnc.legalize.widen import Widening, check_mode, touches, widen_node, widening_patterns
 from xnnc.target import Target
 

@@ -42,15 +42,15 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.constants import constant_tensor
-from xnnc.conversion.emitter import Emitter
+from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.cost.decision import declined
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import UniformQuantType, is_quantized
+from xnnc.dialects.types import element_type, ints, shape_of
 from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, UnaryOperator
-from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.ir.dims import DimExpr
-from xnnc.ir.types import element_type, ints, shape_of
+from xnnc.ir.constants import constant_tensor
+from xnnc.ir.dtypes import TORCH_DTYPES
+from xnnc.ir.emitter import Emitter
 
 REWRITE = "xnn-legalize-stock"
 _NO_REDUCE = "and stock ExecuTorch has no reduce node"

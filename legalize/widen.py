@@ -27,11 +27,11 @@ from xdsl.ir import Attribute, Operation, SSAValue, Use
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from xnnc.conversion.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.dialects import xnn
+from xnnc.dialects.types import element_type, has_element_type
 from xnnc.errors import OptionError
+from xnnc.ir.constants import constant_op, constant_tensor, weight_name, xnn_constant
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import element_type, has_element_type
 
 
 def _as_f32(t: Attribute, narrow: Attribute) -> Attribute:

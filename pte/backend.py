@@ -16,9 +16,7 @@ without recording guards, so `to_executorch` keeps a dynamic input's range.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -27,23 +25,18 @@ from executorch.exir.backend.backend_details import BackendDetails, PreprocessRe
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 from torch._guards import detect_fake_mode
 from torch.export import ExportedProgram
-from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.passes import ModulePass, PassPipeline
 
-import xnnc
 from xnnc import heap
 from xnnc.backend_xnnpack.blob import inline_constants, read_blob
 from xnnc.backend_xnnpack.serialize import SerializeError
-from xnnc.conversion.partition import PartitionPass, outline, schedule
 from xnnc.dialects import aten, xnn
-from xnnc.dialects.xnn import serialize_subgraph_hashed, set_target
 from xnnc.frontend.fx_importer import import_model
-from xnnc.options import CompileOptions
-from xnnc.pipeline import default_passes
+from xnnc.pipeline.options import CompileOptions
+from xnnc.pipeline.stages import lower
 from xnnc.pte.kept_ops import take_lstms
-from xnnc.transforms.constant_fold import FoldConstantsPass
+from xnnc.translate.xnnpack import serialize_subgraph_hashed
 
 OPTIONS_KEY = "xnnc_options"
 STOCK_BACKEND_ID = "XnnpackBackend"  # the delegate id stock ExecuTorch registers
@@ -61,35 +54,6 @@ def options_of(compile_specs: list[CompileSpec]) -> CompileOptions:
         if spec.key == OPTIONS_KEY:
             return CompileOptions.from_spec(json.loads(spec.value.decode()))
     return CompileOptions(target="stock")
-
-
-@dataclass(frozen=True)
-class OutlinePiecePass(ModulePass):
-    """The whole function as one `xnn.subgraph`: in `preprocess`, a piece is one group of
-    `XnncPartitioner`'s partition, so it is compiled as that group, not partitioned again
-    (an op conversion cannot lower then fails in convert-aten-to-xnn, naming the op)."""
-
-    name = "xnn-outline-piece"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for func in [f for f in op.walk() if isinstance(f, FuncOp)]:
-            block = func.body.block
-            group = [o for o in block.ops if not isinstance(o, aten.ConstantOp)][:-1]
-            if group:
-                outline(block, group)
-                schedule(block)
-
-
-def _for_piece(p: ModulePass) -> ModulePass:
-    """The pass as a tagged piece needs it: the piece is one group already, and every op in
-    it must lower. The partitioner saw the weights only as fake tensors, so it could not
-    tell a weight the qs8 form cannot take (asymmetric per-channel): such a weight is
-    dequantized at compile time and its op runs in fp32 inside the delegate."""
-    if isinstance(p, PartitionPass):
-        return OutlinePiecePass()
-    if isinstance(p, FoldConstantsPass):
-        return dataclasses.replace(p, dequantize=True)
-    return p
 
 
 class XnncBackend(BackendDetails):
@@ -110,9 +74,7 @@ class XnncBackend(BackendDetails):
                 "piece need it outside (exclude=...)"
             )
         module = _imported_piece(edge_program)
-        set_target(module, options.target)
-        passes = [_for_piece(p) for p in default_passes(options)]
-        PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)
+        lower(module, options, piece=True)
         func = next(op for op in module.ops if isinstance(op, FuncOp))
         subs = [op for op in func.body.block.ops if isinstance(op, xnn.SubgraphOp)]
         outside = [

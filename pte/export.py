@@ -31,7 +31,7 @@ from xnnc.backend_xnnpack.runtime.runtime import check_threads
 from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import torch_leftovers_dropped
 from xnnc.frontend.symbolic_lstm import describe, symbolic_lstms
-from xnnc.options import CompileOptions
+from xnnc.pipeline.options import CompileOptions
 from xnnc.pte import lstm_calls
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
 from xnnc.pte.partitioner import XnncPartitioner

@@ -27,8 +27,8 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from xnnc.conversion.aten_to_xnn import lowered_ops
 from xnnc.dialects.aten import GenericOp
-from xnnc.frontend.fx_importer import qualified_name, torch_overload
 from xnnc.frontend.symbolic_lstm import KEPT_LSTM, LSTM, keep_lstms  # noqa: F401 (re-exported)
+from xnnc.ir.schema import qualified_name, torch_overload
 
 
 def kept_whole() -> list[Any]:

@@ -61,7 +61,7 @@ from torch.export import ExportedProgram
 
 from xnnc.errors import XnncError
 from xnnc.frontend.symbolic_lstm import LSTM
-from xnnc.options import CompileOptions
+from xnnc.pipeline.options import CompileOptions
 from xnnc.pte.kept_ops import aten_overload
 from xnnc.pte.partitioner import XnncPartitioner
 

@@ -35,10 +35,11 @@ from xnnc.conversion.lstm import check_kept_lstm, excluded_steps
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
 from xnnc.frontend.dynamic_quant import DYNAMIC
-from xnnc.frontend.fx_importer import import_model, qualified_name
+from xnnc.frontend.fx_importer import import_model
 from xnnc.frontend.quantized import DEQUANTIZE, QUANTIZE
-from xnnc.options import CompileOptions
-from xnnc.pipeline import stages
+from xnnc.ir.schema import qualified_name
+from xnnc.pipeline.options import CompileOptions
+from xnnc.pipeline.stages import stage_passes
 from xnnc.pte.backend import STOCK_BACKEND_ID, copy_sharing_tensors, options_spec
 from xnnc.pte.kept_ops import LSTM, is_kept_lstm, is_lstm, keep_lstms, kept_whole, take_lstms
 from xnnc.target import Target
@@ -196,7 +197,7 @@ class XnncPartitioner(Partitioner):
         xnn.set_target(module, self.options.target)  # what lowers depends on it (from-end slices)
         passes = [
             dataclasses.replace(p, shapes_only=True) if isinstance(p, FoldConstantsPass) else p
-            for p in stages(self.options)["aten"]
+            for p in stage_passes(self.options)["aten"]
             if not isinstance(p, FoldBatchNormPass)
         ]
         PassPipeline(tuple(passes)).apply(xnnc.make_context(), module)

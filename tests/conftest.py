@@ -20,10 +20,10 @@ from torch.export import ExportedProgram
 from xdsl.dialects.builtin import ModuleOp
 
 import xnnc
-from xnnc.driver import Program
 from xnnc.examples.models import MODELS
 from xnnc.frontend.fx_importer import export_program
-from xnnc.options import CompileOptions
+from xnnc.pipeline.options import CompileOptions
+from xnnc.program import Program
 
 T = TypeVar("T")
 

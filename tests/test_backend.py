@@ -237,7 +237,7 @@ def test_xnn_run_keeps_a_static_lstm_whole_as_compile_does(tmp_path, capsys, dis
 def test_xnn_run_fp16_option(tmp_path, capsys, monkeypatch, fp16: str) -> None:
     """`--fp16` reaches the pipeline ("auto" resolved by the target); fp16 results within
     fp16 tolerance of the reference interpreter (2e-2, as for the fp16 op cases)."""
-    from xnnc import pipeline
+    from xnnc.pipeline import stages as pipeline
 
     modes = []
     lower = pipeline.lower

@@ -24,10 +24,10 @@ from xdsl.dialects.builtin import bf16
 
 import xnnc
 from xnnc.dialects import xnn
+from xnnc.dialects.types import has_element_type
 from xnnc.errors import OptionError
-from xnnc.ir.types import has_element_type
 from xnnc.legalize.casts import BF16_GEMMS
-from xnnc.options import CompileOptions
+from xnnc.pipeline.options import CompileOptions
 from xnnc.pte import StockRuntime, XnncPartitioner
 
 BF16_RTOL = 3e-2

@@ -24,10 +24,10 @@ import xnnc
 from xnnc.cost import rules
 from xnnc.cost.decision import Decision, decisions, record, recorded
 from xnnc.dialects import xnn
+from xnnc.dialects.types import int_value
 from xnnc.frontend.fx_importer import import_model
-from xnnc.ir.types import int_value
-from xnnc.options import CompileOptions
-from xnnc.pipeline import default_passes
+from xnnc.pipeline.options import CompileOptions
+from xnnc.pipeline.stages import default_passes
 from xnnc.target import Target
 from xnnc.tuning import db as tuning_db
 from xnnc.tuning import tuner

@@ -1,6 +1,6 @@
 """An nn.LSTM over a symbolic time axis (docs/dynamic-shapes.md, "LSTM over a symbolic time
 axis"): exported as one `aten.lstm.input` (frontend/symbolic_lstm.py), kept whole at import,
-run outside the subgraphs on xnnc's recurrent loop over XNNPACK (xnnc/recurrent.py;
+run outside the subgraphs on xnnc's recurrent loop over XNNPACK (program/lstm_loop.py;
 tests/test_recurrent_loop.py tests the loop itself); EnCodec compiled once for a range of
 frame counts.
 
@@ -20,10 +20,9 @@ import torch
 from torch.export import Dim
 
 import xnnc
-from xnnc.errors import XnncError
+from xnnc.errors import ModelImportError, XnncError
 from xnnc.examples.models import _SLSTM, make_encodec_decoder
 from xnnc.frontend.fx_importer import import_model
-from xnnc.frontend.schema import ModelImportError
 from xnnc.frontend.symbolic_lstm import keep_lstm_whole
 
 LSTM = torch.ops.aten.lstm.input

@@ -15,11 +15,10 @@ import torch
 from torch.export import Dim
 
 import xnnc
+from xnnc.backend_xnnpack.dims import DimError, DimExpr, NotAffine, bind_dims
 from xnnc.backend_xnnpack.runtime.runtime import SHAPES_KEPT
 from xnnc.dialects import xnn
-from xnnc.errors import XnncError
-from xnnc.frontend.schema import ModelImportError
-from xnnc.ir.dims import DimError, DimExpr, NotAffine, bind_dims
+from xnnc.errors import ModelImportError, XnncError
 
 ATOL = 1e-5
 SIZES = (1, 7, 13, 40, 64)
@@ -332,7 +331,7 @@ def test_stock_pte_runs_on_stock_executorch_over_the_range(audio, tmp_path, caps
     import numpy as np
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.options import CompileOptions
+    from xnnc.pipeline.options import CompileOptions
     from xnnc.pte import PteInputError, StockRuntime, XnncPartitioner, to_pte
     from xnnc.tools import xnn_run
 
@@ -988,7 +987,7 @@ IMAGE_SIZES = ((64, 64), (64, 128), (256, 192))
 def test_strided_sizes_simplify_exactly_when_divisible() -> None:
     """A stride-2 conv (k 7, pad 3) on H = 32*h: (32*h - 1)//2 + 1 is 16*h for every h;
     on H = 3*h it depends on h's parity, which no affine expression says."""
-    from xnnc.ir.shapes import conv_output_size
+    from xnnc.backend_xnnpack.shapes import conv_output_size
 
     h = DimExpr.symbol("h")
     assert conv_output_size(32 * h, 7, 2, 6, 1) == 16 * h

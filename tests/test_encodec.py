@@ -27,9 +27,10 @@ from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
 from xnnc.examples.models import MODELS
 from xnnc.frontend.fx_importer import import_model
-from xnnc.pipeline import default_passes
+from xnnc.pipeline.stages import default_passes
 from xnnc.pte import StockRuntime, to_pte
 from xnnc.transforms.hoist_input_projection import covers
+from xnnc.translate import xnnpack as translate_xnnpack
 
 TARGETS = ["extended", "stock"]
 HOIST = "xnn-hoist-input-projection"
@@ -214,7 +215,7 @@ def test_recurrent_layers_in_one_partition(name: str) -> None:
 def test_recurrent_layers_by_default(name: str) -> None:
     """By default on the extended runtime an LSTM the loop runs is kept whole for it (its
     reason says so); the others unroll into one subgraph as above. Same tolerance."""
-    from xnnc.recurrent import ON_XNNPACK
+    from xnnc.program.lstm_loop import ON_XNNPACK
 
     torch.manual_seed(0)
     make, shape = RECURRENT[name]
@@ -249,7 +250,7 @@ class ScaledLstm(nn.Module):
 
 def test_an_lstm_the_loop_cannot_run_is_unrolled() -> None:
     """The importer keeps a static LSTM whole only where the loop will run it (the reasons of
-    `backend_xnnpack.recurrent.refusal`, read from the exported graph); a computed weight
+    `backend_xnnpack.nodes.lstm_loop_refusal`, read from the exported graph); a computed weight
     unrolls it into XNNPACK instead of leaving it to torch. Tolerance as above."""
     torch.manual_seed(0)
     model, x = ScaledLstm().eval(), torch.randn(5, 1, 8)
@@ -273,7 +274,7 @@ def test_lstm_step_is_one_fully_connected_for_all_gates() -> None:
     (lstm,) = [op for op in program.module.walk() if isinstance(op, xnn.LstmOp)]
     assert not list(lstm.state)  # zeros: left out
     (sub,) = [op for op in program.module.walk() if isinstance(op, xnn.SubgraphOp)]
-    blob = read_blob(xnn.serialize_subgraph(sub, "extended"))
+    blob = read_blob(translate_xnnpack.serialize_subgraph(sub, "extended"))
     nodes = zip(blob.graph.xnodes, blob.node_kinds, strict=True)
     fcs = [node.xnodeUnion for node, kind in nodes if kind == "XNNFullyConnected"]
     assert len(fcs) == layers + layers * (steps - 1)

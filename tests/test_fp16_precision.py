@@ -32,8 +32,8 @@ from xnnc.cost.decision import decisions
 from xnnc.dialects import xnn
 from xnnc.errors import OptionError
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
-from xnnc.options import CompileOptions
-from xnnc.pipeline import default_passes
+from xnnc.pipeline.options import CompileOptions
+from xnnc.pipeline.stages import default_passes
 from xnnc.pte import StockRuntime, XnncPartitioner
 from xnnc.target import Target
 

@@ -23,7 +23,7 @@ from xnnc.cost import rules
 from xnnc.cost.decision import recorded
 from xnnc.dialects import xnn
 from xnnc.frontend.fx_importer import import_model
-from xnnc.pipeline import lower
+from xnnc.pipeline.stages import lower
 from xnnc.target import Target
 from xnnc.tuning import db as tuning_db
 from xnnc.tuning import tuner

@@ -20,7 +20,7 @@ from op_cases import ELEMENTWISE, STRUCTURAL, Fn
 
 import xnnc
 from xnnc.dialects import aten
-from xnnc.frontend.schema import ModelImportError
+from xnnc.errors import ModelImportError
 from xnnc.interpreter.aten import ReferenceRunError
 
 TOL = {

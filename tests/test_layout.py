@@ -36,7 +36,7 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 import xnnc
 from xnnc.dialects import xnn
-from xnnc.pipeline import lower
+from xnnc.pipeline.stages import lower
 from xnnc.transforms.layout import (
     LayoutPass,
     broadcast_through_reshape,

@@ -21,8 +21,8 @@ from xnnc.backend_xnnpack.blob import _HEADER, read_blob
 from xnnc.backend_xnnpack.serialize import GraphBuilder
 from xnnc.dialects import xnn
 from xnnc.dialects.weights import WeightAttr
-from xnnc.dialects.xnn import serialize_subgraph_named
 from xnnc.errors import XnncError
+from xnnc.translate.xnnpack import serialize_subgraph_named
 
 
 def _close(got: torch.Tensor, want: torch.Tensor, tol: float) -> None:
@@ -428,7 +428,7 @@ def test_loaded_blobs_are_views_of_the_file(convnet, tmp_path) -> None:
     runtime hands back, not a copy in memory; results as before saving."""
     import mmap
 
-    from xnnc.driver import _ZipBlobs
+    from xnnc.program.file import _ZipBlobs
 
     model, inputs = convnet
     path = str(tmp_path / "m.xnnc")
@@ -465,7 +465,7 @@ def test_outside_weights_are_mapped_from_the_file(tmp_path) -> None:
 
     import numpy as np
 
-    from xnnc.driver import _mapped_weights
+    from xnnc.program.file import _mapped_weights
 
     torch.manual_seed(0)
     model, x = _Outside().eval(), torch.randn(1, 3, 8, 8)
@@ -494,7 +494,7 @@ def test_outside_weights_of_an_older_layout_are_read(tmp_path) -> None:
 
     import numpy as np
 
-    from xnnc.driver import _mapped_weights
+    from xnnc.program.file import _mapped_weights
 
     weights = {"a": np.arange(100, dtype=np.uint8), "b": np.arange(7, dtype=np.uint8)}
     buf = io.BytesIO()
@@ -544,7 +544,7 @@ def test_lowering_leaves_no_weight_in_garbage(convnet) -> None:
 
     from xnnc.dialects.weights import Blob
     from xnnc.frontend.fx_importer import export_program, import_model
-    from xnnc.pipeline import lower
+    from xnnc.pipeline.stages import lower
 
     model, inputs = convnet
     module = import_model(export_program(model, inputs))
@@ -574,7 +574,7 @@ def test_lowering_leaves_no_weight_in_garbage(convnet) -> None:
 
 
 def test_mapped_copy_is_the_tensor_in_pages_of_its_own() -> None:
-    from xnnc.conversion.constants import MAPPED_BYTES, mapped_copy
+    from xnnc.ir.constants import MAPPED_BYTES, mapped_copy
 
     big = torch.randn(64, 3, 3, MAPPED_BYTES // (4 * 64 * 9) + 1).permute(0, 3, 1, 2)
     copy = mapped_copy(big)
@@ -727,7 +727,7 @@ def test_hashed_subgraph_is_the_serialized_blob_with_named_constants(convnet) ->
     the SHA-256 of its bytes, gives each name's bytes once, is `serialize_subgraph`'s blob
     once they are put back, and leaves no weight in the subgraph's IR."""
     from xnnc.backend_xnnpack.blob import inline_constants
-    from xnnc.dialects.xnn import serialize_subgraph, serialize_subgraph_hashed
+    from xnnc.translate.xnnpack import serialize_subgraph, serialize_subgraph_hashed
 
     model, inputs = convnet
     (sub,) = xnnc.compile(model, inputs, savable=True).subgraphs

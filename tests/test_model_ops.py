@@ -61,7 +61,7 @@ CASES = [
 IDS = [c[0] for c in CASES]
 
 
-def _node_kinds(program: xnnc.driver.Program) -> set[str]:
+def _node_kinds(program: xnnc.program.Program) -> set[str]:
     return {kind for blob in program.blobs for kind in read_blob(blob).node_kinds}
 
 

@@ -36,7 +36,7 @@ class ConvAfterUnshuffle(nn.Module):
         return self.conv(F.pixel_unshuffle(x, 2)).relu()
 
 
-def _node_kinds(program: xnnc.driver.Program) -> list[str]:
+def _node_kinds(program: xnnc.program.Program) -> list[str]:
     return [kind for blob in program.blobs for kind in read_blob(blob).node_kinds]
 
 

@@ -19,8 +19,8 @@ from xnnc.backend_xnnpack import nodes
 from xnnc.backend_xnnpack.nodes import KINDS, KINDS_LIST, OPS
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 from xnnc.dialects import xnn
-from xnnc.dialects.xnn import serialize_subgraph
 from xnnc.transforms import layout
+from xnnc.translate.xnnpack import serialize_subgraph
 
 # Union members the runtime does not define (neither does stock ExecuTorch 1.5.1's for SDPA).
 UNDEFINED_KINDS = {"XNNArgMaxPooling2d", "XNNScaledDotProductAttention"}

@@ -19,7 +19,7 @@ from executorch.exir import to_edge_transform_and_lower
 
 import xnnc
 from xnnc.dialects import aten
-from xnnc.pipeline import raising_passes
+from xnnc.pipeline.stages import raising_passes
 from xnnc.pte import StockRuntime
 
 TOL = {

@@ -20,9 +20,9 @@ import xnnc
 from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.dialects import xnn
 from xnnc.errors import OptionError
-from xnnc.options import CompileOptions
-from xnnc.passes import parse_pipeline
-from xnnc.pipeline import default_passes, lower
+from xnnc.pipeline.options import CompileOptions
+from xnnc.pipeline.registry import parse_pipeline
+from xnnc.pipeline.stages import default_passes, lower
 from xnnc.pte.backend import inlined_blob
 from xnnc.pte.verify import xnnpack_blobs
 

@@ -1,12 +1,20 @@
-"""The pass registry (`xnnc.passes`) and its lit tests: one file per pass, named after it."""
+"""The pass registry (`xnnc.pipeline.registry`) and its lit tests: one file per pass."""
 
 import re
 from pathlib import Path
 
-from xnnc.passes import get_all_passes
+from xnnc.pipeline.registry import NAMES, _by_name, get_all_passes, load_pass
 
 TRANSFORMS = Path(__file__).resolve().parent.parent / "lit_tests" / "transforms"
 FROM_XDSL = {"cse", "dce"}  # xDSL's passes, tested there
+
+
+def test_the_names_are_the_classes_own() -> None:
+    """The registry lists names without importing the passes: each is its class's `name`."""
+    assert tuple(_by_name()) == NAMES
+    for name in NAMES:
+        assert load_pass(name).name == name
+        assert get_all_passes()[name]() is load_pass(name)
 
 
 def test_every_pass_has_a_lit_file_named_after_it() -> None:

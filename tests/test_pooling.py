@@ -18,8 +18,8 @@ from op_cases import Fn
 from suite_harness import assert_fully_delegated
 
 import xnnc
+from xnnc.backend_xnnpack.shapes import pool_output_size
 from xnnc.conversion.pooling import adaptive_window, overhang
-from xnnc.ir.shapes import pool_output_size
 from xnnc.pte import StockRuntime
 
 AVG = dict(atol=1e-6, rtol=1e-6)

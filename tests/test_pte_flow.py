@@ -393,7 +393,7 @@ def test_piece_compiled_as_one_group() -> None:
     """preprocess takes the piece as the partitioner grouped it: an op conversion cannot
     lower is named, not silently left outside."""
     from xnnc.conversion.aten_to_xnn import ConversionError
-    from xnnc.options import CompileOptions
+    from xnnc.pipeline.options import CompileOptions
     from xnnc.pte.backend import options_spec
 
     class FloorDivide(nn.Module):

@@ -298,7 +298,7 @@ def test_a_stock_target_program_runs_the_lstm_as_its_pte_does(disable: str) -> N
     ExecuTorch (to the same tolerance of eager: each form rounds the same steps) and names
     its rule in `explain()`."""
     import xnnc
-    from xnnc.recurrent import ON_XNNPACK
+    from xnnc.program.lstm_loop import ON_XNNPACK
 
     torch.manual_seed(0)
     model, x = Recurrent(nn.LSTM(8, 16, 2, bidirectional=True)).eval(), torch.randn(9, 1, 8)

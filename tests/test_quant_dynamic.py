@@ -45,8 +45,9 @@ from xnnc.dialects.quant_dynamic import DynamicQuantType, dynamic_quant_type
 from xnnc.examples.dynamic_quant import FLOWS, MODELS, mlp, quantize
 from xnnc.frontend.fx_importer import import_model
 from xnnc.interpreter.aten import run_reference
-from xnnc.pipeline import lower
+from xnnc.pipeline.stages import lower
 from xnnc.pte import StockRuntime
+from xnnc.translate import xnnpack as translate_xnnpack
 
 SAME_ORDER = dict(atol=1e-5, rtol=0)
 CASES = [(model, flow) for model in MODELS for flow in FLOWS]
@@ -280,7 +281,7 @@ def test_a_piece_taking_a_symbolic_size_is_refused_in_one_line() -> None:
 def _blob(model: str, flow: str) -> tuple[bytes, dict]:
     module = lower(import_model(case(model, flow)[3]), target="stock")
     (sub,) = [op for op in module.walk() if isinstance(op, xnn.SubgraphOp)]
-    return xnn.serialize_subgraph_named(sub, "stock")
+    return translate_xnnpack.serialize_subgraph_named(sub, "stock")
 
 
 def test_blob_qd8_and_qb4w_values() -> None:

@@ -25,8 +25,9 @@ from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 from xnnc.dialects import xnn
 from xnnc.dialects.quant_dynamic import dynamic_quant_type
 from xnnc.frontend.fx_importer import import_model
-from xnnc.pipeline import lower
+from xnnc.pipeline.stages import lower
 from xnnc.pte import StockRuntime, to_pte
+from xnnc.translate import xnnpack as translate_xnnpack
 
 SAME_ORDER = dict(atol=1e-5, rtol=0)
 LAYERS = {
@@ -97,7 +98,7 @@ def test_the_blob_quantizes_per_image():
     _, _, ep = case("conv")
     module = lower(import_model(ep), target="stock")
     (sub,) = [op for op in module.walk() if isinstance(op, xnn.SubgraphOp)]
-    blob = read_blob(*xnn.serialize_subgraph_named(sub, "stock"))
+    blob = read_blob(*translate_xnnpack.serialize_subgraph_named(sub, "stock"))
     kinds = {}
     for vid, params in blob.quant_params.items():
         kinds[type(params).__name__] = (blob.tensors[vid].datatype, params)

@@ -1,4 +1,4 @@
-"""xnnc's recurrent loop over XNNPACK (xnnc/recurrent.py, backend_xnnpack/recurrent.py): an
+"""xnnc's recurrent loop over XNNPACK (program/lstm_loop.py, backend_xnnpack/lstm_runner.py): an
 nn.LSTM over a symbolic time axis, compiled once, runs per layer and direction as an input
 projection of all frames plus runtimes of a few unrolled steps (8, 4, 2, 1) over the frames.
 
@@ -20,12 +20,12 @@ from threads import calls_that_differ
 from torch.export import Dim
 
 import xnnc
-from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner, _chunks
+from xnnc.backend_xnnpack.lstm_runner import LstmCell, LstmRunner, _chunks
 from xnnc.backend_xnnpack.runtime.runtime import run_tables
 from xnnc.dialects import aten
 from xnnc.dialects.weights import WeightAttr
 from xnnc.errors import XnncError
-from xnnc.recurrent import ON_XNNPACK
+from xnnc.program.lstm_loop import ON_XNNPACK
 
 TORCH_REASON = (
     "an LSTM over a symbolic time axis: XNNPACK 92a7ad50 has no recurrent node and "
@@ -326,7 +326,7 @@ def test_a_new_size_reshapes_the_projections_only() -> None:
 
 
 def _runner(lstm: torch.nn.LSTM, batch: int, zero_state: bool, **options) -> LstmRunner:
-    """The loop built straight from `lstm`'s weights (as xnnc/recurrent.py plans it)."""
+    """The loop built straight from `lstm`'s weights (as program/lstm_loop.py plans it)."""
     dirs = 2 if lstm.bidirectional else 1
     cells = []
     for layer in range(lstm.num_layers):

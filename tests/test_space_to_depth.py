@@ -17,8 +17,8 @@ from xnnc.dialects import xnn
 from xnnc.examples.quantized import output_scale, quantize
 from xnnc.frontend.fx_importer import import_model
 from xnnc.legalize.broadcasts import LegalizeBroadcastsPass
-from xnnc.options import CompileOptions
-from xnnc.pipeline import default_passes
+from xnnc.pipeline.options import CompileOptions
+from xnnc.pipeline.stages import default_passes
 from xnnc.target import Target
 from xnnc.transforms.space_to_depth import SpaceToDepthPass, blocked_filter
 from xnnc.tuning import tuner

@@ -27,7 +27,7 @@ from xnnc.cost.decision import Decision
 from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
 from xnnc.errors import OptionError, TuningDatabaseWarning
-from xnnc.options import CompileOptions
+from xnnc.pipeline.options import CompileOptions
 from xnnc.target import Target
 from xnnc.tuning import db as tuning_db
 from xnnc.tuning import tuner
@@ -251,7 +251,7 @@ def test_each_form_the_tuner_builds_computes_the_layer(tmp_path):
     with torch.no_grad():
         want = model(x).permute(0, 2, 1).reshape(1, 1, 16, 32)  # NHWC
     nhwc = x.permute(0, 2, 1).reshape(1, 1, 16, 64).contiguous()
-    from xnnc.dialects.xnn import serialize_subgraph_named
+    from xnnc.translate.xnnpack import serialize_subgraph_named
 
     for choice, sub in forms.items():
         rt = xnn_runtime.open_runtime(*serialize_subgraph_named(sub, "extended"))
@@ -326,7 +326,7 @@ def _lower_timed(monkeypatch, model: nn.Module, x: torch.Tensor, db, budget_ms: 
     import time
 
     from xnnc.frontend.fx_importer import import_model
-    from xnnc.pipeline import lower
+    from xnnc.pipeline.stages import lower
 
     def slow(forms: dict, threads: int) -> dict[str, float]:
         time.sleep(sleep_s)

@@ -43,7 +43,7 @@ from xnnc import make_context
 from xnnc.dialects import get_all_dialects, locations
 from xnnc.dialects.weights import BlobStore, printing_weights_inline, using_blobs
 from xnnc.errors import LocatedError, XnncError
-from xnnc.passes import get_all_passes, parse_pipeline
+from xnnc.pipeline.registry import get_all_passes, parse_pipeline
 
 
 class ToolError(Exception):
@@ -228,7 +228,8 @@ class XnnpackTarget(Target):
 
     def emit_bytes(self, module: ModuleOp) -> bytes:
         from xnnc.backend_xnnpack.serialize import SerializeError
-        from xnnc.dialects.xnn import SubgraphOp, serialize_subgraph, target_of
+        from xnnc.dialects.xnn import SubgraphOp, target_of
+        from xnnc.translate.xnnpack import serialize_subgraph
 
         subs = [op for op in module.walk() if isinstance(op, SubgraphOp)]
         if len(subs) != 1:

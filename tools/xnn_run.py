@@ -48,7 +48,7 @@ def _random_inputs(path: str, func: Any, seed: int) -> list[torch.Tensor]:
     bound (the largest size the program was compiled for)."""
     from xdsl.dialects.builtin import TensorType
 
-    from xnnc.frontend.schema import TORCH_DTYPES
+    from xnnc.ir.dtypes import TORCH_DTYPES
 
     gen = torch.Generator().manual_seed(seed)
     inputs = []
@@ -64,7 +64,7 @@ def _random_inputs(path: str, func: Any, seed: int) -> list[torch.Tensor]:
         else:
             inputs.append(torch.randint(0, 10, shape, generator=gen).to(dtype))
     if not all(t.has_static_shape() for t in func.function_type.inputs.data):
-        from xnnc.ir.types import symbol_ranges
+        from xnnc.dialects.types import symbol_ranges
 
         sizes = ", ".join(f"{s} = {hi}" for s, (_, hi) in sorted(symbol_ranges(func).items()))
         print(f"{path}: random inputs at the size symbols' upper bounds: {sizes}")
@@ -72,8 +72,8 @@ def _random_inputs(path: str, func: Any, seed: int) -> list[torch.Tensor]:
 
 
 def _largest_shape(path: str, func: Any, i: int, t: Any) -> tuple[int, ...]:
-    from xnnc.ir.dims import DimExpr
-    from xnnc.ir.types import dims_of_type, symbol_ranges
+    from xnnc.backend_xnnpack.dims import DimExpr
+    from xnnc.dialects.types import dims_of_type, symbol_ranges
 
     if t.has_static_shape():
         return tuple(t.get_shape())
@@ -151,8 +151,9 @@ def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, A
     from xdsl.dialects.func import FuncOp
 
     from xnnc.dialects import xnn
-    from xnnc.driver import Program, loops_lstms
-    from xnnc.pipeline import lower
+    from xnnc.driver import loops_lstms
+    from xnnc.pipeline.stages import lower
+    from xnnc.program import Program
 
     # As xnnc.compile: a static LSTM runs on the loop where the target's rule says so.
     module = _read_module(path, args.weights, loops_lstms(options))
@@ -168,9 +169,10 @@ def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, A
 
 def run(args: argparse.Namespace) -> int:
     import xnnc
-    from xnnc.driver import Program, load
-    from xnnc.options import CompileOptions, tune_mode
-    from xnnc.recurrent import ON_XNNPACK
+    from xnnc.driver import load
+    from xnnc.pipeline.options import CompileOptions, tune_mode
+    from xnnc.program import Program
+    from xnnc.program.lstm_loop import ON_XNNPACK
 
     path = args.file
     reference = None

@@ -14,7 +14,6 @@ its own profitability.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -33,26 +32,32 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from xnnc.dialects.xnn import XnnCanonicalization
 from xnnc.errors import OptionError
+from xnnc.transforms import (
+    channel_scale,
+    fold_pad,
+    fuse_activation,
+    layout,
+    polyphase,
+    quantize_early,
+    upsample_nearest,
+)
 
-# Rewrite set (its pass name) -> the module defining it, in the order sets are tried on an op.
-CANONICALIZATION_SETS: dict[str, str] = {
-    "xnn-fold-pad": "xnnc.transforms.fold_pad",
-    "xnn-polyphase": "xnnc.transforms.polyphase",
-    "xnn-upsample-nearest": "xnnc.transforms.upsample_nearest",
-    "xnn-quantize-early": "xnnc.transforms.quantize_early",
-    "xnn-fuse-activation": "xnnc.transforms.fuse_activation",
-    "xnn-layout": "xnnc.transforms.layout",
-    "xnn-fold-channel-scale": "xnnc.transforms.channel_scale",
-}
+# The rewrite sets, in the order they are tried on an op: each module's pass names its set.
+CANONICALIZATION_SETS = (
+    (fold_pad.FoldPadPass.name, fold_pad.CANONICALIZATION),
+    (polyphase.PolyphasePass.name, polyphase.CANONICALIZATION),
+    (upsample_nearest.UpsampleNearestPass.name, upsample_nearest.CANONICALIZATION),
+    (quantize_early.QuantizeEarlyPass.name, quantize_early.CANONICALIZATION),
+    (fuse_activation.FuseActivationPass.name, fuse_activation.CANONICALIZATION),
+    (layout.LayoutPass.name, layout.CANONICALIZATION),
+    (channel_scale.FoldChannelScalePass.name, channel_scale.CANONICALIZATION),
+)
 
 
 @cache
 def _sets() -> dict[str, dict[type[Operation], tuple[RewritePattern, ...]]]:
-    """Every set's patterns by op; registered on the ops the first time they load."""
-    sets = {
-        name: importlib.import_module(module).CANONICALIZATION
-        for name, module in CANONICALIZATION_SETS.items()
-    }
+    """Every set's patterns by op; registered on the ops the first time they are asked for."""
+    sets = dict(CANONICALIZATION_SETS)
     for table in sets.values():
         for op, patterns in table.items():
             XnnCanonicalization.register_patterns(op, patterns)

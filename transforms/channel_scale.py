@@ -55,7 +55,10 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from xnnc.conversion.constants import (
+from xnnc.dialects import xnn
+from xnnc.dialects.types import ints, shape_of
+from xnnc.dialects.xnn import BinaryOperator, UnaryOperator
+from xnnc.ir.constants import (
     constant_op,
     constant_tensor,
     drop_constant,
@@ -64,9 +67,6 @@ from xnnc.conversion.constants import (
     weight_name,
     xnn_constant,
 )
-from xnnc.dialects import xnn
-from xnnc.dialects.xnn import BinaryOperator, UnaryOperator
-from xnnc.ir.types import ints, shape_of
 from xnnc.transforms.fold_pad import LAYOUT_OPS
 
 LINEAR_NODES = (

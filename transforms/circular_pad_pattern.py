@@ -39,8 +39,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.dialects import aten
-from xnnc.ir.types import DYNAMIC_INDEX, element_type, shape_of
-from xnnc.transforms.raising import erase_unused, fused_location
+from xnnc.dialects.types import DYNAMIC_INDEX, element_type, shape_of
+from xnnc.ir.raising import erase_unused, fused_location
 
 _EMPTY = ("dim_order_ops::_empty_dim_order", "aten::empty.memory_format")
 _UNDEFINED = -1

@@ -46,14 +46,14 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.traits import Pure
 
-from xnnc.conversion.constants import aten_constant, constant_op, constant_tensor
+from xnnc.backend_xnnpack.shapes import numel
 from xnnc.dialects import aten
+from xnnc.dialects.types import element_nbytes
 from xnnc.dialects.weights import Blob, WeightAttr
-from xnnc.frontend.fx_importer import torch_overload
-from xnnc.frontend.schema import TORCH_DTYPES, torch_dtype
 from xnnc.interpreter.aten import AtenFunctions
-from xnnc.ir.shapes import numel
-from xnnc.ir.types import element_nbytes
+from xnnc.ir.constants import aten_constant, constant_op, constant_tensor
+from xnnc.ir.dtypes import TORCH_DTYPES, torch_dtype
+from xnnc.ir.schema import torch_overload
 
 MAX_BYTES = 64 * 2**20
 _FOLDABLE = tuple(cls for cls in aten.ATEN_OPS if cls is not aten.ConstantOp)

@@ -63,13 +63,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.constants import (
-    constant_tensor,
-    mapped_empty,
-    replace_dropping_weights,
-    weight_name,
-)
-from xnnc.conversion.emitter import Emitter
+from xnnc.backend_xnnpack.shapes import relative_end
 from xnnc.cost.decision import (
     Decision,
     conv_layer,
@@ -78,9 +72,15 @@ from xnnc.cost.decision import (
     taps_cannot_follow,
 )
 from xnnc.dialects import xnn
+from xnnc.dialects.types import int_value, shape_of, size_symbols
 from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, target_of
-from xnnc.ir.shapes import relative_end
-from xnnc.ir.types import int_value, shape_of, size_symbols
+from xnnc.ir.constants import (
+    constant_tensor,
+    mapped_empty,
+    replace_dropping_weights,
+    weight_name,
+)
+from xnnc.ir.emitter import Emitter
 
 MIN_OUTPUT_CHANNELS = 16
 

@@ -42,12 +42,12 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
-from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
-from xnnc.conversion.emitter import Emitter
 from xnnc.cost.decision import Decision, RowOp, record_moved, rewriting, row_layer
 from xnnc.dialects import xnn
+from xnnc.dialects.types import element_type, int_value, shape_of
+from xnnc.ir.constants import constant_tensor, replace_dropping_weights, weight_name
+from xnnc.ir.emitter import Emitter
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import element_type, int_value, shape_of
 
 POOLINGS = (xnn.MaxPooling2dOp, xnn.AveragePooling2dOp)
 

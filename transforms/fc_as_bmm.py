@@ -41,14 +41,14 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.backend_xnnpack.nodes import FLAG_TRANSPOSE_B, FLAG_TRANSPOSE_WEIGHTS
-from xnnc.conversion.constants import constant_op
-from xnnc.conversion.emitter import Emitter
 from xnnc.cost.decision import Decision, decide, linear_layer, record, record_moved, recorded
 from xnnc.cost.rules import STREAMING_ROWS
 from xnnc.dialects import xnn
+from xnnc.dialects.types import element_type, shape_of
 from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import BinaryOperator
-from xnnc.ir.types import element_type, shape_of
+from xnnc.ir.constants import constant_op
+from xnnc.ir.emitter import Emitter
 
 FORM = "fc-or-bmm"
 

@@ -27,8 +27,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.constants import aten_constant, constant_tensor, mapped_empty, weight_name
 from xnnc.dialects import aten
+from xnnc.ir.constants import aten_constant, constant_tensor, mapped_empty, weight_name
 
 
 def fold_into_conv(

@@ -35,7 +35,7 @@ from xnnc.conversion.dynamic_quant import qd8_convolution
 from xnnc.dialects import aten
 from xnnc.dialects.quant import is_quantized
 from xnnc.dialects.quant_dynamic import is_dynamic
-from xnnc.transforms.raising import erase_unused, fused_location
+from xnnc.ir.raising import erase_unused, fused_location
 
 
 def _fold(op: aten.LinearOp | aten.ConvolutionOp, rewriter: PatternRewriter) -> None:

@@ -24,12 +24,12 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.emitter import Emitter
 from xnnc.cost.decision import declined, move_decisions
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import quant_type
+from xnnc.dialects.types import element_type, ints, shape_of
+from xnnc.ir.emitter import Emitter
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import element_type, ints, shape_of
 
 Pads = list[tuple[int, int]]  # (before, after) per dim
 LayoutOp = xnn.StaticTransposeOp | xnn.StaticReshapeOp

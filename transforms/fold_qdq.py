@@ -43,8 +43,8 @@ from xdsl.pattern_rewriter import (
 from xnnc.conversion.aten_to_xnn import convertible
 from xnnc.dialects import aten
 from xnnc.dialects.quant_dynamic import is_dynamic
+from xnnc.ir.raising import erase_unused, fused_location
 from xnnc.ir.rebuild import rebuilt
-from xnnc.transforms.raising import erase_unused, fused_location
 
 # Activations that commute with quantization (clamps), so they may follow the fused op.
 CLAMPS = (aten.ReluOp, aten.HardtanhOp, aten.ClampOp)

@@ -51,13 +51,13 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
-from xnnc.conversion.constants import constant_op, constant_tensor
+from xnnc.backend_xnnpack.dims import DimExpr
+from xnnc.backend_xnnpack.shapes import whole_sizes
 from xnnc.cost.decision import declined
 from xnnc.dialects import xnn
+from xnnc.dialects.types import ints, shape_of, tensor_type
 from xnnc.dialects.weights import WeightAttr
-from xnnc.ir.dims import DimExpr
-from xnnc.ir.shapes import whole_sizes
-from xnnc.ir.types import ints, shape_of, tensor_type
+from xnnc.ir.constants import constant_op, constant_tensor
 
 REWRITE = "xnn-hoist-input-projection"
 

@@ -47,15 +47,15 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.constants import constant_tensor
+from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.conversion.resample import runs
 from xnnc.cost.decision import declined
 from xnnc.dialects import aten
+from xnnc.dialects.types import shape_of, tensor_type
 from xnnc.interpreter.aten import AtenFunctions
-from xnnc.ir.dims import DimExpr
-from xnnc.ir.types import shape_of, tensor_type
+from xnnc.ir.constants import constant_tensor
+from xnnc.ir.raising import erase_unused, fused_location
 from xnnc.transforms.constant_fold import fold, is_deterministic
-from xnnc.transforms.raising import erase_unused, fused_location
 
 MAX_RUNS = 32
 

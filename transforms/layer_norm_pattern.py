@@ -36,11 +36,11 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.cost.decision import declined
 from xnnc.dialects import aten
-from xnnc.ir.dims import DimExpr
-from xnnc.ir.types import ints, shape_of, tensor_type
-from xnnc.transforms.raising import erase_unused, fused_location
+from xnnc.dialects.types import ints, shape_of, tensor_type
+from xnnc.ir.raising import erase_unused, fused_location
 
 REWRITE = "aten-recognize-layer-norm"
 

@@ -64,13 +64,13 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.backend_xnnpack import nodes
-from xnnc.conversion.constants import constant_op, constant_tensor, weight_name
-from xnnc.conversion.emitter import Emitter
+from xnnc.backend_xnnpack.dims import NotAffine
+from xnnc.backend_xnnpack.shapes import normalize_dim, same_numel, sliced_shape, whole_sizes
 from xnnc.dialects import xnn
 from xnnc.dialects.quant_dynamic import is_dynamic
-from xnnc.ir.dims import NotAffine
-from xnnc.ir.shapes import normalize_dim, same_numel, sliced_shape, whole_sizes
-from xnnc.ir.types import element_type, ints, shape_of
+from xnnc.dialects.types import element_type, ints, shape_of
+from xnnc.ir.constants import constant_op, constant_tensor, weight_name
+from xnnc.ir.emitter import Emitter
 
 Shape = tuple[int, ...]
 Perm = tuple[int, ...]

@@ -81,13 +81,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.constants import (
-    constant_tensor,
-    mapped_empty,
-    replace_dropping_weights,
-    weight_name,
-)
-from xnnc.conversion.emitter import Emitter
+from xnnc.backend_xnnpack.dims import NotAffine
+from xnnc.backend_xnnpack.shapes import relative_end
 from xnnc.conversion.quantized import activation_reason, filter_reason, repeated_type
 from xnnc.cost.decision import (
     DECLINED_ATTR,
@@ -101,11 +96,16 @@ from xnnc.cost.decision import (
 from xnnc.cost.rules import MAX_KERNEL_GROWTH
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import is_quantized, quant_type
-from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.ir.dims import NotAffine
+from xnnc.dialects.types import element_type, ints, shape_of, size_symbols
+from xnnc.ir.constants import (
+    constant_tensor,
+    mapped_empty,
+    replace_dropping_weights,
+    weight_name,
+)
+from xnnc.ir.dtypes import TORCH_DTYPES
+from xnnc.ir.emitter import Emitter
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.shapes import relative_end
-from xnnc.ir.types import element_type, ints, shape_of, size_symbols
 
 FLOAT_TYPES = (f32, f16, bf16)
 

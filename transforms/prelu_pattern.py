@@ -33,8 +33,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.dialects import aten
-from xnnc.ir.types import element_type, shape_of
-from xnnc.transforms.raising import erase_unused, fused_location
+from xnnc.dialects.types import element_type, shape_of
+from xnnc.ir.raising import erase_unused, fused_location
 
 
 def slopes_along_channels(slopes: tuple[int, ...], shape: tuple[int, ...]) -> bool:

@@ -35,11 +35,11 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.emitter import Emitter
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import is_quantized
+from xnnc.dialects.types import element_type, has_known_shape, shape_of, tensor_type
+from xnnc.ir.emitter import Emitter
 from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import element_type, has_known_shape, shape_of, tensor_type
 
 MOVEMENT = (xnn.ConcatenateOp, xnn.DepthToSpace2dOp)
 

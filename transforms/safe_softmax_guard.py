@@ -37,8 +37,8 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.dialects import aten
-from xnnc.ir.types import shape_of
-from xnnc.transforms.raising import erase_unused, fused_location
+from xnnc.dialects.types import shape_of
+from xnnc.ir.raising import erase_unused, fused_location
 
 
 def _generic(value: SSAValue, target: str) -> aten.GenericOp | None:

@@ -51,12 +51,12 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.constants import constant_tensor, replace_dropping_weights, weight_name
-from xnnc.conversion.emitter import Emitter
 from xnnc.cost.decision import declined, record_moved, rewriting, stem_layer
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import quant_type
-from xnnc.ir.types import element_type, int_value, shape_of, size_symbols
+from xnnc.dialects.types import element_type, int_value, shape_of, size_symbols
+from xnnc.ir.constants import constant_tensor, replace_dropping_weights, weight_name
+from xnnc.ir.emitter import Emitter
 
 # Image stems: RGB, RGBA, gray. Past 8 channels a tap's padding is under 2x and shrinks.
 MAX_INPUT_CHANNELS = 4

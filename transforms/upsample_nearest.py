@@ -35,7 +35,7 @@ from xnnc.cost.rules import UPSAMPLE_MAX_INPUT_BYTES as MAX_INPUT_BYTES
 from xnnc.cost.rules import UPSAMPLE_MIN_CHANNELS as MIN_CHANNELS
 from xnnc.cost.rules import copies_are_faster
 from xnnc.dialects import xnn
-from xnnc.ir.types import shape_of
+from xnnc.dialects.types import shape_of
 
 
 def block_scales(

@@ -52,7 +52,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from xnnc.conversion.constants import constant_op
+from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.cost import rules
 from xnnc.cost.decision import (
     Decision,
@@ -70,12 +70,7 @@ from xnnc.cost.decision import (
 )
 from xnnc.cost.rules import Fp16Region, Layer
 from xnnc.dialects import xnn
-from xnnc.dialects.weights import WeightAttr
-from xnnc.dialects.xnn import serialize_subgraph_named, set_target, target_of
-from xnnc.errors import OptionError, XnncError
-from xnnc.ir.dims import DimExpr
-from xnnc.ir.rebuild import rebuilt
-from xnnc.ir.types import (
+from xnnc.dialects.types import (
     dims_of_type,
     has_element_type,
     module_attribute,
@@ -83,6 +78,11 @@ from xnnc.ir.types import (
     symbol_ranges,
     tensor_type,
 )
+from xnnc.dialects.weights import WeightAttr
+from xnnc.dialects.xnn import set_target, target_of
+from xnnc.errors import OptionError, XnncError
+from xnnc.ir.constants import constant_op
+from xnnc.ir.rebuild import rebuilt
 from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
 from xnnc.legalize.fp16_precision import (
     Fp16PrecisionPass,
@@ -105,6 +105,7 @@ from xnnc.transforms.polyphase import rewritable as polyphase_rewritable
 from xnnc.transforms.space_to_depth import SpaceToDepthPass
 from xnnc.transforms.space_to_depth import applies as space_to_depth_applies
 from xnnc.transforms.upsample_nearest import UpsampleNearestPass, upsample_chain
+from xnnc.translate.xnnpack import serialize_subgraph_named
 from xnnc.tuning import db as tuning_db
 
 MARGIN = 0.05

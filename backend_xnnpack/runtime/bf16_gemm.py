@@ -39,6 +39,7 @@ import torch
 
 from xnnc.backend_xnnpack import nodes
 from xnnc.backend_xnnpack.blob import Blob, read_blob
+from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.backend_xnnpack.runtime.runtime import (
     TORCH_DTYPES,
@@ -48,7 +49,6 @@ from xnnc.backend_xnnpack.runtime.runtime import (
     _check_blob,
 )
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
-from xnnc.ir.dims import DimExpr
 
 _DT = fb.XNNDatatype
 _INVALID = nodes.INVALID_VALUE_ID

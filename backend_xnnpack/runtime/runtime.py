@@ -69,11 +69,11 @@ from xnnc.backend_xnnpack.blob import (
     bf16_scales,
     read_blob,
 )
+from xnnc.backend_xnnpack.dims import DimExpr, Ranges, bind_dims
 from xnnc.backend_xnnpack.nodes import KINDS, KINDS_LIST, Bf16, NodeView, camel
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
-from xnnc.ir.dims import DimExpr, Ranges, bind_dims
 
 _DT = fb.XNNDatatype
 _INVALID = nodes.INVALID_VALUE_ID

@@ -1,4 +1,4 @@
-"""Python values <-> attributes, by ATen schema argument type.
+"""Python values <-> attributes, by ATen schema argument type, and ATen overloads by name.
 
 The importer and the reference interpreter share these two directions, so an op's
 properties mean exactly what the ATen argument meant.
@@ -15,57 +15,30 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
-    IntegerType,
     NoneAttr,
-    Signedness,
     StringAttr,
-    bf16,
-    f16,
-    f32,
     f64,
     i1,
-    i8,
-    i16,
-    i32,
     i64,
 )
-from xdsl.ir import Attribute, TypeAttribute
+from xdsl.ir import Attribute
 
 from xnnc.dialects.aten import OperandRefAttr
-from xnnc.dialects.quant import quant_type
-from xnnc.errors import XnncError
-
-ui8 = IntegerType(8, Signedness.UNSIGNED)
-
-DTYPES: dict[torch.dtype, TypeAttribute] = {
-    torch.float32: f32,
-    torch.float16: f16,
-    torch.bfloat16: bf16,
-    torch.float64: f64,
-    torch.int64: i64,
-    torch.int32: i32,
-    torch.int16: i16,
-    torch.int8: i8,
-    torch.uint8: ui8,
-    torch.bool: i1,
-}
-TORCH_DTYPES: dict[Attribute, torch.dtype] = {v: k for k, v in DTYPES.items()}
+from xnnc.errors import ModelImportError
+from xnnc.ir.dtypes import TORCH_DTYPES, element_type
 
 
-def torch_dtype(elem: Attribute) -> torch.dtype:
-    """The torch dtype holding tensors of `elem`: its own, or a quantized type's storage."""
-    q = quant_type(elem)
-    return TORCH_DTYPES[elem if q is None else q.storage_type]
+def qualified_name(target: Any) -> str:
+    """ "aten::add.Tensor" for `torch.ops.aten.add.Tensor`."""
+    schema = target._schema
+    return schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
 
 
-class ModelImportError(XnncError):
-    """A model or file that xnnc cannot import, with the reason."""
-
-
-def element_type(dtype: torch.dtype, where: str) -> TypeAttribute:
-    if dtype not in DTYPES:
-        raise ModelImportError(f"{where}: unsupported dtype {dtype}")
-    return DTYPES[dtype]
+def torch_overload(qualified: str) -> Any:
+    """`torch.ops` object for "aten::add.Tensor"."""
+    namespace, rest = qualified.split("::")
+    name, _, overload = rest.partition(".")
+    return getattr(getattr(getattr(torch.ops, namespace), name), overload or "default")
 
 
 def _torch_enum_name(value: Any) -> str:

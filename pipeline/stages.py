@@ -51,7 +51,7 @@ from xdsl.passes import ModulePass, PassPipeline
 
 import xnnc
 from xnnc.conversion.aten_to_xnn import ConvertAtenToXnnPass
-from xnnc.conversion.partition import PartitionPass
+from xnnc.conversion.partition import OutlinePiecePass, PartitionPass
 from xnnc.dialects.xnn import set_target, target_of
 from xnnc.legalize.bf16_precision import Bf16PrecisionPass
 from xnnc.legalize.broadcasts import LegalizeBroadcastsPass
@@ -59,7 +59,7 @@ from xnnc.legalize.casts import LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
 from xnnc.legalize.outputs import LegalizeOutputsPass
 from xnnc.legalize.stock import LegalizeStockPass
-from xnnc.options import IMPORT_CHOICES, OPTIONAL_PASSES, CompileOptions, tune_mode
+from xnnc.pipeline.options import IMPORT_CHOICES, OPTIONAL_PASSES, CompileOptions, tune_mode
 from xnnc.target import Target
 from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.circular_pad_pattern import RecognizeCircularPadPass
@@ -100,7 +100,7 @@ def raising_passes() -> list[ModulePass]:
     ]
 
 
-def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
+def stage_passes(options: CompileOptions) -> dict[str, list[ModulePass]]:
     """The passes of each stage, in order, for `options`."""
     pattern_names = tuple(
         n for n in options.disable if n not in OPTIONAL_PASSES and n not in IMPORT_CHOICES
@@ -153,7 +153,7 @@ def stages(options: CompileOptions) -> dict[str, list[ModulePass]]:
 def default_passes(options: CompileOptions | None = None, **fields: Any) -> list[ModulePass]:
     """Every pass `xnnc.compile` runs, in order, for `options` or its fields as keywords."""
     options = CompileOptions.of(options, **fields)
-    return [p for passes in stages(options).values() for p in passes]
+    return [p for passes in stage_passes(options).values() for p in passes]
 
 
 def with_pass_first(rewrite: ModulePass, options: CompileOptions | None = None) -> list[ModulePass]:
@@ -172,11 +172,14 @@ def lower(
     ctx: Context | None = None,
     *,
     tune_budget_ms: float | None = None,
+    piece: bool = False,
     **fields: Any,
 ) -> ModuleOp:
     """Set the module's target and run the default pipeline in place; returns the module.
     `options`, or its fields as keywords; `tune_budget_ms` (else the options' own, else no
-    bound) bounds the time all `xnn-tune` passes together spend timing layers."""
+    bound) bounds the time all `xnn-tune` passes together spend timing layers. `piece`: the
+    module is one piece ExecuTorch delegates (`XnncBackend.preprocess`), lowered whole into
+    one subgraph (`_for_piece`)."""
     options = CompileOptions.of(options, **fields)
     if tune_budget_ms is None:
         tune_budget_ms = options.tune_budget_ms
@@ -185,6 +188,8 @@ def lower(
     set_target(module, options.target)
     ctx = ctx or xnnc.make_context()
     passes = default_passes(options)
+    if piece:
+        passes = [_for_piece(p) for p in passes]
     # Each run of passes up to a tuning pass applies as one pipeline; a tuning pass gets
     # what the ones before it left of the budget (largest layers first within each), and
     # what their timing cost (`cost`), to predict its own first layer's.
@@ -197,6 +202,18 @@ def lower(
         start = i + 1
     PassPipeline(tuple(passes[start:])).apply(ctx, module)
     return module
+
+
+def _for_piece(p: ModulePass) -> ModulePass:
+    """The pass as a tagged piece needs it: the piece is one group already, and every op in
+    it must lower. The partitioner saw the weights only as fake tensors, so it could not
+    tell a weight the qs8 form cannot take (asymmetric per-channel): such a weight is
+    dequantized at compile time and its op runs in fp32 inside the delegate."""
+    if isinstance(p, PartitionPass):
+        return OutlinePiecePass()
+    if isinstance(p, FoldConstantsPass):
+        return dataclasses.replace(p, dequantize=True)
+    return p
 
 
 @dataclass(frozen=True)

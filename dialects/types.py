@@ -29,7 +29,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from xnnc.ir.dims import DimExpr, Ranges
+from xnnc.backend_xnnpack.dims import DimExpr, Ranges
 
 SYMBOLS_ATTR_NAME = "xnnc.symbols"
 _NONE = NoneAttr()

@@ -47,28 +47,6 @@ _NO_CLAMP = (-np.inf, np.inf)
 _F32 = 4  # bytes
 
 
-def refusal(
-    *, arguments: int = 9, keywords: bool = False, f32: bool = True, train: bool = False,
-    projected: bool = False, static: bool = True, constant_weights: bool = True,
-) -> str | None:  # fmt: skip
-    """Why the loop cannot run an `aten.lstm.input` with these properties (None: it can).
-    The importer asks it of the FX node (to keep a static LSTM whole), the planner of the
-    IR op: one list of reasons for both."""
-    if keywords or arguments != 9:
-        return "xnnc's recurrent loop reads aten::lstm.input's 9 positional arguments"
-    if not f32:
-        return "xnnc's recurrent loop runs fp32 LSTMs"
-    if train:
-        return "xnnc's recurrent loop runs inference (train=False) only"
-    if projected:
-        return "proj_size != 0 is not supported by xnnc's recurrent loop"
-    if not static:
-        return "xnnc's recurrent loop needs a static batch and feature size"
-    if not constant_weights:
-        return "xnnc's recurrent loop needs the LSTM's weights as constants"
-    return None
-
-
 @dataclass(frozen=True)
 class LstmCell:
     """One layer and direction's weights, torch's layout: `w_ih` [4H, I], `w_hh` [4H, H],

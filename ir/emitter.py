@@ -14,12 +14,12 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorTyp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
-from xnnc.conversion.constants import xnn_constant
+from xnnc.backend_xnnpack.dims import DimExpr
+from xnnc.backend_xnnpack.shapes import relative_begin, relative_end, whole_sizes
 from xnnc.dialects import xnn
-from xnnc.frontend.schema import TORCH_DTYPES
-from xnnc.ir.dims import DimExpr
-from xnnc.ir.shapes import relative_begin, relative_end, whole_sizes
-from xnnc.ir.types import element_type, shape_of, tensor_type
+from xnnc.dialects.types import element_type, shape_of, tensor_type
+from xnnc.ir.constants import xnn_constant
+from xnnc.ir.dtypes import TORCH_DTYPES
 
 NCHW_TO_NHWC = (0, 2, 3, 1)
 NHWC_TO_NCHW = (0, 3, 1, 2)

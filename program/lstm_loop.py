@@ -27,13 +27,14 @@ from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.ir import Operation, SSAValue
 
-from xnnc.backend_xnnpack.recurrent import LstmCell, LstmRunner, refusal
+from xnnc.backend_xnnpack.lstm_runner import LstmCell, LstmRunner
+from xnnc.backend_xnnpack.nodes import lstm_loop_refusal
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.conversion.lstm import lstm_args
 from xnnc.dialects import aten
 from xnnc.dialects.locations import op_label
 from xnnc.errors import PackedWeightsWarning
-from xnnc.interpreter.aten import tensor_of
+from xnnc.ir.constants import tensor_of
 from xnnc.target import Target
 
 LSTM = "aten::lstm.input"
@@ -148,7 +149,7 @@ def _plan(
     layers, bidirectional, batch_first = parsed.layers, parsed.bidirectional, parsed.batch_first
     weights = [_weight(values[i]) for i in parsed.params]
     if any(w is None for w in weights):
-        return refusal(constant_weights=False)
+        return lstm_loop_refusal(constant_weights=False)
     per_cell = 4 if parsed.has_biases else 2
     directions = 2 if bidirectional else 1
     h_shape = values[h0].type.get_shape()

@@ -1,0 +1,1 @@
+"""Translations out of the IR: `xnn` -> the XNNPACK delegate blob (`xnnpack`)."""
