@@ -47,7 +47,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+# The repository root, however deep under tests/ this file sits.
+REPO = next(p for p in Path(__file__).resolve().parents if (p / "README.md").is_file())
 README = REPO / "README.md"
 PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
 RUNNABLE = {"python", "sh", "bash", "console"}
