@@ -635,9 +635,9 @@ _NO_SELECT = (
     "XNNPACK 92a7ad50 has no select operator and no bool tensors; a blend "
     "y + c * (x - y) is not exact (an inf or nan in the operand not chosen leaks through)"
 )
-# Why ops that have no lowering stay outside, keyed by `op_label` (tests/test_partition.py
-# checks that each key names an aten op or an ATen overload the dialect leaves generic); the
-# rest say "no xnn lowering".
+# Why ops that have no lowering stay outside, keyed by `op_label`
+# (tests/conversion/test_model_ops.py checks that each key names an aten op or an ATen
+# overload the dialect leaves generic); the rest say "no xnn lowering".
 OUTSIDE_REASONS = {
     **{f"aten.{c}.{o}": _NO_COMPARISON for c in ("eq", "ne", "lt", "le", "gt", "ge")
        for o in ("Tensor", "Scalar")},

@@ -16,7 +16,7 @@ from xdsl.utils.arg_spec import parse_pipeline as parse_spec_pipeline
 
 from xnnc.errors import OptionError
 
-# Each pass's name, to list them without importing them (tests/test_passes.py checks that
+# Each pass's name, to list them without importing them (tests/pipeline/test_passes.py checks that
 # they are the classes' own, in the same order).
 NAMES: tuple[str, ...] = (
     "canonicalize",

@@ -1,7 +1,7 @@
 // Pooling, mean, data movement and activations on quantized types to XNNPACK's qs8 nodes
 // (conversion/quantized.py): max pooling, concatenate, pad and slice keep their input's
 // scale and zero point (XNNPACK's do); mean and the unary activations requantize (each a
-// table of the 256 inputs in XNNPACK). Numerics: tests/test_quantized.py.
+// table of the 256 inputs in XNNPACK). Numerics: tests/conversion/test_quantized.py.
 // RUN: xnn-opt %s --split-input-file -p 'xnn-partition,convert-aten-to-xnn' | filecheck %s
 // A concatenate of different scales stays outside with its reason (one line under strict).
 // RUN: not xnn-opt %s --split-input-file -p 'xnn-partition{strict=true}' 2>&1 | filecheck %s --check-prefix=STRICT

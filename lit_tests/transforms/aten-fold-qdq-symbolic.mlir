@@ -3,7 +3,7 @@
 // aten-fold-qdq on symbolic sizes (issue 13). PT2E's dequantize -> conv1d -> relu ->
 // quantize over T frames (a PT2E program exported with dynamic_shapes, imported, cut
 // down): the conv and the relu on quantized types that keep their `#xnnc.dims`; the
-// dequantizes go. (Numerics: tests/test_quantized.py, the symbolic-frames test.)
+// dequantizes go. (Numerics: tests/conversion/test_quantized.py, the symbolic-frames test.)
 // CHECK-LABEL: func.func @conv_relu_frames(
 // CHECK:         %[[C:.*]] = aten.convolution %x, %w, %b {{.*}} : (tensor<1x1x?x!xnn.quant.uniform<i8:f32, 0.1:-3>, #xnnc.dims<"T">>, tensor<2x1x3x!xnn.quant.uniform<i8<-127:127>:f32:0, {0.5, 0.25}>>, tensor<2xf32>) -> tensor<1x2x?x!xnn.quant.uniform<i8:f32, 0.2:-128>, #xnnc.dims<"T">>
 // CHECK-NEXT:    %{{.*}} = aten.relu %[[C]] : (tensor<1x2x?x!xnn.quant.uniform<i8:f32, 0.2:-128>, #xnnc.dims<"T">>) -> tensor<1x2x?x!xnn.quant.uniform<i8:f32, 0.2:-128>, #xnnc.dims<"T">>

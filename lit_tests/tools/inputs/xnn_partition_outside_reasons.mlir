@@ -1,5 +1,5 @@
 // Ops XNNPACK 92a7ad50 cannot compute, for xnn-partition{strict=true}'s reasons
-// (lit_tests/transforms/xnn-partition.mlir).
+// (lit_tests/conversion/xnn-partition.mlir).
 func.func @outside(%a: tensor<4xf32>, %b: tensor<4xf32>, %i: tensor<2x3xi64>, %h: tensor<2x4xf16>, %x: tensor<1x8x20x20xf32>) -> (tensor<4xf32>, tensor<2x3x4xf32>, tensor<2x4xf32>, tensor<1x8x3x7xf32>) {
   %c = aten.generic "aten::lt.Tensor"(%a, %b) {args = [#aten.operand<0>, #aten.operand<1>]} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   %y = aten.where %c, %a, %b : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>

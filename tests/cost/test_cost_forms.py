@@ -1,13 +1,13 @@
 """The cost model's forms beyond conv-as-gemm and the bf16 GEMM: nearest x2 upsample,
 polyphase, fully-connected vs batch matmul, fp16 native vs fp32 (per region: the regions'
-own tests are in tests/test_fp16_regions.py). Each form is
+own tests are in tests/legalize/test_fp16_regions.py). Each form is
 forced through the tuner (a fixed timer makes it win) and the program checked against eager;
 one test per form times the real candidates on XNNPACK.
 
 Tolerances: the upsample forms move data exactly, and the convolutions around them and the
 fp32 GEMM forms differ from eager's summation order only: 1e-5 (a few ulps of <= 64-term fp32
 dot products at these magnitudes); the polyphase convolution
-sums the taps in another order, 1e-4 as tests/test_polyphase.py; fp16 against fp16 eager
+sums the taps in another order, 1e-4 as tests/transforms/test_polyphase.py; fp16 against fp16 eager
 (which rounds once, at the output) 1e-2: an fp16 layer's result rounds to fp16 (2^-11
 relative) and fp16 kernels accumulate in fp16 on this CPU (AVX512-FP16)."""
 

@@ -5,8 +5,13 @@ from pathlib import Path
 
 from xnnc.pipeline.registry import NAMES, _by_name, get_all_passes, load_pass
 
-TRANSFORMS = Path(__file__).resolve().parent.parent / "lit_tests" / "transforms"
+LIT = Path(__file__).resolve().parents[2] / "lit_tests"
 FROM_XDSL = {"cse", "dce"}  # xDSL's passes, tested there
+
+
+def _lit_dir(name: str) -> Path:
+    """lit_tests/<package>/ of the package that defines pass `name` (its module's)."""
+    return LIT / load_pass(name).__module__.split(".")[1]
 
 
 def test_the_names_are_the_classes_own() -> None:
@@ -17,17 +22,33 @@ def test_the_names_are_the_classes_own() -> None:
         assert get_all_passes()[name]() is load_pass(name)
 
 
-def test_every_pass_has_a_lit_file_named_after_it() -> None:
+def test_every_pass_has_a_lit_file_named_after_it_in_its_package() -> None:
     names = set(get_all_passes()) - FROM_XDSL
-    missing = sorted(n for n in names if not (TRANSFORMS / f"{n}.mlir").exists())
-    assert not missing, f"no lit_tests/transforms/<pass>.mlir for {missing}"
+    missing = sorted(
+        f"lit_tests/{_lit_dir(n).name}/{n}.mlir"
+        for n in names
+        if not (_lit_dir(n) / f"{n}.mlir").exists()
+    )
+    assert not missing, f"no lit file named after its pass: {missing}"
 
 
-def test_every_lit_file_names_a_pass() -> None:
+def test_a_lit_file_named_after_a_pass_sits_in_its_package() -> None:
+    names = set(get_all_passes()) - FROM_XDSL
+    misplaced = sorted(
+        f"{p.parent.name}/{p.name}"
+        for p in LIT.glob("*/*.mlir")
+        if p.stem.removesuffix("-symbolic") in names
+        and p.parent != _lit_dir(p.stem.removesuffix("-symbolic"))
+    )
+    assert not misplaced, f"lit files away from their pass's package: {misplaced}"
+
+
+def test_every_transforms_lit_file_names_a_pass() -> None:
+    """The rewrites' files are each a pass's (canonicalize's pattern checks beside them)."""
     names = set(get_all_passes())
     stray = sorted(
         p.name
-        for p in TRANSFORMS.glob("*.mlir")
+        for p in (LIT / "transforms").glob("*.mlir")
         if p.stem.removesuffix("-symbolic") not in names and not p.stem.startswith("canonicalize-")
     )
     assert not stray, f"lit files not named after a pass: {stray}"
@@ -39,7 +60,6 @@ NOT_REWRITES = {"xnnc-pipeline", "xnn-set-target"}
 # element numbers, which needs every size (its docstring); on a symbolic size the chain is
 # left as it is, as any unmatched IR.
 STATIC_ONLY = {"aten-recognize-circular-pad"}
-LIT = TRANSFORMS.parent
 
 
 def test_every_rewrite_has_a_lit_case_on_symbolic_sizes() -> None:

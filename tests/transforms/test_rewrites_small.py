@@ -49,7 +49,7 @@ def _compile(case, dtype: torch.dtype, rewrite: str):
         want = model(*inputs)
     ep = export_program(model, inputs)  # once for both compiles
     # fp16 cases on XNNPACK's fp16 kernels; the static rules (a tuned choice could keep a
-    # layer's other form: tests/test_cost_forms.py)
+    # layer's other form: tests/cost/test_cost_forms.py)
     on = xnnc.compile(ep, fp16="native", tune=False)
     off = xnnc.compile(ep, disable=_without(rewrite), fp16="native", tune=False)
     assert on.num_partitions == 1 and on.ops_outside() == []

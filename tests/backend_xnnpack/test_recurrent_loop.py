@@ -2,7 +2,7 @@
 nn.LSTM over a symbolic time axis, compiled once, runs per layer and direction as an input
 projection of all frames plus runtimes of a few unrolled steps (8, 4, 2, 1) over the frames.
 
-Tolerance: tests/test_dynamic_lstm.py's, 1e-4 of the output's scale (max |eager|), fp32.
+Tolerance: tests/frontend/test_dynamic_lstm.py's, 1e-4 of the output's scale (max |eager|), fp32.
 The loop computes what torch's LSTM does with XNNPACK's fully-connected sums (another
 summation order) and its sigmoid/tanh approximations (~1e-7 relative); the gates bound the
 state and the forget gate (< 1) damps an error over the frames: observed <= 2e-7 absolute at

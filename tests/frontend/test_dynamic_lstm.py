@@ -1,10 +1,10 @@
 """An nn.LSTM over a symbolic time axis (docs/dynamic-shapes.md, "LSTM over a symbolic time
 axis"): exported as one `aten.lstm.input` (frontend/symbolic_lstm.py), kept whole at import,
 run outside the subgraphs on xnnc's recurrent loop over XNNPACK (program/lstm_loop.py;
-tests/test_recurrent_loop.py tests the loop itself); EnCodec compiled once for a range of
-frame counts.
+tests/backend_xnnpack/test_recurrent_loop.py tests the loop itself); EnCodec compiled once for
+a range of frame counts.
 
-Tolerance: the EnCodec tests' (tests/test_encodec.py), 1e-4 of the output's scale
+Tolerance: the EnCodec tests' (tests/transforms/test_encodec.py), 1e-4 of the output's scale
 (max |eager|), fp32. The difference comes from XNNPACK's summation order and its ELU,
 sigmoid and tanh approximations (~1e-6 relative each; observed 1e-6 of the scale over 5
 stages and the LSTM's steps, whose forget gate < 1 damps an error over the frames); 1e-4

@@ -191,7 +191,7 @@ def _check(model: nn.Module, x: torch.Tensor, rewritten: bool = True, baseline: 
         want = model(x)
     ep = export_program(model, (x,))  # once for both compiles
     # fp16 rows on XNNPACK's fp16 kernels; the phases' convolution kept (xnn-conv-as-gemm off);
-    # the static rule (a tuned choice could keep the deconvolution: tests/test_cost_forms.py)
+    # the static rule (a tuned choice could keep the deconvolution: tests/cost/test_cost_forms.py)
     program = xnnc.compile(ep, fp16="native", disable=("xnn-conv-as-gemm",), tune=False)
     got = program(x)
     assert got.dtype == want.dtype and got.shape == want.shape

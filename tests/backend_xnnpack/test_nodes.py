@@ -106,7 +106,7 @@ def test_conv_filter_rule_is_shared_by_verifier_and_runtime_check():
 
 @pytest.mark.parametrize("limit", ["MAX_TENSOR_DIMS", "MAX_CONCATENATE_INPUTS"])
 def test_limits_are_defined_once(limit):
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     sources = [p for p in root.rglob("*.py") if not p.relative_to(root).parts[0].startswith(".")]
     defined = [
         str(p.relative_to(root))
@@ -151,7 +151,7 @@ def test_runtime_loads_and_runs_a_blob_without_xdsl_or_dialects(tmp_path):
     (sub,) = [op for op in parse_module(SUBGRAPH).walk() if isinstance(op, xnn.SubgraphOp)]
     path = tmp_path / "blob.bin"
     path.write_bytes(serialize_subgraph(sub))
-    env_path = str(Path(__file__).resolve().parent.parent.parent)
+    env_path = str(Path(__file__).resolve().parents[3])
     env = {**os.environ, "PYTHONPATH": env_path}
     command = [sys.executable, "-c", LOAD_AND_RUN, str(path)]
     done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)

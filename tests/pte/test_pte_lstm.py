@@ -3,7 +3,7 @@ sees one `xnnc::lstm` node, the delegate compiles it as one `xnn.lstm` whose ste
 nodes of the blob alone, the `.pte` runs on stock ExecuTorch 1.5.1; an LSTM xnnc does not
 take whole is unrolled by `to_edge` as before and still runs.
 
-Tolerances: as tests/test_encodec.py, 1e-4 of the output's scale (max |eager|): XNNPACK
+Tolerances: as tests/transforms/test_encodec.py, 1e-4 of the output's scale (max |eager|): XNNPACK
 sums the GEMMs in another order and evaluates sigmoid/tanh with its own approximations
 (~1e-6 relative each), and each step's rounding feeds the next over T steps and the
 layers. The flips of a bidirectional LSTM left outside are exact.

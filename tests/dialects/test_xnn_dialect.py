@@ -36,7 +36,7 @@ from xnnc.dialects.xnn import (
     c_value,
 )
 
-LIT = Path(__file__).resolve().parent.parent / "lit_tests" / "dialects"
+LIT = Path(__file__).resolve().parents[2] / "lit_tests" / "dialects"
 
 
 def _context() -> Context:
