@@ -5,7 +5,7 @@ float model.
     python -m xnnc.benchmarks.quant_bench [--model conv_net_224 migan_256 mimi] [--samples 11]
                                           [--threads 1]
 
-The models are `examples/quantized.py`'s: issue 14's conv net (conv 3->32, strided conv
+The models are `examples/quantized_models.py`'s: issue 14's conv net (conv 3->32, strided conv
 32->64, depthwise, 1x1, mean, linear) at 224x224 (the default), `resnet` (ResNet-18) and
 `mobilenetv2` at 224x224 (`_small` forms at 64x64), the MI-GAN-style net in fp32
 at 256x256 (`migan_256`) and the Mimi-style decoder, [1, 512, 13] -> [1, 1, 24960] (`mimi`),
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import xnnc
-from xnnc.examples.quantized import MODELS, float_model, output_scale, quantize
+from xnnc.examples.quantized_models import MODELS, float_model, output_scale, quantize
 
 
 def _stock_counts(edge: Any) -> tuple[int, int]:

@@ -4,7 +4,7 @@ PT2E model itself, and from the float model it quantizes.
     python -m xnnc.benchmarks.quant_numerics [--model resnet mobilenetv2 ...] [--inputs 6]
                                              [--samples 5]
 
-Systems, on `examples/quantized.py`'s models (as `quant_bench`):
+Systems, on `examples/quantized_models.py`'s models (as `quant_bench`):
 - xnnc qs8: `xnnc.compile` of the PT2E program (XNNPACK's qs8 nodes: int32 accumulation,
   the float bias rounded to int32 at scale input x filter, fp32 requantization);
 - stock qs8 .pte: ExecuTorch's XnnpackPartitioner on the same program, stock ExecuTorch;
@@ -30,7 +30,7 @@ import torch
 
 import xnnc
 from xnnc.benchmarks.quant_bench import measure, pte_runtime
-from xnnc.examples.quantized import MODELS, float_model, output_scale, quantize
+from xnnc.examples.quantized_models import MODELS, float_model, output_scale, quantize
 
 
 def _inputs(shape: torch.Size, count: int) -> list[torch.Tensor]:

@@ -40,14 +40,14 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.backend_xnnpack.shapes import numel, relative_begin, relative_end, slice_bounds
-from xnnc.conversion.dynamic_quant import (
+from xnnc.conversion.dynamic_quant_to_xnn import (
     dynamic_reason,
     lower_dynamic_linear,
     uses_dynamic,
 )
-from xnnc.conversion.dynamic_quant import filter_type as dynamic_filter_type
+from xnnc.conversion.dynamic_quant_to_xnn import filter_type as dynamic_filter_type
 from xnnc.conversion.lstm import LstmArgs, check_kept_lstm, is_kept_lstm, lstm_args
-from xnnc.conversion.quantized import (
+from xnnc.conversion.quant_to_xnn import (
     deconvolution_filter_type,
     filter_reason,
     filter_type,
@@ -63,9 +63,9 @@ from xnnc.conversion.resample import (
     torch_source_maps,
 )
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.dynamic_quant import is_dynamic
 from xnnc.dialects.locations import op_label, where
 from xnnc.dialects.quant import UniformQuantType, is_quantized
-from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.dialects.types import DimsAttr, element_type, ints, shape_of, symbol_ranges
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R

@@ -25,11 +25,11 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from xnnc.conversion.dynamic_quant import uses_dynamic
+from xnnc.conversion.dynamic_quant_to_xnn import uses_dynamic
 from xnnc.conversion.lstm import excluded_steps, is_kept_lstm
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.dynamic_quant import is_dynamic
 from xnnc.dialects.locations import is_file_line_col, op_label, where
-from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.errors import OptionError, XnncError
 
 Supported = Callable[[Operation], str | None]

@@ -65,8 +65,8 @@ from xnnc.backend_xnnpack.shapes import (
     slice_bounds,
 )
 from xnnc.dialects.constant_value import ConstantValueOp
+from xnnc.dialects.dynamic_quant import dynamic_quant_type
 from xnnc.dialects.quant import QuantizedShapesVerifier, quant_type
-from xnnc.dialects.quant_dynamic import dynamic_quant_type
 from xnnc.dialects.types import ints, shape_of
 from xnnc.dialects.weights import WeightAttr
 

@@ -108,6 +108,7 @@ from xnnc.backend_xnnpack.nodes import (  # noqa: F401 (re-exported: the dialect
     c_value,
 )
 from xnnc.dialects.constant_value import ConstantValueOp
+from xnnc.dialects.dynamic_quant import DynamicQuantType, dynamic_quant_type
 from xnnc.dialects.quant import (
     QuantizedShapesVerifier,
     ScalesAttr,
@@ -115,7 +116,6 @@ from xnnc.dialects.quant import (
     ZeroPointsAttr,
     quant_type,
 )
-from xnnc.dialects.quant_dynamic import DynamicQuantType, dynamic_quant_type
 from xnnc.dialects.types import (
     element_type,
     ints,

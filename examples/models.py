@@ -508,7 +508,7 @@ class FP16ConvNet(nn.Module):
         super().__init__()
         if dtype not in (torch.float16, torch.float32):
             raise ValueError(f"FP16ConvNet runs in fp16 or fp32, not {dtype}")
-        self.dtype = dtype  # fp32 for the quantized target (examples/quantized.py)
+        self.dtype = dtype  # fp32 for the quantized target (examples/quantized_models.py)
         self.from_rgb = nn.Sequential(nn.Conv2d(4, channels[0], 1), nn.LeakyReLU(0.2))
         pairs = list(zip(channels[:-1], channels[1:], strict=True))
         self.encoder = nn.ModuleList(_EncoderBlock(c_in, c_out) for c_in, c_out in pairs)

@@ -48,14 +48,14 @@ from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
 from xnnc.dialects.types import SYMBOLS_ATTR_NAME, SymbolsAttr, dims_of_type, tensor_type
 from xnnc.dialects.weights import Blob, WeightAttr
 from xnnc.errors import ModelImportError
-from xnnc.frontend.dynamic_quant import (
+from xnnc.frontend.dynamic_quant_import import (
     CHOOSE_QPARAMS,
     DYNAMIC,
     erase_unused_qparams,
     import_dynamic_node,
     import_weight_by_shape,
 )
-from xnnc.frontend.quantized import (
+from xnnc.frontend.quant_import import (
     DEQUANTIZE,
     QUANTIZE,
     import_quant_node,

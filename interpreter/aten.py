@@ -19,12 +19,12 @@ from xdsl.irdl import IRDLOperation
 
 from xnnc.backend_xnnpack.dims import DimError, DimExpr, bind_dims
 from xnnc.dialects import aten
+from xnnc.dialects.dynamic_quant import dynamic_quant_type
 from xnnc.dialects.quant import is_quantized, quant_type
-from xnnc.dialects.quant_dynamic import dynamic_quant_type
 from xnnc.dialects.types import dims_of_type, shape_of, symbol_ranges
 from xnnc.errors import XnncError
+from xnnc.interpreter.dynamic_quant import fake_quantize
 from xnnc.interpreter.quant import dequantize, quantize
-from xnnc.interpreter.quant_dynamic import fake_quantize
 from xnnc.ir.constants import tensor_of
 from xnnc.ir.dtypes import TORCH_DTYPES, torch_dtype
 from xnnc.ir.schema import from_attr, torch_overload

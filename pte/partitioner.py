@@ -34,9 +34,9 @@ from xnnc.conversion.aten_to_xnn import convertible
 from xnnc.conversion.lstm import check_kept_lstm, excluded_steps
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
-from xnnc.frontend.dynamic_quant import DYNAMIC
+from xnnc.frontend.dynamic_quant_import import DYNAMIC
 from xnnc.frontend.fx_importer import import_model
-from xnnc.frontend.quantized import DEQUANTIZE, QUANTIZE
+from xnnc.frontend.quant_import import DEQUANTIZE, QUANTIZE
 from xnnc.ir.schema import qualified_name
 from xnnc.pipeline.options import CompileOptions
 from xnnc.pipeline.stages import stage_passes

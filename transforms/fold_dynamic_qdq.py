@@ -31,10 +31,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.conversion.dynamic_quant import qd8_convolution
+from xnnc.conversion.dynamic_quant_to_xnn import qd8_convolution
 from xnnc.dialects import aten
+from xnnc.dialects.dynamic_quant import is_dynamic
 from xnnc.dialects.quant import is_quantized
-from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.ir.raising import erase_unused, fused_location
 
 

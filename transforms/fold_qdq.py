@@ -42,7 +42,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.conversion.aten_to_xnn import convertible
 from xnnc.dialects import aten
-from xnnc.dialects.quant_dynamic import is_dynamic
+from xnnc.dialects.dynamic_quant import is_dynamic
 from xnnc.ir.raising import erase_unused, fused_location
 from xnnc.ir.rebuild import rebuilt
 

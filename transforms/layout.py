@@ -67,7 +67,7 @@ from xnnc.backend_xnnpack import nodes
 from xnnc.backend_xnnpack.dims import NotAffine
 from xnnc.backend_xnnpack.shapes import normalize_dim, same_numel, sliced_shape, whole_sizes
 from xnnc.dialects import xnn
-from xnnc.dialects.quant_dynamic import is_dynamic
+from xnnc.dialects.dynamic_quant import is_dynamic
 from xnnc.dialects.types import element_type, ints, shape_of
 from xnnc.ir.constants import constant_op, constant_tensor, weight_name
 from xnnc.ir.emitter import Emitter

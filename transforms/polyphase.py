@@ -83,7 +83,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.backend_xnnpack.dims import NotAffine
 from xnnc.backend_xnnpack.shapes import relative_end
-from xnnc.conversion.quantized import activation_reason, filter_reason, repeated_type
+from xnnc.conversion.quant_to_xnn import activation_reason, filter_reason, repeated_type
 from xnnc.cost.decision import (
     DECLINED_ATTR,
     Decision,

@@ -29,9 +29,9 @@ from xnnc.backend_xnnpack.serialize import (
 )
 from xnnc.backend_xnnpack.shapes import numel
 from xnnc.dialects import xnn
+from xnnc.dialects.dynamic_quant import dynamic_quant_type
 from xnnc.dialects.locations import where
 from xnnc.dialects.quant import UniformQuantType, quant_type
-from xnnc.dialects.quant_dynamic import dynamic_quant_type
 from xnnc.dialects.types import (
     SYMBOLS_ATTR_NAME,
     element_nbytes,

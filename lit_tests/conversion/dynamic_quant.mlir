@@ -1,7 +1,7 @@
 // RUN: xnn-opt %s --split-input-file --print-weights -p xnn-partition,convert-aten-to-xnn | filecheck %s
 // RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn,xnn-legalize-stock | filecheck %s --check-prefix=STOCK
 
-// convert-aten-to-xnn on dynamically quantized linears (conversion/dynamic_quant.py): the
+// convert-aten-to-xnn on dynamically quantized linears (conversion/dynamic_quant_to_xnn.py): the
 // dynamic quantize is XNNPACK's convert to qd8, the linear its fully-connected over qd8 and
 // a quantized weight, with an f32 bias and output. Stock ExecuTorch 1.5.1 runs both kinds.
 

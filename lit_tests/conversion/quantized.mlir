@@ -1,4 +1,4 @@
-// Ops on quantized types to XNNPACK's qs8 nodes (conversion/quantized.py): int8 filters in
+// Ops on quantized types to XNNPACK's qs8 nodes (conversion/quant_to_xnn.py): int8 filters in
 // XNNPACK's layout with their per-channel axis moved along, float biases as int32 at scale
 // input x filter, each node's output type its own; qcast/dcast as xnn.convert.
 // RUN: xnn-opt %s --split-input-file -p 'xnn-partition,convert-aten-to-xnn' --print-weights | filecheck %s

@@ -1,5 +1,5 @@
 // Pooling, mean, data movement and activations on quantized types to XNNPACK's qs8 nodes
-// (conversion/quantized.py): max pooling, concatenate, pad and slice keep their input's
+// (conversion/quant_to_xnn.py): max pooling, concatenate, pad and slice keep their input's
 // scale and zero point (XNNPACK's do); mean and the unary activations requantize (each a
 // table of the 256 inputs in XNNPACK). Numerics: tests/conversion/test_quantized.py.
 // RUN: xnn-opt %s --split-input-file -p 'xnn-partition,convert-aten-to-xnn' | filecheck %s

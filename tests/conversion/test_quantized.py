@@ -19,7 +19,7 @@ import torch
 
 import xnnc
 from xnnc.dialects.quant import is_quantized
-from xnnc.examples.quantized import float_model, quantize, quantized_program
+from xnnc.examples.quantized_models import float_model, quantize, quantized_program
 from xnnc.frontend.fx_importer import import_model
 from xnnc.interpreter.aten import run_reference
 
@@ -349,7 +349,7 @@ def test_int32_bias_rounds_as_executorchs_xnnpack_backend(per_channel):
     from executorch.backends.xnnpack.operators.quant_params import QuantParams
     from xdsl.dialects.builtin import IntegerType
 
-    from xnnc.conversion.quantized import quantized_bias
+    from xnnc.conversion.quant_to_xnn import quantized_bias
     from xnnc.dialects.quant import UniformQuantType
 
     g = torch.Generator().manual_seed(3)

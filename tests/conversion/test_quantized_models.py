@@ -21,7 +21,7 @@ import torch
 
 import xnnc
 from xnnc.dialects.quant import is_quantized
-from xnnc.examples.quantized import quantized_program
+from xnnc.examples.quantized_models import quantized_program
 
 # model -> max |xnnc - PT2E| in output steps (see the module docstring)
 BOUND_STEPS = {"resnet_small": 4, "mobilenetv2_small": 46}

@@ -17,7 +17,7 @@ from torch import nn
 
 import xnnc
 from xnnc.dialects.quant import is_quantized
-from xnnc.examples.quantized import output_scale, quantize
+from xnnc.examples.quantized_models import output_scale, quantize
 
 
 def _inputs(shape: tuple[int, ...], count: int = 4) -> list[torch.Tensor]:
@@ -152,7 +152,7 @@ TARGETS = {"migan_32": 5, "mimi_small": 8}
 
 @pytest.fixture(scope="module", params=list(TARGETS))
 def target(request):
-    from xnnc.examples.quantized import quantized_program
+    from xnnc.examples.quantized_models import quantized_program
 
     ep, inputs = quantized_program(request.param)
     return request.param, ep, inputs, ep.module()

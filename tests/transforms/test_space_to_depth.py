@@ -14,7 +14,7 @@ import xnnc
 from xnnc.cost import rules
 from xnnc.cost.decision import stem_layer
 from xnnc.dialects import xnn
-from xnnc.examples.quantized import output_scale, quantize
+from xnnc.examples.quantized_models import output_scale, quantize
 from xnnc.frontend.fx_importer import import_model
 from xnnc.legalize.broadcasts import LegalizeBroadcastsPass
 from xnnc.pipeline.options import CompileOptions

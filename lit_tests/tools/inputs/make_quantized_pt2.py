@@ -5,7 +5,7 @@ import sys
 
 import torch
 
-from xnnc.examples.quantized import quantize
+from xnnc.examples.quantized_models import quantize
 
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 1), torch.nn.ReLU()).eval()

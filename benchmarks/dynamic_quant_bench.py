@@ -1,10 +1,10 @@
 """Dynamically quantized linears: xnnc vs stock ExecuTorch's lowering of the same quantized
 program vs xnnc's fp32 compile of the float model, side by side.
 
-    python -m xnnc.benchmarks.quant_dynamic_bench [--models mlp,block]
+    python -m xnnc.benchmarks.dynamic_quant_bench [--models mlp,block]
         [--flows pt2e,8da8w,8da4w] [--samples 7] [--threads 1] [--small]
 
-The models and flows are `xnnc.examples.dynamic_quant`'s (large sizes unless --small):
+The models and flows are `xnnc.examples.dynamic_quant_models`'s (large sizes unless --small):
 an MLP (1024 -> 4096 -> 4096 -> 1024, 8 rows) and a transformer block (d 512, 8 heads,
 ff 2048, 64 tokens), quantized by PT2E's dynamic XNNPACKQuantizer config (qc8w), torchao
 8da8w (qc8w) and 8da4w (qb4w, groups of 32). Sides:
@@ -30,7 +30,7 @@ import torch
 
 import xnnc
 from xnnc.benchmarks.zoo import machine
-from xnnc.examples.dynamic_quant import FLOWS, MODELS, quantize
+from xnnc.examples.dynamic_quant_models import FLOWS, MODELS, quantize
 
 
 def _stock(quantized: torch.nn.Module, x: torch.Tensor) -> tuple[Callable[[], Any], str]:

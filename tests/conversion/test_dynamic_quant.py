@@ -1,6 +1,6 @@
 """Dynamically quantized linears (issue 14): qd8 activations over qc8w and qb4w weights.
 
-The models (`xnnc.examples.dynamic_quant`): an MLP and a transformer block, quantized by
+The models (`xnnc.examples.dynamic_quant_models`): an MLP and a transformer block, quantized by
 ExecuTorch's XNNPACKQuantizer dynamic config ("pt2e": activations per tensor, qc8w weights)
 and torchao's 8da8w (per token, qc8w) and 8da4w (per token, qb4w in groups of 32).
 
@@ -40,9 +40,9 @@ from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 from xnnc.backend_xnnpack.serialize import SerializeError
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.dynamic_quant import DynamicQuantType, dynamic_quant_type
 from xnnc.dialects.quant import UniformQuantType, quant_type
-from xnnc.dialects.quant_dynamic import DynamicQuantType, dynamic_quant_type
-from xnnc.examples.dynamic_quant import FLOWS, MODELS, mlp, quantize
+from xnnc.examples.dynamic_quant_models import FLOWS, MODELS, mlp, quantize
 from xnnc.frontend.fx_importer import import_model
 from xnnc.interpreter.aten import run_reference
 from xnnc.pipeline.stages import lower

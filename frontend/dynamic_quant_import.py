@@ -31,9 +31,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from xnnc.dialects import aten
+from xnnc.dialects.dynamic_quant import DynamicQuantType, dynamic_quant_type
 from xnnc.dialects.quant import UniformQuantType, check_quantized_tensor
-from xnnc.dialects.quant_dynamic import DynamicQuantType, dynamic_quant_type
-from xnnc.frontend.quantized import _constant_array, import_quant_node
+from xnnc.frontend.quant_import import _constant_array, import_quant_node
 
 CHOOSE_QPARAMS = (
     "quantized_decomposed::choose_qparams.tensor",

@@ -2,12 +2,12 @@
 // or per token at run time, so the type names the granularity, the storage range and eps.
 // RUN: XNN_ROUNDTRIP
 // RUN: xnn-opt %s --split-input-file | xnn-opt --split-input-file | filecheck %s
-// RUN: not xnn-opt %S/../tools/inputs/quant_dynamic_granularity.mlir 2>&1 | filecheck %s --check-prefix=GRAN
-// RUN: not xnn-opt %S/../tools/inputs/quant_dynamic_eps.mlir 2>&1 | filecheck %s --check-prefix=EPS
-// RUN: not xnn-opt %S/../tools/inputs/quant_dynamic_storage.mlir 2>&1 | filecheck %s --check-prefix=STORAGE
-// GRAN: {{^}}{{.*}}quant_dynamic_granularity.mlir:2:{{[0-9]+}}: error: granularity 'channel' is not one of tensor, token{{$}}
-// EPS: {{^}}{{.*}}quant_dynamic_eps.mlir:2:{{[0-9]+}}: error: eps 0.0 must be finite and positive (the smallest scale){{$}}
-// STORAGE: {{^}}{{.*}}quant_dynamic_storage.mlir:2:{{[0-9]+}}: error: dynamically quantized storage is i8 (XNNPACK's qdint8), not i4{{$}}
+// RUN: not xnn-opt %S/../tools/inputs/dynamic_quant_granularity.mlir 2>&1 | filecheck %s --check-prefix=GRAN
+// RUN: not xnn-opt %S/../tools/inputs/dynamic_quant_eps.mlir 2>&1 | filecheck %s --check-prefix=EPS
+// RUN: not xnn-opt %S/../tools/inputs/dynamic_quant_storage.mlir 2>&1 | filecheck %s --check-prefix=STORAGE
+// GRAN: {{^}}{{.*}}dynamic_quant_granularity.mlir:2:{{[0-9]+}}: error: granularity 'channel' is not one of tensor, token{{$}}
+// EPS: {{^}}{{.*}}dynamic_quant_eps.mlir:2:{{[0-9]+}}: error: eps 0.0 must be finite and positive (the smallest scale){{$}}
+// STORAGE: {{^}}{{.*}}dynamic_quant_storage.mlir:2:{{[0-9]+}}: error: dynamically quantized storage is i8 (XNNPACK's qdint8), not i4{{$}}
 
 // PT2E's choose_qparams.tensor: one scale and zero point for the tensor.
 // CHECK-LABEL: func.func @per_tensor(

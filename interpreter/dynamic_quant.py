@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from xnnc.dialects.quant_dynamic import DynamicQuantType
+from xnnc.dialects.dynamic_quant import DynamicQuantType
 
 
 def choose_qparams(x: torch.Tensor, d: DynamicQuantType) -> tuple[torch.Tensor, torch.Tensor]:

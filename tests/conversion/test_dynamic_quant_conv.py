@@ -23,7 +23,7 @@ import xnnc
 from xnnc.backend_xnnpack.blob import read_blob
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 from xnnc.dialects import xnn
-from xnnc.dialects.quant_dynamic import dynamic_quant_type
+from xnnc.dialects.dynamic_quant import dynamic_quant_type
 from xnnc.frontend.fx_importer import import_model
 from xnnc.pipeline.stages import lower
 from xnnc.pte import StockRuntime, to_pte

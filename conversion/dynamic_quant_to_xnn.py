@@ -27,8 +27,8 @@ from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.dynamic_quant import is_dynamic
 from xnnc.dialects.quant import UniformQuantType, quant_type
-from xnnc.dialects.quant_dynamic import is_dynamic
 from xnnc.dialects.types import shape_of
 from xnnc.ir.constants import constant_op, weight_name
 from xnnc.ir.emitter import Emitter
