@@ -180,7 +180,7 @@ def bench_decoder(name: str, small: bool, repeats: int, n: int) -> None:
 
 
 def bench_encodec(small: bool, repeats: int, n: int) -> None:
-    from xnnc.examples.models import _SLSTM
+    from xnnc.examples.models import SLSTM
 
     model, (example,) = MODELS["encodec"](small=small)
     channels = example.shape[1]
@@ -193,7 +193,7 @@ def bench_encodec(small: bool, repeats: int, n: int) -> None:
                             savable=True)  # fmt: skip
     on_torch._recurrent.runners.clear()
     slstm = model.model[1]
-    assert isinstance(slstm, _SLSTM)
+    assert isinstance(slstm, SLSTM)
     width, layers = slstm.lstm.hidden_size, slstm.lstm.num_layers
     lstm_loop = xnnc.compile(slstm, (torch.randn(1, width, 64),), dynamic_shapes=dims,
                              tune=False)  # fmt: skip
@@ -244,11 +244,11 @@ def bench_encodec(small: bool, repeats: int, n: int) -> None:
 
 
 def bench_llama(repeats: int, n: int) -> None:
-    from xnnc.examples.models import TransformerBlockBF16, _randomize_norms
+    from xnnc.examples.models import TransformerBlockBF16, randomize_norms
 
     torch.manual_seed(0)
     model = TransformerBlockBF16(512, 8, 1536, seq_len=1024)
-    _randomize_norms(model)
+    randomize_norms(model)
     model.eval()
     x7 = torch.randn(1, 7, 512, dtype=torch.bfloat16)
     dims = {"x": {1: Dim("S", min=1, max=512)}}

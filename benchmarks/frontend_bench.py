@@ -18,7 +18,7 @@ MEASURE_IMPORT = r"""
 import json, resource, sys, time
 import torch, torch.nn as nn
 import xnnc
-from xnnc.frontend.fx_importer import decompose, export_program, _Importer
+from xnnc.frontend.fx_importer import decompose, export_program, FxImporter
 
 torch.manual_seed(0)
 # 7 x (2048 x 2048 + 2048) ~= 29.4M parameters, with convs so the graph is not trivial.
@@ -36,7 +36,7 @@ ep = export_program(model, (x,))
 t1 = time.perf_counter()
 ep = decompose(ep)
 t2 = time.perf_counter()
-module = _Importer(ep, "forward").run()
+module = FxImporter(ep, "forward").run()
 module.verify()
 t3 = time.perf_counter()
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -54,7 +54,7 @@ import xnnc
 from xnnc.backend_xnnpack.lstm_runner import LstmCell, LstmRunner
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.benchmarks.zoo import cpu_header, ort_session
-from xnnc.examples.models import _SLSTM
+from xnnc.examples.models import SLSTM
 from xnnc.program import Program
 
 FC = "Fully Connected"
@@ -101,7 +101,7 @@ def step_split(profile: list[tuple[str, float]], layers: int, steps: int) -> tup
 
 def run(args: argparse.Namespace) -> list[str]:
     torch.manual_seed(0)
-    model = _SLSTM(args.hidden, args.layers).eval()
+    model = SLSTM(args.hidden, args.layers).eval()
     x = torch.randn(1, args.hidden, args.frames)
     with torch.no_grad():
         want = model(x)

@@ -84,7 +84,7 @@ class ConversionError(LocatedError):
     """An op that cannot be lowered as it stands (no lowering, or weights without data)."""
 
 
-def _data(value: SSAValue) -> torch.Tensor:
+def constant_data(value: SSAValue) -> torch.Tensor:
     """A constant operand's tensor; conversion needs the bytes of the weights it transforms."""
     tensor = constant_tensor(value)
     if tensor is None:
@@ -97,7 +97,7 @@ def _data(value: SSAValue) -> torch.Tensor:
     return tensor
 
 
-def _prop(op: Operation, name: str, default: Any = None) -> Any:
+def prop_value(op: Operation, name: str, default: Any = None) -> Any:
     attr = op.properties.get(name)
     if attr is None:
         return default
@@ -196,10 +196,10 @@ def _size_generic(op: Operation) -> bool:
 def _check_conv(op: aten.ConvolutionOp) -> str | None:
     if len(shape_of(op.input)) not in (3, 4):
         return "3-D convolution"
-    return _static_weights(op.weight, op.bias)
+    return static_weights_refusal(op.weight, op.bias)
 
 
-def _static_weights(*values: SSAValue | None) -> str | None:
+def static_weights_refusal(*values: SSAValue | None) -> str | None:
     """XNNPACK packs filters and biases at load: they must be constants."""
     for v in values:
         if v is not None and isinstance(v.owner, aten.DequantizeOp):
@@ -218,7 +218,7 @@ def _pair(values: Sequence[int], rank: int, fill: int) -> tuple[int, int]:
 @lowering(aten.ConvolutionOp, check=_check_conv)
 def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
     rank = len(shape_of(op.input))
-    w = _data(op.weight)
+    w = constant_data(op.weight)
     if rank == 3:
         w = w.unsqueeze(2)
     groups = op.groups.value.data
@@ -236,7 +236,7 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
     wq = qtype(op.weight)
     transposed = op.transposed.value.data
     if op.bias is not None and dynamic:
-        bias = e.const(_data(op.bias), weight_name(op.bias))  # qd8 convolutions add f32
+        bias = e.const(constant_data(op.bias), weight_name(op.bias))  # qd8 convolutions add f32
     elif op.bias is not None and not (transposed and wq is not None):
         bias = _bias(op, e)
     window = dict(
@@ -259,7 +259,7 @@ def _conv(op: aten.ConvolutionOp, e: Emitter) -> Sequence[SSAValue]:
             # XNNPACK's fp16 deconvolution takes fp32 static weights (and converts them).
             filt = filt.float()
             if op.bias is not None:
-                bias = e.const(_data(op.bias).float(), f"{weight_name(op.bias)}.f32")
+                bias = e.const(constant_data(op.bias).float(), f"{weight_name(op.bias)}.f32")
         adj = _pair(ints(op.output_padding), rank, 0)
         y = e.node(
             xnn.Deconvolution2dOp, x, e.const(filt, f"{name}.deconv", filt_type), bias,
@@ -311,13 +311,13 @@ def _filter(q: UniformQuantType | None, filt: torch.Tensor, axis: int) -> Tensor
 def _bias(op: Operation, e: Emitter) -> SSAValue:
     """The bias constant: as is, or for a quantized op XNNPACK's int32 bias."""
     if qtype(op.weight) is None:
-        return e.const(_data(op.bias), weight_name(op.bias))
+        return e.const(constant_data(op.bias), weight_name(op.bias))
     return _quantized_bias(op, e, qtype(op.weight))
 
 
 def _quantized_bias(op: Operation, e: Emitter, filter_q: UniformQuantType) -> SSAValue:
     """XNNPACK's int32 bias of a quantized op whose filter (in XNNPACK's layout) is `filter_q`."""
-    data, name = _data(op.bias), weight_name(op.bias)
+    data, name = constant_data(op.bias), weight_name(op.bias)
     values, type_ = quantized_bias(data, qtype(op.input), filter_q)
     return e.const(values, f"{name}.qint32", type_)
 
@@ -335,7 +335,7 @@ _BINARY = {aten.AddOp: B.ADD, aten.SubOp: B.SUBTRACT, aten.MulOp: B.MULTIPLY,
 
 
 def _check_binary(op: Operation) -> str | None:
-    if _prop(op, "rounding_mode") is not None:
+    if prop_value(op, "rounding_mode") is not None:
         return "rounding_mode"
     if len(shape_of(op.result)) > xnn.MAX_TENSOR_DIMS:
         return "rank above XNNPACK's maximum"
@@ -344,9 +344,9 @@ def _check_binary(op: Operation) -> str | None:
 
 def _operand_or_scalar(op: Operation, e: Emitter) -> SSAValue:
     """`other`, scaled by add/sub's alpha: `x + alpha * y`."""
-    alpha = float(_prop(op, "alpha", 1))
+    alpha = float(prop_value(op, "alpha", 1))
     if op.other is None:
-        return e.scalar(alpha * float(_prop(op, "scalar")), op.input)
+        return e.scalar(alpha * float(prop_value(op, "scalar")), op.input)
     if alpha == 1:
         return op.other
     return e.node(xnn.BinaryOp, op.other, e.scalar(alpha, op.other), shape=shape_of(op.other),
@@ -355,9 +355,9 @@ def _operand_or_scalar(op: Operation, e: Emitter) -> SSAValue:
 
 @lowering(*_BINARY, check=_check_binary)
 def _binary(op: Operation, e: Emitter) -> Sequence[SSAValue]:
-    if isinstance(op, aten.PowOp) and op.other is None and _prop(op, "scalar") == 2:
+    if isinstance(op, aten.PowOp) and op.other is None and prop_value(op, "scalar") == 2:
         return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=U.SQUARE)]
-    if isinstance(op, aten.PowOp) and op.other is None and _prop(op, "scalar") == 0.5:
+    if isinstance(op, aten.PowOp) and op.other is None and prop_value(op, "scalar") == 0.5:
         return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), kind=U.SQUARE_ROOT)]
     other = _operand_or_scalar(op, e)
     return [e.node(xnn.BinaryOp, op.input, other, shape=shape_of(op.result),
@@ -438,7 +438,7 @@ def _check_prelu(op: aten.PreluOp) -> str | None:
     channels = x[1] if _prelu_channels_last(op) else x[-1]
     if isinstance(channels, DimExpr):
         return f"PReLU over the symbolic dim {channels} as its channels (one slope each)"
-    return _static_weights(op.weight)
+    return static_weights_refusal(op.weight)
 
 
 @lowering(aten.PreluOp, check=_check_prelu)
@@ -450,14 +450,14 @@ def _prelu(op: aten.PreluOp, e: Emitter) -> Sequence[SSAValue]:
     last = _prelu_channels_last(op)
     x = e.to_nhwc(op.input) if last else op.input
     channels = shape_of(x)[-1]
-    slope = _data(op.weight).reshape(-1).expand(channels).contiguous()
+    slope = constant_data(op.weight).reshape(-1).expand(channels).contiguous()
     slopes = e.const(slope, f"{weight_name(op.weight)}.slope")
     y = e.node(xnn.BinaryOp, x, slopes, shape=shape_of(x), kind=B.PRELU)
     return [e.from_nhwc(y, rank) if last else y]
 
 
 def _check_elu(op: aten.EluOp) -> str | None:
-    if _prop(op, "scale", 1) != 1 or _prop(op, "input_scale", 1) != 1:
+    if prop_value(op, "scale", 1) != 1 or prop_value(op, "input_scale", 1) != 1:
         return "scaled ELU"
     return None
 
@@ -465,12 +465,12 @@ def _check_elu(op: aten.EluOp) -> str | None:
 @lowering(aten.EluOp, check=_check_elu)
 def _elu(op: aten.EluOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), elem=_result_elem(op),
-                   kind=U.ELU, alpha=float(_prop(op, "alpha", 1.0)))]  # fmt: skip
+                   kind=U.ELU, alpha=float(prop_value(op, "alpha", 1.0)))]  # fmt: skip
 
 
 @lowering(aten.GeluOp)
 def _gelu(op: aten.GeluOp, e: Emitter) -> Sequence[SSAValue]:
-    kind = U.APPROXGELU if _prop(op, "approximate", "none") == "tanh" else U.GELU
+    kind = U.APPROXGELU if prop_value(op, "approximate", "none") == "tanh" else U.GELU
     return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), elem=_result_elem(op),
                    kind=kind)]  # fmt: skip
 
@@ -479,7 +479,7 @@ def _gelu(op: aten.GeluOp, e: Emitter) -> Sequence[SSAValue]:
 def _leaky_relu(op: aten.LeakyReluOp, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), elem=_result_elem(op),
                    kind=U.LEAKY_RELU,
-                   negative_slope=float(_prop(op, "negative_slope", 0.01)))]  # fmt: skip
+                   negative_slope=float(prop_value(op, "negative_slope", 0.01)))]  # fmt: skip
 
 
 @lowering(aten.ReluOp, aten.HardtanhOp, aten.ClampOp)
@@ -487,9 +487,9 @@ def _clamp(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     if isinstance(op, aten.ReluOp):
         lo, hi = 0.0, math.inf
     elif isinstance(op, aten.HardtanhOp):
-        lo, hi = float(_prop(op, "min_val", -1.0)), float(_prop(op, "max_val", 1.0))
+        lo, hi = float(prop_value(op, "min_val", -1.0)), float(prop_value(op, "max_val", 1.0))
     else:
-        lo, hi = _prop(op, "min"), _prop(op, "max")
+        lo, hi = prop_value(op, "min"), prop_value(op, "max")
         lo = -math.inf if lo is None else float(lo)
         hi = math.inf if hi is None else float(hi)
     bounds = {"output_min": lo, "output_max": hi}
@@ -511,10 +511,10 @@ def _reciprocal(op: aten.ReciprocalOp, e: Emitter) -> Sequence[SSAValue]:
 
 
 def _check_cast(op: Operation) -> str | None:
-    if _prop(op, "memory_format") not in (None, "torch.preserve_format",
+    if prop_value(op, "memory_format") not in (None, "torch.preserve_format",
                                            "torch.contiguous_format"):  # fmt: skip
         return "changes the memory format"
-    order = _prop(op, "dim_order")
+    order = prop_value(op, "dim_order")
     if order is not None and list(order) != list(range(len(order))):
         return "changes the dim order"
     return None
@@ -547,24 +547,24 @@ def _clone(op: aten.CloneOp, e: Emitter) -> Sequence[SSAValue]:
 
 
 def _check_linear(op: aten.LinearOp) -> str | None:
-    return _static_weights(op.weight, op.bias)
+    return static_weights_refusal(op.weight, op.bias)
 
 
 @lowering(aten.LinearOp, check=_check_linear)
 def _linear(op: aten.LinearOp, e: Emitter) -> Sequence[SSAValue]:
     if is_dynamic(op.input.type):
-        bias = None if op.bias is None else _data(op.bias)
-        return lower_dynamic_linear(op, e, _data(op.weight), bias)
+        bias = None if op.bias is None else constant_data(op.bias)
+        return lower_dynamic_linear(op, e, constant_data(op.weight), bias)
     bias = None if op.bias is None else _bias(op, e)
-    w = e.const(_data(op.weight), weight_name(op.weight), op.weight.type)
+    w = e.const(constant_data(op.weight), weight_name(op.weight), op.weight.type)
     return [e.node(xnn.FullyConnectedOp, op.input, w, bias, shape=shape_of(op.result),
                    elem=_result_elem(op))]  # fmt: skip
 
 
 def _check_addmm(op: aten.AddmmOp) -> str | None:
-    if _prop(op, "alpha", 1) != 1 or _prop(op, "beta", 1) != 1:
+    if prop_value(op, "alpha", 1) != 1 or prop_value(op, "beta", 1) != 1:
         return "alpha or beta != 1"
-    if _static_weights(op.mat2, op.input):
+    if static_weights_refusal(op.mat2, op.input):
         return "weight or bias is not a constant"
     if shape_of(op.input) not in ((shape_of(op.mat2)[1],), (1, shape_of(op.mat2)[1])):
         return "bias is not per output channel"
@@ -574,15 +574,15 @@ def _check_addmm(op: aten.AddmmOp) -> str | None:
 @lowering(aten.AddmmOp, check=_check_addmm)
 def _addmm(op: aten.AddmmOp, e: Emitter) -> Sequence[SSAValue]:
     # mat2 is [K, N]; XNNPACK's filter is [N, K].
-    w = e.const(_data(op.mat2).t(), f"{weight_name(op.mat2)}.t")
-    b = e.const(_data(op.input).reshape(-1), weight_name(op.input))
+    w = e.const(constant_data(op.mat2).t(), f"{weight_name(op.mat2)}.t")
+    b = e.const(constant_data(op.input).reshape(-1), weight_name(op.input))
     return [e.node(xnn.FullyConnectedOp, op.mat1, w, b, shape=shape_of(op.result))]
 
 
 @lowering(aten.MmOp)
 def _mm(op: aten.MmOp, e: Emitter) -> Sequence[SSAValue]:
     if constant_op(op.mat2) is not None:
-        filt = e.const(_data(op.mat2).t(), f"{weight_name(op.mat2)}.t")
+        filt = e.const(constant_data(op.mat2).t(), f"{weight_name(op.mat2)}.t")
         return [e.node(xnn.FullyConnectedOp, op.input, filt, None, shape=shape_of(op.result))]
     return [e.node(xnn.BatchMatrixMultiplyOp, op.input, op.mat2, shape=shape_of(op.result))]
 
@@ -684,7 +684,7 @@ def _reduce(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     """mean/sum with `dtype=` cast the input first, as torch does (`convertible` has already
     kept float64 and integer dtypes, which XNNPACK lacks, outside). With no dims (`x.mean()`)
     every dim is reduced into a 0-d result, as torch gives."""
-    keep = bool(_prop(op, "keepdim", False))
+    keep = bool(prop_value(op, "keepdim", False))
     x, elem = op.input, element_type(op.result)
     if element_type(x) != elem and not is_quantized(x.type):
         x = e.node(xnn.ConvertOp, x, shape=shape_of(x), elem=elem)
@@ -710,7 +710,7 @@ def _softmax(op: aten.SoftmaxOp, e: Emitter) -> Sequence[SSAValue]:
 
 
 def _check_batch_norm(op: aten.BatchNormOp) -> str | None:
-    if _static_weights(op.running_mean, op.running_var, op.weight, op.bias):
+    if static_weights_refusal(op.running_mean, op.running_var, op.weight, op.bias):
         return "batch norm statistics are not constants"
     if any(r.uses for r in (op.save_mean, op.save_rstd)):
         return "batch norm statistics are used"
@@ -734,10 +734,10 @@ def _batch_norm(op: aten.BatchNormOp, e: Emitter) -> Sequence[SSAValue]:
 
 def batch_norm_affine(op: aten.BatchNormOp) -> tuple[torch.Tensor, torch.Tensor]:
     """Inference batch norm as y = x * scale + shift, computed in fp32, cast to x's dtype."""
-    mean = _data(op.running_mean).float()
-    var = _data(op.running_var).float()
-    gamma = _data(op.weight).float() if op.weight is not None else torch.ones_like(mean)
-    beta = _data(op.bias).float() if op.bias is not None else torch.zeros_like(mean)
+    mean = constant_data(op.running_mean).float()
+    var = constant_data(op.running_var).float()
+    gamma = constant_data(op.weight).float() if op.weight is not None else torch.ones_like(mean)
+    beta = constant_data(op.bias).float() if op.bias is not None else torch.zeros_like(mean)
     scale = gamma / torch.sqrt(var + op.eps.value.data)
     dtype = TORCH_DTYPES[element_type(op.input)]
     return scale.to(dtype), (beta - mean * scale).to(dtype)
@@ -752,7 +752,7 @@ def _check_bilinear(op: aten.UpsampleBilinear2dOp) -> str | None:
     if len(shape_of(op.input)) != 4:
         return "not 4-D"
     return bilinear_mismatch(shape_of(op.input)[2:], shape_of(op.result)[2:],
-                             _prop(op, "output_size"), _prop(op, "scale_factors"),
+                             prop_value(op, "output_size"), prop_value(op, "scale_factors"),
                              bool(op.align_corners.value.data))  # fmt: skip
 
 
@@ -773,7 +773,7 @@ Nearest = aten.UpsampleNearest1dOp | aten.UpsampleNearest2dOp
 
 def _nearest_periods(op: Nearest) -> tuple[Period | None, Period | None]:
     """Per dim, the period of torch's index map; a 1-D upsample is a 2-D one of height 1."""
-    size, scales = _prop(op, "output_size"), _prop(op, "scale_factors")
+    size, scales = prop_value(op, "output_size"), prop_value(op, "scale_factors")
     h, w = (1, *shape_of(op.input)[2:])[-2:]
     if isinstance(op, aten.UpsampleNearest1dOp):
         size = None if size is None else (1, *size)
@@ -931,13 +931,13 @@ def _permute(op: aten.PermuteOp, e: Emitter) -> Sequence[SSAValue]:
 
 
 def _check_slice(op: aten.SliceOp) -> str | None:
-    if _prop(op, "step", 1) != 1:
+    if prop_value(op, "step", 1) != 1:
         return "strided slice"
-    if _prop(op, "end") == DYNAMIC_INDEX:
+    if prop_value(op, "end") == DYNAMIC_INDEX:
         return "its end is a size traced from another input (no XNNPACK node computes it)"
     x = shape_of(op.input)
-    d = _prop(op, "dim", 0) % len(x)
-    start, length = slice_bounds(x[d], _prop(op, "start"), _prop(op, "end"))
+    d = prop_value(op, "dim", 0) % len(x)
+    start, length = slice_bounds(x[d], prop_value(op, "start"), prop_value(op, "end"))
     end_gap = x[d] - start - length
     # The extended runtime's XNNStaticSliceV3 ends it where XNNPACK's v3 slice does.
     stock = target_of(op).runtime == "stock"
@@ -960,7 +960,7 @@ def _from_deconvolution(value: SSAValue) -> bool:
     while len(list(value.uses)) == 1:
         owner = value.owner
         if isinstance(owner, aten.ConvolutionOp):
-            return bool(_prop(owner, "transposed", False))
+            return bool(prop_value(owner, "transposed", False))
         if isinstance(owner, xnn.Deconvolution2dOp):
             return True
         if not isinstance(owner, xnn.StaticTransposeOp | xnn.StaticReshapeOp):
@@ -972,8 +972,8 @@ def _from_deconvolution(value: SSAValue) -> bool:
 @lowering(aten.SliceOp, check=_check_slice)
 def _slice(op: aten.SliceOp, e: Emitter) -> Sequence[SSAValue]:
     x = shape_of(op.input)
-    d = _prop(op, "dim", 0) % len(x)
-    start, length = slice_bounds(x[d], _prop(op, "start"), _prop(op, "end"))
+    d = prop_value(op, "dim", 0) % len(x)
+    start, length = slice_bounds(x[d], prop_value(op, "start"), prop_value(op, "end"))
     offsets = [0] * len(x)
     offsets[d] = relative_begin(x[d], start)
     sizes = [relative_end(n, 0, n) for n in x]
@@ -984,7 +984,7 @@ def _slice(op: aten.SliceOp, e: Emitter) -> Sequence[SSAValue]:
 
 def _check_select(op: aten.SelectOp) -> str | None:
     x = shape_of(op.input)
-    if isinstance(size := x[_prop(op, "dim") % len(x)], DimExpr):
+    if isinstance(size := x[prop_value(op, "dim") % len(x)], DimExpr):
         return f"a select of one index of the symbolic dim {size}"
     return _check_reshape(op)
 
@@ -992,8 +992,8 @@ def _check_select(op: aten.SelectOp) -> str | None:
 @lowering(aten.SelectOp, check=_check_select)
 def _select(op: aten.SelectOp, e: Emitter) -> Sequence[SSAValue]:
     x = shape_of(op.input)
-    d = _prop(op, "dim") % len(x)
-    one = e.slice(op.input, d, _prop(op, "index") % x[d], 1)
+    d = prop_value(op, "dim") % len(x)
+    one = e.slice(op.input, d, prop_value(op, "index") % x[d], 1)
     return [e.node(xnn.StaticReshapeOp, one, shape=shape_of(op.result),
                    new_shape=_inferred(shape_of(op.result)))]  # fmt: skip
 
@@ -1004,7 +1004,7 @@ def _split(op: aten.SplitWithSizesOp, e: Emitter) -> Sequence[SSAValue]:
     to it); the other dims whole (a symbolic one to its end, which XNNPACK's slice resolves
     at each reshape)."""
     x = shape_of(op.input)
-    d = _prop(op, "dim", 0) % len(x)
+    d = prop_value(op, "dim", 0) % len(x)
     outs, start = [], 0
     for r in op.outputs:
         offsets = [0] * len(x)
@@ -1022,7 +1022,7 @@ def _cat(op: aten.CatOp, e: Emitter) -> Sequence[SSAValue]:
     values = list(op.tensors)
     if len(values) == 1:
         return [e.node(xnn.CopyOp, values[0], shape=shape_of(op.result))]
-    return [e.concatenate(values, _prop(op, "dim", 0) % len(shape_of(op.result)))]
+    return [e.concatenate(values, prop_value(op, "dim", 0) % len(shape_of(op.result)))]
 
 
 # XNNPACK 92a7ad50 has no reverse node: a flip is one slice per element of each flipped dim,
@@ -1072,7 +1072,7 @@ def _pad(op: aten.ConstantPadNdOp, e: Emitter) -> Sequence[SSAValue]:
         pre[rank - 1 - i], post[rank - 1 - i] = pad[2 * i], pad[2 * i + 1]
     return [e.node(xnn.StaticConstantPadOp, op.input, shape=shape_of(op.result),
                    pre_paddings=pre, post_paddings=post,
-                   padding_value=float(_prop(op, "value", 0.0)))]  # fmt: skip
+                   padding_value=float(prop_value(op, "value", 0.0)))]  # fmt: skip
 
 
 # --- padding modes: reflect, replicate, circular --------------------------------------------
@@ -1204,7 +1204,7 @@ def _lower_kept_lstm(op: aten.GenericOp, e: Emitter) -> Sequence[SSAValue]:
         w_ih, w_hh, *biases = params[k : k + per]
         weights += [w_ih, w_hh]
         if biases:
-            b_ih, b_hh = (_data(b) for b in biases)
+            b_ih, b_hh = (constant_data(b) for b in biases)
             name = "+".join(weight_name(b) for b in biases)
             weights.append(e.const(b_ih + b_hh, name))
     h0, c0 = values[args.h0], values[args.c0]

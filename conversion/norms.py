@@ -21,7 +21,7 @@ import torch
 from xdsl.dialects.builtin import f32
 from xdsl.ir import Operation, SSAValue
 
-from xnnc.conversion.aten_to_xnn import _data, _prop, _static_weights, lowering
+from xnnc.conversion.aten_to_xnn import constant_data, lowering, prop_value, static_weights_refusal
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.types import element_type, ints, shape_of
 from xnnc.dialects.xnn import BinaryOperator as B
@@ -77,7 +77,9 @@ def _affine(e: Emitter, y: SSAValue, op: Operation, shape: Sequence[int]) -> SSA
     """y * weight + bias, each (when present) an fp32 constant reshaped to `shape`."""
     for operand, kind in ((op.weight, B.MULTIPLY), (op.bias, B.ADD)):
         if operand is not None:
-            const = e.const(_data(operand).float().reshape(shape), f"{weight_name(operand)}.f32")
+            const = e.const(
+                constant_data(operand).float().reshape(shape), f"{weight_name(operand)}.f32"
+            )
             y = e.node(xnn.BinaryOp, y, const, shape=shape_of(y), kind=kind)
     return y
 
@@ -85,7 +87,7 @@ def _affine(e: Emitter, y: SSAValue, op: Operation, shape: Sequence[int]) -> SSA
 def _check_norm(op: Operation) -> str | None:
     if op.mean.uses or op.rstd.uses:
         return "the mean or rstd result is used"
-    return _static_weights(op.weight, op.bias)
+    return static_weights_refusal(op.weight, op.bias)
 
 
 @lowering(aten.LayerNormOp, check=_check_norm)
@@ -120,8 +122,8 @@ def _check_var(op: aten.VarOp) -> str | None:
     count = 1
     for a in _var_axes(op):
         count *= shape_of(op.input)[a]
-    if float(_prop(op, "correction", 1)) >= count:
-        return f"correction {_prop(op, 'correction', 1)} leaves no degrees of freedom"
+    if float(prop_value(op, "correction", 1)) >= count:
+        return f"correction {prop_value(op, 'correction', 1)} leaves no degrees of freedom"
     return None
 
 
@@ -132,9 +134,9 @@ def _var(op: aten.VarOp, e: Emitter) -> Sequence[SSAValue]:
     x = as_f32(e, op.input)
     d = e.node(xnn.BinaryOp, x, _mean(e, x, axes), shape=shape_of(x), kind=B.SUBTRACT)
     square = e.node(xnn.UnaryOp, d, shape=shape_of(x), kind=U.SQUARE)
-    var = _mean(e, square, axes, keep=bool(_prop(op, "keepdim", False)))
+    var = _mean(e, square, axes, keep=bool(prop_value(op, "keepdim", False)))
     count = torch.Size(shape_of(op.input)[a] for a in axes).numel()
-    correction = float(_prop(op, "correction", 1))
+    correction = float(prop_value(op, "correction", 1))
     if correction:
         scale = e.scalar(count / (count - correction), var)
         var = e.node(xnn.BinaryOp, var, scale, shape=shape_of(var), kind=B.MULTIPLY)

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import SSAValue
 
 from xnnc.backend_xnnpack.dims import DimExpr, NotAffine
-from xnnc.conversion.aten_to_xnn import _prop, lowering
+from xnnc.conversion.aten_to_xnn import lowering, prop_value
 from xnnc.dialects import aten, xnn
 from xnnc.dialects.quant import UniformQuantType, is_quantized
 from xnnc.dialects.types import ints, shape_of
@@ -56,9 +56,9 @@ class _Window:
     side (top, bottom, left, right), with ceil_mode's overhang at the bottom and right."""
 
     def __init__(self, op: aten.MaxPool2dWithIndicesOp | aten.AvgPool2dOp, dilation=(1, 1)):
-        self.kernel = _two(_prop(op, "kernel_size"), ())
-        self.stride = _two(_prop(op, "stride"), self.kernel)
-        self.pad = _two(_prop(op, "padding"), (0,))
+        self.kernel = _two(prop_value(op, "kernel_size"), ())
+        self.stride = _two(prop_value(op, "stride"), self.kernel)
+        self.pad = _two(prop_value(op, "padding"), (0,))
         self.dilation = dilation
         size, out = shape_of(op.input)[-2:], shape_of(op.result)[-2:]
         self.overhang = tuple(
@@ -99,7 +99,7 @@ def _symbolic_window(op: aten.MaxPool2dWithIndicesOp | aten.AvgPool2dOp) -> str 
     """Why a window over symbolic sizes is not size-generic: XNNPACK computes the output
     size at run time from fixed padding, so ceil_mode's overhang must not depend on it."""
     try:
-        window = _Window(op, _two(_prop(op, "dilation"), (1,)))
+        window = _Window(op, _two(prop_value(op, "dilation"), (1,)))
     except NotAffine as e:
         return f"pooling whose partial last window depends on the size ({e})"
     if any(isinstance(o, DimExpr) for o in window.overhang):
@@ -115,7 +115,7 @@ def _check_max_pool(op: aten.MaxPool2dWithIndicesOp) -> str | None:
 
 @lowering(aten.MaxPool2dWithIndicesOp, check=_check_max_pool)
 def _max_pool(op: aten.MaxPool2dWithIndicesOp, e: Emitter) -> Sequence[SSAValue | None]:
-    d = _two(_prop(op, "dilation"), (1,))
+    d = _two(prop_value(op, "dilation"), (1,))
     window = _Window(op, d)
     y = e.node(xnn.MaxPooling2dOp, _to_nhwc(op.input, e), shape=_nhwc_shape(op),
                dilation_height=d[0], dilation_width=d[1], **window.params(window.pad))  # fmt: skip
@@ -125,7 +125,7 @@ def _max_pool(op: aten.MaxPool2dWithIndicesOp, e: Emitter) -> Sequence[SSAValue 
 def _check_avg_pool(op: aten.AvgPool2dOp) -> str | None:
     if (why := _symbolic_window(op)) is not None:
         return why
-    if _prop(op, "divisor_override") is not None and any(_Window(op).overhang):
+    if prop_value(op, "divisor_override") is not None and any(_Window(op).overhang):
         return "divisor_override with ceil_mode's partial windows (a divisor per window)"
     if is_quantized(op.result.type):
         return _qs8_avg_pool_reason(op)
@@ -136,8 +136,8 @@ def _qs8_avg_pool_reason(op: aten.AvgPool2dOp) -> str | None:
     window = _Window(op)
     if any(window.overhang):
         return "qs8 average pooling with ceil_mode's partial windows (a divisor per window)"
-    if any(window.pad) and not _prop(op, "count_include_pad", True):
-        if _prop(op, "divisor_override") is None:
+    if any(window.pad) and not prop_value(op, "count_include_pad", True):
+        if prop_value(op, "divisor_override") is None:
             return "qs8 average pooling with count_include_pad=False (a divisor per window)"
     return None
 
@@ -148,7 +148,7 @@ def _qs8_average(
     """The qs8 average of `x` (NHWC) as a depthwise convolution summing each window into
     int32 and requantizing by 1 / divisor (module docstring)."""
     kh, kw = window["kernel_height"], window["kernel_width"]
-    divisor = _prop(op, "divisor_override") or kh * kw
+    divisor = prop_value(op, "divisor_override") or kh * kw
     c = shape_of(x)[3]
     q = UniformQuantType(IntegerType(8), [1.0 / divisor], storage_range=(-127, 127))
     ones = e.const(torch.ones(1, kh, kw, c, dtype=torch.int8), "avg_pool.ones",
@@ -171,9 +171,9 @@ def _avg_pool(op: aten.AvgPool2dOp, e: Emitter) -> Sequence[SSAValue]:
     x = _to_nhwc(op.input, e)
     if is_quantized(op.result.type):
         return [_from_nhwc(_qs8_avg_pool(op, x, e), len(shape_of(op.input)), e)]
-    divisor = _prop(op, "divisor_override")
+    divisor = prop_value(op, "divisor_override")
     pad = window.pad
-    if any(pad) and (_prop(op, "count_include_pad", True) or divisor is not None):
+    if any(pad) and (prop_value(op, "count_include_pad", True) or divisor is not None):
         # The zeros count in the divisor (or every window is whole, summed and rescaled).
         n, h, w, c = shape_of(x)
         x = e.node(xnn.StaticConstantPadOp, x, shape=(n, h + 2 * pad[0], w + 2 * pad[1], c),

@@ -47,7 +47,7 @@ def _init_conv_weights(model: nn.Module, gain: float = 1.0, bias_std: float = 0.
                 m.bias.normal_(0.0, bias_std)
 
 
-def _randomize_norms(model: nn.Module) -> None:
+def randomize_norms(model: nn.Module) -> None:
     """Give BatchNorm/RMSNorm layers non-trivial affine parameters and running statistics."""
     with torch.no_grad():
         for m in model.modules():
@@ -141,7 +141,7 @@ class _SEANetResBlock(nn.Module):
         return x + self.block(x)
 
 
-class _SLSTM(nn.Module):
+class SLSTM(nn.Module):
     """EnCodec SLSTM: time-major multi-layer LSTM over [B, C, T] with a skip connection."""
 
     def __init__(self, dim: int, num_layers: int) -> None:
@@ -179,7 +179,7 @@ class SEANetDecoder(nn.Module):
             _SEANetConv1d(dimension, channels, kernel_size, causal=causal, pad_mode=pad_mode)
         ]
         if lstm_layers:
-            layers.append(_SLSTM(channels, lstm_layers))
+            layers.append(SLSTM(channels, lstm_layers))
         for ratio in ratios:
             layers += [
                 nn.ELU(),
@@ -300,7 +300,7 @@ def make_resnet(small: bool = False) -> Example:
     else:
         model, size = ResNetStyle(), 224
     _init_conv_weights(model)
-    _randomize_norms(model)
+    randomize_norms(model)
     return model.eval(), (torch.randn(1, 3, size, size),)
 
 
@@ -390,7 +390,7 @@ def make_bf16_block(small: bool = False) -> Example:
     torch.manual_seed(0)
     dim, n_heads, hidden, seq = (64, 4, 192, 8) if small else (512, 8, 1536, 64)
     model = TransformerBlockBF16(dim, n_heads, hidden, seq)
-    _randomize_norms(model)
+    randomize_norms(model)
     return model.eval(), (torch.randn(1, seq, dim, dtype=torch.bfloat16),)
 
 
@@ -425,7 +425,7 @@ def _make_bf16_blocks(small: bool, tokens: int) -> Example:
     torch.manual_seed(0)
     width = 128 if small else 2048
     model = BF16ResidualBlocks(width)
-    _randomize_norms(model)
+    randomize_norms(model)
     return model.eval(), (torch.randn(1, tokens, width, dtype=torch.bfloat16),)
 
 
@@ -838,7 +838,7 @@ def make_mobilenetv2(small: bool = False) -> Example:
     else:
         model, size = MobileNetV2Style(), 224
     _init_conv_weights(model, gain=math.sqrt(2.0))
-    _randomize_norms(model)
+    randomize_norms(model)
     return model.eval(), (torch.randn(1, 3, size, size),)
 
 

@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from xnnc.dialects import aten
 from xnnc.dialects.dynamic_quant import DynamicQuantType, dynamic_quant_type
 from xnnc.dialects.quant import UniformQuantType, check_quantized_tensor
-from xnnc.frontend.quant_import import _constant_array, import_quant_node
+from xnnc.frontend.quant_import import constant_array, import_quant_node
 
 CHOOSE_QPARAMS = (
     "quantized_decomposed::choose_qparams.tensor",
@@ -181,8 +181,8 @@ def _quantized_weight(
     if not isinstance(const, aten.ConstantOp) or source.type.element_type != IntegerType(8):
         return None
     scale, zp = _parameters(a)
-    scales = _constant_array(values[scale]) if isinstance(scale, Node) else None
-    zps = _constant_array(values[zp]) if isinstance(zp, Node) else None
+    scales = constant_array(values[scale]) if isinstance(scale, Node) else None
+    zps = constant_array(values[zp]) if isinstance(zp, Node) else None
     if scales is None or (zp is not None and zps is None):
         if const.value.data.has_data or not isinstance(scale, Node):
             return None

@@ -229,7 +229,7 @@ def import_model(
     ep = export_program(model, example_inputs)
     if not as_is:
         ep = decompose(ep, loop_lstms)
-    module = _Importer(ep, func_name, opaque=as_is).run()
+    module = FxImporter(ep, func_name, opaque=as_is).run()
     try:
         module.verify()
     except VerifyException as e:
@@ -265,7 +265,7 @@ def _location(node: Node) -> NameLoc:
     return NameLoc(StringAttr(path), inner) if path else inner
 
 
-class _Importer:
+class FxImporter:
     def __init__(self, ep: ExportedProgram, func_name: str, opaque: bool = False):
         self.ep = ep
         self.func_name = func_name

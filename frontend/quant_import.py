@@ -50,7 +50,7 @@ def register_quantized_ops() -> None:
     import torch.ao.quantization.fx._decomposed  # noqa: F401
 
 
-def _constant_array(value: SSAValue) -> np.ndarray | None:
+def constant_array(value: SSAValue) -> np.ndarray | None:
     """The data of an `aten.constant` with data, or None."""
     op = value.owner
     if not isinstance(op, aten.ConstantOp) or not isinstance(op.value, WeightAttr):
@@ -74,7 +74,7 @@ def quant_type_of(node: Node, values: dict[Node, Any]) -> UniformQuantType | Non
         return None
     scale, zp = args.get("scale"), args.get("zero_point")
     if isinstance(scale, Node):
-        arrays = [_constant_array(values[n]) if isinstance(n, Node) else None for n in (scale, zp)]
+        arrays = [constant_array(values[n]) if isinstance(n, Node) else None for n in (scale, zp)]
         if arrays[0] is None or (zp is not None and arrays[1] is None):
             return None
         scales = [float(s) for s in arrays[0].reshape(-1)]

@@ -1,6 +1,6 @@
 """Every pass xnnc defines, by name: the registry `xnn-opt`, the pipeline and the option
 checks consume (xDSL's `get_all_passes`). Each pass is a real import here (inside
-`_by_name`), so the layering contracts see every registration."""
+`pass_classes`), so the layering contracts see every registration."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ NAMES: tuple[str, ...] = (
 
 
 @cache
-def _by_name() -> dict[str, type[ModulePass]]:
+def pass_classes() -> dict[str, type[ModulePass]]:
     """Every pass class by name, imported on first use: most passes pull in torch (about two
     seconds), which a tool run that only parses, verifies and prints does not need."""
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
@@ -131,7 +131,7 @@ def load_pass(name: str) -> type[ModulePass]:
     """The class of pass `name` (KeyError for an unknown name)."""
     if name not in NAMES:
         raise KeyError(name)
-    return _by_name()[name]
+    return pass_classes()[name]
 
 
 # How each option type reads in a message.

@@ -46,7 +46,7 @@ from xnnc.backend_xnnpack.runtime.runtime import (
     RuntimeHandle,
     XnnpackError,
     XnnRuntime,
-    _check_blob,
+    check_blob_runs,
 )
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
 
@@ -410,7 +410,7 @@ class SplitRuntime(RuntimeHandle):
 
     def _build(self) -> None:
         blob = self._blob
-        _check_blob(blob)  # whole, so that errors name the blob's node indices, not a piece's
+        check_blob_runs(blob)  # whole, so that errors name the blob's node indices, not a piece's
         plan = _segments(blob, native_gemms(blob))
         externals = {
             k: _run_externals(blob, plan, k) for k, s in enumerate(plan) if isinstance(s, list)

@@ -501,7 +501,7 @@ class XnnRuntime(RuntimeHandle):
         self._blob = blob if isinstance(blob, Blob) else read_blob(blob, named_data)
         if consume and isinstance(named_data, dict):
             named_data.clear()
-        _check_blob(self._blob)
+        check_blob_runs(self._blob)
         self._packed, self._cached = _packed_only(self._blob)
         self._packed_constants = {self._blob.tensors[v].constantBufferIdx for v in self._cached}
         self._staged = _stageable(self._blob, self._cached) if consume and not packed else {}
@@ -1074,7 +1074,7 @@ def _packed_only(blob: Blob) -> tuple[set[int], set[int]]:
 # --- blob checks -------------------------------------------------------------------------------
 
 
-def _check_blob(blob: Blob) -> None:
+def check_blob_runs(blob: Blob) -> None:
     """What `read_blob` leaves to the runtime: every node kind has a node table entry, its
     `runtime_checks` pass (the static weights XNNPACK packs are as large as the node's
     parameters say, else it would read out of bounds; int32-only operators get int32), and

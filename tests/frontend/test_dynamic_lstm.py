@@ -21,7 +21,7 @@ from torch.export import Dim
 
 import xnnc
 from xnnc.errors import ModelImportError, XnncError
-from xnnc.examples.models import _SLSTM, make_encodec_decoder
+from xnnc.examples.models import SLSTM, make_encodec_decoder
 from xnnc.frontend.fx_importer import import_model
 from xnnc.frontend.symbolic_lstm import keep_lstm_whole
 
@@ -64,7 +64,7 @@ def test_export_keeps_the_lstm_whole_with_the_full_range_and_no_guard() -> None:
     program runs at any size; outside it torch specializes T, and the op's kernels are
     torch's again."""
     torch.manual_seed(0)
-    model = _SLSTM(8, 2).eval()
+    model = SLSTM(8, 2).eval()
     kernels = dict(LSTM.py_kernels)
     with keep_lstm_whole():
         ep = torch.export.export(
@@ -92,7 +92,7 @@ def test_a_static_lstm_imports_whole_for_xnn_lstm() -> None:
     subgraph is serialized, `xnn.lstm`), or with `loop_lstms` as one `aten::lstm.input`
     for the recurrent loop; never unrolled into the IR."""
     torch.manual_seed(0)
-    model, x = _SLSTM(8, 2).eval(), (torch.randn(1, 8, 5),)
+    model, x = SLSTM(8, 2).eval(), (torch.randn(1, 8, 5),)
     text = xnnc.print_module(import_model(model, x))
     assert text.count('aten.generic "xnnc::lstm"') == 1 and "aten.sigmoid" not in text
     looped = xnnc.print_module(import_model(model, x, loop_lstms=True))

@@ -912,11 +912,11 @@ def llama():
     """The small bf16 block with a 1024-row causal mask (its context), compiled for S in
     1..512, the issue's range (torch.export allows S below the mask's rows: slicing
     mask[:S] guards S != 1024)."""
-    from xnnc.examples.models import TransformerBlockBF16, _randomize_norms
+    from xnnc.examples.models import TransformerBlockBF16, randomize_norms
 
     torch.manual_seed(0)
     model = TransformerBlockBF16(64, 4, 192, seq_len=1024)
-    _randomize_norms(model)
+    randomize_norms(model)
     model.eval()
     dims = {"x": {1: Dim("S", min=1, max=512)}}
     x = torch.randn(1, 7, 64, dtype=torch.bfloat16)
