@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint lit pytest bench clean peer-suite
+.PHONY: demo test check lint bench clean peer-suite
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -25,6 +25,19 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -x -n auto --maxprocesses 4 --dist loadgroup tests
 	$(BIN)/lit -sv lit_tests
 
+# The edit-test loop, a few minutes on 2 cores: lint, the layering contracts, the unit tests
+# that compile no model and the lit tests of the dialects, the blob and the tools' errors.
+# `make test` runs everything.
+CHECK_TESTS ?= tests/dialects tests/pipeline tests/backend_xnnpack/test_nodes.py \
+	tests/backend_xnnpack/test_blob.py tests/tools/test_pass_reference.py tests/test_target.py
+CHECK_LIT ?= lit_tests/dialects lit_tests/backend_xnnpack lit_tests/tools
+check: $(STAMP)
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest -q -x -n auto --maxprocesses 4 $(CHECK_TESTS)
+	$(BIN)/lit -q $(CHECK_LIT)
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -40,8 +53,8 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
-# The model zoo side by side with xnnc's fixed policies (benchmarks/zoo.py; add --readme to
-# ZOO_ARGS to update README.md), then the tuner's compile times and choices per layer kind
+# The model zoo side by side with xnnc's fixed policies (benchmarks/zoo.py; its report is
+# added to benchmarks/RESULTS.md, newest first), then the tuner's compile times and choices per layer kind
 # (tuning_bench) and the smaller benchmarks.
 bench: $(BENCH_STAMP)
 	$(BIN)/python -m xnnc.benchmarks.zoo $(ZOO_ARGS)

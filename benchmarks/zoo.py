@@ -2,7 +2,7 @@
 
     python -m xnnc.benchmarks.zoo [--models mimi,encodec] [--threads 1,2] [--runs 10]
                                   [--systems eager,stock,xnnc-pte,xnnc,ort] [--small]
-                                  [--policies] [--readme] [--results benchmarks/RESULTS.md]
+                                  [--policies] [--results benchmarks/RESULTS.md]
 
 Systems, per model (`examples/models.py`, random weights, full size unless --small):
 - `eager`: torch eager, `torch.set_num_threads(n)`;
@@ -91,7 +91,6 @@ BLOCK_SECONDS = 0.05
 # 1.5x slower (the cores' clocks and the thread pool's workers wake up; bf16_blocks on a Zen 4
 # VM: 17 ms first, 14 second, 12.2 steady), and a 2-thread call more so.
 WARM_SECONDS = 0.1
-README_BEGIN, README_END = "<!-- zoo-bench:begin -->", "<!-- zoo-bench:end -->"
 
 
 # ---- load from other processes -------------------------------------------------------------
@@ -778,15 +777,24 @@ def run_model(name: str, args: argparse.Namespace, meter: LoadMeter) -> ModelRes
     return ModelResult(name, _dtype(model), gflop, weights, systems, cells, profile, again)
 
 
-def write_readme(path: str, text: str) -> None:
-    with open(path) as f:
-        readme = f.read()
-    if README_BEGIN not in readme or README_END not in readme:
-        raise SystemExit(f"{path}: no '{README_BEGIN}' ... '{README_END}' markers")
-    before, rest = readme.split(README_BEGIN, 1)
-    after = rest.split(README_END, 1)[1]
+def add_results(path: str, title: str, report: str) -> None:
+    """`report` as a new section of the results file at `path`, newest first: right after its
+    index, which gains a line for it; every earlier section is kept as it is."""
+    anchor = "".join(c for c in title.lower().replace(" ", "-") if c.isalnum() or c in "-_")
+    section = f"## {title}\n\n*Written by `python -m xnnc.benchmarks.zoo`.*\n\n{report}\n\n"
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = "# Benchmark results\n\n"
+    head, found, rest = text.partition("## Index\n\n")
+    if not found:  # no index yet: one before the first section
+        head, sep, rest = text.partition("\n## ")
+        head, rest = head.rstrip("\n") + "\n\n", sep.lstrip("\n") + rest
+    entries, sep, older = rest.partition("\n## ")
+    entries = f"- [{title}](#{anchor})\n" + entries.strip("\n")
     with open(path, "w") as f:
-        f.write(f"{before}{README_BEGIN}\n{text}\n{README_END}{after}")
+        f.write(f"{head}## Index\n\n{entries.rstrip()}\n\n{section}{sep.lstrip(chr(10))}{older}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -800,8 +808,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-wait", type=float, default=20.0, help="s to wait for quiet")
     parser.add_argument("--policies", action="store_true",
                         help="also run xnnc under each fixed rewrite policy")  # fmt: skip
-    parser.add_argument("--readme", action="store_true", help="write the tables into README.md")
-    parser.add_argument("--results", default=None, help="also write the full report here")
+    parser.add_argument(
+        "--results", default=None, help="also add the full report to this file, newest first"
+    )
     args = parser.parse_args(argv)
     args.systems = [s for s in args.systems.split(",") if s]
     args.threads = [int(t) for t in args.threads.split(",")]
@@ -850,10 +859,9 @@ def main(argv: list[str] | None = None) -> int:
     report = summary + "\n\n" + detail_table(results, peaks)
     print("\n" + report)
     if args.results:
-        with open(args.results, "w") as f:
-            f.write(f"# Model zoo benchmark (`python -m xnnc.benchmarks.zoo`)\n\n{report}\n")
-    if args.readme:
-        write_readme(os.path.join(os.path.dirname(xnnc.__file__), "README.md"), summary)
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        title = f"Model zoo: {when}, {machine().split(' (')[0]}"
+        add_results(args.results, title, report)
     return 0
 
 

@@ -32,14 +32,20 @@ def test_unknown_model_is_one_line_error(capsys):
     assert capsys.readouterr().err == "zoo: error: unknown model or system: nope\n"
 
 
-def test_readme_markers(tmp_path):
-    readme = tmp_path / "README.md"
-    readme.write_text(f"a\n{zoo.README_BEGIN}\nold\n{zoo.README_END}\nb\n")
-    zoo.write_readme(str(readme), "new table")
-    assert readme.read_text() == f"a\n{zoo.README_BEGIN}\nnew table\n{zoo.README_END}\nb\n"
-    readme.write_text("no markers")
-    with pytest.raises(SystemExit, match="no '<!-- zoo-bench:begin -->'"):
-        zoo.write_readme(str(readme), "x")
+def test_results_are_added_newest_first_keeping_earlier_runs(tmp_path):
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Results\n\nintro\n\n## Index\n\n- [Old](#old)\n\n## Old\n\nold table\n")
+    zoo.add_results(str(results), "Model zoo: new", "new table")
+    assert results.read_text() == (
+        "# Results\n\nintro\n\n## Index\n\n- [Model zoo: new](#model-zoo-new)\n- [Old](#old)\n\n"
+        "## Model zoo: new\n\n*Written by `python -m xnnc.benchmarks.zoo`.*\n\nnew table\n\n"
+        "## Old\n\nold table\n"
+    )
+    fresh = tmp_path / "new.md"
+    zoo.add_results(str(fresh), "Run", "table")
+    assert fresh.read_text().startswith(
+        "# Benchmark results\n\n## Index\n\n- [Run](#run)\n\n## Run"
+    )
 
 
 def test_policies_beside_the_default(tmp_path):
