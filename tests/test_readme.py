@@ -57,10 +57,7 @@ MARKERS = {"skip", "small", "setup", "excerpt"}
 FENCE = re.compile(r"^(\s*)```(\w*)\s*$")
 # Pages whose code blocks are source excerpts not yet marked `test: excerpt PATH`: their
 # blocks are skipped with this reason until they are. Remove a page once it is marked.
-UNMARKED_EXCERPTS = {
-    "docs/adding-an-op.md": "its python blocks are excerpts of the source, not yet marked "
-    "`<!-- test: excerpt PATH -->`",
-}
+UNMARKED_EXCERPTS = {}
 
 
 def _name(page: Path) -> str:
