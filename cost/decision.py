@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerA
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from xnnc.backend_xnnpack.dims import DimExpr
-from xnnc.cost import rules
+from xnnc.cost import forms
 from xnnc.cost.rules import (
     ConvLayer,
     DeconvLayer,
@@ -61,7 +61,7 @@ class DecisionError(LocatedError):
 
 @dataclass(frozen=True)
 class Decision:
-    """Which form a layer takes (`rules.FORMS`), on what grounds."""
+    """Which form a layer takes (a choice of `forms.LAYER_FORMS[form]`), on what grounds."""
 
     form: str
     choice: str
@@ -112,9 +112,10 @@ class Decision:
             if value is not None and not isinstance(value, StringAttr):
                 raise fail(f"'{key}' must be a string, got {value}")
             text[key] = "" if value is None else value.data
-        choices = rules.FORMS.get(text["form"])
-        if choices is None:
-            raise fail(f"unknown form '{text['form']}'; valid: {', '.join(rules.FORMS)}")
+        form = forms.LAYER_FORMS.get(text["form"])
+        if form is None:
+            raise fail(f"unknown form '{text['form']}'; valid: {', '.join(forms.LAYER_FORMS)}")
+        choices = form.choices
         if text["choice"] not in choices:
             raise fail(f"unknown {text['form']} choice '{text['choice']}'; valid: "
                        + ", ".join(choices))  # fmt: skip
@@ -193,48 +194,54 @@ def decisions(root: Operation) -> list[tuple[Operation, Decision]]:
 
 def static(op: Operation, layer: Layer) -> Decision:
     """The static rule's decision for `layer`, on the target of the module around `op`."""
-    choice = rules.decide(target_of(op), layer)
+    choice = forms.decide(target_of(op), layer)
     return Decision(layer.form, choice.choice, "rule", layer.key(), choice.why)
 
 
 def decide(op: Operation, layer: Layer) -> Decision:
-    """The recorded decision about `layer`'s form on `op`, else the static rule's; the form
-    as converted when a size is symbolic (the other forms are built for one size)."""
+    """The recorded decision about `layer`'s form on `op`, else the static rule's. On a
+    symbolic size, as its form says (`forms.Form.symbolic`): by the rule, over the sizes'
+    range, at the smallest size, or the form as converted (the others are built for one
+    size)."""
     fields = [d for v in vars(layer).values() for d in (v if isinstance(v, tuple) else (v,))]
     symbols = sorted({s for d in fields if isinstance(d, DimExpr) for s in d.symbols})
-    if symbols and layer.form in _SIZE_FREE_RULES:
+    if not symbols:
+        return recorded(op, layer.form) or static(op, layer)
+    form = forms.LAYER_FORMS[layer.form]
+    if form.symbolic == forms.BY_RULE:
         return static(op, layer)  # the rule reads no size, and the rewrite checks its form
-    if symbols and layer.form == "conv-as-gemm":
-        return _symbolic_conv(op, layer, symbols)  # type: ignore[arg-type]
-    if symbols and layer.form == "bf16-gemm":
-        if (tuned := recorded(op, layer.form)) is not None:
-            return tuned
-        # One blob serves every size: the smallest (decode, M = 1) decides, as a static
-        # compile at that size would; the split runtime reshapes the operators per size.
-        ranges = symbol_ranges(op)
-        # A module without `xnnc.symbols` (hand-written IR) records no range: a size is >= 1.
-        env = {s: ranges[s][0] if s in ranges else 1 for s in symbols}
-        rule = static(op, _at(layer, env))
-        at = ", ".join(
-            f"{s} = {v}" + ("" if s in ranges else ", no recorded range") for s, v in env.items()
-        )
-        why = (
-            f"symbolic size {', '.join(symbols)}: the form at the smallest size ({at}): {rule.why}"
-        )
-        return Decision(layer.form, rule.choice, "rule", layer.key(), why)
-    if symbols:
-        why = f"symbolic size {', '.join(symbols)}: {_STATIC_ONLY[layer.form]}"
-        return Decision(layer.form, rules.FORMS[layer.form][0], "rule", layer.key(), why)
-    return recorded(op, layer.form) or static(op, layer)
+    if form.symbolic == forms.OVER_RANGE:
+        return _over_range(op, layer, symbols)
+    if form.symbolic == forms.AT_SMALLEST:
+        return _at_smallest(op, layer, symbols)
+    why = f"symbolic size {', '.join(symbols)}: {form.fixed_size}"
+    return Decision(layer.form, form.choices[0], "rule", layer.key(), why)
 
 
-def _symbolic_conv(op: Operation, layer: ConvLayer, symbols: list[str]) -> Decision:
-    """conv-as-gemm on a symbolic size: one form serves every size. A decision recorded for
-    this symbolic layer (its key) is followed; else the direct form when the taps' slices
-    cannot follow the size (`taps_cannot_follow`), else the static rule over the range."""
+def _at_smallest(op: Operation, layer: Layer, symbols: list[str]) -> Decision:
+    """A decision recorded on `op`, else the static rule at the smallest size: one blob
+    serves every size, and the smallest (decode, M = 1) decides, as a static compile at that
+    size would (the split runtime reshapes a bf16 GEMM's operators per size)."""
+    if (tuned := recorded(op, layer.form)) is not None:
+        return tuned
+    ranges = symbol_ranges(op)
+    # A module without `xnnc.symbols` (hand-written IR) records no range: a size is >= 1.
+    env = {s: ranges[s][0] if s in ranges else 1 for s in symbols}
+    rule = static(op, _at(layer, env))
+    at = ", ".join(
+        f"{s} = {v}" + ("" if s in ranges else ", no recorded range") for s, v in env.items()
+    )
+    why = f"symbolic size {', '.join(symbols)}: the form at the smallest size ({at}): {rule.why}"
+    return Decision(layer.form, rule.choice, "rule", layer.key(), why)
+
+
+def _over_range(op: Operation, layer: Layer, symbols: list[str]) -> Decision:
+    """One form serves every size. A decision recorded for this symbolic layer (its key) is
+    followed; else a convolution's direct form when the taps' slices cannot follow the size
+    (`taps_cannot_follow`), else the static rule over the range."""
     if (kept := recorded(op, layer.form)) is not None and kept.layer == layer.key():
         return kept
-    if (why := taps_cannot_follow(op, layer)) is not None:
+    if isinstance(layer, ConvLayer) and (why := taps_cannot_follow(op, layer)) is not None:
         why = f"symbolic size {', '.join(symbols)}: {why}"
         return Decision(layer.form, "direct", "rule", layer.key(), why)
     return _rule_over_range(op, layer, symbols)
@@ -259,7 +266,7 @@ def taps_cannot_follow(op: Operation, layer: ConvLayer) -> str | None:
     )
 
 
-def _rule_over_range(op: Operation, layer: ConvLayer, symbols: list[str]) -> Decision:
+def _rule_over_range(op: Operation, layer: Layer, symbols: list[str]) -> Decision:
     """The static rule at both ends of the symbols' ranges (`xnnc.symbols`); when they
     disagree, the form at the largest size, where the layer takes most time."""
     ranges = symbol_ranges(op)
@@ -285,20 +292,6 @@ def _at(layer: Layer, env: dict[str, int]) -> Layer:
     return dataclasses.replace(layer, **{  # type: ignore[type-var]
         k: v.evaluate(env) for k, v in vars(layer).items() if isinstance(v, DimExpr)
     })  # fmt: skip
-
-
-# Forms whose static rule reads no size (polyphase: kernel, stride and groups; fp16-compute:
-# the target; depthwise-rows: the threads and the batch): on a symbolic size the rule
-# decides, and a rewrite checks that its form follows the size.
-_SIZE_FREE_RULES = {"polyphase", "fp16-compute", "depthwise-rows"}
-
-_STATIC_ONLY = {
-    "bf16-gemm": "the native bf16 GEMM runs as a static operator",
-    "upsample-nearest": "its profitability is decided at one size",
-    "polyphase": "its phases' slices have fixed sizes",
-    "fc-or-bmm": "the forms are timed at one size",
-    "space-to-depth": "its pad and blocks have fixed sizes",
-}
 
 
 def declined(op: Operation, rewrite: str, why: str, symbols: Sequence[str] = ()) -> bool:

@@ -2,7 +2,9 @@
 functions of the target (CPU features, thread count) and the layer's shape and dtype. Each
 rule says where its numbers come from. They decide wherever nothing was measured on the
 machine the program runs on: cross-compiles, `tune=False`, the stock runtime, and layers
-the tuner could not time.
+the tuner could not time. The layers each rule decides are defined here too; which rule
+decides which form, with the form's choices and the rest of what is known about it, is the
+form's entry in `cost.forms`.
 
 This module imports nothing from xDSL or the dialects (the layers are plain values).
 """
@@ -14,18 +16,6 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from xnnc.target import Target
-
-# The forms a layer can take, by decision: the first choice is the layer as converted.
-FORMS: dict[str, tuple[str, ...]] = {
-    "conv-as-gemm": ("direct", "gemm"),
-    "bf16-gemm": ("fp32", "native"),
-    "upsample-nearest": ("broadcast", "depth-to-space"),
-    "polyphase": ("deconvolution", "polyphase", "per-phase"),
-    "fc-or-bmm": ("fc", "bmm"),
-    "fp16-compute": ("native", "fp32"),
-    "space-to-depth": ("direct", "space-to-depth"),
-    "depthwise-rows": ("width", "rows"),
-}
 
 # With AVX-512, the fewest input channels at which the taps' GEMMs beat XNNPACK's IGEMM:
 # on Intel since Sapphire Rapids (and, unmeasured, other AVX-512 CPUs without AVX512-BF16),
@@ -279,28 +269,6 @@ Layer = (
     | StemLayer | RowLayer
 )  # fmt: skip
 
-# The first word of each form's layer keys (the tuning database checks its entries by it).
-KEY_FORMS = {"conv": "conv-as-gemm", "fc": "bf16-gemm", "bmm": "bf16-gemm",
-             "upsample2x": "upsample-nearest", "deconv": "polyphase", "linear": "fc-or-bmm",
-             "fp16": "fp16-compute", "stem": "space-to-depth",
-             "dwconv1d": "depthwise-rows", "maxpool1d": "depthwise-rows",
-             "avgpool1d": "depthwise-rows"}  # fmt: skip
-
-# A decision's revision: bumped when a rewrite builds one of its forms differently, so that
-# times the tuning database holds for the old construction miss instead of deciding for the
-# new one (adding a form is not a revision: an entry without its time keeps its choice).
-# Unlisted decisions are at revision 1.
-#   conv-as-gemm 2: a one-output-channel layer's gemm form is a depthwise convolution and a
-#   channel sum, no longer a fully-connected node of ones (2026-12-03).
-#   conv-as-gemm 3: the gemm form is timed as the program runs it: its depthwise convolution
-#   over rows where `depthwise_rows` says so, the reshapes at its edges in place (2026-12-05).
-#   polyphase 2: the rewritten forms are timed as the program runs them: the phases' trim
-#   folded into the convolution's padding, depthwise phases over rows by `depthwise_rows`,
-#   the interleave's reshape at the output in place (2026-12-05).
-#   upsample-nearest 2: the broadcast form is timed without the reshapes at its edges
-#   (before, two copies of which one of the output's size were timed with it) (2026-12-05).
-REVISIONS = {"conv-as-gemm": 3, "polyphase": 2, "upsample-nearest": 2}
-
 
 @dataclass(frozen=True)
 class Choice:
@@ -308,11 +276,6 @@ class Choice:
 
     choice: str
     why: str
-
-
-def decide(target: Target, layer: Layer) -> Choice:
-    """The static choice for `layer` on `target`."""
-    return RULES[layer.form](target, layer)
 
 
 def _intel_since_sapphire_rapids(target: Target) -> bool:
@@ -596,15 +559,3 @@ def lstm_loop(target: Target, disable: Collection[str] = ()) -> Choice:
     if target.runtime != "extended":
         return Choice("loop", f"as the .pte's calls of one step delegate; {LSTM_LOOP_MEASURED}")
     return Choice("loop", LSTM_LOOP_MEASURED)
-
-
-RULES = {
-    "conv-as-gemm": conv_as_gemm,
-    "bf16-gemm": bf16_gemm,
-    "upsample-nearest": upsample_nearest,
-    "polyphase": polyphase,
-    "fc-or-bmm": fc_or_bmm,
-    "fp16-compute": fp16_compute,
-    "space-to-depth": space_to_depth,
-    "depthwise-rows": depthwise_rows,
-}

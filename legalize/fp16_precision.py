@@ -51,7 +51,7 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
 )
 
-from xnnc.cost import rules
+from xnnc.cost import forms, rules
 from xnnc.cost.decision import Decision, decide, fp16_layer, fp16_region, record, recorded
 from xnnc.dialects import xnn
 from xnnc.dialects.locations import where
@@ -157,7 +157,7 @@ def region_decision(region: list[Operation]) -> Decision | None:
     if found:
         return found[0]
     whole = fp16_region(with_boundary(region), layers)
-    rule = rules.decide(target_of(region[0]), whole)
+    rule = forms.decide(target_of(region[0]), whole)
     return Decision(
         whole.form, rule.choice, "rule", whole.key(), f"{describe_region(region)}: {rule.why}"
     )

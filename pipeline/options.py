@@ -44,31 +44,33 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from xnnc.cost.forms import FORMS, LAYER_FORMS
 from xnnc.errors import OptionError
 from xnnc.legalize.bf16_precision import MODES as BF16_MODES
 from xnnc.legalize.fp16_precision import MODES as FP16_MODES
 from xnnc.legalize.fp16_precision import resolve_mode
 from xnnc.target import Target
 
-# Passes of the default pipeline a user may switch off; the seed rewrite sets and their
-# patterns (canonicalize's `disabled-patterns`) are added from the canonicalization registry.
+# Passes of the default pipeline a user may switch off: these, and the rewrites of the forms
+# (`cost.forms`) that run as passes; the seed rewrite sets and their patterns (canonicalize's
+# `disabled-patterns`) are added from the canonicalization registry.
 OPTIONAL_PASSES = (
     "aten-fold-qdq",
     "fold-batch-norm",
     "fold-constants",
     "canonicalize",
     "xnn-hoist-input-projection",
-    "xnn-fc-as-bmm",
-    "xnn-conv-as-gemm",
-    "xnn-space-to-depth",
-    "xnn-depthwise-rows",
-    "xnn-legalize-casts",
+    *(f.disable for f in LAYER_FORMS.values() if f.disable and f.stage != "canonicalize"),
 )
-# Choices made while importing, which a user may switch off the same way: "lstm-loop" keeps
-# a static LSTM whole for xnnc's recurrent loop (`cost.rules.lstm_loop`); disabled, it unrolls.
-# "lstm-step-calls": a `.pte` runs such an LSTM as calls of one delegate per step
-# (`xnnc.pte.lstm_calls`); disabled, its steps are nodes of its neighbours' delegate.
-IMPORT_CHOICES = ("lstm-loop", "lstm-step-calls")
+# Choices made while importing, which a user may switch off the same way: the import forms
+# ("lstm-loop" keeps a static LSTM whole for xnnc's recurrent loop, `cost.rules.lstm_loop`;
+# disabled, it unrolls) and "lstm-step-calls": a `.pte` runs such an LSTM as calls of one
+# delegate per step (`xnnc.pte.lstm_calls`); disabled, its steps are nodes of its
+# neighbours' delegate.
+IMPORT_CHOICES = (
+    *(f.disable for f in FORMS.values() if f.stage == "import"),
+    "lstm-step-calls",
+)
 # Why a legalization cannot be disabled, by pass and the runtime that needs it.
 REQUIRED = {
     ("xnn-legalize-casts", "stock"): "stock ExecuTorch cannot define bf16 convolutions, "

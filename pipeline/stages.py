@@ -8,30 +8,24 @@ target, in stages.
 |                  | fold-batch-norm,                                                  |
 |                  | fold-constants, index-as-slices                                   |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
-| type legalization| [xnn-tune{form=fp16-compute}], xnn-fp16-precision{mode},          |
-|                  | [xnn-tune{form=bf16-gemm}], xnn-legalize-casts,                   |
+| type legalization| xnn-fp16-precision{mode}, xnn-legalize-casts,                     |
 |                  | xnn-bf16-precision{mode}                                          |
-| canonicalize     | [xnn-tune{form=upsample-nearest}], [xnn-tune{form=polyphase}],    |
-|                  | canonicalize{disabled-patterns}: the seed rewrites                |
-| optimize         | xnn-hoist-input-projection, [xnn-tune{form=fc-or-bmm}],           |
-|                  | xnn-fc-as-bmm, [xnn-tune{form=conv-as-gemm}], xnn-conv-as-gemm,   |
-|                  | [xnn-tune{form=space-to-depth}], xnn-space-to-depth,              |
-|                  | [xnn-tune{form=depthwise-rows}], xnn-depthwise-rows,              |
-|                  | then canonicalize                                                 |
+| canonicalize     | canonicalize{disabled-patterns}: the seed rewrites                |
+| optimize         | xnn-hoist-input-projection, xnn-fc-as-bmm, xnn-conv-as-gemm,      |
+|                  | xnn-space-to-depth, xnn-depthwise-rows, then canonicalize         |
 | runtime kinds    | xnn-legalize-broadcasts, xnn-legalize-stock (stock runtime only), |
 |                  | xnn-legalize-outputs                                              |
 
 Types are legalized before the rewrites, so that a node computed in fp32 (fp16 in fp32 mode,
 bf16 kinds XNNPACK lacks) is rewritten like any fp32 node; stock node kinds come last, after
-every rewrite that may create an extension kind. The cost-guided rewrites (fp16 compute per
-region, bf16 GEMM form, upsample form, polyphase, fc-or-bmm, conv-as-gemm, space-to-depth,
-depthwise-rows)
-follow the decision
-recorded on each layer; `xnn-tune` records measured ones just before them when the options
-tune (`CompileOptions.tuning()`), on the layers as they are then, and the static rules
-decide the rest. The tuning passes of one compile share one budget (`lower`). Each rewrite
-runs once: the seed sets only inside canonicalize, the optimizations only as their passes.
-The module carries the target (`#xnn.target`), so the passes need no other input:
+every rewrite that may create an extension kind. The cost-guided rewrites (the forms of
+`cost.forms`) follow the decision recorded on each layer. When the options tune
+(`CompileOptions.tuning()`), each form's `xnn-tune{form=...}` records measured ones just
+before its rewrite, in the stage its table entry names (a seed rewrite's before
+`canonicalize`), on the layers as they are then; the static rules decide the rest. The
+tuning passes of one compile share one budget (`lower`). Each rewrite runs once: the seed
+sets only inside canonicalize, the optimizations only as their passes. The module carries
+the target (`#xnn.target`), so the passes need no other input:
 
     xnn-opt m.mlir -p 'xnnc-pipeline{target="stock,x86-64-avx2" fp16=fp32}'
 
@@ -52,6 +46,7 @@ from xdsl.passes import ModulePass, PassPipeline
 import xnnc
 from xnnc.conversion.aten_to_xnn import ConvertAtenToXnnPass
 from xnnc.conversion.partition import OutlinePiecePass, PartitionPass
+from xnnc.cost.forms import LAYER_FORMS
 from xnnc.dialects.xnn import set_target, target_of
 from xnnc.legalize.bf16_precision import Bf16PrecisionPass
 from xnnc.legalize.broadcasts import LegalizeBroadcastsPass
@@ -110,37 +105,21 @@ def stage_passes(options: CompileOptions) -> dict[str, list[ModulePass]]:
         [HoistInputProjectionPass(), FcAsBmmPass(), ConvAsGemmPass(), SpaceToDepthPass(),
          DepthwiseRowsPass()], options,
     )  # fmt: skip
-    casts = _enabled([LegalizeCastsPass()], options)
-    fp16: list[ModulePass] = [Fp16PrecisionPass(mode=options.fp16)]
-    seeds = [n for n in ("xnn-upsample-nearest", "xnn-polyphase") if n not in options.disable]
-    tuned_seeds: list[ModulePass] = []
-    tuning = options.tuning()
-    if tuning != "static":
-        tune = {"db": options.tuning_db or "", "cached": tuning == "cached"}
-        if options.fp16 == "auto":
-            fp16.insert(0, TunePass(form="fp16-compute", **tune))
-        if casts:
-            casts.insert(0, TunePass(form="bf16-gemm", **tune))
-        if canonicalize:
-            tuned_seeds = [TunePass(form=n.removeprefix("xnn-"), **tune) for n in seeds]
-        owners = ((FcAsBmmPass, "fc-or-bmm"), (ConvAsGemmPass, "conv-as-gemm"),
-                  (SpaceToDepthPass, "space-to-depth"),
-                  (DepthwiseRowsPass, "depthwise-rows"))  # fmt: skip
-        for owner, form in owners:
-            at = next((i for i, p in enumerate(optimize) if isinstance(p, owner)), None)
-            if at is not None:
-                optimize.insert(at, TunePass(form=form, **tune))
     # Without aten-fold-qdq no op takes an int8 weight: each is dequantized at compile time.
     as_float = FoldQdqPass.name in options.disable
-    return {
+    stages = {
         "aten": _enabled(raising_passes(), options)
         + _enabled(
             [FoldBatchNormPass(), FoldConstantsPass(dequantize=as_float), IndexAsSlicesPass()],
             options,
         ),
         "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
-        "type legalization": fp16 + casts + [Bf16PrecisionPass(mode=options.bf16)],
-        "canonicalize": tuned_seeds + canonicalize,
+        "type legalization": [
+            Fp16PrecisionPass(mode=options.fp16),
+            *_enabled([LegalizeCastsPass()], options),
+            Bf16PrecisionPass(mode=options.bf16),
+        ],
+        "canonicalize": list(canonicalize),
         "optimize": optimize + (canonicalize if optimize else []),
         "runtime kinds": [
             LegalizeBroadcastsPass(),
@@ -148,6 +127,26 @@ def stage_passes(options: CompileOptions) -> dict[str, list[ModulePass]]:
             LegalizeOutputsPass(),
         ],
     }
+    if options.tuning() != "static":
+        _insert_tuning(stages, options)
+    return stages
+
+
+def _insert_tuning(stages: dict[str, list[ModulePass]], options: CompileOptions) -> None:
+    """`xnn-tune{form=...}` for each form of the table (`cost.forms`), in its stage just
+    before the pass that builds it (a seed rewrite's: `canonicalize`), in the table's order;
+    none for a form whose rewrite is disabled or not in the stage, or whose choice an option
+    fixes (`fp16` other than "auto")."""
+    tune = {"db": options.tuning_db or "", "cached": options.tuning() == "cached"}
+    for form in LAYER_FORMS.values():
+        if form.rewrite in options.disable:
+            continue
+        if form.option and getattr(options, form.option) != "auto":
+            continue
+        passes = stages[form.stage]
+        at = next((i for i, p in enumerate(passes) if p.name == form.tuned_before), None)
+        if at is not None:
+            passes.insert(at, TunePass(form=form.name, **tune))
 
 
 def default_passes(options: CompileOptions | None = None, **fields: Any) -> list[ModulePass]:

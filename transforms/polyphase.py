@@ -418,7 +418,7 @@ def _single_follows(op: xnn.Deconvolution2dOp) -> bool:
 
 
 def forms(op: xnn.Deconvolution2dOp) -> tuple[str, ...]:
-    """The rewritten forms of `op` (`cost.rules.FORMS["polyphase"]` other than the
+    """The rewritten forms of `op` (`cost.forms.FORMS["polyphase"].choices` other than the
     deconvolution) that fit it and follow its sizes: "polyphase", the single convolution
     (depthwise: per phase) and its crop; "per-phase" (dense only), one convolution per run
     of output phases, no crop. Empty on a symbolic size whose trim is still to fold."""

@@ -7,7 +7,7 @@
 A key names the CPU (model name and ISA features), the XNNPACK build, the thread count and
 the layer signature, so a database copied to another machine or kept across an XNNPACK
 upgrade only misses; past its first revision, a decision's keys end in it (`|r2`), so times
-measured before a rewrite built a form differently miss too (`cost.rules.REVISIONS`).
+measured before a rewrite built a form differently miss too (`cost.forms`: `Form.revision`).
 Location: the `tuning_db` option, else `$XNNC_TUNING_DB`, else
 `$XDG_CACHE_HOME/xnnc/tuning.json` (`~/.cache/xnnc/tuning.json`).
 
@@ -34,7 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from xnnc.cost.rules import FORMS, KEY_FORMS, REVISIONS
+from xnnc.cost.forms import KEY_FORMS, LAYER_FORMS, REVISIONS
 from xnnc.errors import TuningDatabaseWarning
 from xnnc.target import Target
 
@@ -89,7 +89,7 @@ def xnnpack_build() -> str:
 
 def key(target: Target, layer_key: str) -> str:
     """The database key of a layer on `target` (this machine's CPU and XNNPACK), ending in
-    its decision's revision (`cost.rules.REVISIONS`) past the first."""
+    its form's revision (`cost.forms`) past the first."""
     cpu = "+".join([target.arch, *sorted(target.features)])
     revision = REVISIONS.get(KEY_FORMS.get(layer_key.split(" ", 1)[0], ""), 1)
     tail = f"|r{revision}" if revision > 1 else ""
@@ -114,7 +114,7 @@ def _valid_entry(layer_key: str, entry: Any) -> bool:
     form = KEY_FORMS.get(layer_key.split(" ", 1)[0])
     if form is None or not isinstance(entry, dict):
         return False
-    choices, times = FORMS[form], entry.get("times_ms")
+    choices, times = LAYER_FORMS[form].choices, entry.get("times_ms")
     if entry.get("choice") not in choices or not isinstance(times, dict):
         return False
     return entry["choice"] in times and all(

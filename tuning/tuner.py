@@ -53,7 +53,6 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from xnnc.backend_xnnpack.dims import DimExpr
-from xnnc.cost import rules
 from xnnc.cost.decision import (
     Decision,
     RowOp,
@@ -68,6 +67,8 @@ from xnnc.cost.decision import (
     stem_layer,
     upsample_layer,
 )
+from xnnc.cost.forms import LAYER_FORMS
+from xnnc.cost.forms import decide as decide_by_rule
 from xnnc.cost.rules import Fp16Region, Layer
 from xnnc.dialects import xnn
 from xnnc.dialects.types import (
@@ -130,7 +131,7 @@ class FormSpec:
     rewrite: Callable[[], ModulePass]  # the pass owning the form, with its default options
     ops: Callable[[Operation], list[Operation]] = lambda op: [op]  # the layer's ops, in order
     carriers: Callable[[Operation], list[Operation]] = lambda op: [op]  # of `ops`
-    # The choices that are distinct forms of the layer (None: all of `rules.FORMS[form]`).
+    # The choices that are distinct forms of the layer (None: all of the form's choices).
     choices: Callable[[Operation], tuple[str, ...]] | None = None
     # Where the layer is, for the decision's reason (a region's first layer and size).
     where: Callable[[Operation], str] | None = None
@@ -230,6 +231,9 @@ def _bf16_gemm(op: Operation) -> bool:
     return isinstance(op, BF16_GEMMS) and has_element_type(op.results[0], bf16)
 
 
+# How to find and build each form's layers, by form (one per `cost.forms.LAYER_FORMS` entry:
+# tests/cost/test_forms.py checks). They live here, not in the form's table entry, because
+# they name the passes that build the forms, which `xnnc.cost` may not import.
 SPECS: dict[str, FormSpec] = {
     "conv-as-gemm": FormSpec(
         lambda op: isinstance(op, xnn.Convolution2dOp) and rewritable(op),
@@ -330,7 +334,7 @@ def candidate_forms(op: Operation, form: str, target: Target) -> dict[str, xnn.S
     layer, ops = spec.layer(op), spec.ops(op)
     forms = {}
     carriers = {ops.index(c) for c in spec.carriers(op)}
-    for choice in spec.choices(op) if spec.choices else rules.FORMS[form]:
+    for choice in spec.choices(op) if spec.choices else LAYER_FORMS[form].choices:
         module, clones = layer_module(ops, target)
         candidate = Decision(form, choice, "option", layer.key(), "tuning candidate")
         for i in carriers:
@@ -518,7 +522,7 @@ class Tuner:
         layer: Mimi at 2 threads on a Zen 4, ~180 ms a layer, a 460 ms budget spent 620-760
         ms)."""
         spec = SPECS[form]
-        forms = len(spec.choices(op)) if spec.choices else len(rules.FORMS[form])
+        forms = len(spec.choices(op) if spec.choices else LAYER_FORMS[form].choices)
         estimate = spec.timing_ms(layer, self.target) if spec.timing_ms else 0.0
         return max(estimate, self.cost.predict(form, layer, forms))
 
@@ -530,13 +534,13 @@ class Tuner:
         left = self.budget_ms - self.spent_ms
         if entry is None and not self.cached and (need := self._need(op, form, layer)) > left:
             self.deferred += 1
-            rule = rules.decide(self.target, layer)
+            rule = decide_by_rule(self.target, layer)
             why = (
                 f"not timed: ~{need:.0f} ms of timing, {left:.0f} ms left of the budget; {rule.why}"
             )
             return Decision(form, rule.choice, "rule", layer.key(), why)
         if entry is None and not self.cached:
-            static = rules.decide(self.target, layer).choice
+            static = decide_by_rule(self.target, layer).choice
             timer = self.timer or time_on_xnnpack
             start = time.perf_counter()
             candidates = candidate_forms(op, form, self.target)
@@ -603,7 +607,7 @@ def _ops(module: ModuleOp, form: str) -> Iterator[Operation]:
 
 @dataclass(frozen=True)
 class TunePass(ModulePass):
-    """Time the forms of each layer of `form` (`cost.rules.FORMS`; empty: every form) on
+    """Time the forms of each layer of `form` (`cost.forms.LAYER_FORMS`; empty: every form) on
     this machine and record the choices. db: the tuning database ("": `$XNNC_TUNING_DB` or
     the user's cache); cached: only read the database; budget-ms: time for timing layers,
     after which the rest keep the static rule (see the module docstring)."""
@@ -616,9 +620,9 @@ class TunePass(ModulePass):
     budget_ms: float = math.inf
 
     def __post_init__(self) -> None:
-        if self.form and self.form not in rules.FORMS:
+        if self.form and self.form not in LAYER_FORMS:
             raise OptionError(
-                f"xnn-tune: unknown form '{self.form}'; valid: {', '.join(rules.FORMS)}"
+                f"xnn-tune: unknown form '{self.form}'; valid: {', '.join(LAYER_FORMS)}"
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -642,7 +646,7 @@ class TunePass(ModulePass):
         db = tuning_db.TuningDB.open(self.db or None)
         tuner = Tuner(target, db, cached=self.cached, budget_ms=self.budget_ms,
                       cost=TimingCost() if cost is None else cost)  # fmt: skip
-        tune_module(op, tuner, (self.form,) if self.form else tuple(rules.FORMS))
+        tune_module(op, tuner, (self.form,) if self.form else tuple(LAYER_FORMS))
         return tuner
 
 

@@ -24,7 +24,7 @@
 // The pass owning the form follows the recorded choice; the decision sits on the result.
 // FOLLOWED: source = "tuned", layer = "conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1"
 // FOLLOWED: func.return
-// The key ends in conv-as-gemm's revision (cost.rules.REVISIONS): times of an older form miss.
+// The key ends in conv-as-gemm's revision (its entry in cost.forms): times of an older form miss.
 // DB:       1 {{.*}}|threads=1|conv f32 1x1x32x64->32 k1x3 d1x1 p0,1,0,1|r3{{$}}
 // CROSS:    xnn-tune: the module's target 'stock,arm64' is not this machine's CPU on the extended runtime; tuning times layers here (cross-compiles use the static rules)
 // NOTARGET: xnn-opt: error: xnn-tune: the module has no #xnn.target; set this machine's first: -p 'xnn-set-target,xnn-tune'

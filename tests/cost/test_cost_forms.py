@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import ModuleOp
 import xnnc
 from xnnc.cost import rules
 from xnnc.cost.decision import Decision, decisions, record, recorded
+from xnnc.cost.forms import FORMS
 from xnnc.dialects import xnn
 from xnnc.dialects.types import int_value
 from xnnc.frontend.fx_importer import import_model
@@ -88,7 +89,7 @@ class FixedTimer:
 
 def _forced(form: str, choice: str, monkeypatch, db) -> tuple[xnnc.Program, nn.Module, tuple]:
     """The model of `form` compiled with `choice` made to win every layer of the form."""
-    others = {c: 1.0 for c in rules.FORMS[form]}
+    others = {c: 1.0 for c in FORMS[form].choices}
     monkeypatch.setattr(tuner, "time_on_xnnpack", FixedTimer({**others, choice: 0.5}))
     model, inputs, tol = _models()[form]
     program = xnnc.compile(model.eval(), inputs, tuning_db=str(db), tune=True)
@@ -164,9 +165,9 @@ def test_the_tuner_times_every_form_on_xnnpack(form):
     assert anchors, f"no {form} layer"
     forms = candidate_forms(anchors[0], form, Target.host())
     kinds = {c: tuple(o.name for o in sub.walk()) for c, sub in forms.items()}
-    assert set(forms) == set(rules.FORMS[form]) and len(set(kinds.values())) == len(forms), kinds
+    assert set(forms) == set(FORMS[form].choices) and len(set(kinds.values())) == len(forms), kinds
     times = time_on_xnnpack(forms, 1, rounds=2, sample_ms=0.2)
-    assert set(times) == set(rules.FORMS[form]) and all(t > 0 for t in times.values())
+    assert set(times) == set(FORMS[form].choices) and all(t > 0 for t in times.values())
 
 
 def test_the_tuner_times_the_broadcast_upsample_without_its_edge_reshapes():
@@ -297,7 +298,7 @@ def test_times_of_a_form_built_differently_since_are_dropped(tmp_path):
     target, path = Target.host(), tmp_path / "db.json"
     conv = "conv f32 1x1x16x64->1 k1x3 d1x1 p0,1,0,1"
     current = tuning_db.key(target, conv)
-    assert current.endswith(f"|{conv}|r{rules.REVISIONS['conv-as-gemm']}")
+    assert current.endswith(f"|{conv}|r{FORMS['conv-as-gemm'].revision}")
     stale = current.rsplit("|", 1)[0]  # as written before the revision
     linear = tuning_db.key(target, "linear f32 16x64->32")
     assert linear.endswith("|linear f32 16x64->32")  # revision 1: no tail

@@ -10,13 +10,15 @@ tuner would time these small layers, and direct may win)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 import torch.nn as nn
 from torch.export import Dim
 
 import xnnc
-from xnnc.cost import rules
+from xnnc.cost import forms, rules
 from xnnc.cost.rules import ConvLayer
 from xnnc.target import PRESETS, Target
 from xnnc.transforms.conv_as_gemm import tap_filter, tap_offsets
@@ -249,7 +251,8 @@ def test_symbolic_rule_ends_disagree(monkeypatch):
             return rules.Choice("gemm", f"width {layer.width} >= 32")
         return rules.Choice("direct", f"width {layer.width} < 32")
 
-    monkeypatch.setitem(rules.RULES, "conv-as-gemm", by_length)
+    conv = dataclasses.replace(forms.FORMS["conv-as-gemm"], rule=by_length)
+    monkeypatch.setitem(forms.FORMS, "conv-as-gemm", conv)
     torch.manual_seed(0)
     program = _dynamic(nn.Conv1d(8, 16, 3, padding=1), torch.randn(1, 8, 13),
                        {2: Dim("T", min=4, max=64)}, AVX2, [(1, 8, 4), (1, 8, 64)])  # fmt: skip

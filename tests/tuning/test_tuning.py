@@ -17,13 +17,13 @@ import pytest
 import torch
 import torch.nn as nn
 from targets import CROSS_X86
-from test_options import _Decoder
 
 import xnnc
 from xnnc.backend_xnnpack import runtime as xnn_runtime
 from xnnc.backend_xnnpack.runtime import XnnpackError
 from xnnc.cost import rules
 from xnnc.cost.decision import Decision
+from xnnc.cost.forms import FORMS
 from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
 from xnnc.errors import OptionError, TuningDatabaseWarning
@@ -36,7 +36,7 @@ from xnnc.tuning.tuner import candidate_forms, choose, time_on_xnnpack
 TOL = dict(rtol=1e-5, atol=1e-5)
 _LAYER = ConvLayer("f32", 1, 1, 16, 64, 32, (1, 3), (1, 1), (0, 1, 0, 1))  # _model's conv
 LAYER = _LAYER.key()  # "conv f32 1x1x16x64->32 k1x3 d1x1 p0,1,0,1"
-REVISION = f"|r{rules.REVISIONS['conv-as-gemm']}"  # the tail of a conv layer's key
+REVISION = f"|r{FORMS['conv-as-gemm'].revision}"  # the tail of a conv layer's key
 # The layer's static form on this machine (AVX2: gemm; AVX-512: direct) and the other one.
 STATIC = rules.conv_as_gemm(Target.host(), _LAYER).choice
 OTHER = {"direct": "gemm", "gemm": "direct"}[STATIC]
@@ -434,7 +434,10 @@ def test_a_compiles_tuning_passes_share_what_timing_cost(tmp_path, monkeypatch):
     (before, a pass started knowing nothing and began its first layer whatever was left):
     with 20 ms a layer and 30 ms of budget, one layer of the two forms is timed."""
     torch.manual_seed(0)
-    model, x = _Decoder().eval(), torch.randn(1, 8, 16)
+    # A transposed conv (polyphase), a tanh and a conv (conv-as-gemm).
+    model = nn.Sequential(nn.ConvTranspose1d(8, 8, 4, stride=2, padding=1), nn.Tanh(),
+                          nn.Conv1d(8, 8, 3, padding=1)).eval()  # fmt: skip
+    x = torch.randn(1, 8, 16)
     db = tmp_path / "db.json"
     program = _lower_timed(monkeypatch, model, x, db, budget_ms=30.0, sleep_s=0.02)
     with torch.no_grad():
