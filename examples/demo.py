@@ -5,7 +5,8 @@
 1. import into `aten` and check the reference interpreter against eager;
 2. compile with xnnc, run on the extended runtime and, as a `.pte`, on stock ExecuTorch;
 3. lower the same model with stock ExecuTorch's own XnnpackPartitioner;
-then print the error of each against eager and the latencies side by side.
+then print the error of each against eager and the latencies side by side, every system
+(torch eager included) at the thread count printed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import torch
 
 import xnnc
 from xnnc.examples.models import MODELS
+from xnnc.quiet import native_output_silenced, quiet_warnings
 
 
 def op_summary(module) -> list[tuple[str, int]]:
@@ -62,8 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
 
+    quiet_warnings()
     from xnnc.pte import StockRuntime
 
+    # Every system runs at the thread count printed: torch eager too (by default it would
+    # take every core, against XNNPACK's one thread).
+    torch.set_num_threads(args.threads)
     model, inputs = MODELS[args.model](small=args.small)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"model: {args.model} ({type(model).__name__}), {n_params / 1e6:.1f}M parameters, "
@@ -96,24 +102,27 @@ def main(argv: list[str] | None = None) -> int:
           f"({time.perf_counter() - start:.2f} s)")  # fmt: skip
 
     start = time.perf_counter()
-    stock_pte = stock_executorch(model, inputs)
+    with native_output_silenced():  # ExecuTorch's cpuinfo log lines
+        stock_pte = stock_executorch(model, inputs)
     stock_compile = time.perf_counter() - start
     print(f"\n3. stock ExecuTorch lowering (XnnpackPartitioner): {stock_compile:.2f} s")
 
-    xnnc_stock = StockRuntime(pte, threads=args.threads)
-    stock = StockRuntime(stock_pte, threads=args.threads)
+    with native_output_silenced():
+        xnnc_stock = StockRuntime(pte, threads=args.threads)
+        stock = StockRuntime(stock_pte, threads=args.threads)
     rows = [
         ("torch eager", lambda: model(*inputs)),
         ("stock ExecuTorch (its own lowering)", lambda: stock(*inputs)[0]),
         ("xnnc .pte on stock ExecuTorch", lambda: xnnc_stock(*inputs)[0]),
         ("xnnc on the extended runtime", lambda: program(*inputs)),
     ]
-    print(f"\n{'system':38} {'max |error|':>12} {'latency':>11} {'vs stock':>9}")
-    with torch.no_grad():
+    print(f"\n{'system':38} {'max |error|':>12} {'latency':>11} {'vs stock':>9} {'vs eager':>9}")
+    with torch.no_grad(), native_output_silenced():  # ExecuTorch logs at its first call
         results = [(name, error(fn()), timed(fn)) for name, fn in rows]
-    base = results[1][2]
+    eager, base = results[0][2], results[1][2]
     for name, err, seconds in results:
-        print(f"{name:38} {err:12.3g} {seconds * 1e3:8.2f} ms {base / seconds:8.2f}x")
+        print(f"{name:38} {err:12.3g} {seconds * 1e3:8.2f} ms {base / seconds:8.2f}x "
+              f"{eager / seconds:8.2f}x")  # fmt: skip
     print(f"compile: xnnc {xnnc_compile:.2f} s, stock ExecuTorch {stock_compile:.2f} s "
           f"({stock_compile / xnnc_compile:.1f}x)")  # fmt: skip
     worst = max(err for _, err, _ in results[2:])

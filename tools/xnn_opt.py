@@ -44,6 +44,7 @@ from xnnc.dialects import get_all_dialects, locations
 from xnnc.dialects.weights import BlobStore, printing_weights_inline, using_blobs
 from xnnc.errors import LocatedError, XnncError
 from xnnc.pipeline.registry import get_all_passes, parse_pipeline
+from xnnc.quiet import quiet_warnings
 
 
 class ToolError(Exception):
@@ -426,6 +427,7 @@ def error_line(e: Exception) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run the driver and turn every failure into one line on stderr."""
     tool: XnnOptMain | None = None
+    quiet_warnings()
     try:
         tool = XnnOptMain(args=argv)
         tool.run()

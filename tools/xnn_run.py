@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from xnnc.quiet import native_output_silenced, quiet_warnings
 from xnnc.tools.xnn_opt import (
     ToolError,
     import_pt2_file,
@@ -192,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.inputs:
             raise RunError(f"{path}: a .pte does not record its input shapes; pass --inputs")
         try:
-            with open(path, "rb") as f:
+            with open(path, "rb") as f, native_output_silenced():  # ExecuTorch's cpuinfo lines
                 runtime = StockRuntime(f.read(), threads=args.threads, name=path)
         except FileNotFoundError:
             raise RunError(f"{path}: no such file") from None
@@ -300,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from xnnc.errors import XnncError
 
     args = _arguments().parse_args(argv)
+    quiet_warnings()
     try:
         return run(args)
     except (RunError, ToolError) as e:
