@@ -4,9 +4,10 @@ catch everything xnnc reports about its input with one clause.
 Every message is one line that names the problem and where it is (the option, the op's
 location, the blob's node, the runtime's input). The kinds live with the layer that raises
 them: `OptionError` and `LocatedError` (here; the latter for errors about one op, such as
-`DecisionError` and `ConversionError`), `ModelImportError` (frontend), `ReferenceRunError`
-(the reference interpreter), `PartitionError` (conversion), `ShapeError` and
-`SerializeError` (backend_xnnpack). XNNPACK's own failures are `XnnpackError`, a
+`DecisionError` and `ConversionError`), `ModelImportError` (here: a model the frontend
+cannot import), `InputError` (here: a call's input a program, runtime or `.pte` does not
+take), `ReferenceRunError` (the reference interpreter), `PartitionError` (conversion),
+`ShapeError` and `SerializeError` (backend_xnnpack). XNNPACK's own failures are `XnnpackError`, a
 RuntimeError: the runtime validates first, so they are not the user's input.
 `TrainingModeWarning`: a module compiled in training mode; `TuningDatabaseWarning`: a
 tuning database xnnc cannot read or write; `PackedWeightsWarning`: `load` packs the
@@ -50,3 +51,9 @@ class PackedWeightsWarning(UserWarning):
 
 class ModelImportError(XnncError):
     """A model or file that xnnc cannot import, with the reason."""
+
+
+class InputError(XnncError):
+    """An input a program does not take (the count, a dtype, a shape, a size out of its
+    range), named by its position: raised by a Program, the extended runtime and a `.pte`'s
+    runner before anything runs."""

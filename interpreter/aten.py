@@ -22,7 +22,7 @@ from xnnc.dialects import aten
 from xnnc.dialects.dynamic_quant import dynamic_quant_type
 from xnnc.dialects.quant import is_quantized, quant_type
 from xnnc.dialects.types import dims_of_type, shape_of, symbol_ranges
-from xnnc.errors import XnncError
+from xnnc.errors import InputError, XnncError
 from xnnc.interpreter.dynamic_quant import fake_quantize
 from xnnc.interpreter.quant import dequantize, quantize
 from xnnc.ir.constants import tensor_of
@@ -232,9 +232,7 @@ class InputBinder:
         """The inputs as torch tensors and the values of the size symbols ({} if static)."""
         expected = self._expected
         if len(inputs) != len(expected):
-            raise ReferenceRunError(
-                f"@{self._name} takes {len(expected)} inputs, got {len(inputs)}"
-            )
+            raise InputError(f"@{self._name} takes {len(expected)} inputs, got {len(inputs)}")
         checked = list(inputs)
         for i, t in enumerate(checked):
             shape, dtype, _ = expected[i]
@@ -254,7 +252,7 @@ class InputBinder:
         try:
             env = bind_dims(self._specs, self._ranges, shapes, self._names)
         except DimError as e:
-            raise ReferenceRunError(str(e)) from None
+            raise InputError(str(e)) from None
         self._accepted = (shapes, env)
         return tensors, env
 
@@ -264,9 +262,9 @@ def _as_tensor(
 ) -> torch.Tensor:
     t = torch.from_numpy(value) if isinstance(value, np.ndarray) else value
     if not isinstance(t, torch.Tensor):
-        raise ReferenceRunError(f"input {index}: expected a tensor, got {type(value).__name__}")
+        raise InputError(f"input {index}: expected a tensor, got {type(value).__name__}")
     if (shape is not None and t.shape != shape) or t.dtype != dtype:
-        raise ReferenceRunError(
+        raise InputError(
             f"input {index}: expected {dtype} {list(dims_of_type(expected))}, "
             f"got {t.dtype} {list(t.shape)}"
         )

@@ -28,7 +28,7 @@ from torch.utils._sympy.value_ranges import bound_sympy
 
 from xnnc import heap
 from xnnc.backend_xnnpack.runtime.runtime import check_threads
-from xnnc.errors import XnncError
+from xnnc.errors import InputError, XnncError
 from xnnc.frontend.fx_importer import torch_leftovers_dropped
 from xnnc.frontend.symbolic_lstm import describe, symbolic_lstms
 from xnnc.pipeline.options import CompileOptions
@@ -268,7 +268,7 @@ class StockRuntime:
             return tuple(self._module.forward(list(inputs), clone_outputs=True))
 
 
-class PteInputError(XnncError):
+class PteInputError(InputError):
     """An input a `.pte`'s method does not take: the count, dtype, rank or a size."""
 
 

@@ -168,7 +168,18 @@ def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, A
     return Program(module, threads=args.threads, profile=True), reference
 
 
+def _check_file(path: str) -> None:
+    """The file is there and readable, checked before anything else (options, imports)."""
+    if not os.path.exists(path):
+        raise RunError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise RunError(f"{path}: is a directory, not a program, .pte, .pt2 or .mlir file")
+    if not os.access(path, os.R_OK):
+        raise RunError(f"{path}: not readable")
+
+
 def run(args: argparse.Namespace) -> int:
+    _check_file(args.file)
     import xnnc
     from xnnc.driver import load
     from xnnc.pipeline.options import CompileOptions, tune_mode

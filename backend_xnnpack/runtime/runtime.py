@@ -69,11 +69,12 @@ from xnnc.backend_xnnpack.blob import (
     bf16_scales,
     read_blob,
 )
-from xnnc.backend_xnnpack.dims import DimExpr, Ranges, bind_dims
+from xnnc.backend_xnnpack.dims import DimError, DimExpr, Ranges, bind_dims
 from xnnc.backend_xnnpack.nodes import KINDS, KINDS_LIST, Bf16, NodeView, camel
 from xnnc.backend_xnnpack.runtime import capi
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeights, PackedWeightsError
 from xnnc.backend_xnnpack.schema import xnnc_generated as fb
+from xnnc.errors import InputError
 
 _DT = fb.XNNDatatype
 _INVALID = nodes.INVALID_VALUE_ID
@@ -397,7 +398,7 @@ class RuntimeHandle:
         that is not."""
         specs = self._specs
         if len(inputs) != len(specs):
-            raise ValueError(f"expected {len(specs)} inputs, got {len(inputs)}")
+            raise InputError(f"expected {len(specs)} inputs, got {len(inputs)}")
         static = self._input_dims is None
         tensors = list(inputs)
         for i, t in enumerate(tensors):
@@ -405,16 +406,18 @@ class RuntimeHandle:
             if type(t) is not torch.Tensor:
                 t = tensors[i] = self._as_tensor(i, t)
             if t.dtype is not dtype or not t.is_cpu or (static and t.shape != shape):
-                raise ValueError(self._mismatch(i, t))
+                raise InputError(self._mismatch(i, t))
             if not t.is_contiguous():
                 tensors[i] = t.contiguous()
         if static:
             return tensors, None
         shapes = [t.shape for t in tensors]
         if shapes != self._accepted:  # a repeat of accepted sizes needs no new check
-            # DimError, a ValueError, names the input and dim
-            bind_dims(self._input_dims, self._ranges, shapes,
-                      [str(i) for i in range(len(tensors))])  # fmt: skip
+            try:  # DimError names the input and dim
+                bind_dims(self._input_dims, self._ranges, shapes,
+                          [str(i) for i in range(len(tensors))])  # fmt: skip
+            except DimError as e:
+                raise InputError(str(e)) from None
             self._accepted = shapes
         return tensors, shapes
 
@@ -427,7 +430,7 @@ class RuntimeHandle:
             except TypeError:
                 pass
         dtype, shape = self._specs[i]
-        raise ValueError(
+        raise InputError(
             f"input {i}: expected a torch tensor or numpy array of {_type_name(dtype)} "
             f"{list(shape)}, got {type(value).__name__}"
         )

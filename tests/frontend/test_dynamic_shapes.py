@@ -18,7 +18,7 @@ import xnnc
 from xnnc.backend_xnnpack.dims import DimError, DimExpr, NotAffine, bind_dims
 from xnnc.backend_xnnpack.runtime.runtime import SHAPES_KEPT
 from xnnc.dialects import xnn
-from xnnc.errors import ModelImportError, XnncError
+from xnnc.errors import InputError, ModelImportError, XnncError
 
 ATOL = 1e-5
 SIZES = (1, 7, 13, 40, 64)
@@ -210,7 +210,7 @@ def test_out_of_range_input_is_one_line(audio) -> None:
 def test_the_runtime_checks_its_inputs_itself(audio) -> None:
     _, program = audio
     runtime = program.runtimes[program.subgraphs[0]]
-    with pytest.raises(DimError, match=r"^input 0 dim 2 is 70; allowed: T in \[1, 64\]$"):
+    with pytest.raises(InputError, match=r"^input 0 dim 2 is 70; allowed: T in \[1, 64\]$"):
         runtime(torch.randn(1, 4, 70))
     assert runtime(torch.randn(1, 4, 3))[0].shape == (1, 20, 3)
 
@@ -229,7 +229,7 @@ def test_inputs_after_a_good_call_are_checked_and_reshaped_as_the_first(mlp) -> 
     (y9,) = runtime(x9)
     assert runtime.reshapes == reshapes + 1 and y9.shape == (1, 9, 16)
     torch.testing.assert_close(y9, model(x9), atol=ATOL, rtol=0)
-    with pytest.raises(DimError, match=r"^input 0 dim 1 is 70; allowed: T in \[1, 64\]$"):
+    with pytest.raises(InputError, match=r"^input 0 dim 1 is 70; allowed: T in \[1, 64\]$"):
         runtime(torch.randn(1, 70, 16))
     with pytest.raises(ValueError, match=r"^input 0: expected float32 \[1, 64, 16\], got "
                        r"float64 \[1, 9, 16\]$"):  # fmt: skip

@@ -20,8 +20,7 @@ from op_cases import ELEMENTWISE, STRUCTURAL, Fn
 
 import xnnc
 from xnnc.dialects import aten
-from xnnc.errors import ModelImportError
-from xnnc.interpreter.aten import ReferenceRunError
+from xnnc.errors import InputError, ModelImportError
 
 TOL = {
     torch.float32: dict(atol=1e-5, rtol=1e-5),
@@ -202,9 +201,9 @@ def test_model_without_inputs():
 
 def test_reference_checks_inputs():
     module = xnnc.import_model(nn.Linear(3, 2), (torch.randn(1, 3),))
-    with pytest.raises(ReferenceRunError, match=r"takes 1 inputs, got 2"):
+    with pytest.raises(InputError, match=r"takes 1 inputs, got 2"):
         xnnc.run_reference(module, (torch.randn(1, 3), torch.randn(1, 3)))
-    with pytest.raises(ReferenceRunError, match=r"input 0: expected torch.float32 \[1, 3\], got"):
+    with pytest.raises(InputError, match=r"input 0: expected torch.float32 \[1, 3\], got"):
         xnnc.run_reference(module, (torch.randn(2, 3),))
 
 

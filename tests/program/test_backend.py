@@ -19,6 +19,7 @@ import torch.nn as nn
 from op_cases import ELEMENTWISE, STRUCTURAL, Fn
 
 import xnnc
+from xnnc.errors import InputError
 from xnnc.examples.models import MODELS
 from xnnc.pte import StockRuntime, to_pte
 from xnnc.tools import xnn_run
@@ -186,9 +187,17 @@ def test_save_pte_twice(zoo, tmp_path) -> None:
 
 
 def test_program_checks_inputs() -> None:
-    program = xnnc.compile(nn.Linear(3, 2), (torch.randn(1, 3),))
-    with pytest.raises(ValueError, match=r"input 0: expected torch.float32 \[1, 3\], got"):
+    """A wrong input is an InputError (an XnncError) naming it, on every runtime."""
+    program = xnnc.compile(nn.Linear(3, 2).eval(), (torch.randn(1, 3),))
+    with pytest.raises(InputError, match=r"input 0: expected torch.float32 \[1, 3\], got"):
         program(torch.randn(1, 4))
+    with pytest.raises(InputError, match=r"takes 1 inputs, got 2"):
+        program(torch.randn(1, 3), torch.randn(1, 3))
+    (runtime,) = program.runtimes.values()
+    with pytest.raises(
+        InputError, match=r"input 0: expected float32 \[1, 3\], got float32 \[2, 3\]"
+    ):
+        runtime(torch.randn(2, 3))
 
 
 def test_unknown_target() -> None:

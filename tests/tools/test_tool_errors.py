@@ -310,6 +310,8 @@ def test_xnn_run_flags_are_range_checked_for_every_file_kind(
     [
         ("missing.mlir", None, "xnn-run: error: {path}: no such file"),
         ("missing.pt2", None, "xnn-run: error: {path}: no such file"),
+        ("missing.pte", None, "xnn-run: error: {path}: no such file"),
+        ("missing.xnnc", None, "xnn-run: error: {path}: no such file"),
         ("model.xnnc", b"not a zip", "xnn-run: error: {path}: not an xnnc program file (not a "
          "zip archive; truncated?)"),
         # A declaration: partitioning skips it (it raised an internal error on `.block`).
@@ -323,6 +325,19 @@ def test_xnn_run_file_errors_name_the_file(tmp_path, name, content, message, cap
         path.write_bytes(content)
     line = _one_error(*_run(xnn_run.main, [str(path)], capsys)[::2])
     assert line == message.format(path=path)
+
+
+def test_xnn_run_checks_the_file_before_its_options(tmp_path, capsys) -> None:
+    """A missing file is the one error, even beside a bad option value."""
+    path = tmp_path / "missing.xnnc"
+    args = [str(path), "--target", "gpu", "--inputs", "nope.npz"]
+    line = _one_error(*_run(xnn_run.main, args, capsys)[::2])
+    assert line == f"xnn-run: error: {path}: no such file"
+    line = _one_error(*_run(xnn_run.main, [str(tmp_path)], capsys)[::2])
+    assert (
+        line
+        == f"xnn-run: error: {tmp_path}: is a directory, not a program, .pte, .pt2 or .mlir file"
+    )
 
 
 def test_xnn_run_inputs_that_are_not_an_npz(twice, capsys) -> None:
