@@ -19,7 +19,7 @@ import torch
 
 from xnnc import heap
 from xnnc.cost.rules import lstm_loop
-from xnnc.errors import OptionError, TrainingModeWarning
+from xnnc.errors import FallbackError, FallbackWarning, OptionError, TrainingModeWarning
 from xnnc.pipeline.options import CompileOptions
 from xnnc.program import Program
 from xnnc.target import Target
@@ -57,6 +57,7 @@ def compile(
     tune_budget_ms: float | None = None,
     savable: bool = False,
     dynamic_shapes: Any = None,
+    strict: bool = False,
 ) -> Program:
     """nn.Module + inputs, ExportedProgram or .pt2 (inputs may be left out: then
     `compile(ep, options)`) -> a runnable Program.
@@ -80,7 +81,10 @@ def compile(
 
     `savable` keeps what `Program.save` and `Program.blobs` need: the ExportedProgram and
     the weights in the IR. Without it the program holds the weights only in XNNPACK's packed
-    form."""
+    form.
+
+    Ops left to torch are named in one `FallbackWarning` line (each kind, its count and
+    reason; `Program.fallback()`); with `strict`, they are a `FallbackError` instead."""
     from xnnc.frontend.fx_importer import export_program, import_model, torch_leftovers_dropped
     from xnnc.pipeline.stages import lower
 
@@ -113,9 +117,16 @@ def compile(
         budget = (time.perf_counter() - start) * 1e3
     module = lower(module, options, tune_budget_ms=budget)
     if savable:
-        return Program(module, options, profile=profile, exported=ep)
-    del ep  # its weights are the model's: no reference of ours is needed
-    return Program(module, options, profile=profile, unsavable=(
-        "compiled without savable=True: the weights went to XNNPACK; "
-        "compile with xnnc.compile(..., savable=True) to save"
-    ))  # fmt: skip
+        program = Program(module, options, profile=profile, exported=ep)
+    else:
+        del ep  # its weights are the model's: no reference of ours is needed
+        program = Program(module, options, profile=profile, unsavable=(
+            "compiled without savable=True: the weights went to XNNPACK; "
+            "compile with xnnc.compile(..., savable=True) to save"
+        ))  # fmt: skip
+    fallback = program.fallback()
+    if fallback is not None and strict:
+        raise FallbackError(f"xnnc.compile(strict=True): {fallback}")
+    if fallback is not None:
+        warnings.warn(f"xnnc.compile: {fallback}", FallbackWarning, stacklevel=2)
+    return program

@@ -9,9 +9,11 @@ cannot import), `InputError` (here: a call's input a program, runtime or `.pte` 
 take), `ReferenceRunError` (the reference interpreter), `PartitionError` (conversion),
 `ShapeError` and `SerializeError` (backend_xnnpack). XNNPACK's own failures are `XnnpackError`, a
 RuntimeError: the runtime validates first, so they are not the user's input.
-`TrainingModeWarning`: a module compiled in training mode; `TuningDatabaseWarning`: a
-tuning database xnnc cannot read or write; `PackedWeightsWarning`: `load` packs the
-weights again (the packed weights saved with the program do not fit).
+`TrainingModeWarning`: a module compiled in training mode; `FallbackWarning`: ops a
+compile leaves to torch (`FallbackError` under `compile(..., strict=True)`);
+`TuningDatabaseWarning`: a tuning database xnnc cannot read or write;
+`PackedWeightsWarning`: `load` packs the weights again (the packed weights saved with the
+program do not fit).
 """
 
 from __future__ import annotations
@@ -57,3 +59,13 @@ class InputError(XnncError):
     """An input a program does not take (the count, a dtype, a shape, a size out of its
     range), named by its position: raised by a Program, the extended runtime and a `.pte`'s
     runner before anything runs."""
+
+
+class FallbackWarning(UserWarning):
+    """A compile left ops to torch, outside XNNPACK: one line, each op kind with its count
+    and reason (`Program.fallback()`)."""
+
+
+class FallbackError(XnncError):
+    """`compile(..., strict=True)` and ops that would run on torch: the same line as
+    `FallbackWarning`'s."""

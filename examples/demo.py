@@ -93,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     xnnc_compile = time.perf_counter() - start
     print(f"\n2. xnnc: compiled in {xnnc_compile:.2f} s to {program.num_partitions} subgraph(s), "
           f"{len(program.ops_outside())} op(s) outside XNNPACK:")  # fmt: skip
+    if (fallback := program.fallback()) is not None:
+        print(f"  {fallback}")
     for name, count in op_summary(program.module):
         if name.startswith("xnn."):
             print(f"  {count:5d}  {name}")

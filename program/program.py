@@ -27,6 +27,7 @@ from the IR, so they need a savable program.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from threading import Lock, local
 from typing import Any, NamedTuple
@@ -52,7 +53,7 @@ from xnnc.errors import XnncError
 from xnnc.interpreter.aten import AtenFunctions, InputBinder
 from xnnc.pipeline.options import CompileOptions
 from xnnc.program import file as program_file
-from xnnc.program.lstm_loop import RecurrentOps, packed_name, static_input
+from xnnc.program.lstm_loop import ON_XNNPACK, RecurrentOps, packed_name, static_input
 from xnnc.program.plan import Plan
 from xnnc.target import Target
 from xnnc.translate.xnnpack import serialize_subgraph, serialize_subgraph_named
@@ -238,6 +239,18 @@ class Program:
             Outside(op_label(op), str(op.location), self._recurrent.reason(op, why))
             for op, why in left_outside(self._func, self.options.exclude)
         ]
+
+    def fallback(self) -> str | None:
+        """One line naming the ops that run on torch, each kind with its count and reason
+        ("2 ops run on torch, outside XNNPACK: aten.sort x1 (no xnn lowering), ..."), or
+        None when every op runs on XNNPACK (an LSTM on xnnc's recurrent loop does)."""
+        on_torch = [o for o in self.outside() if o.reason != ON_XNNPACK]
+        if not on_torch:
+            return None
+        counts = Counter((o.op, o.reason) for o in on_torch)
+        kinds = ", ".join(f"{op} x{n} ({why})" for (op, why), n in counts.most_common())
+        ops = "1 op runs" if len(on_torch) == 1 else f"{len(on_torch)} ops run"
+        return f"{ops} on torch, outside XNNPACK: {kinds}"
 
     def decisions(self) -> list[Explained]:
         """The cost model's decision for each layer that had a choice of forms, in IR order."""

@@ -233,6 +233,8 @@ def run(args: argparse.Namespace) -> int:
         on_loop = f" ({looped} on xnnc's recurrent loop over XNNPACK)" if looped else ""
         print(f"partitions: {program.num_partitions}, ops outside XNNPACK: {len(outside)} "
               f"{sorted({o.op for o in outside})}{on_loop}")  # fmt: skip
+        if (fallback := program.fallback()) is not None:
+            print(fallback)
     seconds = _time(program, inputs, args.repeat)
     print(f"latency: {seconds * 1e3:.3f} ms (median of {args.repeat}, {args.threads} thread(s))")
     if profile is None:
