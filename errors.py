@@ -69,3 +69,8 @@ class FallbackWarning(UserWarning):
 class FallbackError(XnncError):
     """`compile(..., strict=True)` and ops that would run on torch: the same line as
     `FallbackWarning`'s."""
+
+
+class MissingKernelWarning(UserWarning):
+    """`XnncPartitioner` left ops outside the delegates that the installed stock runtime
+    has no kernel for: the `.pte` would fail at load (`Program.save` refuses such a file)."""

@@ -11,6 +11,7 @@ delegates already name `XnnpackBackend`, so ExecuTorch's own `edge.to_executorch
 from __future__ import annotations
 
 import gc
+import importlib.metadata
 import tempfile
 import threading
 from collections.abc import Sequence
@@ -151,10 +152,45 @@ def _program(
     lstm_calls.call_steps(lowered, options)
     config = ExecutorchBackendConfig()
     program = lowered.to_executorch(config)
+    check_kernels(program)
     check_planned_bounds(program.exported_program(), ranges)
     if lstm_calls.expand_calls(program) + share_identical_delegates(program):
         _serialize_again(program, config)
     return program
+
+
+def stock_kernels() -> frozenset[str]:
+    """The operators the installed stock runtime has kernels for ("aten::cumsum.out")."""
+    from executorch.extension.pybindings import portable_lib
+
+    return frozenset(portable_lib._get_operator_names())
+
+
+def missing_kernels(manager: Any) -> list[str]:
+    """The operators the emitted program of `manager` (ExecuTorch's program manager) calls
+    outside its delegates that the installed stock runtime has no kernel for."""
+    kernels = stock_kernels()
+    missing = []
+    for plan in manager.executorch_program.execution_plan:
+        for op in plan.operators:
+            name = f"{op.name}.{op.overload}" if op.overload else op.name
+            if name not in kernels and name not in missing:
+                missing.append(name)
+    return missing
+
+
+def check_kernels(manager: Any) -> None:
+    """XnncError, at save time, naming the operators the `.pte` calls outside XNNPACK that
+    stock ExecuTorch has no kernel for: it would fail at load ("Missing operator")."""
+    missing = missing_kernels(manager)
+    if missing:
+        also = f" (also {', '.join(missing[1:])})" if missing[1:] else ""
+        raise XnncError(
+            f"to_pte: {missing[0]}{also} has no kernel in ExecuTorch "
+            f"{importlib.metadata.version('executorch')}'s portable library, so the stock "
+            "runtime could not load this .pte; compile it for target='extended' (xnnc's "
+            "runtime runs it on torch), or keep the op out of the model"
+        )
 
 
 def share_identical_delegates(manager: Any) -> int:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib.metadata
 import operator
+import warnings
 from typing import Any
 
 import torch
@@ -34,6 +36,7 @@ from xnnc.conversion.aten_to_xnn import convertible
 from xnnc.conversion.lstm import check_kept_lstm, excluded_steps
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
+from xnnc.errors import MissingKernelWarning
 from xnnc.frontend.dynamic_quant_import import DYNAMIC
 from xnnc.frontend.fx_importer import import_model
 from xnnc.frontend.quant_import import DEQUANTIZE, QUANTIZE
@@ -185,6 +188,7 @@ class XnncPartitioner(Partitioner):
                     node.meta["delegation_tag"] = tag
         _check_lstms_tagged(exported_program)
         _check_preserved_lstms(exported_program)
+        _warn_missing_kernels(exported_program)
         tag_constant_data(exported_program)
         _register_quantized_kernels(exported_program)
         return PartitionResult(tagged_exported_program=exported_program, partition_tags=tags)
@@ -309,6 +313,34 @@ def _register_quantized_kernels(ep: ExportedProgram) -> None:
             import executorch.kernels.quantized  # noqa: F401
 
             return
+
+
+def _warn_missing_kernels(ep: ExportedProgram) -> None:
+    """A MissingKernelWarning naming the ops left outside the delegates that the installed
+    stock runtime has no kernel for, under any overload (the `.pte` would fail at load);
+    a warning, not an error: the user owns this lowering and may register kernels."""
+    from xnnc.pte.export import stock_kernels
+
+    kernels = {name.split(".", 1)[0] for name in stock_kernels()}
+    missing = []
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or "delegation_tag" in node.meta:
+            continue
+        try:
+            base = qualified_name(node.target).split(".", 1)[0]
+        except AttributeError:  # operator.getitem and the like: no schema, no kernel
+            continue
+        if base not in kernels and base not in missing:
+            missing.append(base)
+    if missing:
+        warnings.warn(
+            f"XnncPartitioner: {', '.join(missing)} left outside the delegates "
+            f"{'has' if len(missing) == 1 else 'have'} no kernel in ExecuTorch "
+            f"{importlib.metadata.version('executorch')}'s portable library: the stock runtime "
+            "will refuse the .pte unless you register one",
+            MissingKernelWarning,
+            stacklevel=3,
+        )
 
 
 def _tag_folded(ep: ExportedProgram, remaining: set[str | None]) -> None:
