@@ -35,7 +35,7 @@ from xnnc.frontend.symbolic_lstm import describe, symbolic_lstms
 from xnnc.pipeline.options import CompileOptions
 from xnnc.pte import lstm_calls
 from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
-from xnnc.pte.partitioner import XnncPartitioner
+from xnnc.pte.partitioner import XnncPartitioner, stock_kernels
 from xnnc.pte.schema.program_generated import TensorShapeDynamism as Dynamism
 from xnnc.pte.verify import PteInput, checked_inputs
 
@@ -157,13 +157,6 @@ def _program(
     if lstm_calls.expand_calls(program) + share_identical_delegates(program):
         _serialize_again(program, config)
     return program
-
-
-def stock_kernels() -> frozenset[str]:
-    """The operators the installed stock runtime has kernels for ("aten::cumsum.out")."""
-    from executorch.extension.pybindings import portable_lib
-
-    return frozenset(portable_lib._get_operator_names())
 
 
 def missing_kernels(manager: Any) -> list[str]:

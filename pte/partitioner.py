@@ -315,12 +315,17 @@ def _register_quantized_kernels(ep: ExportedProgram) -> None:
             return
 
 
+def stock_kernels() -> frozenset[str]:
+    """The operators the installed stock runtime has kernels for ("aten::cumsum.out")."""
+    from executorch.extension.pybindings import portable_lib
+
+    return frozenset(portable_lib._get_operator_names())
+
+
 def _warn_missing_kernels(ep: ExportedProgram) -> None:
     """A MissingKernelWarning naming the ops left outside the delegates that the installed
     stock runtime has no kernel for, under any overload (the `.pte` would fail at load);
     a warning, not an error: the user owns this lowering and may register kernels."""
-    from xnnc.pte.export import stock_kernels
-
     kernels = {name.split(".", 1)[0] for name in stock_kernels()}
     missing = []
     for node in ep.graph.nodes:
