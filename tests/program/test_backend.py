@@ -294,6 +294,7 @@ def test_xnn_run_on_saved_program_and_pte(zoo, tmp_path, capsys) -> None:
 def test_xnn_run_errors(tmp_path, capsys, monkeypatch, args, message) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.xnnc").write_text("not a zip")
+    (tmp_path / "x.pte").write_bytes(b"")  # there: the inputs are what it lacks
     assert xnn_run.main(args) == 1
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
