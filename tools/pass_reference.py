@@ -25,7 +25,7 @@ HEADER = """# Passes
 Every pass `xnn-opt -p` takes, in the registry's order, generated from the code by
 `python -m xnnc.tools.pass_reference > docs/passes.md` (a test keeps this page equal to its
 output). [pipeline.md](pipeline.md) tells how the default pipeline uses them. Options are
-given MLIR-style, space-separated: `-p 'xnn-partition{exclude=aten.gelu strict=true}'`.
+given MLIR-style, space-separated: `-p 'xnn-partition{exclude="aten.gelu" strict=true}'`.
 """
 
 # xDSL's passes carry no docstring.
