@@ -171,6 +171,7 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ConvolutionOp, aten.LinearOp, aten.CatOp, aten.CloneOp, aten.ReluOp, aten.HardtanhOp,
     aten.ClampOp, aten.GeluOp, aten.SiluOp, aten.EluOp, aten.LeakyReluOp, aten.AddOp,
     aten.SubOp, aten.MulOp, aten.DivOp, aten.MaximumOp, aten.MinimumOp, aten.SigmoidOp,
+    aten.HardsigmoidOp, aten.SoftplusOp, aten.MishOp,
     aten.TanhOp, aten.ExpOp, aten.LogOp, aten.SqrtOp, aten.RsqrtOp, aten.AbsOp, aten.NegOp,
     aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp, aten.PowOp, aten.ToCopyOp,
     aten.ToDimOrderCopyOp, aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp, aten.PermuteOp,
@@ -402,14 +403,14 @@ def _check_log1p(op: aten.Log1pOp) -> str | None:
     return None
 
 
-@lowering(aten.Log1pOp, check=_check_log1p)
-def _log1p(op: aten.Log1pOp, e: Emitter) -> Sequence[SSAValue]:
+def log1p_of(u: SSAValue, e: Emitter) -> SSAValue:
     """log1p(u) = log(w) + (u - (w - 1)) / w with w = 1 + u rounded: w - 1 is exact, so the
     second term restores, to first order, the part of u the rounding lost; where w = 1 the
     result is u itself, to full relative precision. Between, XNNPACK's log near 1 is
     accurate to ~1e-7 absolute, not relative: measured over u = exp(-x), x in [0, 30],
-    2e-7 absolute in fp32 (torch's default fp32 atol is 1e-5), half an ulp in fp16."""
-    u, shape = op.input, shape_of(op.result)
+    2e-7 absolute in fp32 (torch's default fp32 atol is 1e-5), half an ulp in fp16. For
+    0 <= u < inf (at u = inf it is NaN)."""
+    shape = shape_of(u)
 
     def binary(a: SSAValue, b: SSAValue, kind: B) -> SSAValue:
         return e.node(xnn.BinaryOp, a, b, shape=shape, kind=kind)
@@ -417,7 +418,12 @@ def _log1p(op: aten.Log1pOp, e: Emitter) -> Sequence[SSAValue]:
     w = binary(u, e.scalar(1.0, u), B.ADD)
     lost = binary(u, binary(w, e.scalar(1.0, u), B.SUBTRACT), B.SUBTRACT)
     log = e.node(xnn.UnaryOp, w, shape=shape, kind=U.LOG)
-    return [binary(log, binary(lost, w, B.DIVIDE), B.ADD)]
+    return binary(log, binary(lost, w, B.DIVIDE), B.ADD)
+
+
+@lowering(aten.Log1pOp, check=_check_log1p)
+def _log1p(op: aten.Log1pOp, e: Emitter) -> Sequence[SSAValue]:
+    return [log1p_of(op.input, e)]
 
 
 def _prelu_channels_last(op: aten.PreluOp) -> bool:
@@ -457,15 +463,78 @@ def _prelu(op: aten.PreluOp, e: Emitter) -> Sequence[SSAValue]:
 
 
 def _check_elu(op: aten.EluOp) -> str | None:
-    if prop_value(op, "scale", 1) != 1 or prop_value(op, "input_scale", 1) != 1:
-        return "scaled ELU"
+    if prop_value(op, "input_scale", 1) != 1:
+        return "ELU with an input_scale (it scales only the negative branch)"
     return None
 
 
 @lowering(aten.EluOp, check=_check_elu)
 def _elu(op: aten.EluOp, e: Emitter) -> Sequence[SSAValue]:
-    return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), elem=_result_elem(op),
-                   kind=U.ELU, alpha=float(prop_value(op, "alpha", 1.0)))]  # fmt: skip
+    """ELU, and SELU's scaled form: `scale * elu(x, alpha)`."""
+    shape, scale = shape_of(op.result), float(prop_value(op, "scale", 1.0))
+    y = e.node(xnn.UnaryOp, op.input, shape=shape, elem=_result_elem(op), kind=U.ELU,
+               alpha=float(prop_value(op, "alpha", 1.0)))  # fmt: skip
+    if scale == 1.0:
+        return [y]
+    return [e.node(xnn.BinaryOp, y, e.scalar(scale, y), shape=shape, kind=B.MULTIPLY)]
+
+
+@lowering(aten.HardsigmoidOp)
+def _hardsigmoid(op: aten.HardsigmoidOp, e: Emitter) -> Sequence[SSAValue]:
+    """relu6(x + 3) / 6 as torch computes it: the add clamped to [0, 6], then a divide."""
+    shape = shape_of(op.result)
+    y = e.node(xnn.BinaryOp, op.input, e.scalar(3.0, op.input), shape=shape, kind=B.ADD,
+               output_min=0.0, output_max=6.0)  # fmt: skip
+    return [e.node(xnn.BinaryOp, y, e.scalar(6.0, y), shape=shape, kind=B.DIVIDE)]
+
+
+def _softplus_of(x: SSAValue, beta: float, e: Emitter) -> SSAValue:
+    """log(1 + exp(beta * x)) / beta without overflow: relu(z) + log1p(exp(-|z|)) over
+    z = beta * x (`log1p_of`: XNNPACK 92a7ad50 has no log1p and no select), which equals
+    torch's `x where z > threshold` (threshold >= 16: exp(-z) is below half an ulp of z
+    there)."""
+    shape = shape_of(x)
+    z = x
+    if beta != 1.0:
+        z = e.node(xnn.BinaryOp, x, e.scalar(beta, x), shape=shape, kind=B.MULTIPLY)
+    t = z
+    for kind in (U.ABS, U.NEGATE, U.EXP):
+        t = e.node(xnn.UnaryOp, t, shape=shape, kind=kind)
+    relu = e.node(xnn.ClampOp, z, shape=shape, output_min=0.0)
+    y = e.node(xnn.BinaryOp, log1p_of(t, e), relu, shape=shape, kind=B.ADD)
+    if beta == 1.0:
+        return y
+    return e.node(xnn.BinaryOp, y, e.scalar(beta, y), shape=shape, kind=B.DIVIDE)
+
+
+def _check_softplus(op: aten.SoftplusOp) -> str | None:
+    beta, threshold = float(prop_value(op, "beta", 1.0)), float(prop_value(op, "threshold", 20.0))
+    if beta <= 0 or threshold < 16:
+        return "softplus with beta <= 0 or a threshold below 16 (where x replaces it early)"
+    return None
+
+
+@lowering(aten.SoftplusOp, check=_check_softplus)
+def _softplus(op: aten.SoftplusOp, e: Emitter) -> Sequence[SSAValue]:
+    return [_softplus_of(op.input, float(prop_value(op, "beta", 1.0)), e)]
+
+
+@lowering(aten.MishOp)
+def _mish(op: aten.MishOp, e: Emitter) -> Sequence[SSAValue]:
+    """x * tanh(softplus(x)) as x * n / (n + 2), n = a * (a + 2), a = exp(min(x, 20)): the
+    same function (tanh(log(1 + a)) = n / (n + 2)) with no log, so it keeps its relative
+    precision where x is very negative (a log near 1 loses it); from x = 20 on the ratio
+    is 1 in fp32, as torch's softplus threshold makes it."""
+    x, shape = op.input, shape_of(op.result)
+
+    def binary(kind: Any, a: SSAValue, b: SSAValue) -> SSAValue:
+        return e.node(xnn.BinaryOp, a, b, shape=shape, kind=kind)
+
+    a = e.node(xnn.UnaryOp, e.node(xnn.ClampOp, x, shape=shape, output_max=20.0), shape=shape,
+               kind=U.EXP)  # fmt: skip
+    n = binary(B.MULTIPLY, a, binary(B.ADD, a, e.scalar(2.0, a)))
+    ratio = binary(B.DIVIDE, n, binary(B.ADD, n, e.scalar(2.0, n)))
+    return [binary(B.MULTIPLY, x, ratio)]
 
 
 @lowering(aten.GeluOp)

@@ -464,6 +464,11 @@ LeakyReluOp = _unary("leaky_relu", "x if x > 0 else negative_slope * x",
                      negative_slope=opt_prop_def(Scalar))  # fmt: skip
 HardswishOp = _unary("hardswish", "x * relu6(x + 3) / 6")
 HardsigmoidOp = _unary("hardsigmoid", "relu6(x + 3) / 6")
+SoftplusOp = _unary(
+    "softplus", "log(1 + exp(beta * x)) / beta, or x where beta * x > threshold",
+    beta=opt_prop_def(Scalar), threshold=opt_prop_def(Scalar),
+)  # fmt: skip
+MishOp = _unary("mish", "x * tanh(softplus(x))")
 SiluOp = _unary("silu", "x * sigmoid(x)")
 ClampOp = _unary("clamp", "clamp(x, min, max); either bound may be absent",
                  min=opt_prop_def(Scalar), max=opt_prop_def(Scalar))  # fmt: skip
@@ -1239,7 +1244,8 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     ReplicationPad1dOp, ReplicationPad2dOp, AddOp, SubOp, MulOp, DivOp, PowOp, MaximumOp,
     MinimumOp, PreluOp, ReluOp, EluOp, GeluOp, SigmoidOp, TanhOp, HardtanhOp, LeakyReluOp,
     HardswishOp,
-    HardsigmoidOp, SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
+    HardsigmoidOp, SoftplusOp, MishOp,
+    SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
     FloorOp, CeilOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
     LinearOp, AddmmOp, MmOp, BmmOp, MatmulOp, MeanOp,
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,

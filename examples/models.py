@@ -842,6 +842,117 @@ def make_mobilenetv2(small: bool = False) -> Example:
     return model.eval(), (torch.randn(1, 3, size, size),)
 
 
+class _SqueezeExcitation(nn.Module):
+    """MobileNetV3's SE: channel scales from the average, through 1x1 convs, ReLU and
+    hardsigmoid."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        squeeze = _make_divisible(channels // 4)
+        self.fc1 = nn.Conv2d(channels, squeeze, 1)
+        self.fc2 = nn.Conv2d(squeeze, channels, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        scale = F.adaptive_avg_pool2d(x, 1)
+        return x * F.hardsigmoid(self.fc2(F.relu(self.fc1(scale))))
+
+
+class _InvertedResidualV3(nn.Module):
+    """MobileNetV3 block: 1x1 expand, k x k depthwise, optional SE, 1x1 projection; ReLU or
+    hardswish."""
+
+    def __init__(self, cin: int, k: int, expanded: int, cout: int, se: bool, act: str,
+                 stride: int) -> None:  # fmt: skip
+        super().__init__()
+        activation = nn.Hardswish if act == "HS" else nn.ReLU
+        layers: list[nn.Module] = []
+        if expanded != cin:
+            layers += [*_conv_bn(cin, expanded, 1), activation()]
+        layers += [*_conv_bn(expanded, expanded, k, stride, groups=expanded), activation()]
+        if se:
+            layers.append(_SqueezeExcitation(expanded))
+        layers += [*_conv_bn(expanded, cout, 1)]
+        self.block = nn.Sequential(*layers)
+        self.use_residual = stride == 1 and cin == cout
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.block(x) if self.use_residual else self.block(x)
+
+
+class MobileNetV3Style(nn.Module):
+    """MobileNetV3 large or small (Howard et al. 2019, torchvision's layout and settings):
+    [1, 3, H, W] -> [1, num_classes]. Hardswish and, in the squeeze-excitation blocks,
+    hardsigmoid."""
+
+    # (input channels, kernel, expanded, output channels, SE, activation, stride)
+    LARGE = (
+        (16, 3, 16, 16, False, "RE", 1), (16, 3, 64, 24, False, "RE", 2),
+        (24, 3, 72, 24, False, "RE", 1), (24, 5, 72, 40, True, "RE", 2),
+        (40, 5, 120, 40, True, "RE", 1), (40, 5, 120, 40, True, "RE", 1),
+        (40, 3, 240, 80, False, "HS", 2), (80, 3, 200, 80, False, "HS", 1),
+        (80, 3, 184, 80, False, "HS", 1), (80, 3, 184, 80, False, "HS", 1),
+        (80, 3, 480, 112, True, "HS", 1), (112, 3, 672, 112, True, "HS", 1),
+        (112, 5, 672, 160, True, "HS", 2), (160, 5, 960, 160, True, "HS", 1),
+        (160, 5, 960, 160, True, "HS", 1),
+    )  # fmt: skip
+    SMALL = (
+        (16, 3, 16, 16, True, "RE", 2), (16, 3, 72, 24, False, "RE", 2),
+        (24, 3, 88, 24, False, "RE", 1), (24, 5, 96, 40, True, "HS", 2),
+        (40, 5, 240, 40, True, "HS", 1), (40, 5, 240, 40, True, "HS", 1),
+        (40, 5, 120, 48, True, "HS", 1), (48, 5, 144, 48, True, "HS", 1),
+        (48, 5, 288, 96, True, "HS", 2), (96, 5, 576, 96, True, "HS", 1),
+        (96, 5, 576, 96, True, "HS", 1),
+    )  # fmt: skip
+
+    def __init__(self, arch: str = "large", width_mult: float = 1.0,
+                 num_classes: int = 1000) -> None:  # fmt: skip
+        super().__init__()
+        settings = self.LARGE if arch == "large" else self.SMALL
+
+        def width(c: int) -> int:
+            return _make_divisible(c * width_mult)
+
+        layers: list[nn.Module] = [nn.Sequential(*_conv_bn(3, width(16), 3, 2), nn.Hardswish())]
+        for cin, k, expanded, cout, se, act, stride in settings:
+            layers.append(_InvertedResidualV3(width(cin), k, width(expanded), width(cout), se,
+                                              act, stride))  # fmt: skip
+        last_in = width(settings[-1][3])
+        layers.append(nn.Sequential(*_conv_bn(last_in, 6 * last_in, 1), nn.Hardswish()))
+        self.features = nn.Sequential(*layers)
+        last = width(1280 if arch == "large" else 1024)
+        self.classifier = nn.Sequential(
+            nn.Linear(6 * last_in, last), nn.Hardswish(), nn.Dropout(0.2),
+            nn.Linear(last, num_classes),
+        )  # fmt: skip
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = F.adaptive_avg_pool2d(self.features(x), 1)
+        return self.classifier(torch.flatten(x, 1))
+
+
+def _make_mobilenetv3(arch: str, small: bool) -> Example:
+    torch.manual_seed(0)
+    if small:
+        model, size = MobileNetV3Style(arch, 0.25, num_classes=10), 64
+    else:
+        model, size = MobileNetV3Style(arch), 224
+    _init_conv_weights(model, gain=math.sqrt(2.0))
+    randomize_norms(model)
+    return model.eval(), (torch.randn(1, 3, size, size),)
+
+
+def make_mobilenetv3_large(small: bool = False) -> Example:
+    """MobileNetV3-Large; full [1, 3, 224, 224] -> [1, 1000], small (x0.25) [1, 3, 64, 64] ->
+    [1, 10]."""
+    return _make_mobilenetv3("large", small)
+
+
+def make_mobilenetv3_small(small: bool = False) -> Example:
+    """MobileNetV3-Small; full [1, 3, 224, 224] -> [1, 1000], small (x0.25) [1, 3, 64, 64] ->
+    [1, 10]."""
+    return _make_mobilenetv3("small", small)
+
+
 # ---------------------------------------------------------------------------------------------
 # Normalized models: a transformer encoder layer, a 1-D audio front end
 # ---------------------------------------------------------------------------------------------
@@ -915,6 +1026,8 @@ MODELS: dict[str, ModelFactory] = {
     "dac": make_dac_decoder,
     "hifigan": make_hifigan,
     "mobilenetv2": make_mobilenetv2,
+    "mobilenetv3_large": make_mobilenetv3_large,
+    "mobilenetv3_small": make_mobilenetv3_small,
     "transformer_encoder": make_transformer_encoder,
     "audio_norms": make_audio_norms,
 }

@@ -585,6 +585,55 @@ func.func @activations(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
+// Activations XNNPACK has no node for, composed of stock kinds (so the stock form is the
+// same): hardsigmoid as torch computes it, an add clamped to [0, 6] then a divide;
+// softplus without overflow, relu(z) + log1p(exp(-|z|)) over z = beta * x, log1p(t) as
+// log(u) + (t - (u - 1)) / u with u = 1 + t; mish as x * n / (n + 2), n = a * (a + 2),
+// a = exp(min(x, 20)); SELU as scale * elu(x, alpha).
+// CHECK-LABEL: func.func @more_activations
+// CHECK:         %[[THREE:.*]] = xnn.constant dense<3.000000e+00>
+// CHECK-NEXT:    %[[C:.*]] = xnn.binary add %{{.*}}, %[[THREE]] {output_min = 0.000000e+00 : f32, output_max = 6.000000e+00 : f32}
+// CHECK-NEXT:    %[[SIX:.*]] = xnn.constant dense<6.000000e+00>
+// CHECK-NEXT:    %[[H:.*]] = xnn.binary divide %[[C]], %[[SIX]]
+// CHECK-NEXT:    %[[BETA:.*]] = xnn.constant dense<2.000000e+00>
+// CHECK-NEXT:    %[[Z:.*]] = xnn.binary multiply %[[H]], %[[BETA]]
+// CHECK-NEXT:    %[[A:.*]] = xnn.unary abs %[[Z]]
+// CHECK-NEXT:    %[[N:.*]] = xnn.unary negate %[[A]]
+// CHECK-NEXT:    %[[T:.*]] = xnn.unary exp %[[N]]
+// CHECK-NEXT:    %[[R:.*]] = xnn.clamp %[[Z]] {output_min = 0.000000e+00 : f32}
+// CHECK-NEXT:    %[[ONE:.*]] = xnn.constant dense<1.000000e+00>
+// CHECK-NEXT:    %[[U:.*]] = xnn.binary add %[[T]], %[[ONE]]
+// CHECK-NEXT:    %[[ONE2:.*]] = xnn.constant dense<1.000000e+00>
+// CHECK-NEXT:    %[[D:.*]] = xnn.binary subtract %[[U]], %[[ONE2]]
+// CHECK-NEXT:    %[[LOST:.*]] = xnn.binary subtract %[[T]], %[[D]]
+// CHECK-NEXT:    %[[L:.*]] = xnn.unary log %[[U]]
+// CHECK-NEXT:    %[[Q:.*]] = xnn.binary divide %[[LOST]], %[[U]]
+// CHECK-NEXT:    %[[L1P:.*]] = xnn.binary add %[[L]], %[[Q]]
+// CHECK-NEXT:    %[[SP:.*]] = xnn.binary add %[[L1P]], %[[R]]
+// CHECK-NEXT:    %[[BETA2:.*]] = xnn.constant dense<2.000000e+00>
+// CHECK-NEXT:    %[[S:.*]] = xnn.binary divide %[[SP]], %[[BETA2]]
+// CHECK-NEXT:    %[[MIN:.*]] = xnn.clamp %[[S]] {output_max = 2.000000e+01 : f32}
+// CHECK-NEXT:    %[[EA:.*]] = xnn.unary exp %[[MIN]]
+// CHECK:         %[[NN:.*]] = xnn.binary multiply %[[EA]], %{{.*}}
+// CHECK:         %[[RATIO:.*]] = xnn.binary divide %[[NN]], %{{.*}}
+// CHECK-NEXT:    %[[M:.*]] = xnn.binary multiply %[[S]], %[[RATIO]]
+// CHECK-NEXT:    %[[E:.*]] = xnn.unary elu %[[M]] {alpha = 1.67326319 : f32}
+// CHECK-NEXT:    %[[SCALE:.*]] = xnn.constant dense<1.05070102>
+// CHECK-NEXT:    %[[Y:.*]] = xnn.binary multiply %[[E]], %[[SCALE]]
+// CHECK-NEXT:    xnn.output %[[Y]]
+// STOCK-LABEL: func.func @more_activations
+// STOCK-NOT:     xnn.unary {{(approxgelu|bankers)}}
+// STOCK:         xnn.output
+func.func @more_activations(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %h = aten.hardsigmoid %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = aten.softplus %h {beta = 2.0 : f64, threshold = 20.0 : f64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %m = aten.mish %s : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %e = aten.elu %m {alpha = 1.6732632423543772 : f64, scale = 1.0507009873554805 : f64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  func.return %e : tensor<2x8xf32>
+}
+
+// -----
+
 // PReLU: XNNPACK's slopes run along the innermost dim, so a 1-D (N, C, L) input with a
 // slope per channel goes channels-last around it; a single slope is repeated along the
 // innermost dim as it stands. A stock kind (XNNPReLU).

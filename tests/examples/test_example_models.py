@@ -17,6 +17,8 @@ SMALL_OUTPUT_SHAPES = {
     "dac": (1, 1, 3072),
     "hifigan": (1, 1, 2048),
     "mobilenetv2": (1, 10),
+    "mobilenetv3_large": (1, 10),
+    "mobilenetv3_small": (1, 10),
     "transformer_encoder": (1, 16, 64),
     "audio_norms": (1, 32, 256),
 }

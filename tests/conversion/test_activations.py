@@ -1,0 +1,91 @@
+"""Activations models use that XNNPACK has no node for, composed inside it from stock node
+kinds (conversion/aten_to_xnn.py): hardsigmoid (MobileNetV3), softplus and mish, SELU (a
+scaled ELU). Against torch eager, on the extended runtime and as a stock `.pte`, at one
+static and one dynamic size.
+
+Tolerances, fp32, rtol 1e-5 and atol 1e-6 (the activation alone, inputs up to ~45):
+hardsigmoid runs torch's own arithmetic (x + 3 clamped, divided by 6); softplus is
+relu(z) + log(1 + exp(-|z|)), not torch's log1p: within 6e-8 absolute of it (hence the
+atol where the result is tiny), plus XNNPACK's exp, log and tanh, each a few ulps from
+torch's (rtol 1e-5 is ~80 ulps: the chain of six nodes compounds them).
+"""
+
+import pytest
+import torch
+from torch import nn
+
+import xnnc
+from xnnc.pte import StockRuntime
+
+ACTIVATIONS = {
+    "hardsigmoid": nn.Hardsigmoid(),
+    "softplus": nn.Softplus(),
+    "softplus_beta2": nn.Softplus(beta=2.0),
+    "mish": nn.Mish(),
+    "selu": nn.SELU(),
+}
+
+
+def _model(name: str) -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Identity(), ACTIVATIONS[name]).eval()
+
+
+def _x() -> torch.Tensor:
+    torch.manual_seed(1)
+    return torch.randn(1, 4, 256) * 12  # both tails: softplus's overflow and log1p ranges
+
+
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_runs_inside_xnnpack_on_both_targets(name: str) -> None:
+    model, x = _model(name), _x()
+    want = model(x)
+    program = xnnc.compile(model, (x,), savable=True, strict=True)  # nothing on torch
+    assert program.num_partitions == 1
+    torch.testing.assert_close(program(x), want, rtol=1e-5, atol=1e-6)
+    stock = xnnc.compile(model, (x,), target="stock", savable=True, strict=True)
+    (got,) = StockRuntime(stock_pte(stock))(x)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+def stock_pte(program) -> bytes:
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "m.pte"
+        program.save(str(path))
+        return path.read_bytes()
+
+
+@pytest.mark.parametrize("name", ["hardsigmoid", "mish"])
+def test_activation_at_a_dynamic_size(name: str) -> None:
+    model = _model(name)
+    frames = torch.export.Dim("T", min=8, max=512)
+    program = xnnc.compile(model, (_x(),), dynamic_shapes={"input": {2: frames}}, strict=True)
+    for t in (8, 100, 512):
+        x = torch.randn(1, 4, t) * 12
+        torch.testing.assert_close(program(x), model(x), rtol=1e-5, atol=1e-6)
+
+
+def test_softplus_with_a_low_threshold_stays_on_torch_with_its_reason() -> None:
+    model = nn.Sequential(nn.Identity(), nn.Softplus(threshold=4.0)).eval()
+    with pytest.warns(xnnc.errors.FallbackWarning, match="softplus with beta <= 0 or a threshold"):
+        program = xnnc.compile(model, (_x(),))
+    torch.testing.assert_close(program(_x()), model(_x()))
+
+
+@pytest.mark.parametrize("name", ["mobilenetv3_large", "mobilenetv3_small"])
+@pytest.mark.parametrize("target", ["extended", "stock"])
+def test_mobilenetv3_is_one_subgraph_with_nothing_outside(name: str, target: str) -> None:
+    """Its hardswish and its squeeze-excitation's hardsigmoid inside XNNPACK: one subgraph
+    (strict: nothing on torch). Tolerance: fp32 convolutions summed in another order than
+    torch's through ~20 layers, 1e-4 of the output's scale."""
+    from xnnc.examples.models import MODELS
+
+    model, inputs = MODELS[name](small=True)
+    program = xnnc.compile(model, inputs, target=target, strict=True)
+    assert program.num_partitions == 1
+    want = model(*inputs)
+    scale = want.abs().max().item()
+    torch.testing.assert_close(program(*inputs), want, rtol=0, atol=1e-4 * scale)
