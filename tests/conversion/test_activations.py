@@ -76,16 +76,15 @@ def test_softplus_with_a_low_threshold_stays_on_torch_with_its_reason() -> None:
 
 
 @pytest.mark.parametrize("name", ["mobilenetv3_large", "mobilenetv3_small"])
-@pytest.mark.parametrize("target", ["extended", "stock"])
-def test_mobilenetv3_is_one_subgraph_with_nothing_outside(name: str, target: str) -> None:
-    """Its hardswish and its squeeze-excitation's hardsigmoid inside XNNPACK: one subgraph
-    (strict: nothing on torch). Tolerance: fp32 convolutions summed in another order than
-    torch's through ~20 layers, 1e-4 of the output's scale."""
-    from xnnc.examples.models import MODELS
-
-    model, inputs = MODELS[name](small=True)
-    program = xnnc.compile(model, inputs, target=target, strict=True)
-    assert program.num_partitions == 1
-    want = model(*inputs)
-    scale = want.abs().max().item()
-    torch.testing.assert_close(program(*inputs), want, rtol=0, atol=1e-4 * scale)
+def test_mobilenetv3_is_one_subgraph_with_nothing_outside(zoo, name: str) -> None:
+    """Its hardswish and its squeeze-excitation's hardsigmoid inside XNNPACK: one subgraph,
+    nothing on torch, on both targets (the session's compiles). Tolerance: fp32
+    convolutions summed in another order than torch's through ~20 layers, 1e-4 of the
+    output's scale."""
+    _, inputs = zoo.example(name)
+    want = zoo.eager(name)
+    for target in ("extended", "stock"):
+        program = zoo.compiled(name, target=target)
+        assert program.num_partitions == 1 and program.fallback() is None
+        scale = want.abs().max().item()
+        torch.testing.assert_close(program(*inputs), want, rtol=0, atol=1e-4 * scale)
