@@ -235,7 +235,13 @@ def test_a_real_tuning_run(tmp_path):
     [d] = _conv_decisions(program)
     assert d.source == "tuned" and set(d.times_ms) == {"direct", "gemm"}
     assert all(t > 0 for t in d.times_ms.values())
-    assert d.choice == choose(STATIC, d.times_ms)
+    # The decision records each time rounded to 0.1 us: where the two forms sit at the
+    # margin's edge, that rounding may flip the choice, so either is the tuner's own there.
+    edge = {
+        choose(STATIC, {**d.times_ms, STATIC: d.times_ms[STATIC] + shift})
+        for shift in (-5e-5, 0.0, 5e-5)
+    }
+    assert d.choice in edge
 
 
 def test_each_form_the_tuner_builds_computes_the_layer(tmp_path):
