@@ -390,7 +390,7 @@ class Program:
                           profile=profile, blobs=saved.blobs, unsavable=saved.unsavable,
                           packed=saved.packed)  # fmt: skip
         if savable:
-            program._blobs = list(saved.blobs)
+            program._blobs = saved.blobs  # bytes already: `opened` copied them
         return program
 
 
