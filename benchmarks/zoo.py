@@ -84,7 +84,7 @@ from xnnc.target import FEATURES, Target
 ZOO = (
     "mimi", "encodec", "dac", "hifigan", "fp16_convnet", "bf16_blocks", "bf16_blocks_decode",
     "resnet", "mobilenetv2", "mobilenetv3_large", "mobilenetv3_small", "transformer_encoder",
-    "audio_norms",
+    "audio_norms", "vocos",
 )  # fmt: skip
 SYSTEMS = ("eager", "stock", "xnnc-pte", "xnnc", "ort")
 BLOCK_SECONDS = 0.05

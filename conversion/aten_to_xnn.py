@@ -66,7 +66,14 @@ from xnnc.dialects import aten, xnn
 from xnnc.dialects.dynamic_quant import is_dynamic
 from xnnc.dialects.locations import op_label, where
 from xnnc.dialects.quant import UniformQuantType, is_quantized
-from xnnc.dialects.types import DimsAttr, element_type, ints, shape_of, symbol_ranges
+from xnnc.dialects.types import (
+    DimsAttr,
+    element_type,
+    has_complex,
+    ints,
+    shape_of,
+    symbol_ranges,
+)
 from xnnc.dialects.xnn import BinaryOperator as B
 from xnnc.dialects.xnn import ReduceOperator as R
 from xnnc.dialects.xnn import UnaryOperator as U
@@ -143,6 +150,8 @@ def convertible(op: Operation) -> str | None:
     The same for both runtimes: xnn-legalize-casts computes the nodes XNNPACK cannot define
     on bf16 in fp32 between converts and gives bf16 GEMMs an fp32 output, which stock
     ExecuTorch 1.5.1 runs as well, and xnn-legalize-stock rewrites extension kinds."""
+    if has_complex(op):
+        return COMPLEX_REASON
     lowering_ = _lowering_of(op)
     if lowering_ is None:
         return OUTSIDE_REASONS.get(op_label(op), "no xnn lowering")
@@ -704,6 +713,10 @@ _NO_SELECT = (
     "XNNPACK 92a7ad50 has no select operator and no bool tensors; a blend "
     "y + c * (x - y) is not exact (an inf or nan in the operand not chosen leaks through)"
 )
+# XNNPACK has no complex type: aten-lower-complex splits complex values into real parts for
+# the ops it has rules for, and what it leaves reads or makes complex values still.
+COMPLEX_REASON = "complex values (aten-lower-complex has no real form of this op)"
+
 # Why ops that have no lowering stay outside, keyed by `op_label`
 # (tests/conversion/test_model_ops.py checks that each key names an aten op or an ATen
 # overload the dialect leaves generic); the rest say "no xnn lowering".

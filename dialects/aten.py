@@ -163,6 +163,24 @@ class OperandRefAttr(Data[int]):
         printer.print_string(f"<{self.data}>")
 
 
+@irdl_attr_definition
+class ComplexAttr(Data[tuple[float, float]]):
+    """A complex scalar argument (`1j` in `x * 1j`): `#aten.complex<0.0, 1.0>`, its real and
+    imaginary parts. Builtin attributes have no complex number."""
+
+    name = "aten.complex"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[float, float]:
+        with parser.in_angle_brackets():
+            real = parser.parse_float()
+            parser.parse_punctuation(",")
+            return real, parser.parse_float()
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data[0]!r}, {self.data[1]!r}>")
+
+
 @aten_op()
 class GenericOp(AtenOp):
     """Any other ATen overload: its qualified name, operands and non-tensor arguments.
@@ -348,11 +366,12 @@ class PadCircularOp(AtenOp):
 
 
 class _Binary(AtenOp):
-    """`input op other`, where `other` is a tensor operand or the `scalar` property."""
+    """`input op other`, where `other` is a tensor operand or the `scalar` property (a
+    complex one for complex values: `x * 1j`)."""
 
     input = operand_def(TensorType)
     other = opt_operand_def(TensorType)
-    scalar = opt_prop_def(Scalar)
+    scalar = opt_prop_def(AnyOf([base(IntegerAttr), base(FloatAttr), base(ComplexAttr)]))
     result = result_def(TensorType)
 
     def verify_(self) -> None:
@@ -1257,4 +1276,4 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     ToCopyOp, ToDimOrderCopyOp, CloneOp, QuantizeOp, DequantizeOp,
 ]  # fmt: skip
 
-Aten = Dialect("aten", ATEN_OPS, [OperandRefAttr])
+Aten = Dialect("aten", ATEN_OPS, [OperandRefAttr, ComplexAttr])

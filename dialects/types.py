@@ -16,6 +16,7 @@ from functools import lru_cache
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     ArrayAttr,
+    ComplexType,
     DenseArrayBase,
     IntAttr,
     ModuleOp,
@@ -225,6 +226,17 @@ def int_value(attr: Attribute) -> int:
     return attr.value.data  # type: ignore[attr-defined]
 
 
+def is_complex(value: SSAValue) -> bool:
+    """Whether `value` is a tensor of complex numbers."""
+    t = value.type
+    return isinstance(t, TensorType) and isinstance(t.element_type, ComplexType)
+
+
+def has_complex(op: Operation) -> bool:
+    """Whether `op` reads or makes a tensor of complex numbers."""
+    return any(is_complex(v) for v in (*op.operands, *op.results))
+
+
 def tensor_nbytes(shape: Sequence[int], elem: Attribute) -> int:
     """Bytes of a tensor's storage: elements below a byte (XNNPACK's 4-bit weights) pack
     into whole bytes per innermost row, as XNNPACK and stock ExecuTorch store them."""
@@ -237,6 +249,8 @@ def tensor_nbytes(shape: Sequence[int], elem: Attribute) -> int:
 
 def element_nbytes(elem: Attribute) -> int:
     """Bytes per element in torch's storage of a builtin element type (i1 is a byte)."""
+    if isinstance(elem, ComplexType):
+        return 2 * element_nbytes(elem.element_type)
     width = getattr(elem, "bitwidth", None)
     if width is None:
         raise ValueError(f"unsupported element type {elem}")

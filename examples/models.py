@@ -1012,6 +1012,86 @@ def make_audio_norms(small: bool = False) -> Example:
 
 
 # ---------------------------------------------------------------------------------------------
+# A vocoder with an ISTFT head: Vocos
+# ---------------------------------------------------------------------------------------------
+
+
+class _ConvNeXtBlock1d(nn.Module):
+    """Vocos's ConvNeXt block: depthwise conv k7, LayerNorm over channels, Linear -> GELU ->
+    Linear, layer scale, residual."""
+
+    def __init__(self, dim: int, intermediate: int, layer_scale: float) -> None:
+        super().__init__()
+        self.dwconv = nn.Conv1d(dim, dim, 7, padding=3, groups=dim)
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.pwconv1 = nn.Linear(dim, intermediate)
+        self.pwconv2 = nn.Linear(intermediate, dim)
+        self.gamma = nn.Parameter(torch.full((dim,), layer_scale))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.norm(self.dwconv(x).transpose(1, 2))
+        y = self.gamma * self.pwconv2(F.gelu(self.pwconv1(y)))
+        return x + y.transpose(1, 2)
+
+
+class VocosStyle(nn.Module):
+    """Vocos (charactr-platform/vocos, the 24 kHz mel config): mel [1, 100, T] -> audio
+    [1, (T - 1) * hop + n_fft - 2 * pad]. A ConvNeXt backbone, then the ISTFT head: a Linear
+    to magnitude and phase, exp, the complex spectrum `mag * (cos p + 1j sin p)`, irfft of
+    each frame, the window, overlap-add with `F.fold` and the window envelope ("same"
+    padding). Vocos's assert that the envelope is positive is left out (it holds for a
+    Hann window; torch.export cannot trace a data-dependent assert)."""
+
+    def __init__(self, mels: int = 100, dim: int = 512, intermediate: int = 1536,
+                 layers: int = 8, n_fft: int = 1024, hop: int = 256) -> None:  # fmt: skip
+        super().__init__()
+        self.embed = nn.Conv1d(mels, dim, 7, padding=3)
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.blocks = nn.ModuleList(
+            _ConvNeXtBlock1d(dim, intermediate, 1.0 / layers) for _ in range(layers)
+        )
+        self.final_norm = nn.LayerNorm(dim, eps=1e-6)
+        self.out = nn.Linear(dim, n_fft + 2)
+        self.n_fft, self.hop = n_fft, hop
+        self.register_buffer("window", torch.hann_window(n_fft))
+
+    def _istft(self, spec: torch.Tensor) -> torch.Tensor:
+        pad = (self.n_fft - self.hop) // 2
+        frames = spec.shape[-1]
+        frame_signals = torch.fft.irfft(spec, self.n_fft, dim=1, norm="backward")
+        frame_signals = frame_signals * self.window[None, :, None]
+        size = (1, (frames - 1) * self.hop + self.n_fft)
+        fold = dict(output_size=size, kernel_size=(1, self.n_fft), stride=(1, self.hop))
+        y = F.fold(frame_signals, **fold)[:, 0, 0, pad:-pad]
+        window_sq = self.window.square().expand(1, frames, -1).transpose(1, 2)
+        envelope = F.fold(window_sq, **fold).squeeze()[pad:-pad]
+        return y / envelope
+
+    def forward(self, mel: torch.Tensor) -> torch.Tensor:
+        x = self.norm(self.embed(mel).transpose(1, 2)).transpose(1, 2)
+        for block in self.blocks:
+            x = block(x)
+        x = self.out(self.final_norm(x.transpose(1, 2))).transpose(1, 2)
+        magnitude, phase = x.chunk(2, dim=1)
+        magnitude = torch.exp(magnitude).clip(max=1e2)
+        return self._istft(magnitude * (torch.cos(phase) + 1j * torch.sin(phase)))
+
+
+def make_vocos(small: bool = False) -> Example:
+    """VocosStyle; full dim 512, 8 blocks, n_fft 1024, hop 256, 100 mel frames (1.07 s at
+    24 kHz) -> [1, 25600]; small dim 64, 2 blocks, n_fft 256, hop 64, 20 frames ->
+    [1, 1280]."""
+    torch.manual_seed(0)
+    if small:
+        model, frames = VocosStyle(dim=64, intermediate=192, layers=2, n_fft=256, hop=64), 20
+    else:
+        model, frames = VocosStyle(), 100
+    _init_conv_weights(model)
+    _randomize_affine_norms(model)
+    return model.eval(), (torch.randn(1, 100, frames),)
+
+
+# ---------------------------------------------------------------------------------------------
 # Registry
 # ---------------------------------------------------------------------------------------------
 
@@ -1030,4 +1110,5 @@ MODELS: dict[str, ModelFactory] = {
     "mobilenetv3_small": make_mobilenetv3_small,
     "transformer_encoder": make_transformer_encoder,
     "audio_norms": make_audio_norms,
+    "vocos": make_vocos,
 }

@@ -457,7 +457,7 @@ class FxImporter:
                     operands[field] = [self._value(node, v) for v in value]
                 elif value is None and isinstance(operand_defs[field], OptOperandDef):
                     continue
-                elif isinstance(value, (int, float)) and "scalar" in prop_defs:
+                elif isinstance(value, (int, float, complex)) and "scalar" in prop_defs:
                     props["scalar"] = to_attr(value)
                 else:
                     return None

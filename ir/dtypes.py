@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 from xdsl.dialects.builtin import (
+    ComplexType,
     IntegerType,
     Signedness,
     bf16,
@@ -35,6 +36,8 @@ DTYPES: dict[torch.dtype, TypeAttribute] = {
     torch.int8: i8,
     torch.uint8: ui8,
     torch.bool: i1,
+    torch.complex64: ComplexType(f32),
+    torch.complex128: ComplexType(f64),
 }
 TORCH_DTYPES: dict[Attribute, torch.dtype] = {v: k for k, v in DTYPES.items()}
 

@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from xnnc.dialects.aten import OperandRefAttr
+from xnnc.dialects.aten import ComplexAttr, OperandRefAttr
 from xnnc.errors import ModelImportError
 from xnnc.ir.dtypes import TORCH_DTYPES, element_type
 
@@ -57,6 +57,8 @@ def to_attr(value: Any, operand_index: dict[Any, int] | None = None) -> Attribut
         return IntegerAttr(value, i64)
     if isinstance(value, float):
         return FloatAttr(value, f64)
+    if isinstance(value, complex):
+        return ComplexAttr((value.real, value.imag))
     if isinstance(value, str):
         return StringAttr(value)
     if isinstance(value, torch.dtype):
@@ -82,6 +84,8 @@ def from_attr(attr: Attribute, operands: list[Any] | None = None) -> Any:
         return bool(v) if attr.type == i1 else v
     if isinstance(attr, FloatAttr):
         return attr.value.data
+    if isinstance(attr, ComplexAttr):
+        return complex(*attr.data)
     if isinstance(attr, StringAttr):
         s = attr.data
         return getattr(torch, s.removeprefix("torch.")) if s.startswith("torch.") else s

@@ -25,6 +25,8 @@ NAMES: tuple[str, ...] = (
     "fold-batch-norm",
     "fold-constants",
     "index-as-slices",
+    "aten-lower-complex",
+    "aten-frames-as-conv",
     "aten-fold-qdq",
     "aten-fold-dynamic-qdq",
     "aten-recognize-layer-norm",
@@ -85,11 +87,13 @@ def pass_classes() -> dict[str, type[ModulePass]]:
     from xnnc.transforms.fold_dynamic_qdq import FoldDynamicQdqPass
     from xnnc.transforms.fold_pad import FoldPadPass
     from xnnc.transforms.fold_qdq import FoldQdqPass
+    from xnnc.transforms.frames import FramesAsConvPass
     from xnnc.transforms.fuse_activation import FuseActivationPass
     from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
     from xnnc.transforms.index_as_slices import IndexAsSlicesPass
     from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
     from xnnc.transforms.layout import LayoutPass
+    from xnnc.transforms.lower_complex import LowerComplexPass
     from xnnc.transforms.matmul_pattern import RecognizeMatmulPass
     from xnnc.transforms.polyphase import PolyphasePass
     from xnnc.transforms.prelu_pattern import RecognizePreluPass
@@ -102,7 +106,8 @@ def pass_classes() -> dict[str, type[ModulePass]]:
     passes = (
         CanonicalizePass, CommonSubexpressionElimination, DeadCodeElimination,
         # aten level
-        FoldBatchNormPass, FoldConstantsPass, IndexAsSlicesPass, FoldQdqPass, FoldDynamicQdqPass,
+        FoldBatchNormPass, FoldConstantsPass, IndexAsSlicesPass, LowerComplexPass, FramesAsConvPass,
+        FoldQdqPass, FoldDynamicQdqPass,
         RecognizeLayerNormPass, RecognizeSafeSoftmaxPass, RecognizePreluPass,
         RecognizeCircularPadPass, RecognizeMatmulPass,
         # conversion

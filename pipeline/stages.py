@@ -5,8 +5,8 @@ target, in stages.
 |------------------|-------------------------------------------------------------------|
 | aten             | aten-recognize-{safe-softmax,layer-norm,prelu,matmul},            |
 |                  | aten-fold-{dynamic-qdq,qdq},                                      |
-|                  | fold-batch-norm,                                                  |
-|                  | fold-constants, index-as-slices                                   |
+|                  | fold-batch-norm, aten-lower-complex,                              |
+|                  | fold-constants, index-as-slices, aten-frames-as-conv              |
 | conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
 | type legalization| xnn-fp16-precision{mode}, xnn-legalize-casts,                     |
 |                  | xnn-bf16-precision{mode}                                          |
@@ -65,9 +65,11 @@ from xnnc.transforms.fc_as_bmm import FcAsBmmPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
 from xnnc.transforms.fold_dynamic_qdq import FoldDynamicQdqPass
 from xnnc.transforms.fold_qdq import FoldQdqPass
+from xnnc.transforms.frames import FramesAsConvPass
 from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
 from xnnc.transforms.index_as_slices import IndexAsSlicesPass
 from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
+from xnnc.transforms.lower_complex import LowerComplexPass
 from xnnc.transforms.matmul_pattern import RecognizeMatmulPass
 from xnnc.transforms.prelu_pattern import RecognizePreluPass
 from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
@@ -110,7 +112,13 @@ def stage_passes(options: CompileOptions) -> dict[str, list[ModulePass]]:
     stages = {
         "aten": _enabled(raising_passes(), options)
         + _enabled(
-            [FoldBatchNormPass(), FoldConstantsPass(dequantize=as_float), IndexAsSlicesPass()],
+            [
+                FoldBatchNormPass(),
+                LowerComplexPass(),
+                FoldConstantsPass(dequantize=as_float),
+                IndexAsSlicesPass(),
+                FramesAsConvPass(),
+            ],
             options,
         ),
         "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],

@@ -21,6 +21,7 @@ SMALL_OUTPUT_SHAPES = {
     "mobilenetv3_small": (1, 10),
     "transformer_encoder": (1, 16, 64),
     "audio_norms": (1, 32, 256),
+    "vocos": (1, 1280),
 }
 
 

@@ -101,12 +101,12 @@ def test_model_on_extended_runtime(zoo, name: str) -> None:
     else:
         _compare(program(*inputs), want, dtype)
     if name in ("mimi", "resnet", "dac", "hifigan", "mobilenetv2", "mobilenetv3_large",
-                "mobilenetv3_small", "transformer_encoder", "audio_norms"):  # fmt: skip
+                "mobilenetv3_small", "transformer_encoder", "audio_norms", "vocos"):  # fmt: skip
         assert program.num_partitions == 1 and program.ops_outside() == []
 
 
 @pytest.mark.parametrize(
-    "name", ["mimi", "resnet", "fp16_convnet", "transformer_encoder", "audio_norms"]
+    "name", ["mimi", "resnet", "fp16_convnet", "transformer_encoder", "audio_norms", "vocos"]
 )
 def test_model_pte_on_stock_runtime(zoo, name: str) -> None:
     _, inputs = zoo.example(name)
