@@ -62,6 +62,7 @@ from xnnc.frontend.quant_import import (
     register_quantized_ops,
 )
 from xnnc.frontend.symbolic_lstm import has_symbolic_lstm, keep_lstm_whole, keep_lstms, loop_refusal
+from xnnc.frontend.views import fold_identity_views
 from xnnc.frontend.symbols import SymbolTable
 from xnnc.ir.dtypes import DTYPES, element_type
 from xnnc.ir.schema import prop_for, qualified_name, to_attr, torch_overload
@@ -159,6 +160,8 @@ def decompose(ep: ExportedProgram, loop_lstms: bool = False) -> ExportedProgram:
             keep_lstms(decomposed)  # a program of its own: its nodes are ours to retarget
     else:
         decomposed = ep.run_decompositions(table)
+    if fold_identity_views(decomposed.graph_module.graph):
+        decomposed.graph_module.recompile()
     forget_trace_nodes()
     return decomposed
 
