@@ -62,8 +62,8 @@ from xnnc.frontend.quant_import import (
     register_quantized_ops,
 )
 from xnnc.frontend.symbolic_lstm import has_symbolic_lstm, keep_lstm_whole, keep_lstms, loop_refusal
-from xnnc.frontend.views import fold_identity_views
 from xnnc.frontend.symbols import SymbolTable
+from xnnc.frontend.views import fold_identity_views
 from xnnc.ir.dtypes import DTYPES, element_type
 from xnnc.ir.schema import prop_for, qualified_name, to_attr, torch_overload
 
