@@ -76,6 +76,7 @@ class _Builder(AtenBuilder):
 
     def __init__(self, block: Block, at: Operation):
         super().__init__(lambda op: block.insert_op_before(op, at), at)
+        self.bypassed: list[Operation] = []  # ops a rule read through: erased if unused
 
     def mul(self, a: SSAValue, b: SSAValue | float) -> SSAValue:
         return a if b == 1.0 and not isinstance(b, SSAValue) else self.binary(aten.MulOp, a, b)
@@ -322,7 +323,9 @@ def _fft(op: Operation, b: _Builder, parts: Parts) -> list[Any] | None:
         return None
     if target == "aten::_fft_r2c":
         out_last = shape_of(op.results[0])[dims[-1]]
-        y = _dft(b, x, dims[-1], normalization, inverse=False, bins=out_last)
+        y = _framed(b, source, dims[-1], normalization, out_last) or _dft(
+            b, x, dims[-1], normalization, inverse=False, bins=out_last
+        )
         for d in dims[:-1]:
             y = _dft(b, y, d, normalization, inverse=False)
         return [y]
@@ -365,6 +368,46 @@ def _dft(
         return out_re, out_im
 
     return _along(b, x, dim, compute)
+
+
+def _framed(b: _Builder, frames: SSAValue, dim: int, normalization: int, bins: int) -> Pair | None:
+    """torch.stft's transform of its windowed frames, `rfft(unfold(x, -1, n, hop) * w)`
+    along the last dim, as one convolution of x per part: out channel k of the real part has
+    the kernel `w * cos(2π jk/n)` over the n taps j, stride hop (`sin` for the imaginary
+    part). The frames are never made; n MACs per bin and frame instead of n for each of the
+    n framing taps and then n for each bin. None when `frames` is not such a product."""
+    shape = shape_of(frames)
+    n = shape[-1]
+    if dim != len(shape) - 1 or not isinstance(n, int):
+        return None
+    window, unfold = torch.ones(n, dtype=torch.float64), frames.owner
+    if isinstance(unfold, aten.MulOp) and unfold.other is not None:
+        w = constant_tensor(unfold.other)
+        if w is None or w.numel() != n or w.shape[-1] != n or w.is_complex():
+            return None
+        bypassed = [frames.owner, unfold.other.owner]
+        window, unfold = w.reshape(n).double(), unfold.input.owner
+    else:
+        bypassed = []
+    if not (isinstance(unfold, aten.GenericOp) and unfold.target.data == "aten::unfold"):
+        return None
+    x, unfold_dim, size, hop = _args(unfold)
+    x_shape = shape_of(x)
+    if (
+        size != n
+        or unfold_dim % len(x_shape) != len(x_shape) - 1
+        or not all(isinstance(d, int) for d in (*x_shape, *shape))
+    ):
+        return None
+    cos, sin = dft_basis(n, bins, False, norm_scale(normalization, n))
+    signal = b.view(x, (math.prod(x_shape[:-1]), 1, x_shape[-1]))
+    parts = []
+    for basis, part in ((cos, "cos"), (sin, "sin")):
+        kernel = (basis * window).reshape(bins, 1, n)
+        y = b.conv1d(signal, kernel, f"stft{n}.{part}", hop, False)  # [N, bins, frames]
+        parts.append(b.view(b.permute(y, (0, 2, 1)), (*shape[:-1], bins)))
+    b.bypassed += [*bypassed, unfold]
+    return parts[0], parts[1]
 
 
 def _inverse_real(b: _Builder, x: Pair, dim: int, normalization: int, n: int) -> SSAValue:
@@ -435,7 +478,7 @@ def lower_block(block: Block) -> None:
                 if not any(r.uses for r in new.results):
                     block.erase_op(new)
             continue
-        made.update(b.made)
+        made.update(b.made, b.bypassed)
         for r, new in zip(op.results, results, strict=True):
             if is_complex(r):
                 re, im = new

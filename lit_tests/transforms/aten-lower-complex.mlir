@@ -81,3 +81,26 @@ func.func @no_rule(%x: tensor<4x16xf32>) -> tensor<4x9xf32> {
   %y = aten.abs %q : (tensor<4x9xcomplex<f32>>) -> tensor<4x9xf32>
   func.return %y : tensor<4x9xf32>
 }
+
+// -----
+
+// torch.stft's windowed frames, transformed: one convolution of the signal per part, with
+// the window times the basis as its kernel (out channel k, tap j: w_j cos(2π jk/64)) and
+// the hop as its stride; the frames, the window's product and the window itself are gone.
+// CHECK-LABEL: func.func @stft
+// CHECK-NEXT:    %[[V:.*]] = aten.view %x {size = array<i64: 1, 1, 1088>}
+// CHECK-NEXT:    %[[C:.*]] = aten.constant #xnnc.weight<"stft64.cos"> : tensor<33x1x64xf32>
+// CHECK-NEXT:    %[[RE:.*]] = aten.convolution %[[V]], %[[C]] {stride = array<i64: 16>, {{.*}}} : (tensor<1x1x1088xf32>, tensor<33x1x64xf32>) -> tensor<1x33x65xf32>
+// CHECK-NEXT:    aten.permute %[[RE]] {dims = array<i64: 0, 2, 1>} : (tensor<1x33x65xf32>) -> tensor<1x65x33xf32>
+// CHECK-NEXT:    %[[S:.*]] = aten.constant #xnnc.weight<"stft64.sin"> : tensor<33x1x64xf32>
+// CHECK-NEXT:    aten.convolution %[[V]], %[[S]]
+// CHECK-NOT:     aten.generic
+// CHECK-NOT:     dense<5.0
+func.func @stft(%x: tensor<1x1088xf32>) -> tensor<1x65x33xf32> {
+  %w = aten.constant dense<0.5> : tensor<64xf32>
+  %u = aten.generic "aten::unfold"(%x) {args = [#aten.operand<0>, -1, 64, 16]} : (tensor<1x1088xf32>) -> tensor<1x65x64xf32>
+  %f = aten.mul %u, %w : (tensor<1x65x64xf32>, tensor<64xf32>) -> tensor<1x65x64xf32>
+  %s = aten.generic "aten::_fft_r2c"(%f) {args = [#aten.operand<0>, [2], 0, true]} : (tensor<1x65x64xf32>) -> tensor<1x65x33xcomplex<f32>>
+  %y = aten.abs %s : (tensor<1x65x33xcomplex<f32>>) -> tensor<1x65x33xf32>
+  func.return %y : tensor<1x65x33xf32>
+}
