@@ -29,7 +29,8 @@ test: $(STAMP)
 # that compile no model and the lit tests of the dialects, the blob and the tools' errors.
 # `make test` runs everything.
 CHECK_TESTS ?= tests/dialects tests/pipeline tests/backend_xnnpack/test_nodes.py \
-	tests/backend_xnnpack/test_blob.py tests/tools/test_pass_reference.py tests/test_target.py
+	tests/backend_xnnpack/test_blob.py tests/tools/test_pass_reference.py \
+	tests/tools/test_op_coverage.py tests/test_target.py
 CHECK_LIT ?= lit_tests/dialects lit_tests/backend_xnnpack lit_tests/tools
 check: $(STAMP)
 	$(BIN)/lint-imports --no-cache

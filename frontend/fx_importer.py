@@ -141,29 +141,37 @@ def decompose(ep: ExportedProgram, loop_lstms: bool = False) -> ExportedProgram:
     unrolls it."""
     if any(_is_edge(n.target) for n in ep.graph.nodes if n.op == "call_function"):
         return ep  # an edge program is already core ATen
-    table = torch.export.default_decompositions()
-    for qualified in (*OPS_BY_OVERLOAD, *CHOOSE_QPARAMS, *DYNAMIC):
-        try:
-            table.pop(torch_overload(qualified), None)
-        except AttributeError:  # an overload this torch lacks, e.g. another namespace
-            continue
     lstms = [n for n in ep.graph.nodes if n.target is torch.ops.aten.lstm.input]
     symbolic = has_symbolic_lstm(ep.graph)
     if symbolic or (lstms and all(loop_refusal(ep, n) is None for n in lstms)):
         # Unrolling needs the frame count: an LSTM over a symbolic one stays whole and runs
         # outside XNNPACK (docs/dynamic-shapes.md); a static one stays whole for the loop or
         # for xnn.lstm.
-        table.pop(torch.ops.aten.lstm.input, None)
+        table = decomposition_table(keep_lstm=True)
         with keep_lstm_whole():
             decomposed = ep.run_decompositions(table)
         if not (symbolic or loop_lstms):
             keep_lstms(decomposed)  # a program of its own: its nodes are ours to retarget
     else:
-        decomposed = ep.run_decompositions(table)
+        decomposed = ep.run_decompositions(decomposition_table())
     if fold_identity_views(decomposed.graph_module.graph):
         decomposed.graph_module.recompile()
     forget_trace_nodes()
     return decomposed
+
+
+def decomposition_table(keep_lstm: bool = False) -> dict[Any, Any]:
+    """torch.export's default decompositions without the ops xnnc keeps whole: the ones the
+    `aten` dialect models, the quantization ops, and with `keep_lstm` `aten.lstm.input`."""
+    table = torch.export.default_decompositions()
+    for qualified in (*OPS_BY_OVERLOAD, *CHOOSE_QPARAMS, *DYNAMIC):
+        try:
+            table.pop(torch_overload(qualified), None)
+        except AttributeError:  # an overload this torch lacks, e.g. another namespace
+            continue
+    if keep_lstm:
+        table.pop(torch.ops.aten.lstm.input, None)
+    return table
 
 
 def forget_trace_nodes() -> None:
