@@ -482,6 +482,17 @@ AbsOp = _unary("abs", "|x|")
 NegOp = _unary("neg", "-x")
 FloorOp = _unary("floor", "floor(x)")
 CeilOp = _unary("ceil", "ceil(x)")
+
+
+@aten_op("aten::round.decimals", "aten::round")
+class RoundOp(_Unary):
+    """x rounded to `decimals` places (absent: 0), halves to even. The overload with
+    decimals comes first: the interpreter calls the first that binds the op's fields."""
+
+    name = "aten.round"
+    decimals = opt_prop_def(IntegerAttr)
+
+
 SinOp = _unary("sin", "sin(x)")
 CosOp = _unary("cos", "cos(x)")
 SquareOp = _unary("square", "x * x")
@@ -1246,7 +1257,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     HardswishOp,
     HardsigmoidOp, SoftplusOp, MishOp,
     SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
-    FloorOp, CeilOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
+    FloorOp, CeilOp, RoundOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
     LinearOp, AddmmOp, MmOp, BmmOp, MatmulOp, MeanOp,
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,
     GroupNormOp, EmbeddingOp,
