@@ -484,10 +484,9 @@ FloorOp = _unary("floor", "floor(x)")
 CeilOp = _unary("ceil", "ceil(x)")
 
 
-@aten_op("aten::round.decimals", "aten::round")
+@aten_op("aten::round", "aten::round.decimals")
 class RoundOp(_Unary):
-    """x rounded to `decimals` places (absent: 0), halves to even. The overload with
-    decimals comes first: the interpreter calls the first that binds the op's fields."""
+    """x rounded to `decimals` places (absent: 0), halves to even."""
 
     name = "aten.round"
     decimals = opt_prop_def(IntegerAttr)
