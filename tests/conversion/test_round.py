@@ -17,7 +17,6 @@ from op_cases import Fn
 
 import xnnc
 from xnnc.backend_xnnpack.blob import read_blob
-from xnnc.pte import to_pte
 
 HALVES = torch.tensor(
     [0.5, 1.5, 2.5, 3.5, -0.5, -1.5, -2.5, -3.5, 0.49999997, -0.49999997, 2.0**23 - 0.5,
@@ -73,15 +72,16 @@ def test_round_at_a_dynamic_size() -> None:
         assert_same_bits(program(x), model(x))
 
 
-def test_on_stock_round_stays_outside_and_the_pte_runs() -> None:
+def test_on_stock_round_stays_outside_and_the_saved_pte_runs(tmp_path) -> None:
     model, x = _model(), _x(64)
     program = xnnc.compile(model, (x,), target="stock", savable=True)
     [outside] = program.outside()
     assert (outside.op, outside.reason) == ("aten.round", STOCK_REASON)
     assert "XNNUnary" not in _kinds(program)
     assert_same_bits(program(x), model(x))
-    pte = to_pte(model, (x,))
-    (got,) = Runtime.get().load_program(pte).load_method("forward").execute([x])
+    program.save(str(tmp_path / "m.pte"))
+    method = Runtime.get().load_program(tmp_path / "m.pte").load_method("forward")
+    (got,) = method.execute([x])
     assert_same_bits(got, model(x))
 
 
