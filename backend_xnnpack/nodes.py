@@ -1029,6 +1029,12 @@ def kind_for(op: str, v: EncodeView) -> NodeKind:
                 next(k for k in kinds if k.selects is None))  # fmt: skip
 
 
+def has_stock_kind(op: str, operator: StrEnum) -> bool:
+    """Whether `op` (xnn.unary or xnn.binary) with `operator` encodes to a node kind stock
+    ExecuTorch 1.5.1 knows (XNNFloor, XNNAdd, ...), not to xnnc's XNNUnary or XNNBinary."""
+    return kind_for(op, EncodeView({"kind": operator}, {}, {})).stock
+
+
 # --- the entries -------------------------------------------------------------------------------
 
 _SAME_PADDING = {"XNN_FLAG_TENSORFLOW_SAME_PADDING": FLAG_TENSORFLOW_SAME_PADDING}

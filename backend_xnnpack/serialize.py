@@ -187,7 +187,8 @@ class GraphBuilder:
         if self.runtime == "stock" and not KINDS[NODE_KIND_NAMES[number]].stock:
             raise NodeSerializeError(where,
                 f"{label} encodes to {NODE_KIND_NAMES[number]}, which stock ExecuTorch 1.5.1 "
-                "lacks; use the extended runtime or the xnn-legalize-stock pass"
+                "lacks: give it a stock form in xnn-legalize-stock or keep it outside on the "
+                "stock target (docs/adding-an-op.md), or compile for the extended runtime"
             )  # fmt: skip
         node = fb.XNodeT()
         node.xnodeUnionType, node.xnodeUnion = number, table

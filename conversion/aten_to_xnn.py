@@ -39,6 +39,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.backend_xnnpack.dims import DimExpr
+from xnnc.backend_xnnpack.nodes import has_stock_kind
 from xnnc.backend_xnnpack.shapes import numel, relative_begin, relative_end, slice_bounds
 from xnnc.conversion.dynamic_quant_to_xnn import (
     dynamic_reason,
@@ -182,7 +183,8 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.SubOp, aten.MulOp, aten.DivOp, aten.MaximumOp, aten.MinimumOp, aten.SigmoidOp,
     aten.HardsigmoidOp, aten.SoftplusOp, aten.MishOp,
     aten.TanhOp, aten.ExpOp, aten.LogOp, aten.SqrtOp, aten.RsqrtOp, aten.AbsOp, aten.NegOp,
-    aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp, aten.PowOp, aten.ToCopyOp,
+    aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp, aten.PowOp, aten.RoundOp,
+    aten.ToCopyOp,
     aten.ToDimOrderCopyOp, aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp, aten.PermuteOp,
     aten.ExpandOp, aten.BmmOp, aten.MatmulOp, aten.SoftmaxOp, aten.MeanOp, aten.SumOp,
     aten.AmaxOp, aten.MaxPool2dWithIndicesOp, aten.AvgPool2dOp, aten.AdaptiveAvgPool2dOp,
@@ -349,7 +351,19 @@ def _check_binary(op: Operation) -> str | None:
         return "rounding_mode"
     if len(shape_of(op.result)) > xnn.MAX_TENSOR_DIMS:
         return "rank above XNNPACK's maximum"
+    if isinstance(op, aten.PowOp) and target_of(op).runtime == "stock" and not _scalar_pow(op):
+        return ("pow by a tensor: stock ExecuTorch 1.5.1 has no node kind for XNNPACK's pow "
+                "operator (xnn-legalize-stock rewrites a pow by a constant scalar)")  # fmt: skip
     return None
+
+
+def _scalar_pow(op: aten.PowOp) -> bool:
+    """Whether xnn-legalize-stock's PowAsStockKinds takes the pow: a scalar or one-element
+    constant exponent that does not broadcast the base."""
+    if op.other is None:
+        return True
+    one = constant_op(op.other) is not None and numel(shape_of(op.other)) == 1
+    return one and shape_of(op.input) == shape_of(op.result)
 
 
 def _operand_or_scalar(op: Operation, e: Emitter) -> SSAValue:
@@ -377,11 +391,21 @@ def _binary(op: Operation, e: Emitter) -> Sequence[SSAValue]:
 _UNARY = {aten.SigmoidOp: U.SIGMOID, aten.TanhOp: U.TANH, aten.ExpOp: U.EXP, aten.LogOp: U.LOG,
           aten.SqrtOp: U.SQUARE_ROOT, aten.RsqrtOp: U.RECIPROCAL_SQUARE_ROOT, aten.AbsOp: U.ABS,
           aten.NegOp: U.NEGATE, aten.FloorOp: U.FLOOR, aten.CeilOp: U.CEILING,
+          aten.RoundOp: U.BANKERS_ROUNDING,
           aten.SinOp: U.SINE, aten.CosOp: U.COSINE, aten.SquareOp: U.SQUARE,
           aten.HardswishOp: U.HARDSWISH}  # fmt: skip
 
 
-@lowering(*_UNARY)
+def _check_unary(op: Operation) -> str | None:
+    if prop_value(op, "decimals", 0) != 0:
+        return "round to decimals != 0 (XNNPACK rounds to integers)"
+    operator = _UNARY[type(op)]
+    if target_of(op).runtime == "stock" and not has_stock_kind("xnn.unary", operator):
+        return f"stock ExecuTorch 1.5.1 has no node kind for XNNPACK's {operator.value} operator"
+    return None
+
+
+@lowering(*_UNARY, check=_check_unary)
 def _unary(op: Operation, e: Emitter) -> Sequence[SSAValue]:
     return [e.node(xnn.UnaryOp, op.input, shape=shape_of(op.result), elem=_result_elem(op),
                    kind=_UNARY[type(op)])]  # fmt: skip

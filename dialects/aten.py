@@ -501,6 +501,16 @@ AbsOp = _unary("abs", "|x|")
 NegOp = _unary("neg", "-x")
 FloorOp = _unary("floor", "floor(x)")
 CeilOp = _unary("ceil", "ceil(x)")
+
+
+@aten_op("aten::round", "aten::round.decimals")
+class RoundOp(_Unary):
+    """x rounded to `decimals` places (absent: 0), halves to even."""
+
+    name = "aten.round"
+    decimals = opt_prop_def(IntegerAttr)
+
+
 SinOp = _unary("sin", "sin(x)")
 CosOp = _unary("cos", "cos(x)")
 SquareOp = _unary("square", "x * x")
@@ -1265,7 +1275,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     HardswishOp,
     HardsigmoidOp, SoftplusOp, MishOp,
     SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
-    FloorOp, CeilOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
+    FloorOp, CeilOp, RoundOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
     LinearOp, AddmmOp, MmOp, BmmOp, MatmulOp, MeanOp,
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,
     GroupNormOp, EmbeddingOp,

@@ -45,7 +45,9 @@ def _accepts(schema_type: str, value: Any) -> bool:
 
 
 def bind(op: IRDLOperation, operands: Sequence[Any]) -> tuple[Any, list[Any], dict[str, Any]]:
-    """The first of the op's overloads whose schema takes its fields, with the call args."""
+    """The first of the op's overloads whose schema takes all its set fields (else the first
+    that takes those it needs), with the call args: `aten.round` with `decimals` calls
+    round.decimals whichever overload `OVERLOADS` lists first."""
     op_def = type(op).get_irdl_definition()
     by_name: dict[str, Any] = {}
     for (name, _), value in zip(op_def.operands, _group_operands(op, operands)):
@@ -55,35 +57,48 @@ def bind(op: IRDLOperation, operands: Sequence[Any]) -> tuple[Any, list[Any], di
         if prop is not None and name != "operandSegmentSizes":
             by_name[name] = from_attr(prop)
     scalar = by_name.pop("scalar", None)
+    is_set = {name for name, value in by_name.items() if value is not None}
+    bound = []
     for qualified in type(op).OVERLOADS:
         overload = torch_overload(qualified)
-        args: list[Any] = []
-        kwargs: dict[str, Any] = {}
-        ok = True
-        for arg in overload._schema.arguments:
-            field = type(op).RENAMES.get(arg.name, arg.name)
-            value = by_name.get(field)
-            if value is None and scalar is not None and field in dict(op_def.operands):
-                value = scalar
-            if value is None and field not in by_name:
-                if arg.has_default_value():
-                    # Positional defaults must be passed to keep later arguments in place.
-                    if not arg.kwarg_only:
-                        args.append(arg.default_value)
-                    continue
-                if not str(arg.type).startswith("Optional["):
-                    ok = False
-                    break
-            if not _accepts(str(arg.type), value):
-                ok = False
-                break
-            if arg.kwarg_only:
-                kwargs[arg.name] = value
-            else:
-                args.append(value)
-        if ok:
-            return overload, args, kwargs
-    raise ReferenceRunError(f"{op.name}: no overload of {type(op).OVERLOADS} takes its fields")
+        call = _bind_overload(overload, type(op), by_name, scalar, dict(op_def.operands))
+        if call is not None:
+            bound.append((overload, *call))
+    if not bound:
+        raise ReferenceRunError(f"{op.name}: no overload of {type(op).OVERLOADS} takes its fields")
+    overload, args, kwargs, _ = next((b for b in bound if is_set <= b[3]), bound[0])
+    return overload, args, kwargs
+
+
+def _bind_overload(
+    overload: Any, op_type: type, by_name: dict[str, Any], scalar: Any, operands: dict
+) -> tuple[list[Any], dict[str, Any], set[str]] | None:
+    """`overload`'s args and kwargs from the op's fields and the fields it used, or None
+    when its schema does not take them."""
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    used: set[str] = set()
+    for arg in overload._schema.arguments:
+        field = op_type.RENAMES.get(arg.name, arg.name)
+        value = by_name.get(field)
+        if value is None and scalar is not None and field in operands:
+            value = scalar
+        if value is None and field not in by_name:
+            if arg.has_default_value():
+                # Positional defaults must be passed to keep later arguments in place.
+                if not arg.kwarg_only:
+                    args.append(arg.default_value)
+                continue
+            if not str(arg.type).startswith("Optional["):
+                return None
+        if not _accepts(str(arg.type), value):
+            return None
+        used.add(field)
+        if arg.kwarg_only:
+            kwargs[arg.name] = value
+        else:
+            args.append(value)
+    return args, kwargs, used
 
 
 def _group_operands(op: IRDLOperation, operands: Sequence[Any]) -> list[Any]:

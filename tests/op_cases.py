@@ -59,6 +59,8 @@ ELEMENTWISE = [
     ("neg", torch.neg, (X4,), "aten.neg"),
     ("floor", torch.floor, (X4,), "aten.floor"),
     ("ceil", torch.ceil, (X4,), "aten.ceil"),
+    ("round", lambda x: torch.round(x * 4), (X4,), "aten.round"),
+    ("round_decimals", lambda x: torch.round(x, decimals=2), (X4,), "aten.round"),
     ("sin", torch.sin, (X4,), "aten.sin"),
     ("reciprocal", lambda x: torch.reciprocal(x.abs() + 1), (X4,), "aten.reciprocal"),
     ("where", lambda x, y: torch.where(x > 0, x, y), (X4, X4.flip(1)), "aten.where"),

@@ -185,8 +185,14 @@ def _graph_of(sub: xnn.SubgraphOp, runtime: str) -> tuple[GraphBuilder, list[SSA
                         quant=_quantization(result))  # fmt: skip
         clamp = op.output_range() if isinstance(op, xnn.ClampedNode) else (-math.inf, math.inf)
         _check_broadcast_operands(op, dims)
-        graph.add_node(encode(op, graph), where(op), clamp, op.name)
+        graph.add_node(encode(op, graph), where(op), clamp, _label(op))
     return graph, outputs
+
+
+def _label(op: xnn.XnnNode) -> str:
+    """How errors name a node op: with its operator when it has one (`xnn.unary sign`)."""
+    kind = op.properties.get("kind")
+    return f"{op.name} {kind.data}" if kind is not None else op.name
 
 
 def _check_broadcast_operands(op: Operation, dims: Callable[[SSAValue], Sequence[int]]) -> None:

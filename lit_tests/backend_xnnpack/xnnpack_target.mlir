@@ -9,6 +9,10 @@
 // NONE: xnn-opt: error: -t xnnpack writes one blob, but the module has 0 xnn.subgraph ops
 // RUN: not xnn-opt %s -p xnn-partition,convert-aten-to-xnn -t xnnpack 2>&1 | filecheck %s --check-prefix=NOFILE
 // NOFILE: xnn-opt: error: -t xnnpack writes a binary blob: give a file with -o
+// A kind stock ExecuTorch 1.5.1 lacks is refused for the stock target, naming the operator.
+// RUN: not xnn-opt %S/../tools/inputs/xnn_unary_sign.mlir -t 'xnnpack{target=stock}' -o %t.sign.xnn 2>&1 | filecheck %s --check-prefix=STOCK
+// STOCK: xnn_unary_sign.mlir:5:5: error: xnn.unary sign encodes to XNNUnary, which stock ExecuTorch 1.5.1 lacks: give it a stock form in xnn-legalize-stock or keep it outside on the stock target (docs/adding-an-op.md), or compile for the extended runtime
+// STOCK-NOT: Traceback
 func.func @f(%x: tensor<2x4xf32>) -> tensor<2x3xf32> {
   %w = aten.constant dense<0.5> : tensor<3x4xf32>
   %y = aten.linear %x, %w : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>

@@ -1,5 +1,5 @@
 // RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn | filecheck %s
-// RUN: xnn-opt %s --split-input-file -p xnn-partition,convert-aten-to-xnn,xnn-legalize-stock | filecheck %s --check-prefix=STOCK
+// RUN: xnn-opt %s --split-input-file -p 'xnn-set-target{target="stock"},xnn-partition,convert-aten-to-xnn,xnn-legalize-stock' | filecheck %s --check-prefix=STOCK
 
 // Normalizations and _safe_softmax as compositions of XNNPACK nodes (conversion/norms.py,
 // conversion/safe_softmax.py); stock ExecuTorch 1.5.1 runs every kind after xnn-legalize-stock.
@@ -765,4 +765,50 @@ func.func @upsample_nearest1d(%x: tensor<2x3x8xf32>) -> (tensor<2x3x24xf32>, ten
   %y = aten.upsample_nearest1d %x {scale_factors = array<f64: 3.0>} : (tensor<2x3x8xf32>) -> tensor<2x3x24xf32>
   %z = aten.upsample_nearest1d %x {output_size = array<i64: 12>} : (tensor<2x3x8xf32>) -> tensor<2x3x12xf32>
   func.return %y, %z : tensor<2x3x24xf32>, tensor<2x3x12xf32>
+}
+
+// -----
+
+// round (halves to even) is XNNPACK's bankers rounding, an xnn.unary operator stock
+// ExecuTorch 1.5.1 has no node kind for: on the stock target it stays outside, on torch or
+// ExecuTorch's portable kernel, while the op before it is delegated. round.decimals with
+// decimals != 0 stays outside on both targets.
+// CHECK-LABEL: func.func @round
+// CHECK:         xnn.subgraph
+// CHECK:           %[[D:.*]] = xnn.binary multiply
+// CHECK-NEXT:      %[[R:.*]] = xnn.unary bankers_rounding %[[D]] : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT:      %[[Z:.*]] = xnn.unary bankers_rounding %[[R]] : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK-NEXT:      xnn.output %[[R]], %[[Z]]
+// CHECK:         aten.round %{{.*}} {decimals = 1 : i64}
+// STOCK-LABEL: func.func @round
+// STOCK:         %[[S:.*]] = xnn.subgraph
+// STOCK:           xnn.binary multiply
+// STOCK-NOT:       bankers_rounding
+// STOCK:         %[[R:.*]] = aten.round %[[S]] : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// STOCK-NEXT:    aten.round %[[R]] {decimals = 0 : i64}
+// STOCK-NEXT:    aten.round %[[R]] {decimals = 1 : i64}
+func.func @round(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %c = aten.constant dense<2.0> : tensor<1xf32>
+  %d = aten.mul %x, %c : (tensor<2x8xf32>, tensor<1xf32>) -> tensor<2x8xf32>
+  %r = aten.round %d : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %z = aten.round %r {decimals = 0 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %t = aten.round %r {decimals = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  func.return %r, %z, %t : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// pow by a tensor is xnn.binary pow, which stock ExecuTorch 1.5.1 has no node kind for and
+// xnn-legalize-stock rewrites only by a constant scalar: on stock it stays outside.
+// CHECK-LABEL: func.func @pow_by_a_tensor
+// CHECK:         xnn.binary pow
+// STOCK-LABEL: func.func @pow_by_a_tensor
+// STOCK:         xnn.subgraph
+// STOCK:           xnn.unary abs
+// STOCK-NOT:       xnn.binary pow
+// STOCK:         aten.pow %{{.*}}, %{{.*}} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+func.func @pow_by_a_tensor(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %a = aten.abs %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %p = aten.pow %a, %y : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  func.return %p : tensor<2x8xf32>
 }

@@ -125,3 +125,17 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [2, 64]>} {
     func.return %a, %b : tensor<1x?x64xf32, #xnnc.dims<"T">>, tensor<1x?x128xf32, #xnnc.dims<"T">>
   }
 }
+
+// -----
+
+// round (bankers rounding) is elementwise: its node takes its shape from its input.
+// CHECK-LABEL: func.func @round
+// CHECK:         xnn.unary bankers_rounding %{{.*}} : (tensor<1x?x8xf32, #xnnc.dims<"T">>) -> tensor<1x?x8xf32, #xnnc.dims<"T">>
+// CHECK-NOT:     aten.
+// CHECK:         func.return
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 64]>} {
+  func.func @round(%x: tensor<1x?x8xf32, #xnnc.dims<"T">>) -> tensor<1x?x8xf32, #xnnc.dims<"T">> {
+    %y = aten.round %x : (tensor<1x?x8xf32, #xnnc.dims<"T">>) -> tensor<1x?x8xf32, #xnnc.dims<"T">>
+    func.return %y : tensor<1x?x8xf32, #xnnc.dims<"T">>
+  }
+}
