@@ -239,10 +239,12 @@ def _stock(extended: Outcome, stock: Outcome) -> str:
 
 def _declines(cls: type[Operation]) -> list[str]:
     """The reasons the op's lowering check returns, read from its source, and whether it
-    follows symbolic sizes."""
+    follows symbolic sizes. A check several lowerings share (the unary and binary ones)
+    gives reasons of its other ops too: it is left out rather than misattributed."""
     notes = ["symbolic sizes"] if cls in SIZE_GENERIC else []
     check = LOWERINGS[cls].check
-    if check.__name__ == "<lambda>":
+    shared = sum(lowering.check is check for lowering in LOWERINGS.values()) > 1
+    if check.__name__ == "<lambda>" or shared:
         return notes
     reasons = _returned_reasons(check, set())
     return notes + ([f"declines: {'; '.join(dict.fromkeys(reasons))}"] if reasons else [])
