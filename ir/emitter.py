@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, bf16, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -49,10 +49,17 @@ class Emitter:
         return new.results[0]
 
     def scalar(self, value: float, like: SSAValue) -> SSAValue:
-        dtype = TORCH_DTYPES[element_type(like)]
+        """A one-element constant of `value`, of `like`'s element type. A bf16 scalar that
+        bf16 cannot hold is an fp32 constant converted at the op's location: eager computes
+        with the fp32 value (its opmath), and `xnn-bf16-precision` can too."""
         elem = element_type(like)
-        data = torch.tensor([value], dtype=dtype)
-        bits = data.view(torch.int16) if dtype == torch.bfloat16 else data
+        if elem == bf16 and torch.tensor(value, dtype=torch.bfloat16).item() != value:
+            exact = self._constant(torch.tensor([value], dtype=torch.float32), f32)
+            return self.node(xnn.ConvertOp, exact, shape=[1], elem=elem)
+        return self._constant(torch.tensor([value], dtype=TORCH_DTYPES[elem]), elem)
+
+    def _constant(self, data: torch.Tensor, elem: Attribute) -> SSAValue:
+        bits = data.view(torch.int16) if data.dtype == torch.bfloat16 else data
         dense = DenseIntOrFPElementsAttr(tensor_type(elem, [1]), BytesAttr(bits.numpy().tobytes()))
         new = xnn.ConstantOp(dense, tensor_type(elem, [1]))
         self.rewriter.insert(new)

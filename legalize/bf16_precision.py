@@ -29,9 +29,22 @@ alternating): the bf16 residual stack's prefill 12.2 -> 11.9 ms (29 converts -> 
 12.57 in a slower hour), the LLaMA block 2.64 -> 2.59 ms; its decode the same (1.000 ->
 1.001 ms: four 8 MiB weight reads).
 
-Left alone: `mode=native` (the pass does nothing; every bf16 result rounds as in eager), bf16
-GEMMs (their form is `xnn-legalize-casts`'s decision), fp16 and fp32 nodes, and everything
-outside `xnn.subgraph`s.
+`mode=native` rounds each bf16 result of a torch op to bf16, as eager does. Left to itself,
+XNNPACK would not: its subgraph runs a bf16 node it has no kernel for (all but the GEMMs) in
+fp32 and converts only at the subgraph's inputs and outputs, so `floor(x * 3.0)` floors the
+unrounded fp32 product (on the Zen 4: Convert, Multiply, Floor, Convert in its profile). So
+native mode widens the same nodes and keeps each rounding explicit, a pair
+
+    %r = xnn.convert %m : f32 -> bf16      // at the producer's location (torch op)
+    %w = xnn.convert %r : bf16 -> f32      // at the reader's
+
+where a value passes from one torch op to another, which XNNPACK runs as written. A pair
+goes (`FoldUnroundedPair`) inside one torch op's expansion (both converts at one known
+location: eager computes e.g. hardswish's x * (x + 3) / 6 in fp32 and rounds once) and
+where the value is a bf16 value already (a converted input, moved or sliced).
+
+Left alone: bf16 GEMMs (their form is `xnn-legalize-casts`'s decision), fp16 and fp32 nodes,
+and everything outside `xnn.subgraph`s.
 """
 
 from __future__ import annotations
@@ -39,21 +52,36 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, bf16
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import ModuleOp, UnknownLoc, bf16, f32
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
 )
 
+from xnnc.dialects import xnn
+from xnnc.dialects.types import has_element_type
 from xnnc.legalize.casts import BF16_GEMMS
-from xnnc.legalize.widen import Widening, check_mode, touches, widen_node, widening_patterns
+from xnnc.legalize.widen import (
+    FoldConvertRoundTrip,
+    Widening,
+    check_mode,
+    touches,
+    widen_node,
+    widening_patterns,
+)
 
 # The modes of the pass: "fp32" computes between the GEMMs in fp32, "native" rounds every
 # bf16 result as the model does.
 MODES = ("fp32", "native")
+
+# Nodes whose results are values of their inputs: bf16 values when the inputs are.
+MOVING = (xnn.StaticReshapeOp, xnn.StaticTransposeOp, xnn.StaticSliceOp, xnn.ConcatenateOp,
+          xnn.CopyOp, xnn.StaticBroadcastOp)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -72,10 +100,54 @@ class ComputeBf16InF32(Widening):
         rewriter.replace(op, new_ops, results)
 
 
+def is_bf16_value(value: SSAValue) -> bool:
+    """Whether the fp32 `value` holds bf16 values: a bf16 value converted, or moved."""
+    op = value.owner
+    if isinstance(op, xnn.ConvertOp):
+        return has_element_type(op.input, bf16)
+    if isinstance(op, MOVING):
+        return all(is_bf16_value(v) for v in op.operands if has_element_type(v, f32))
+    return False
+
+
+def one_torch_op(a: Operation, b: Operation) -> bool:
+    """Whether `a` and `b` come from one torch op (one known location)."""
+    return a.location == b.location and not isinstance(a.location, UnknownLoc)
+
+
+@dataclass(frozen=True)
+class FoldUnroundedPair(FoldConvertRoundTrip):
+    """A rounding to bf16 read back in fp32 goes where eager does not round: inside one
+    torch op, or where the value is a bf16 value already."""
+
+    def drops_rounding(self, rounding: xnn.ConvertOp, widening: xnn.ConvertOp) -> bool:
+        return one_torch_op(rounding, widening) or is_bf16_value(rounding.input)
+
+
+class ReuseWidening(RewritePattern):
+    """Of two converts of one bf16 value to fp32 (each reader widens its operands) the
+    first serves both."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: xnn.ConvertOp, rewriter: PatternRewriter) -> None:
+        if not has_element_type(op.input, bf16):
+            return
+        for use in op.input.uses:
+            first = use.operation
+            if (
+                isinstance(first, xnn.ConvertOp)
+                and first.output.type == op.output.type
+                and first.parent is op.parent
+                and first.is_before_in_block(op)
+            ):
+                rewriter.replace(op, [], [first.output])
+                return
+
+
 @dataclass(frozen=True)
 class Bf16PrecisionPass(ModulePass):
-    """bf16 computation in `xnn.subgraph`s: `fp32` (between the GEMMs in fp32; module
-    docstring) or `native` (the pass does nothing)."""
+    """bf16 computation in `xnn.subgraph`s: `fp32` (between the GEMMs in fp32) or `native`
+    (in fp32, each torch op's bf16 result rounded as in eager); module docstring."""
 
     name = "xnn-bf16-precision"
 
@@ -85,7 +157,8 @@ class Bf16PrecisionPass(ModulePass):
         check_mode(self.name, self.mode, MODES)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.mode == "native":
-            return
         patterns = widening_patterns(bf16, ComputeBf16InF32())
+        if self.mode == "native":
+            patterns = widening_patterns(bf16, ComputeBf16InF32(), FoldUnroundedPair(bf16))
+            patterns.append(ReuseWidening())
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

@@ -102,7 +102,14 @@ class FoldConvertRoundTrip(RewritePattern):
         pair = {element_type(x), element_type(inner.output)}
         if x.type != op.output.type or pair != {self.narrow, f32}:
             return
+        if element_type(x) == f32 and not self.drops_rounding(inner, op):
+            return
         rewriter.replace(op, [], [x])
+
+    def drops_rounding(self, rounding: xnn.ConvertOp, widening: xnn.ConvertOp) -> bool:
+        """Whether the pair `rounding` (f32 -> narrow), `widening` (narrow -> f32) may go:
+        always when computing in fp32."""
+        return True
 
 
 @dataclass(frozen=True)
@@ -180,10 +187,13 @@ def _widening(op: Operation) -> bool:
     return isinstance(op, xnn.ConvertOp) and element_type(op.output) == f32
 
 
-def widening_patterns(narrow: Attribute, compute: Widening) -> list[RewritePattern]:
-    """`compute` with what cleans up after it, for one walk."""
-    return [WidenArguments(narrow, compute), compute, FoldConvertRoundTrip(narrow),
-            WidenConstant(narrow)]  # fmt: skip
+def widening_patterns(
+    narrow: Attribute, compute: Widening, fold: FoldConvertRoundTrip | None = None
+) -> list[RewritePattern]:
+    """`compute` with what cleans up after it (`fold`, by default every round trip), for one
+    walk."""
+    fold = FoldConvertRoundTrip(narrow) if fold is None else fold
+    return [WidenArguments(narrow, compute), compute, fold, WidenConstant(narrow)]
 
 
 def check_mode(pass_name: str, mode: str, modes: tuple[str, ...]) -> None:

@@ -12,9 +12,13 @@
 // CHECK-NEXT:    %[[A:.*]] = xnn.binary add %[[X]], %[[Y]] : (tensor<1x?x8xf32, #xnnc.dims<"T">>, tensor<1x?x8xf32, #xnnc.dims<"T">>) -> tensor<1x?x8xf32, #xnnc.dims<"T">>
 // CHECK-NEXT:    %[[O:.*]] = xnn.convert %[[A]] : (tensor<1x?x8xf32, #xnnc.dims<"T">>) -> tensor<1x?x8xbf16, #xnnc.dims<"T">>
 // CHECK-NEXT:    xnn.output %[[O]]
+// In native mode the GEMM's result rounds to bf16 before the add reads it, as in eager.
 // NATIVE-LABEL: func.func @residual_tokens
-// NATIVE:         xnn.binary multiply %{{.*}}, %{{.*}} : (tensor<1x?x8xbf16, #xnnc.dims<"T">>, tensor<8xbf16>) -> tensor<1x?x8xbf16, #xnnc.dims<"T">>
-// NATIVE:         xnn.binary add %{{.*}}, %{{.*}} : (tensor<1x?x8xbf16, #xnnc.dims<"T">>, tensor<1x?x8xbf16, #xnnc.dims<"T">>) -> tensor<1x?x8xbf16, #xnnc.dims<"T">>
+// NATIVE:         %[[X:.*]] = xnn.convert %{{.*}} : (tensor<1x?x8xbf16, #xnnc.dims<"T">>) -> tensor<1x?x8xf32, #xnnc.dims<"T">>
+// NATIVE:         %[[Y:.*]] = xnn.fully_connected %{{.*}}, %{{.*}} : (tensor<1x?x8xbf16, #xnnc.dims<"T">>, tensor<8x8xbf16>) -> tensor<1x?x8xf32, #xnnc.dims<"T">>
+// NATIVE-NEXT:    %[[YB:.*]] = xnn.convert %[[Y]] : (tensor<1x?x8xf32, #xnnc.dims<"T">>) -> tensor<1x?x8xbf16, #xnnc.dims<"T">>
+// NATIVE-NEXT:    %[[Y32:.*]] = xnn.convert %[[YB]] : (tensor<1x?x8xbf16, #xnnc.dims<"T">>) -> tensor<1x?x8xf32, #xnnc.dims<"T">>
+// NATIVE-NEXT:    xnn.binary add %[[X]], %[[Y32]] : (tensor<1x?x8xf32, #xnnc.dims<"T">>, tensor<1x?x8xf32, #xnnc.dims<"T">>) -> tensor<1x?x8xf32, #xnnc.dims<"T">>
 builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 64]>} {
   func.func @residual_tokens(%x: tensor<1x?x8xbf16, #xnnc.dims<"T">>) -> tensor<1x?x8xbf16, #xnnc.dims<"T">> {
     %r = xnn.subgraph(%x) : (tensor<1x?x8xbf16, #xnnc.dims<"T">>) -> tensor<1x?x8xbf16, #xnnc.dims<"T">> {

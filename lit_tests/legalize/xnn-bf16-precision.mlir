@@ -26,10 +26,23 @@
 // CHECK-NEXT:      %[[A:.*]] = xnn.binary add %[[X32]], %[[Y]] : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK-NEXT:      %[[O:.*]] = xnn.convert %[[A]] : (tensor<4x8xf32>) -> tensor<4x8xbf16>
 // CHECK-NEXT:      xnn.output %[[O]] : tensor<4x8xbf16>
+// In native mode each bf16 result rounds where a node reads it, as in eager: the user's
+// type_as(x), the weight multiply, the GEMM's result (ops without locations are distinct).
 // NATIVE-LABEL: func.func @residual_block
-// NATIVE-COUNT-3: xnn.convert
-// NATIVE-NOT:     xnn.convert
-// NATIVE:         xnn.binary add %{{.*}}, %{{.*}} : (tensor<4x8xbf16>, tensor<4x8xbf16>) -> tensor<4x8xbf16>
+// NATIVE:         ^bb0(%[[X:.*]]: tensor<4x8xbf16>):
+// NATIVE-NEXT:      %[[X32:.*]] = xnn.convert %[[X]] : (tensor<4x8xbf16>) -> tensor<4x8xf32>
+// NATIVE:           %[[N:.*]] = xnn.binary multiply %[[X32]], %{{.*}} : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+// NATIVE-NEXT:      %[[NB:.*]] = xnn.convert %[[N]] : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+// NATIVE-NEXT:      %[[NW:.*]] = xnn.convert %[[NB]] : (tensor<4x8xbf16>) -> tensor<4x8xf32>
+// NATIVE-NEXT:      %[[W:.*]] = xnn.constant {{.*}} : tensor<8xf32>
+// NATIVE-NEXT:      %[[M:.*]] = xnn.binary multiply %[[NW]], %[[W]] : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+// NATIVE-NEXT:      %[[MB:.*]] = xnn.convert %[[M]] : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+// NATIVE-NEXT:      %[[Y:.*]] = xnn.fully_connected %[[MB]], %{{.*}} : (tensor<4x8xbf16>, tensor<8x8xbf16>) -> tensor<4x8xf32>
+// NATIVE-NEXT:      %[[YB:.*]] = xnn.convert %[[Y]] : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+// NATIVE-NEXT:      %[[Y32:.*]] = xnn.convert %[[YB]] : (tensor<4x8xbf16>) -> tensor<4x8xf32>
+// NATIVE-NEXT:      %[[A:.*]] = xnn.binary add %[[X32]], %[[Y32]] : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+// NATIVE-NEXT:      %[[O:.*]] = xnn.convert %[[A]] : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+// NATIVE-NEXT:      xnn.output %[[O]] : tensor<4x8xbf16>
 func.func @residual_block(%x: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
   %r = xnn.subgraph(%x) : (tensor<4x8xbf16>) -> tensor<4x8xbf16> {
   ^bb0(%a: tensor<4x8xbf16>):
@@ -96,4 +109,52 @@ func.func @round_trip(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf16>) {
     xnn.output %c, %t : tensor<8xf32>, tensor<8xf16>
   }
   func.return %r#0, %r#1 : tensor<8xf32>, tensor<8xf16>
+}
+
+// -----
+
+// Native mode on nodes from torch ops (locations): floor(x * 3) rounds the product to bf16
+// between the two ops; hardswish's expansion (one location) computes in fp32 and rounds
+// once; a transpose of a bf16 value needs no rounding. fp32 mode rounds nowhere inside.
+// CHECK-LABEL: func.func @torch_ops
+// CHECK:         %[[M:.*]] = xnn.binary multiply
+// CHECK-NEXT:    %[[F:.*]] = xnn.unary floor %[[M]]
+// CHECK-NEXT:    xnn.constant
+// CHECK-NEXT:    xnn.binary add %[[F]]
+// NATIVE-LABEL: func.func @torch_ops
+// NATIVE:         ^bb0(%[[X:.*]]: tensor<2x4xbf16>):
+// NATIVE-NEXT:      %[[X32:.*]] = xnn.convert %[[X]] : (tensor<2x4xbf16>) -> tensor<2x4xf32>
+// NATIVE:           %[[M:.*]] = xnn.binary multiply %[[X32]], %{{.*}} : (tensor<2x4xf32>, tensor<1xf32>) -> tensor<2x4xf32>
+// NATIVE-NEXT:      %[[MB:.*]] = xnn.convert %[[M]] : (tensor<2x4xf32>) -> tensor<2x4xbf16>
+// NATIVE-NEXT:      %[[M32:.*]] = xnn.convert %[[MB]] : (tensor<2x4xbf16>) -> tensor<2x4xf32>
+// NATIVE-NEXT:      %[[F:.*]] = xnn.unary floor %[[M32]] : (tensor<2x4xf32>) -> tensor<2x4xf32>
+// NATIVE-NEXT:      %[[FB:.*]] = xnn.convert %[[F]] : (tensor<2x4xf32>) -> tensor<2x4xbf16>
+// NATIVE-NEXT:      %[[F32:.*]] = xnn.convert %[[FB]] : (tensor<2x4xbf16>) -> tensor<2x4xf32>
+// NATIVE:           %[[H1:.*]] = xnn.binary add %[[F32]], %{{.*}} : (tensor<2x4xf32>, tensor<1xf32>) -> tensor<2x4xf32>
+// NATIVE-NEXT:      %[[H2:.*]] = xnn.clamp %[[H1]] {{.*}}: (tensor<2x4xf32>) -> tensor<2x4xf32>
+// NATIVE-NEXT:      %[[H3:.*]] = xnn.binary multiply %[[F32]], %[[H2]] : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+// NATIVE:           %[[H4:.*]] = xnn.binary divide %[[H3]], %{{.*}} : (tensor<2x4xf32>, tensor<1xf32>) -> tensor<2x4xf32>
+// NATIVE-NEXT:      %[[HB:.*]] = xnn.convert %[[H4]] : (tensor<2x4xf32>) -> tensor<2x4xbf16>
+// NATIVE-NEXT:      %[[T:.*]] = xnn.static_transpose %[[X32]] {{.*}}: (tensor<2x4xf32>) -> tensor<4x2xf32>
+// NATIVE-NEXT:      %[[TB:.*]] = xnn.convert %[[T]] : (tensor<4x2xf32>) -> tensor<4x2xbf16>
+// NATIVE-NEXT:      %[[N:.*]] = xnn.unary negate %[[T]] : (tensor<4x2xf32>) -> tensor<4x2xf32>
+// NATIVE-NEXT:      %[[NB:.*]] = xnn.convert %[[N]] : (tensor<4x2xf32>) -> tensor<4x2xbf16>
+// NATIVE-NEXT:      xnn.output %[[HB]], %[[TB]], %[[NB]] : tensor<2x4xbf16>, tensor<4x2xbf16>, tensor<4x2xbf16>
+func.func @torch_ops(%x: tensor<2x4xbf16>) -> (tensor<2x4xbf16>, tensor<4x2xbf16>, tensor<4x2xbf16>) {
+  %r:3 = xnn.subgraph(%x) : (tensor<2x4xbf16>) -> (tensor<2x4xbf16>, tensor<4x2xbf16>, tensor<4x2xbf16>) {
+  ^bb0(%a: tensor<2x4xbf16>):
+    %three = xnn.constant dense<3.0> : tensor<1xbf16> loc("mul")
+    %m = xnn.binary multiply %a, %three : (tensor<2x4xbf16>, tensor<1xbf16>) -> tensor<2x4xbf16> loc("mul")
+    %f = xnn.unary floor %m : (tensor<2x4xbf16>) -> tensor<2x4xbf16> loc("floor")
+    %c3 = xnn.constant dense<3.0> : tensor<1xbf16> loc("hardswish")
+    %h1 = xnn.binary add %f, %c3 : (tensor<2x4xbf16>, tensor<1xbf16>) -> tensor<2x4xbf16> loc("hardswish")
+    %h2 = xnn.clamp %h1 {output_min = 0.0 : f32, output_max = 6.0 : f32} : (tensor<2x4xbf16>) -> tensor<2x4xbf16> loc("hardswish")
+    %h3 = xnn.binary multiply %f, %h2 : (tensor<2x4xbf16>, tensor<2x4xbf16>) -> tensor<2x4xbf16> loc("hardswish")
+    %c6 = xnn.constant dense<6.0> : tensor<1xbf16> loc("hardswish")
+    %h4 = xnn.binary divide %h3, %c6 : (tensor<2x4xbf16>, tensor<1xbf16>) -> tensor<2x4xbf16> loc("hardswish")
+    %t = xnn.static_transpose %a {perm = array<i64: 1, 0>} : (tensor<2x4xbf16>) -> tensor<4x2xbf16> loc("t")
+    %n = xnn.unary negate %t : (tensor<4x2xbf16>) -> tensor<4x2xbf16> loc("neg")
+    xnn.output %h4, %t, %n : tensor<2x4xbf16>, tensor<4x2xbf16>, tensor<4x2xbf16>
+  }
+  func.return %r#0, %r#1, %r#2 : tensor<2x4xbf16>, tensor<4x2xbf16>, tensor<4x2xbf16>
 }

@@ -317,3 +317,33 @@ def test_a_stock_target_program_runs_the_lstm_as_its_pte_does(disable: str) -> N
     for got, on_stock, w in zip(program(x), pte, want, strict=True):
         _close(got, w)
         _close(on_stock, w)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_kept_lstm_on_fake_tensors_is_shapes_only(
+    monkeypatch: pytest.MonkeyPatch, batch_first: bool, bidirectional: bool
+) -> None:
+    """On fake tensors `xnnc::lstm` gives what its kernel gives on real ones (shape, dtype,
+    strides: contiguous) without running the kernel, whose `aten.lstm` unrolls every step in
+    each of ExecuTorch's fake runs of the graph (EnCodec's flow: 20 of its 29 profiled s)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    import xnnc.frontend.symbolic_lstm as symbolic_lstm
+
+    lstm = nn.LSTM(8, 16, num_layers=2, batch_first=batch_first, bidirectional=bidirectional)
+    x = torch.randn((3, 40, 8) if batch_first else (40, 3, 8))
+    h = torch.zeros(2 * (2 if bidirectional else 1), 3, 16)
+    args = (list(lstm._flat_weights), True, 2, 0.0, False, bidirectional, batch_first)
+    with torch.no_grad():
+        real = KEPT_LSTM(x, [h, h], *args)
+
+    def unrolled(*_: object) -> None:
+        raise AssertionError("xnnc::lstm ran its kernel on fake tensors")
+
+    monkeypatch.setattr(symbolic_lstm, "LSTM", unrolled)
+    with FakeTensorMode(allow_non_fake_inputs=True) as mode:
+        fake = KEPT_LSTM(mode.from_tensor(x), [mode.from_tensor(h)] * 2, *args)
+    assert [(t.shape, t.dtype, t.stride()) for t in fake] == [
+        (t.shape, t.dtype, t.stride()) for t in real
+    ]
