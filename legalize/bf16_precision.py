@@ -41,7 +41,9 @@ native mode widens the same nodes and keeps each rounding explicit, a pair
 where a value passes from one torch op to another, which XNNPACK runs as written. A pair
 goes (`FoldUnroundedPair`) inside one torch op's expansion (both converts at one known
 location: eager computes e.g. hardswish's x * (x + 3) / 6 in fp32 and rounds once) and
-where the value is a bf16 value already (a converted input, moved or sliced).
+where the value is a bf16 value already (a converted input, moved or sliced); two readers
+share one widening (`ReuseWidening`). On the Zen 4 this costs nothing measurable over
+XNNPACK's own fallback, which converted at each node too (benchmarks/RESULTS.md).
 
 Left alone: bf16 GEMMs (their form is `xnn-legalize-casts`'s decision), fp16 and fp32 nodes,
 and everything outside `xnn.subgraph`s.
@@ -157,8 +159,9 @@ class Bf16PrecisionPass(ModulePass):
         check_mode(self.name, self.mode, MODES)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = widening_patterns(bf16, ComputeBf16InF32())
-        if self.mode == "native":
-            patterns = widening_patterns(bf16, ComputeBf16InF32(), FoldUnroundedPair(bf16))
+        native = self.mode == "native"
+        fold = FoldUnroundedPair(bf16) if native else None
+        patterns = widening_patterns(bf16, ComputeBf16InF32(), fold)
+        if native:
             patterns.append(ReuseWidening())
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
