@@ -39,16 +39,24 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,
+    DenseArrayBase,
     ModuleOp,
     StringAttr,
     TensorType,
+    i64,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xnnc.dialects import aten
-from xnnc.dialects.types import element_type, has_complex, is_complex, shape_of
+from xnnc.dialects.types import (
+    element_type,
+    has_complex,
+    is_complex,
+    shape_of,
+    tensor_type,
+)
 from xnnc.ir.aten_builder import AtenBuilder
 from xnnc.ir.constants import constant_tensor
 from xnnc.ir.schema import from_attr
@@ -109,6 +117,15 @@ class _Builder(AtenBuilder):
             result_types=[[result]],
         )
         return self.insert(new)
+
+
+def _broadcast(b: _Builder, part: SSAValue, shape: tuple) -> SSAValue:
+    """A part of the shape of its complex value: `z + r` with z [1, n] and r [m, n] real has
+    the imaginary part of z alone, which broadcasts to [m, n]."""
+    if shape_of(part) == shape:
+        return part
+    size = DenseArrayBase.from_list(i64, [int(d) for d in shape])
+    return b.op(aten.ExpandOp, [part], tensor_type(element_type(part), shape), size=size)
 
 
 def _part_type(value: SSAValue) -> Attribute:
@@ -481,7 +498,7 @@ def lower_block(block: Block) -> None:
         made.update(b.made, b.bypassed)
         for r, new in zip(op.results, results, strict=True):
             if is_complex(r):
-                re, im = new
+                re, im = (None if p is None else _broadcast(b, p, shape_of(r)) for p in new)
                 pairs[r] = (re, im)
             else:
                 r.replace_all_uses_with(new)

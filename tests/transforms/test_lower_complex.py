@@ -134,3 +134,18 @@ def test_a_complex_op_without_a_real_form_stays_on_torch_with_its_reason() -> No
     assert reasons["aten._fft_r2c"] == COMPLEX_REASON  # kept whole for sqrt, which reads it
     assert program.num_partitions == 1  # |.| * 2 on the parts
     _close(program(x), model(x))
+
+
+def test_a_real_operand_broadcasts_both_parts() -> None:
+    """`z + r` with a wider real r: the imaginary part is z's alone, broadcast to r's rows."""
+
+    class Broadcast(nn.Module):
+        def forward(self, x: torch.Tensor, r: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            z = torch.fft.rfft(x)  # [1, 9]
+            return tuple(torch.view_as_real(w) for w in (z + r, r - z, z * r, z / r))
+
+    model, x, r = Broadcast(), _inputs(1, 16), _inputs(5, 9) + 3
+    program = xnnc.compile(model, (x, r), strict=True)
+    for got, want in zip(program(x, r), model(x, r), strict=True):
+        assert got.shape == want.shape
+        _close(got, want)
