@@ -634,7 +634,11 @@ def summary_table(results: list[ModelResult], peaks: dict[tuple[str, int], float
         of_peak = f"{r.gflop / x1.quantile(0.5) / peak:.0%}" if x1 and peak else "n/a"
         scaling = f"{x1.quantile(0.5) / x2.quantile(0.5):.2f}x" if x1 and x2 else "n/a"
         st, xs = r.systems.get("stock"), r.systems.get("xnnc")
-        parts = f"{st.partitions if st else 'n/a'} / {xs.partitions if xs else 'n/a'}"
+
+        def count(system: System | None) -> str:
+            return "n/a" if system is None or system.partitions is None else str(system.partitions)
+
+        parts = f"{count(st)} / {count(xs)}"
         if xs and xs.outside:
             parts += f" (+{xs.outside} outside)"
         comp = (f"{_fmt_s(st.compile_s if st else None)} / {_fmt_s(xs.compile_s if xs else None)}"
