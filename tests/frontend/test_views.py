@@ -49,3 +49,20 @@ def test_as_strided(name: str) -> None:
     assert outside == ([] if inside else ["aten.as_strided"])
     assert any(w.category is FallbackWarning for w in caught) is not inside
     torch.testing.assert_close(program(x), model(x), rtol=0, atol=0)
+
+
+def test_alias_and_expand_to_the_same_size_run_inside_xnnpack_on_both_targets() -> None:
+    class Identities(nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            return (
+                x.expand(1, 4, 8) * 2,
+                torch.ops.aten.alias(x) + 1,
+                x.unsqueeze(0).expand(1, 1, 4, 8) - 1,
+            )
+
+    model, x = Identities(), torch.randn(1, 4, 8)
+    for target in ("extended", "stock"):
+        program = xnnc.compile(model, (x,), strict=True, target=target)
+        assert program.num_partitions == 1
+        for got, want in zip(program(x), model(x), strict=True):
+            torch.testing.assert_close(got, want, rtol=0, atol=0)
