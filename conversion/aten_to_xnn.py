@@ -182,7 +182,8 @@ SIZE_GENERIC: frozenset[type[Operation]] = frozenset({
     aten.ClampOp, aten.GeluOp, aten.SiluOp, aten.EluOp, aten.LeakyReluOp, aten.AddOp,
     aten.SubOp, aten.MulOp, aten.DivOp, aten.MaximumOp, aten.MinimumOp, aten.SigmoidOp,
     aten.HardsigmoidOp, aten.SoftplusOp, aten.MishOp,
-    aten.TanhOp, aten.ExpOp, aten.LogOp, aten.SqrtOp, aten.RsqrtOp, aten.AbsOp, aten.NegOp,
+    aten.TanhOp, aten.ExpOp, aten.LogOp, aten.Log2Op, aten.Log10Op, aten.SqrtOp, aten.RsqrtOp,
+    aten.AbsOp, aten.NegOp,
     aten.SinOp, aten.CosOp, aten.SquareOp, aten.HardswishOp, aten.PowOp, aten.RoundOp,
     aten.ToCopyOp,
     aten.ToDimOrderCopyOp, aten.ViewOp, aten.SqueezeOp, aten.UnsqueezeOp, aten.PermuteOp,
@@ -452,6 +453,19 @@ def log1p_of(u: SSAValue, e: Emitter) -> SSAValue:
     lost = binary(u, binary(w, e.scalar(1.0, u), B.SUBTRACT), B.SUBTRACT)
     log = e.node(xnn.UnaryOp, w, shape=shape, kind=U.LOG)
     return binary(log, binary(lost, w, B.DIVIDE), B.ADD)
+
+
+_LOG_BASES = {aten.Log2Op: 2.0, aten.Log10Op: 10.0}
+
+
+@lowering(*_LOG_BASES)
+def _log_base(op: Operation, e: Emitter) -> Sequence[SSAValue]:
+    """log_b(x) = log(x) * (1 / log(b)): XNNPACK has the natural log alone (a few ulps from
+    torch's log2/log10; exact powers of b may land an ulp off their integer)."""
+    shape = shape_of(op.input)
+    log = e.node(xnn.UnaryOp, op.input, shape=shape, kind=U.LOG)
+    scale = e.scalar(1.0 / math.log(_LOG_BASES[type(op)]), log)
+    return [e.node(xnn.BinaryOp, log, scale, shape=shape, kind=B.MULTIPLY)]
 
 
 @lowering(aten.Log1pOp, check=_check_log1p)

@@ -494,6 +494,8 @@ ClampOp = _unary("clamp", "clamp(x, min, max); either bound may be absent",
 ExpOp = _unary("exp", "exp(x)")
 LogOp = _unary("log", "log(x)")
 Log1pOp = _unary("log1p", "log(1 + x), to full relative precision for small x")
+Log2Op = _unary("log2", "log(x) / log(2)")
+Log10Op = _unary("log10", "log(x) / log(10)")
 SqrtOp = _unary("sqrt", "sqrt(x)")
 RsqrtOp = _unary("rsqrt", "1 / sqrt(x)")
 ReciprocalOp = _unary("reciprocal", "1 / x")
@@ -664,8 +666,10 @@ class SumOp(_Reduce):
     dtype = opt_prop_def(Attribute)
 
 
-@aten_op("aten::amax")
+@aten_op("aten::amax", "aten::max")
 class AmaxOp(_Reduce):
+    """amax over `dim`; over every dim when none (`x.max()`, `aten::max`, is the same)."""
+
     name = "aten.amax"
 
 
@@ -1275,7 +1279,7 @@ ATEN_OPS: list[type[IRDLOperation]] = [
     HardswishOp,
     HardsigmoidOp, SoftplusOp, MishOp,
     SiluOp, ClampOp, ExpOp, LogOp, SqrtOp, RsqrtOp, ReciprocalOp, AbsOp, NegOp,
-    FloorOp, CeilOp, RoundOp, SinOp, CosOp, SquareOp, Log1pOp, WhereOp,
+    FloorOp, CeilOp, RoundOp, SinOp, CosOp, SquareOp, Log1pOp, Log2Op, Log10Op, WhereOp,
     LinearOp, AddmmOp, MmOp, BmmOp, MatmulOp, MeanOp,
     SumOp, AmaxOp, VarOp, SoftmaxOp, LogSoftmaxOp, SafeSoftmaxOp, BatchNormOp, LayerNormOp,
     GroupNormOp, EmbeddingOp,

@@ -634,6 +634,28 @@ func.func @more_activations(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
+// log2 and log10 as the natural log times 1 / log(b) (XNNPACK has no other base; stock
+// kinds); `x.max()` (aten::max) as a max reduce over every dim, a 0-d result.
+// CHECK-LABEL: func.func @log_bases_and_global_max
+// CHECK:         %[[L:.*]] = xnn.unary log %{{.*}}
+// CHECK-NEXT:    %[[K:.*]] = xnn.constant dense<0.434294492>
+// CHECK-NEXT:    %{{.*}} = xnn.binary multiply %[[L]], %[[K]]
+// CHECK:         %[[L2:.*]] = xnn.unary log %{{.*}}
+// CHECK-NEXT:    %[[K2:.*]] = xnn.constant dense<1.44269502>
+// CHECK-NEXT:    %{{.*}} = xnn.binary multiply %[[L2]], %[[K2]]
+// CHECK:         xnn.static_reduce max %{{.*}} {axes = array<i64: 0, 1>} : (tensor<2x8xf32>) -> tensor<f32>
+// STOCK-LABEL: func.func @log_bases_and_global_max
+// STOCK-NOT:     aten.
+// STOCK:         xnn.output
+func.func @log_bases_and_global_max(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<f32>) {
+  %a = aten.log10 %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %b = aten.log2 %x : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  %m = aten.amax %x : (tensor<2x8xf32>) -> tensor<f32>
+  func.return %a, %b, %m : tensor<2x8xf32>, tensor<2x8xf32>, tensor<f32>
+}
+
+// -----
+
 // PReLU: XNNPACK's slopes run along the innermost dim, so a 1-D (N, C, L) input with a
 // slope per channel goes channels-last around it; a single slope is repeated along the
 // innermost dim as it stands. A stock kind (XNNPReLU).

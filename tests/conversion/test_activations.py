@@ -78,3 +78,23 @@ def test_mobilenetv3_is_one_subgraph_with_nothing_outside(zoo, name: str) -> Non
         assert program.num_partitions == 1 and program.fallback() is None
         scale = want.abs().max().item()
         torch.testing.assert_close(program(*inputs), want, rtol=0, atol=1e-4 * scale)
+
+
+class LogBasesAndMax(nn.Module):
+    """Whisper's log-mel ending: log10 of a clamped spectrum, then a floor 8 below its
+    global max; log2 too."""
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        log = torch.clamp(x, min=1e-10).log10()
+        return torch.maximum(log, log.max() - 8.0), torch.log2(x.abs() + 1e-3)
+
+
+def test_log_bases_and_global_max_run_inside_xnnpack_on_both_targets() -> None:
+    """log(x) * (1 / log b) against torch's log10/log2: a few ulps (rtol 1e-6, ~8 ulps)."""
+    model, x = LogBasesAndMax(), _x().abs() * 3
+    want = model(x)
+    for target in ("extended", "stock"):
+        program = xnnc.compile(model, (x,), strict=True, target=target)
+        assert program.num_partitions == 1
+        for got, expected in zip(program(x), want, strict=True):
+            torch.testing.assert_close(got, expected, rtol=1e-6, atol=1e-6)
