@@ -17,10 +17,11 @@ torch.stft frames its input with `unfold`; torch.istft adds its frames back with
     %y = aten.convolution (frames as [N, 64, F]), %eye {transposed = true, stride = [16]}
          (then viewed, and padded to the output's length)
 
-Applies to an unfold of the last dim and to an accumulating index_put on the last dim whose
-positions are known at compile time and are f·step + j (+ an offset) frame by frame, into
-a constant tensor (zeros, or anything else added after). Static shapes only. Other unfolds
-and index_puts stay as they were (on torch).
+Applies to an unfold of the last dim, and to an accumulating index_put that indexes the
+trailing dims (the leading ones `none`) at positions known at compile time which, flattened,
+are offset + f·step + j: frame after frame (torch.istft's order) or tap after tap (F.fold's,
+whose values are then [taps, frames] already). The destination is added after, unless it is
+zeros. Static shapes only. Other unfolds and index_puts stay as they were (on torch).
 """
 
 from __future__ import annotations
@@ -96,6 +97,8 @@ class OverlapAddAsConv(RewritePattern):
             return  # accumulate=False overwrites: not a sum of frames
         dest, values = op.inputs[0], from_attr(args[2], list(op.inputs))
         indices = args[1].data if hasattr(args[1], "data") else ()
+        if not isinstance(values, SSAValue):
+            return
         shape, values_shape = _static(dest), _static(values)
         if shape is None or values_shape is None or len(indices) != len(shape):
             return
