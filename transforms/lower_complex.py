@@ -13,18 +13,21 @@ real ops that compute its parts (`(a+ib)(c+id) = (ac-bd) + i(ad+bc)`, `|z| = sqr
     %im = aten.linear %x, %sin : (tensor<4x16xf32>, tensor<9x16xf32>) -> tensor<4x9xf32>
     %y  = aten.sqrt (aten.add (aten.mul %re, %re), (aten.mul %im, %im))
 
-The transforms over one dim of static length n (`_fft_r2c`, `_fft_c2r`, `_fft_c2c`: what
-torch.fft.rfft/irfft/fft/ifft, torch.stft and torch.istft decompose to) are products with
-the n-point bases `cos(2π jk/n)` and `±sin(2π jk/n)`, scaled by their normalization; the
+The transforms over dims of a static length n, one dim at a time (`_fft_r2c`, `_fft_c2r`,
+`_fft_c2c`: what torch.fft's transforms, torch.stft and torch.istft decompose to) are
+products with the n-point bases `cos(2π jk/n)` and `±sin(2π jk/n)`, scaled by their normalization; the
 one-sided inverse weighs each bin that stands for a conjugate pair twice. Computed in fp64
 from `jk mod n`, rounded once to the element type.
 
-Ops on complex values that have no rule here (and transforms over several dims or a
-symbolic length) keep their complex operands and results and stay on torch, with the
-reason `convertible` gives; values they produce are split by `aten::real`/`aten::imag` for
-the ops after them that have rules. The pass keeps each original complex op until nothing
-uses it, so a value whose parts some users read and whose complex form others read is
-computed both ways: no op loses its input.
+torch.stft's transform of its windowed frames (`unfold`, times the window) is one convolution
+of the signal per part, the window times the basis as its kernel (`_framed`).
+
+Ops on complex values that have no rule here (and transforms over a symbolic length) keep
+their complex operands and results and stay on torch, with the reason `convertible` gives;
+values they produce are split by `aten::real`/`aten::imag` for the ops after them that have
+rules. The pass keeps each original complex op until nothing uses it, so a value whose parts
+some users read and whose complex form others read is computed both ways: no op loses its
+input.
 """
 
 from __future__ import annotations
@@ -157,6 +160,7 @@ Rule = Callable[[Operation, _Builder, Parts], list[Any] | None]
 _ALIKE = (
     aten.ViewOp, aten.PermuteOp, aten.SliceOp, aten.SelectOp, aten.UnsqueezeOp,
     aten.SqueezeOp, aten.ExpandOp, aten.CloneOp, aten.CatOp, aten.SumOp, aten.MeanOp,
+    aten.ConstantPadNdOp,
 )  # fmt: skip
 _ALIKE_GENERIC = {
     "aten::alias", "aten::flip", "aten::roll", "aten::repeat", "aten::unfold",
@@ -173,6 +177,8 @@ def _alike(op: Operation, b: _Builder, parts: Parts) -> list[Any] | None:
         isinstance(op, aten.SumOp | aten.MeanOp) and op.dtype is not None
     ):
         return None
+    if isinstance(op, aten.ConstantPadNdOp) and op.value is not None and from_attr(op.value):
+        return None  # a pad by c pads the real part by c.real, the imaginary by c.imag
     if not all(is_complex(r) for r in op.results):
         return None
     results: list[list[SSAValue]] = []
@@ -429,15 +435,19 @@ def _framed(b: _Builder, frames: SSAValue, dim: int, normalization: int, bins: i
 
 def _inverse_real(b: _Builder, x: Pair, dim: int, normalization: int, n: int) -> SSAValue:
     """The real signal of length n whose one-sided spectrum x is along `dim`:
-    y_j = sum_k w_k (re_k cos - im_k sin) over the first n//2 + 1 bins (ATen reads those),
-    where w_k = 2 for a bin that stands for a conjugate pair, 1 for bin 0 and bin n/2."""
-    used = n // 2 + 1
-    cos, sin = dft_basis(n, used, True, norm_scale(normalization, n))
-    weight = torch.full((used, 1), 2.0, dtype=torch.float64)
+    y_j = sum_k w_k (re_k cos - im_k sin) over the first n//2 + 1 bins (ATen reads those;
+    fewer bins are the spectrum zero-padded), where w_k = 2 for a bin that stands for a
+    conjugate pair, 1 for bin 0 and bin n/2."""
+    half = n // 2 + 1
+    length = shape_of(x[0])[dim]
+    assert isinstance(length, int)
+    used = min(half, length)
+    cos, sin = dft_basis(n, half, True, norm_scale(normalization, n))
+    weight = torch.full((half, 1), 2.0, dtype=torch.float64)
     weight[0] = 1.0
     if n % 2 == 0:
         weight[-1] = 1.0
-    wc, ws = (cos * weight).T, (sin * weight).T  # [n, used]
+    wc, ws = (cos * weight)[:used].T, (sin * weight)[:used].T  # [n, used]
 
     def compute(p: Pair) -> Pair:
         re, im = p

@@ -149,3 +149,17 @@ def test_a_real_operand_broadcasts_both_parts() -> None:
     for got, want in zip(program(x, r), model(x, r), strict=True):
         assert got.shape == want.shape
         _close(got, want)
+
+
+def test_irfft_to_a_longer_or_shorter_signal() -> None:
+    """irfft's n past the spectrum zero-pads it (a complex pad); short of it, drops bins."""
+
+    class Lengths(nn.Module):
+        def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+            z = torch.fft.rfft(x)  # 9 bins of 16 samples
+            return tuple(torch.fft.irfft(z, n=n) for n in (40, 10, 17))
+
+    model, x = Lengths(), _inputs(3, 16)
+    program = xnnc.compile(model, (x,), strict=True)
+    for got, want in zip(program(x), model(x), strict=True):
+        _close(got, want)
