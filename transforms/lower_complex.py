@@ -15,9 +15,9 @@ real ops that compute its parts (`(a+ib)(c+id) = (ac-bd) + i(ad+bc)`, `|z| = sqr
 
 The transforms over dims of a static length n, one dim at a time (`_fft_r2c`, `_fft_c2r`,
 `_fft_c2c`: what torch.fft's transforms, torch.stft and torch.istft decompose to) are
-products with the n-point bases `cos(2π jk/n)` and `±sin(2π jk/n)`, scaled by their normalization; the
-one-sided inverse weighs each bin that stands for a conjugate pair twice. Computed in fp64
-from `jk mod n`, rounded once to the element type.
+products with the n-point bases `cos(2π jk/n)` and `±sin(2π jk/n)`, scaled by their
+normalization; the one-sided inverse weighs each bin that stands for a conjugate pair
+twice. Computed in fp64 from `jk mod n`, rounded once to the element type.
 
 torch.stft's transform of its windowed frames (`unfold`, times the window) is one convolution
 of the signal per part, the window times the basis as its kernel (`_framed`).
