@@ -166,21 +166,26 @@ def complex_scalars_as_tensors(ep: ExportedProgram) -> None:
     """Each complex scalar argument (`x * 1j`) becomes a 0-d tensor made by `aten.full` in
     the graph: ExecuTorch 1.5.1's dtype-promotion pass (RemoveMixedTypeOperators) fails on
     a Python complex. xnnc folds the `full` into the piece it delegates."""
-    graph = ep.graph
+    graph, changed = ep.graph, False
     for node in list(graph.nodes):
         if node.op != "call_function" or not any(isinstance(a, complex) for a in node.args):
             continue
+        val = node.meta.get("val")
+        complex128 = isinstance(val, torch.Tensor) and val.dtype == torch.complex128
+        dtype = torch.complex128 if complex128 else torch.complex64
         args = list(node.args)
         for i, a in enumerate(args):
             if isinstance(a, complex):
                 with graph.inserting_before(node):
                     full = graph.call_function(
-                        torch.ops.aten.full.default, ([], a), {"dtype": torch.complex64}
+                        torch.ops.aten.full.default, ([], a), {"dtype": dtype}
                     )
-                full.meta["val"] = torch.full([], a, dtype=torch.complex64)
+                full.meta["val"] = torch.full([], a, dtype=dtype)
                 args[i] = full
-        node.args = tuple(args)
-    graph.lint()
+        node.args, changed = tuple(args), True
+    if changed:
+        graph.lint()
+        ep.graph_module.recompile()
 
 
 def edge_config(ep: ExportedProgram) -> EdgeCompileConfig:
