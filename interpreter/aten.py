@@ -286,6 +286,14 @@ def _as_tensor(
     return t
 
 
+def op_interpreter(module: ModuleOp) -> Interpreter:
+    """An interpreter of `module`'s `aten` ops on torch, for rewrites that compute an op
+    (`Interpreter.run_op`): folding constants, reading constant indices."""
+    interpreter = Interpreter(module)
+    interpreter.register_implementations(AtenFunctions())
+    return interpreter
+
+
 def run_reference(
     module: ModuleOp, inputs: Sequence[Any], func: str = "forward"
 ) -> tuple[torch.Tensor, ...]:

@@ -82,6 +82,13 @@ class AtenBuilder:
         result = tensor_type(element_type(x), [shape[d] for d in dims])
         return self.op(aten.PermuteOp, [x], result, dims=_ints(dims))
 
+    def expand(self, x: SSAValue, shape: Shape) -> SSAValue:
+        """x broadcast to `shape` (static)."""
+        if tuple(shape) == shape_of(x):
+            return x
+        result = tensor_type(element_type(x), shape)
+        return self.op(aten.ExpandOp, [x], result, size=_ints([int(d) for d in shape]))
+
     def unsqueeze(self, x: SSAValue, dim: int) -> SSAValue:
         shape = list(shape_of(x))
         shape.insert(dim, 1)

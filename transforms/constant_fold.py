@@ -50,7 +50,7 @@ from xnnc.backend_xnnpack.shapes import numel
 from xnnc.dialects import aten
 from xnnc.dialects.types import element_nbytes
 from xnnc.dialects.weights import Blob, WeightAttr
-from xnnc.interpreter.aten import AtenFunctions
+from xnnc.interpreter.aten import op_interpreter
 from xnnc.ir.constants import aten_constant, constant_op, constant_tensor
 from xnnc.ir.dtypes import TORCH_DTYPES, torch_dtype
 from xnnc.ir.schema import torch_overload
@@ -219,8 +219,7 @@ class FoldConstantsPass(ModulePass):
     dequantize: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        interpreter = Interpreter(op)
-        interpreter.register_implementations(AtenFunctions())
+        interpreter = op_interpreter(op)
         names = {
             value.data.name
             for inner in op.walk()

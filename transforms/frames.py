@@ -49,7 +49,7 @@ from xdsl.pattern_rewriter import (
 
 from xnnc.dialects import aten
 from xnnc.dialects.types import shape_of
-from xnnc.interpreter.aten import AtenFunctions
+from xnnc.interpreter.aten import op_interpreter
 from xnnc.ir.aten_builder import AtenBuilder
 from xnnc.ir.constants import constant_tensor
 from xnnc.ir.raising import erase_unused
@@ -190,7 +190,6 @@ class FramesAsConvPass(ModulePass):
     name = "aten-frames-as-conv"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        interpreter = Interpreter(op)
-        interpreter.register_implementations(AtenFunctions())
+        interpreter = op_interpreter(op)
         patterns = [UnfoldAsConv(), OverlapAddAsConv(interpreter)]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)

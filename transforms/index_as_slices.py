@@ -52,7 +52,7 @@ from xnnc.conversion.resample import runs
 from xnnc.cost.decision import declined
 from xnnc.dialects import aten
 from xnnc.dialects.types import shape_of, tensor_type
-from xnnc.interpreter.aten import AtenFunctions
+from xnnc.interpreter.aten import op_interpreter
 from xnnc.ir.constants import constant_tensor
 from xnnc.ir.raising import erase_unused, fused_location
 from xnnc.transforms.constant_fold import fold, is_deterministic
@@ -157,7 +157,6 @@ class IndexAsSlicesPass(ModulePass):
     name = "index-as-slices"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        interpreter = Interpreter(op)
-        interpreter.register_implementations(AtenFunctions())
+        interpreter = op_interpreter(op)
         pattern = IndexAsSlices(interpreter)
         PatternRewriteWalker(GreedyRewritePatternApplier([pattern])).rewrite_module(op)

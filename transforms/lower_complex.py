@@ -42,11 +42,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
     ComplexType,
-    DenseArrayBase,
     ModuleOp,
     StringAttr,
     TensorType,
-    i64,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -58,7 +56,6 @@ from xnnc.dialects.types import (
     has_complex,
     is_complex,
     shape_of,
-    tensor_type,
 )
 from xnnc.ir.aten_builder import AtenBuilder
 from xnnc.ir.constants import constant_tensor
@@ -122,15 +119,6 @@ class _Builder(AtenBuilder):
         return self.insert(new)
 
 
-def _broadcast(b: _Builder, part: SSAValue, shape: tuple) -> SSAValue:
-    """A part of the shape of its complex value: `z + r` with z [1, n] and r [m, n] real has
-    the imaginary part of z alone, which broadcasts to [m, n]."""
-    if shape_of(part) == shape:
-        return part
-    size = DenseArrayBase.from_list(i64, [int(d) for d in shape])
-    return b.op(aten.ExpandOp, [part], tensor_type(element_type(part), shape), size=size)
-
-
 def _part_type(value: SSAValue) -> Attribute:
     """A value's element type, a complex one's part type."""
     elem = element_type(value)
@@ -163,7 +151,7 @@ _ALIKE = (
     aten.ConstantPadNdOp,
 )  # fmt: skip
 _ALIKE_GENERIC = {
-    "aten::alias", "aten::flip", "aten::roll", "aten::repeat", "aten::unfold",
+    "aten::flip", "aten::roll", "aten::repeat", "aten::unfold",
     "aten::index_select", "aten::index.Tensor", "aten::squeeze.dims", "aten::lift_fresh_copy",
 }  # fmt: skip
 
@@ -508,7 +496,9 @@ def lower_block(block: Block) -> None:
         made.update(b.made, b.bypassed)
         for r, new in zip(op.results, results, strict=True):
             if is_complex(r):
-                re, im = (None if p is None else _broadcast(b, p, shape_of(r)) for p in new)
+                # a part taken from one operand alone (the imaginary part of z + r, r real
+                # and wider) broadcasts to its value's shape
+                re, im = (None if p is None else b.expand(p, shape_of(r)) for p in new)
                 pairs[r] = (re, im)
             else:
                 r.replace_all_uses_with(new)
