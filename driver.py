@@ -22,6 +22,7 @@ from xnnc.cost.rules import lstm_loop
 from xnnc.errors import FallbackError, FallbackWarning, OptionError, TrainingModeWarning
 from xnnc.pipeline.options import CompileOptions
 from xnnc.program import Program
+from xnnc.program.stream import Streaming, StreamingProgram
 from xnnc.target import Target
 
 
@@ -58,6 +59,7 @@ def compile(
     savable: bool = False,
     dynamic_shapes: Any = None,
     strict: bool = False,
+    streaming: Streaming | None = None,
 ) -> Program:
     """nn.Module + inputs, ExportedProgram or .pt2 (inputs may be left out: then
     `compile(ep, options)`) -> a runnable Program.
@@ -83,6 +85,11 @@ def compile(
     the weights in the IR. Without it the program holds the weights only in XNNPACK's packed
     form.
 
+    `streaming` (an `xnnc.Streaming`) compiles the model as a stream's step over the time
+    axis of its first input: the result is a `StreamingProgram`, whose `open()` gives streams
+    that take a chunk per call and keep their state (docs/streaming.md). The example input
+    may have any length along the axis.
+
     Ops left to torch are named in one `FallbackWarning` line (each kind, its count and
     reason; `Program.fallback()`); with `strict`, they are a `FallbackError` instead."""
     from xnnc.frontend.fx_importer import export_program, import_model, torch_leftovers_dropped
@@ -92,9 +99,15 @@ def compile(
         options, example_inputs = example_inputs, None  # compile(exported_program, options)
     if options is not None and not isinstance(options, CompileOptions):
         raise OptionError(f"options: expected a CompileOptions, got {type(options).__name__}")
+    words = None
+    if streaming is not None:
+        example_inputs, dynamic_shapes, words = stream_export(
+            streaming, example_inputs, dynamic_shapes
+        )
     options = CompileOptions.of(
         options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16,
         bf16=bf16, tune=tune, tuning_db=tuning_db, tune_budget_ms=tune_budget_ms,
+        streaming=words,
     )  # fmt: skip
     if isinstance(model, torch.nn.Module) and model.training:
         warnings.warn(
@@ -116,11 +129,12 @@ def compile(
     if budget is None:
         budget = (time.perf_counter() - start) * 1e3
     module = lower(module, options, tune_budget_ms=budget)
+    kind = StreamingProgram if options.streaming else Program
     if savable:
-        program = Program(module, options, profile=profile, exported=ep)
+        program = kind(module, options, profile=profile, exported=ep)
     else:
         del ep  # its weights are the model's: no reference of ours is needed
-        program = Program(module, options, profile=profile, unsavable=(
+        program = kind(module, options, profile=profile, unsavable=(
             "compiled without savable=True: the weights went to XNNPACK; "
             "compile with xnnc.compile(..., savable=True) to save"
         ))  # fmt: skip
@@ -130,3 +144,29 @@ def compile(
     if fallback is not None:
         warnings.warn(f"xnnc.compile: {fallback}", FallbackWarning, stacklevel=2)
     return program
+
+
+def stream_export(
+    streaming: Streaming, example_inputs: Sequence[Any] | None, dynamic_shapes: Any
+) -> tuple[tuple, Any, str]:
+    """The example inputs, dynamic shapes and `streaming` option words of a streaming
+    compile: the time axis of the first tensor input becomes the symbol `T` (unless
+    `dynamic_shapes` names it already), exported at 2 frames or more (torch.export
+    specializes a size of 1)."""
+    if not isinstance(streaming, Streaming):
+        raise OptionError(f"streaming: expected an xnnc.Streaming, got {type(streaming).__name__}")
+    inputs = tuple(example_inputs or ())
+    first = next((i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)), None)
+    if first is None:
+        raise OptionError("streaming: the example inputs have no tensor to stream")
+    x = inputs[first]
+    words = streaming.words(x.dim())
+    axis = streaming.axis % x.dim()
+    if dynamic_shapes is None:
+        if x.shape[axis] < 2:
+            x = x.repeat_interleave(2, dim=axis)
+            inputs = (*inputs[:first], x, *inputs[first + 1 :])
+        frames = x.shape[axis]
+        dim = torch.export.Dim("T", min=min(frames, 2), max=max(64, 4 * frames))
+        dynamic_shapes = tuple({axis: dim} if i == first else None for i in range(len(inputs)))
+    return inputs, dynamic_shapes, words

@@ -34,6 +34,8 @@ Fields:
   `xnnc.compile` gives it as long as its import took (a cold compile stays near 2x an
   untuned one; the layers left over are timed by later compiles), other entry points no
   bound; `math.inf` times every layer the database lacks in this compile; 0 times none.
+- streaming: "" (an offline program), or the step of a stream as `aten-stream`'s options
+  spell it: "axis=2 frames=1 lookahead=auto" (`xnnc.Streaming` writes it; docs/streaming.md).
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ class CompileOptions:
     tuning_db: str | None = None
     tune_budget_ms: float | None = None
     bf16: str = "fp32"
+    streaming: str = ""
 
     def __post_init__(self) -> None:
         target = self.target if isinstance(self.target, Target) else _parse_target(self.target)
@@ -137,6 +140,8 @@ class CompileOptions:
                 raise OptionError(f"tuning_db: {self.tuning_db} is a directory, not a file")
             set_(self, "tuning_db", os.fspath(self.tuning_db))
         _check_budget(self.tune_budget_ms)
+        if self.streaming:
+            stream_options(self.streaming)
 
     @classmethod
     def of(cls, options: CompileOptions | None = None, **fields: Any) -> CompileOptions:
@@ -174,6 +179,7 @@ class CompileOptions:
             "tune": str(self.tune).lower(),
             "tuning_db": self.tuning_db or "",
             "tune_budget_ms": "" if self.tune_budget_ms is None else repr(self.tune_budget_ms),
+            "streaming": self.streaming,
         }
 
     @classmethod
@@ -187,7 +193,7 @@ class CompileOptions:
                    bf16=spec.get("bf16", "fp32"),
                    tune=tune, tuning_db=spec.get("tuning_db") or None,
                    tune_budget_ms=budget if budget is None else budget_ms(budget),
-                   **split)  # fmt: skip
+                   streaming=spec.get("streaming", ""), **split)  # fmt: skip
 
 
 TUNE_MODES = (True, False, "auto", "cached")
@@ -211,6 +217,34 @@ def budget_ms(text: str, option: str = "tune_budget_ms") -> float:
         raise OptionError(f"{option}: expected a number of ms, got {text!r}") from None
     _check_budget(value, option)
     return value
+
+
+STREAM_KEYS = ("axis", "frames", "lookahead")
+
+
+def stream_options(text: str) -> dict[str, str]:
+    """`streaming`'s words ("axis=2 frames=1 lookahead=auto") by key, checked."""
+    if not isinstance(text, str):
+        raise OptionError(f"streaming: expected options such as 'frames=1', got {text!r}")
+    found: dict[str, str] = {}
+    for word in text.replace(",", " ").split():
+        key, eq, value = word.partition("=")
+        if not eq or key not in STREAM_KEYS or not value:
+            raise OptionError(
+                f"streaming: {word!r} is not one of {', '.join(k + '=...' for k in STREAM_KEYS)}"
+            )
+        found[key] = value
+    for key in ("axis", "frames"):
+        if key in found and not found[key].lstrip("-").isdigit():
+            raise OptionError(f"streaming: {key} must be a whole number, got {found[key]!r}")
+    if int(found.get("frames", "1")) < 1:
+        raise OptionError(f"streaming: frames must be at least 1, got {found['frames']}")
+    lookahead = found.get("lookahead", "none")
+    if lookahead not in ("none", "auto") and not lookahead.isdigit():
+        raise OptionError(
+            f"streaming: lookahead must be 'none', 'auto' or input frames, got {lookahead!r}"
+        )
+    return found
 
 
 def _check_budget(value: Any, option: str = "tune_budget_ms") -> None:

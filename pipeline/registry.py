@@ -100,13 +100,15 @@ def pass_classes() -> dict[str, type[ModulePass]]:
     from xnnc.transforms.quantize_early import QuantizeEarlyPass
     from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
     from xnnc.transforms.space_to_depth import SpaceToDepthPass
+    from xnnc.transforms.streaming import StreamPass
     from xnnc.transforms.upsample_nearest import UpsampleNearestPass
     from xnnc.tuning.tuner import TunePass
 
     passes = (
         CanonicalizePass, CommonSubexpressionElimination, DeadCodeElimination,
         # aten level
-        FoldBatchNormPass, FoldConstantsPass, IndexAsSlicesPass, LowerComplexPass, FramesAsConvPass,
+        FoldBatchNormPass, StreamPass, FoldConstantsPass, IndexAsSlicesPass, LowerComplexPass,
+        FramesAsConvPass,
         FoldQdqPass, FoldDynamicQdqPass,
         RecognizeLayerNormPass, RecognizeSafeSoftmaxPass, RecognizePreluPass,
         RecognizeCircularPadPass, RecognizeMatmulPass,

@@ -54,7 +54,13 @@ from xnnc.legalize.casts import LegalizeCastsPass
 from xnnc.legalize.fp16_precision import Fp16PrecisionPass
 from xnnc.legalize.outputs import LegalizeOutputsPass
 from xnnc.legalize.stock import LegalizeStockPass
-from xnnc.pipeline.options import IMPORT_CHOICES, OPTIONAL_PASSES, CompileOptions, tune_mode
+from xnnc.pipeline.options import (
+    IMPORT_CHOICES,
+    OPTIONAL_PASSES,
+    CompileOptions,
+    stream_options,
+    tune_mode,
+)
 from xnnc.target import Target
 from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.circular_pad_pattern import RecognizeCircularPadPass
@@ -74,6 +80,7 @@ from xnnc.transforms.matmul_pattern import RecognizeMatmulPass
 from xnnc.transforms.prelu_pattern import RecognizePreluPass
 from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
 from xnnc.transforms.space_to_depth import SpaceToDepthPass
+from xnnc.transforms.streaming import StreamPass
 from xnnc.tuning.tuner import TimingCost, TunePass
 
 
@@ -114,6 +121,7 @@ def stage_passes(options: CompileOptions) -> dict[str, list[ModulePass]]:
         + _enabled(
             [
                 FoldBatchNormPass(),
+                *_streaming(options),
                 LowerComplexPass(),
                 FoldConstantsPass(dequantize=as_float),
                 IndexAsSlicesPass(),
@@ -138,6 +146,15 @@ def stage_passes(options: CompileOptions) -> dict[str, list[ModulePass]]:
     if options.tuning() != "static":
         _insert_tuning(stages, options)
     return stages
+
+
+def _streaming(options: CompileOptions) -> list[ModulePass]:
+    """`aten-stream` with the options' `streaming` words, when it streams."""
+    if not options.streaming:
+        return []
+    words = stream_options(options.streaming)
+    return [StreamPass(axis=int(words.get("axis", -1)), frames=int(words.get("frames", 1)),
+                       lookahead=words.get("lookahead", "none"))]  # fmt: skip
 
 
 def _insert_tuning(stages: dict[str, list[ModulePass]], options: CompileOptions) -> None:
@@ -227,8 +244,9 @@ def _for_piece(p: ModulePass) -> ModulePass:
 class XnncPipelinePass(ModulePass):
     """The default pipeline as one pass. target: a target string, or empty to keep the
     module's `#xnn.target` (the default target when it has none); fp16, bf16, exclude, disable,
-    tune ("auto", "true", "false", "cached"), tuning-db and tune-budget-ms (no bound by
-    default) as in `CompileOptions`."""
+    tune ("auto", "true", "false", "cached"), tuning-db, tune-budget-ms (no bound by
+    default) and streaming ("frames=1 lookahead=auto": `aten-stream`'s options) as in
+    `CompileOptions`."""
 
     name = "xnnc-pipeline"
     option_ranges: ClassVar = {"tune_budget_ms": (0, math.inf)}
@@ -240,6 +258,7 @@ class XnncPipelinePass(ModulePass):
     tune: str = "auto"
     tuning_db: str = ""
     tune_budget_ms: float = math.inf
+    streaming: str = ""
 
     def __post_init__(self) -> None:
         # Checked when the pipeline is built, not after the passes before this one ran.
@@ -249,7 +268,8 @@ class XnncPipelinePass(ModulePass):
         return CompileOptions(target, self.fp16, self.exclude, self.disable,
                               tune=tune_mode(self.tune, "xnnc-pipeline: tune"),
                               tuning_db=self.tuning_db or None,
-                              tune_budget_ms=self.tune_budget_ms, bf16=self.bf16)  # fmt: skip
+                              tune_budget_ms=self.tune_budget_ms, bf16=self.bf16,
+                              streaming=self.streaming)  # fmt: skip
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower(op, self._options(self.target or target_of(op)), ctx)

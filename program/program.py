@@ -56,6 +56,7 @@ from xnnc.program import file as program_file
 from xnnc.program.lstm_loop import ON_XNNPACK, RecurrentOps, packed_name, static_input
 from xnnc.program.plan import Plan
 from xnnc.target import Target
+from xnnc.transforms.streaming import STREAM_ATTR
 from xnnc.translate.xnnpack import serialize_subgraph, serialize_subgraph_named
 
 
@@ -386,6 +387,10 @@ class Program:
     ) -> Program:  # fmt: skip
         """A program saved by `save` (`xnnc.load`)."""
         with program_file.opened(path, savable) as saved:
+            if cls is Program and STREAM_ATTR in saved.module.attributes:
+                from xnnc.program.stream import StreamingProgram
+
+                cls = StreamingProgram  # a stream's step: it opens streams
             program = cls(saved.module, CompileOptions(target=saved.target), threads=threads,
                           profile=profile, blobs=saved.blobs, unsavable=saved.unsavable,
                           packed=saved.packed)  # fmt: skip

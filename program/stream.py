@@ -1,0 +1,274 @@
+"""Streaming programs: a model compiled as a per-chunk step (`aten-stream`), and the streams
+that run it, each with its own state.
+
+    program = xnnc.compile(decoder, (latent,), streaming=xnnc.Streaming(frames_per_call=1))
+    stream = program.open()              # one stream; open as many as you like
+    for frame in frames:                 # each [1, C, 1]
+        audio = stream(frame)            # that frame's audio
+    tail = stream.flush()                # what the offline model would still produce
+    stream.reset()                       # start again
+
+The step takes `(*inputs, *states)` and returns `(*outputs, *states)` (the module's
+`xnnc.stream` attribute says which are which); a stream keeps the states its last call
+returned and passes them to the next, so nothing is copied between calls. Many streams share
+one program, each from its own thread; one stream refuses a second thread.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from threading import Lock
+from typing import Any
+
+import torch
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+
+from xnnc.dialects.types import dims_of_type, module_attribute
+from xnnc.errors import InputError, OptionError, XnncError
+from xnnc.ir.dtypes import TORCH_DTYPES
+from xnnc.program.program import Program
+from xnnc.transforms.streaming import STREAM_ATTR, parse_lookahead
+
+
+@dataclass(frozen=True)
+class Streaming:
+    """Compile a model as a stream (`xnnc.compile(..., streaming=Streaming(...))`).
+
+    axis: the time axis of the streamed input (its first tensor input; negative counts from
+    the end). frames_per_call: frames of that input each call takes. lookahead: "none"
+    refuses a model whose output needs later input (naming its first such op); "auto"
+    delays the output by the fewest input frames that make it exact (`program.lookahead`);
+    an int N delays it by N input frames."""
+
+    axis: int = -1
+    frames_per_call: int = 1
+    lookahead: str | int = "none"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.axis, bool) or not isinstance(self.axis, int):
+            raise OptionError(f"Streaming: axis must be an int, got {self.axis!r}")
+        frames = self.frames_per_call
+        if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
+            raise OptionError(f"Streaming: frames_per_call must be an int >= 1, got {frames!r}")
+        try:
+            parse_lookahead(self.lookahead)
+        except OptionError as e:
+            raise OptionError(f"Streaming: {e}") from None
+
+    def words(self, rank: int) -> str:
+        """The compile option's spelling (`CompileOptions.streaming`), the axis made
+        non-negative for an input of `rank` dims."""
+        if not -rank <= self.axis < rank:
+            raise OptionError(f"Streaming: axis {self.axis} is out of range for the input's "
+                              f"{rank} dims")  # fmt: skip
+        return f"axis={self.axis % rank} frames={self.frames_per_call} lookahead={self.lookahead}"
+
+
+@dataclass(frozen=True)
+class StreamLayout:
+    """What the module's `xnnc.stream` attribute records: the streamed input and its axis,
+    frames per call, the lookahead (input frames), per output its delay and offline tail (its
+    own frames), rate and time axis, per state its role and initial value."""
+
+    axis: int
+    frames: int
+    input: int
+    lookahead: int
+    delays: tuple[int, ...]
+    tails: tuple[int, ...]
+    rates: tuple[Fraction, ...]
+    axes: tuple[int, ...]
+    roles: tuple[str, ...]
+    fills: tuple[float, ...]
+
+    @staticmethod
+    def of(module: ModuleOp) -> StreamLayout | None:
+        attr = module_attribute(module, STREAM_ATTR)
+        if not isinstance(attr, DictionaryAttr):
+            return None
+        d = attr.data
+
+        def seq(key: str) -> tuple:
+            value = d[key]
+            assert isinstance(value, ArrayAttr)
+            return tuple(getattr(a, "value", a).data for a in value.data)
+
+        return StreamLayout(
+            axis=d["axis"].value.data, frames=d["frames"].value.data,
+            input=d["input"].value.data, lookahead=d["lookahead"].value.data,
+            delays=seq("delays"), tails=seq("tails"),
+            rates=tuple(Fraction(r) for r in seq("rates")), axes=seq("axes"),
+            roles=seq("states"),
+            fills=seq("fills"),
+        )  # fmt: skip
+
+
+class StreamingProgram(Program):
+    """A Program whose function is a stream's step; `open()` starts a stream."""
+
+    def __init__(self, module: ModuleOp, *args: Any, **kwargs: Any):
+        super().__init__(module, *args, **kwargs)
+        layout = StreamLayout.of(module)
+        if layout is None:
+            raise XnncError("the module is not a stream's step (no xnnc.stream attribute)")
+        self.layout = layout
+        types = [a.type for a in self._func.body.block.args]
+        self._inputs = len(types) - len(layout.roles)
+        self._outputs = len(layout.delays)
+        self._state_specs = [
+            (tuple(dims_of_type(t)), TORCH_DTYPES[t.element_type]) for t in types[self._inputs :]
+        ]
+        self._input_specs = [(tuple(dims_of_type(t)), TORCH_DTYPES[t.element_type])
+                             for t in types[: self._inputs]]  # fmt: skip
+
+    @property
+    def frames_per_call(self) -> int:
+        return self.layout.frames
+
+    @property
+    def lookahead(self) -> int:
+        """Input frames the output waits for: each output is the offline one shifted by
+        `lookahead * rate` of its own frames (`delays`)."""
+        return self.layout.lookahead
+
+    @property
+    def delays(self) -> tuple[int, ...]:
+        """Each output's delay in its own frames (samples, for audio)."""
+        return self.layout.delays
+
+    def state_nbytes(self) -> int:
+        """Bytes of state one stream keeps."""
+        return sum(math.prod(shape) * dtype.itemsize for shape, dtype in self._state_specs)
+
+    def initial_state(self) -> list[torch.Tensor]:
+        return [
+            torch.full(shape, fill, dtype=dtype)
+            for (shape, dtype), fill in zip(self._state_specs, self.layout.fills, strict=True)
+        ]
+
+    def open(self) -> Stream:
+        """A new stream at its start, with its own state."""
+        return Stream(self)
+
+
+class Stream:
+    """One stream of a StreamingProgram: `stream(*inputs)` runs a chunk, `flush()` returns
+    the tail, `reset()` starts again, `state()`/`restore(s)` save and bring back."""
+
+    def __init__(self, program: StreamingProgram):
+        self.program = program
+        self._lock = Lock()
+        self.reset()
+
+    def reset(self) -> None:
+        self._states = self.program.initial_state()
+        self._flushed = False
+        self._calls = 0
+
+    def __call__(self, *inputs: Any) -> Any:
+        if self._flushed:
+            raise XnncError("stream: flushed; call reset() before streaming again")
+        self._check(inputs)
+        outputs = self._run(inputs)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def _check(self, inputs: tuple) -> None:
+        p = self.program
+        if len(inputs) != p._inputs:
+            raise InputError(f"stream: expected {p._inputs} input(s), got {len(inputs)}")
+        for i, (x, (shape, dtype)) in enumerate(zip(inputs, p._input_specs, strict=True)):
+            if not isinstance(x, torch.Tensor):
+                raise InputError(f"stream: input {i} must be a tensor, got {type(x).__name__}")
+            if tuple(x.shape) != shape or x.dtype != dtype:
+                per_call = (
+                    f" ({p.layout.frames} frame(s) per call on axis {p.layout.axis})"
+                    if i == p.layout.input else ""
+                )  # fmt: skip
+                raise InputError(
+                    f"stream: input {i} is {list(x.shape)} {_dtype(x.dtype)}; expected "
+                    f"{list(shape)} {_dtype(dtype)}{per_call}"
+                )
+
+    def _run(self, inputs: tuple) -> list[torch.Tensor]:
+        if not self._lock.acquire(blocking=False):
+            raise XnncError(
+                "stream: called from two threads at once; open one stream per thread "
+                "(program.open())"
+            )
+        try:
+            results = self.program(*inputs, *self._states)
+            results = list(results) if isinstance(results, (tuple, list)) else [results]
+            n = self.program._outputs
+            self._states = results[n:]
+            self._calls += 1
+            return results[:n]
+        finally:
+            self._lock.release()
+
+    def flush(self) -> Any:
+        """The frames of each output the offline model produces after the last chunk: its
+        tail past the rate, and the frames the lookahead held back. The stream feeds zero
+        chunks to produce them: exact where the model's right edge is zeros (a trim, a zero
+        pad), near the edge otherwise. Then the stream is done until `reset()`."""
+        if self._flushed:
+            raise XnncError("stream: flushed already; call reset() before streaming again")
+        p = self.program
+        layout = p.layout
+        want = [d + t for d, t in zip(layout.delays, layout.tails, strict=True)]
+        per_call = [int(r * layout.frames) for r in layout.rates]
+        calls = max((math.ceil(w / n) for w, n in zip(want, per_call, strict=True) if w > 0),
+                    default=0)  # fmt: skip
+        zeros = [torch.zeros(shape, dtype=dtype) for shape, dtype in p._input_specs]
+        parts: list[list[torch.Tensor]] = [[] for _ in want]
+        for _ in range(calls):
+            for i, y in enumerate(self._run(tuple(zeros))):
+                parts[i].append(y)
+        self._flushed = True
+        tails = []
+        for i, w in enumerate(want):
+            axis = layout.axes[i]
+            if parts[i]:
+                tails.append(torch.cat(parts[i], axis).narrow(axis, 0, w))
+            else:
+                shape = list(_output_shape(p, i))
+                shape[axis] = 0
+                tails.append(torch.zeros(shape, dtype=_output_dtype(p, i)))
+        return tails[0] if len(tails) == 1 else tuple(tails)
+
+    def state(self) -> dict[str, Any]:
+        """A copy of the stream's state, to `restore` into this stream or another of the same
+        program."""
+        return {"states": [s.clone() for s in self._states], "flushed": self._flushed,
+                "calls": self._calls}  # fmt: skip
+
+    def restore(self, state: dict[str, Any]) -> None:
+        specs = self.program._state_specs
+        states = state.get("states") if isinstance(state, dict) else None
+        if not isinstance(states, list) or len(states) != len(specs):
+            raise InputError(f"stream.restore: expected a state of {len(specs)} tensors from "
+                             "stream.state()")  # fmt: skip
+        for i, (s, (shape, dtype)) in enumerate(zip(states, specs, strict=True)):
+            if not isinstance(s, torch.Tensor) or tuple(s.shape) != shape or s.dtype != dtype:
+                raise InputError(f"stream.restore: state {i} is not a {list(shape)} "
+                                 f"{_dtype(dtype)} tensor: not this program's state")  # fmt: skip
+        self._states = [s.clone() for s in states]
+        self._flushed = bool(state.get("flushed", False))
+        self._calls = int(state.get("calls", 0))
+
+
+def _output_type(p: StreamingProgram, i: int):
+    return p._func.function_type.outputs.data[i]
+
+
+def _output_shape(p: StreamingProgram, i: int) -> tuple[int, ...]:
+    return tuple(dims_of_type(_output_type(p, i)))
+
+
+def _output_dtype(p: StreamingProgram, i: int) -> torch.dtype:
+    return TORCH_DTYPES[_output_type(p, i).element_type]
+
+
+def _dtype(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")

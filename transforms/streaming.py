@@ -1,0 +1,559 @@
+"""`aten-stream`: an offline model over a time axis becomes a step that takes one chunk of
+frames per call and carries its state from call to call, in the IR.
+
+The model is imported with its time axis symbolic (`T`), so each value's length along it is
+affine in `T`: `a*T + b`. `a` is the value's rate (frames per input frame). The pass walks
+the function once, in order, and gives each value on the time axis a chunk of `a*F` frames
+(F frames per call) holding its frames `[n*a*F - D, (n+1)*a*F - D)` at call n: D is the
+value's delay, in its own frames. Each op's rule builds its chunk from its operands' chunks
+and, where it reads frames of earlier calls, from a state:
+
+- `constant_pad_nd` on the time axis moves the frames (D - left); what it pads with fills
+  the history of the convolution that reads it (causal padding);
+- a convolution keeps `h = D_out*s + p - D_in` frames of its input's history (causal:
+  `(k - 1) * dilation`), reads history and chunk without padding on the time axis, and its
+  output is D_out = ceil((D_in + K - s - p) / s) frames late: a non-causal ("same") one
+  looks ahead; a strided one keeps its phase in h;
+- a transposed convolution runs on the chunk alone and carries its overlap tail (K - s
+  frames, before the bias) to the next call; its padding and a slice of the time axis that
+  starts at `st` move the frames (D + p, D + st); where a slice ends is the offline tail;
+- frame-local ops (elementwise, activations, casts, linear and norms over other dims,
+  permutes and views that keep the axis) run on the chunks: operands of unequal delay are
+  aligned first, the earlier one through a delay line of the difference;
+- an op that needs the whole sequence (a reduction, softmax or norm over time, a view that
+  folds time into another dim, two dims of time) is refused with one line naming the op.
+
+The function then takes `(chunk, *other inputs, *states)` and returns `(*outputs,
+*states)`, with static shapes (F frames) when F is a number. Each rewritten op records
+what the analysis found, `xnnc.stream = {rate = "16", delay = 0, history = 2}` (`carry` for
+a transposed convolution's tail, `delay-line` for an alignment), and the module records the
+stream: `xnnc.stream = {axis, frames, input, lookahead, delays, tails, rates, axes,
+states, fills}`, which
+`xnnc.program.stream` reads. lookahead: "none" refuses a model whose output is late (its
+first op that looks ahead is named), "auto" delays the outputs by the smallest whole number
+of input frames L that makes them exact, an int N delays them by N >= L.
+
+    xnn-opt m.mlir -p 'aten-stream{frames=1 lookahead=auto}'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FloatAttr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    f64,
+    i64,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xnnc.backend_xnnpack.dims import DimExpr
+from xnnc.dialects import aten
+from xnnc.dialects.locations import op_label, where
+from xnnc.dialects.types import dims_of_type, element_type, int_value, ints, tensor_type
+from xnnc.errors import LocatedError, OptionError
+from xnnc.ir.aten_builder import AtenBuilder
+from xnnc.ir.rebuild import rebuilt
+
+STREAM_ATTR = "xnnc.stream"
+LOOKAHEADS = ("none", "auto")
+
+# Ops that compute each frame from the same frame of their operands (and of constants),
+# provided the dims they work along are not the time axis (`_local_dims`).
+_FRAME_LOCAL = (
+    aten._Unary,
+    aten._Binary,
+    aten.PreluOp,
+    aten.WhereOp,
+    aten.LinearOp,
+    aten.MatmulOp,
+    aten._Reduce,
+    aten.BatchNormOp,
+    aten.LayerNormOp,
+    aten.PermuteOp,
+    aten.ViewOp,
+    aten.SqueezeOp,
+    aten.UnsqueezeOp,
+    aten.ExpandOp,
+    aten.SliceOp,
+    aten.SelectOp,
+    aten.CatOp,
+    aten.FlipOp,
+    aten.QuantizeOp,
+    aten.DequantizeOp,
+)
+
+
+def parse_lookahead(text: str | int) -> str | int:
+    """ "none", "auto" or a whole number of input frames (OptionError otherwise)."""
+    if isinstance(text, int) and not isinstance(text, bool) and text >= 0:
+        return text
+    if isinstance(text, str) and text in LOOKAHEADS:
+        return text
+    if isinstance(text, str) and text.isdigit():
+        return int(text)
+    raise OptionError(f"lookahead: expected 'none', 'auto' or frames >= 0, got {text!r}")
+
+
+@dataclass
+class _Timed:
+    """A value on the time axis: its new chunk, the dim, rate and delay (own frames)."""
+
+    chunk: SSAValue
+    dim: int
+    rate: Fraction
+    delay: int
+    fill: float = 0.0  # what frames before the stream's start hold (a causal pad's value)
+
+
+class _Refused(Exception):
+    def __init__(self, op: Operation, problem: str):
+        super().__init__(problem)
+        self.op, self.problem = op, problem
+
+
+class _Stepper:
+    """Builds the step function of `func` into `block` (see the module docstring)."""
+
+    def __init__(self, func: FuncOp, symbol: str, coeff: int, frames: int):
+        self.func, self.symbol, self.coeff, self.frames = func, symbol, coeff, frames
+        self.block = Block()
+        self.values: dict[SSAValue, SSAValue] = {}
+        self.timed: dict[SSAValue, _Timed] = {}
+        self.states: list[tuple[SSAValue, SSAValue | None, float, str]] = []  # arg, next, fill
+        self.first_late: Operation | None = None
+
+    # --- values -----------------------------------------------------------------------------
+
+    def time_of(self, value: SSAValue, op: Operation) -> tuple[int, Fraction, int] | None:
+        """(dim, rate, offline offset) of a value on the time axis, or None."""
+        if not isinstance(value.type, TensorType):
+            return None
+        dims = [
+            (i, d)
+            for i, d in enumerate(dims_of_type(value.type))
+            if isinstance(d, DimExpr) and self.symbol in d.symbols
+        ]
+        if not dims:
+            return None
+        if len(dims) > 1:
+            raise _Refused(op, "has the time axis on two dims: it needs the whole sequence")
+        (i, d), = dims  # fmt: skip
+        if len(d.terms) != 1:
+            raise _Refused(op, f"size {d} mixes the time axis with other symbols")
+        return i, Fraction(dict(d.terms)[self.symbol], self.coeff), d.const
+
+    def length(self, rate: Fraction, op: Operation) -> int:
+        n = rate * self.frames
+        if n.denominator != 1:
+            raise _Refused(op, f"gives {n} frames per call of {self.frames}: give a "
+                           f"frames_per_call that is a multiple of {n.denominator}")  # fmt: skip
+        return int(n)
+
+    def chunk_type(self, value: SSAValue, dim: int, length: int) -> TensorType:
+        shape = list(dims_of_type(value.type))
+        shape[dim] = length
+        return tensor_type(element_type(value), shape)
+
+    def new(self, value: SSAValue) -> SSAValue | None:
+        timed = self.timed.get(value)
+        return timed.chunk if timed is not None else self.values.get(value)
+
+    def state(self, like: SSAValue, dim: int, frames: int, fill: float, role: str) -> SSAValue:
+        """A new function argument: `frames` frames of `like`'s shape, carried to the next
+        call (`carry_out` sets what goes back)."""
+        arg = self.block.insert_arg(self.chunk_type(like, dim, frames), len(self.block.args))
+        arg.name_hint = f"state_{len(self.states)}"
+        self.states.append((arg, None, fill, role))
+        return arg
+
+    def carry_out(self, arg: SSAValue, value: SSAValue) -> None:
+        i = next(i for i, s in enumerate(self.states) if s[0] is arg)
+        _, _, fill, role = self.states[i]
+        self.states[i] = (arg, value, fill, role)
+
+    def builder(self, op: Operation) -> AtenBuilder:
+        return AtenBuilder(self.block.add_op, op)
+
+    def window(self, op: Operation, value: SSAValue, frames: int) -> SSAValue:
+        """`value`'s chunk after `frames` frames of its history (a state); negative: the
+        chunk without its first frames."""
+        t = self.timed[value]
+        b = self.builder(op)
+        length = self.length(t.rate, op)
+        if frames <= 0:
+            return b.slice(t.chunk, t.dim, -frames, length) if frames else t.chunk
+        history = self.state(t.chunk, t.dim, frames, t.fill, "history")
+        joined = b.cat([history, t.chunk], t.dim)
+        self.carry_out(history, b.slice(joined, t.dim, length, length + frames))
+        return joined
+
+    def delayed(self, op: Operation, value: SSAValue, frames: int) -> SSAValue:
+        """`value`'s chunk `frames` frames later (a delay line), as a new timed value."""
+        t = self.timed[value]
+        joined = self.window(op, value, frames)
+        chunk = self.builder(op).slice(joined, t.dim, 0, self.length(t.rate, op))
+        _note(chunk.owner, t.rate, t.delay + frames, **{"delay-line": frames})
+        return chunk
+
+    # --- the walk ---------------------------------------------------------------------------
+
+    def run(self) -> list[int]:
+        """Builds the step function's body but its return; each output's offline tail (the
+        constant of its length: frames past its rate)."""
+        body = self.func.body.block
+        for arg in body.args:
+            timed = self.time_of(arg, self.func)
+            if timed is None:
+                new = self.block.insert_arg(arg.type, len(self.block.args))
+                self.values[arg] = new
+            else:
+                dim, rate, _ = timed
+                length = self.length(rate, self.func)
+                new = self.block.insert_arg(self.chunk_type(arg, dim, length), len(self.block.args))
+                self.timed[arg] = _Timed(new, dim, rate, 0)
+            new.name_hint = arg.name_hint
+        for op in list(body.ops):
+            if isinstance(op, ReturnOp):
+                return self.outputs(op)
+            self.step(op)
+        raise AssertionError("a function body ends with func.return")
+
+    def outputs(self, ret: ReturnOp) -> list[int]:
+        if any(v not in self.timed for v in ret.operands):
+            raise _Refused(ret, "returns a value without the time axis")
+        self.returned = list(ret.operands)
+        return [self.time_of(v, ret)[2] for v in ret.operands]
+
+    def step(self, op: Operation) -> None:
+        timed_in = [v for v in op.operands if v in self.timed]
+        timed_out = [(r, self.time_of(r, op)) for r in op.results]
+        if not timed_in:
+            if any(t is not None for _, t in timed_out):
+                raise _Refused(op, "makes a time axis from no input along it")
+            self.move(op)
+            return
+        if len(op.results) != 1 or timed_out[0][1] is None:
+            raise _Refused(op, "has no streaming rule for its results")
+        if isinstance(op, aten.ConstantPadNdOp):
+            self.pad(op)
+        elif isinstance(op, aten.ConvolutionOp):
+            transposed = op.transposed.value.data
+            (self.conv_transposed if transposed else self.conv)(op)
+        elif isinstance(op, aten.SliceOp) and self.on_time(op, op.input, op.dim):
+            self.slice(op)
+        elif isinstance(op, _FRAME_LOCAL):
+            self.local(op)
+        elif isinstance(op, (aten._SpatialPad, aten.PadCircularOp)):
+            raise _Refused(op, "pads the time axis with frames the stream has not seen yet")
+        else:
+            raise _Refused(op, "has no streaming rule (it may need the whole sequence)")
+
+    def move(self, op: Operation) -> None:
+        """An op off the time axis (weights, constants): moved as it is."""
+        for i, v in enumerate(op.operands):
+            if v in self.values:
+                op.operands[i] = self.values[v]
+        op.detach()
+        self.block.add_op(op)
+        for r in op.results:
+            self.values[r] = r
+
+    def on_time(self, op: Operation, value: SSAValue, dim_attr: Attribute | None) -> bool:
+        t = self.timed[value]
+        rank = len(dims_of_type(value.type))
+        dim = int_value(dim_attr) if dim_attr is not None else 0
+        return dim % rank == t.dim
+
+    def record(self, old: SSAValue, chunk: SSAValue, delay: int, fill: float = 0.0) -> None:
+        dim, rate, _ = self.time_of(old, old.owner)
+        if delay > 0 and self.first_late is None:
+            inputs = [self.timed[v].delay for v in old.owner.operands if v in self.timed]
+            if all(d <= 0 for d in inputs):
+                self.first_late = old.owner
+        self.timed[old] = _Timed(chunk, dim, rate, delay, fill)
+
+    # --- rules ------------------------------------------------------------------------------
+
+    def pad(self, op: aten.ConstantPadNdOp) -> None:
+        t = self.timed[op.input]
+        pad = list(ints(op.pad))
+        rank = len(dims_of_type(op.input.type))
+        i = 2 * (rank - 1 - t.dim)
+        left = pad[i] if i < len(pad) else 0
+        fill = float(op.value.value.data) if op.value is not None else 0.0
+        chunk = t.chunk
+        if i < len(pad):
+            pad[i] = pad[i + 1] = 0
+        if any(pad):  # other dims padded too: those pads stay
+            length = self.length(t.rate, op)
+            new = rebuilt(op, operands=[chunk], result_types=[
+                self.chunk_type(op.result, t.dim, length)])  # fmt: skip
+            new.properties["pad"] = aten_ints(pad)
+            self.block.add_op(new)
+            chunk = new.results[0]
+        self.record(op.result, chunk, t.delay - left, fill)
+
+    def conv(self, op: aten.ConvolutionOp) -> None:
+        t = self.timed[op.input]
+        if t.dim < 2:
+            raise _Refused(op, "convolves along channels or batch on the time axis")
+        s, p, d, k = self.conv_sizes(op, t.dim)
+        reach = (k - 1) * d + 1
+        delay = -((-(t.delay + reach - s - p)) // s)  # ceil
+        history = delay * s + p - t.delay
+        window = self.window(op, op.input, history)
+        padding = list(ints(op.padding))
+        padding[t.dim - 2] = 0
+        length = self.length(t.rate / s, op)
+        bias = self.new(op.bias) if op.bias is not None else None
+        y = self.builder(op).op(
+            aten.ConvolutionOp, [window, self.new(op.weight), bias],
+            self.chunk_type(op.result, t.dim, length),
+            **{**op.properties, "padding": aten_ints(padding)},
+        )  # fmt: skip
+        _note(y.owner, t.rate / s, delay, history=history)
+        self.record(op.result, y, delay)
+
+    def conv_transposed(self, op: aten.ConvolutionOp) -> None:
+        t = self.timed[op.input]
+        if t.dim < 2:
+            raise _Refused(op, "convolves along channels or batch on the time axis")
+        s, p, d, k = self.conv_sizes(op, t.dim)
+        rank = len(dims_of_type(op.input.type))
+        if t.dim != rank - 1:
+            raise _Refused(op, "a transposed convolution streams on its last dim only")
+        reach = (k - 1) * d + 1
+        carry = reach - s
+        length = self.length(t.rate * s, op)
+        padding = list(ints(op.padding))
+        padding[t.dim - 2] = 0
+        out_padding = list(ints(op.output_padding))
+        out_padding[t.dim - 2] = 0
+        full = self.chunk_type(op.result, t.dim, length + max(carry, 0))
+        b = self.builder(op)
+        props = {**op.properties, "padding": aten_ints(padding),
+                 "output_padding": aten_ints(out_padding)}  # fmt: skip
+        y = b.op(aten.ConvolutionOp, [t.chunk, self.new(op.weight), None], full, **props)
+        _note(y.owner, t.rate * s, s * t.delay + p, carry=max(carry, 0))
+        if carry > 0:
+            tail = self.state(y, t.dim, carry, 0.0, "carry")
+            y = b.binary(aten.AddOp, y, b.pad_last(tail, 0, length))
+            self.carry_out(tail, b.slice(y, t.dim, length, length + carry))
+            y = b.slice(y, t.dim, 0, length)
+        elif carry < 0:
+            y = b.pad_last(y, 0, -carry)
+        if op.bias is not None:
+            bias = self.new(op.bias)
+            channels = dims_of_type(bias.type)[0]
+            y = b.binary(aten.AddOp, y, b.view(bias, [channels] + [1] * (rank - 2)))
+        self.record(op.result, y, s * t.delay + p)
+
+    def conv_sizes(self, op: aten.ConvolutionOp, dim: int) -> tuple[int, int, int, int]:
+        """stride, padding, dilation and kernel size on the time axis."""
+        i = dim - 2
+        kernel = dims_of_type(op.weight.type)[dim]
+        if not isinstance(kernel, int):
+            raise _Refused(op, "has a kernel whose size is on the time axis")
+        return ints(op.stride)[i], ints(op.padding)[i], ints(op.dilation)[i], kernel
+
+    def slice(self, op: aten.SliceOp) -> None:
+        t = self.timed[op.input]
+        start = int_value(op.start) if op.start is not None else 0
+        step = int_value(op.step) if op.step is not None else 1
+        if step != 1:
+            raise _Refused(op, "takes every n-th frame of the time axis")
+        if start < 0:
+            raise _Refused(op, "slices the time axis from its end: it needs the whole sequence")
+        self.record(op.result, t.chunk, t.delay + start, t.fill)
+
+    def local(self, op: Operation) -> None:
+        for dims in _local_dims(op):
+            if any(self.timed[v].dim == d % len(dims_of_type(v.type)) for v, d in dims):
+                raise _Refused(op, "works along the time axis: it needs the whole sequence")
+        timed = [v for v in op.operands if v in self.timed]
+        rates = {self.timed[v].rate for v in timed}
+        (dim, rate, _) = self.time_of(op.results[0], op)
+        if rates != {rate}:
+            raise _Refused(op, "combines values of different frame rates")
+        delay = max(self.timed[v].delay for v in timed)
+        operands = []
+        for v in op.operands:
+            if v in self.timed and self.timed[v].delay < delay:
+                operands.append(self.delayed(op, v, delay - self.timed[v].delay))
+            else:
+                operands.append(self.new(v))
+        length = self.length(rate, op)
+        result = self.chunk_type(op.results[0], dim, length)
+        props = dict(op.properties)
+        if isinstance(op, (aten.ViewOp, aten.ExpandOp)):
+            sizes = list(ints(op.properties["size"]))
+            if sizes[dim] != -1:
+                sizes[dim] = length
+            props["size"] = aten_ints(sizes)
+        new = rebuilt(op, operands=operands, result_types=[result], properties=props)
+        self.block.add_op(new)
+        self.record(op.results[0], new.results[0], delay)
+
+
+def aten_ints(values: list[int]) -> Attribute:
+    from xdsl.dialects.builtin import DenseArrayBase
+
+    return DenseArrayBase.from_list(i64, values)
+
+
+def _local_dims(op: Operation) -> list[list[tuple[SSAValue, int]]]:
+    """The dims of its operands a frame-local op works along (none may be time)."""
+    if isinstance(op, aten._Reduce):
+        dims = ints(op.properties.get("dim")) if op.properties.get("dim") else None
+        x = op.operands[0]
+        rank = len(dims_of_type(x.type))
+        return [[(x, d) for d in (range(rank) if not dims else dims)]]
+    if isinstance(op, aten._AlongDim):
+        return [[(op.operands[0], int_value(op.properties["dim"]))]]
+    if isinstance(op, (aten.LinearOp, aten.MatmulOp)):
+        return [[(op.operands[0], -1)]] + (
+            [[(op.operands[1], -2)]] if isinstance(op, aten.MatmulOp) else []
+        )
+    if isinstance(op, aten.LayerNormOp):
+        x = op.operands[0]
+        n = len(ints(op.properties["normalized_shape"]))
+        return [[(x, -1 - i) for i in range(n)]]
+    if isinstance(op, aten.BatchNormOp):
+        return [[(op.operands[0], 1)]]
+    if isinstance(op, (aten.CatOp, aten.SelectOp, aten.SliceOp)):
+        dim = op.properties.get("dim")
+        d = int_value(dim) if dim is not None else 0
+        return [[(v, d) for v in op.operands]]
+    if isinstance(op, aten.FlipOp):
+        return [[(op.operands[0], d) for d in ints(op.properties["dims"])]]
+    if isinstance(op, aten.PreluOp):
+        return [[(op.operands[1], 0)]] if len(op.operands) > 1 else []
+    if isinstance(op, aten.ViewOp):
+        return []  # checked by its result's time dim (time_of) and rate
+    return []
+
+
+def _note(op: Operation, rate: Fraction, delay: int, **found: int) -> None:
+    entries: dict[str, Attribute] = {"rate": StringAttr(str(rate)),
+                                     "delay": IntegerAttr(delay, i64)}  # fmt: skip
+    entries.update({k: IntegerAttr(v, i64) for k, v in found.items()})
+    op.attributes[STREAM_ATTR] = DictionaryAttr(entries)
+
+
+@dataclass(frozen=True)
+class StreamPass(ModulePass):
+    """The function of the module as a per-chunk step with state (the module docstring).
+    axis: the time axis of the streamed input (-1: its symbolic dim); frames: frames per
+    call; lookahead: "none", "auto" or input frames."""
+
+    name = "aten-stream"
+    axis: int = -1
+    frames: int = 1
+    lookahead: str = "none"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.frames < 1:
+            raise OptionError(f"aten-stream: frames must be at least 1, got {self.frames}")
+        lookahead = parse_lookahead(self.lookahead)
+        func = next((f for f in op.ops if isinstance(f, FuncOp)), None)
+        if func is None or not func.body.blocks:
+            raise OptionError("aten-stream: the module has no function to stream")
+        index, axis, symbol, coeff = _streamed_input(func, self.axis)
+        stepper = _Stepper(func, symbol, coeff, self.frames)
+        try:
+            tails = stepper.run()
+        except _Refused as e:
+            raise LocatedError(where(e.op), f"streaming: {op_label(e.op)} {e.problem}") from None
+        outputs = [stepper.timed[v] for v in stepper.returned]
+        needed = max(
+            math.ceil(Fraction(t.delay) / t.rate) for t in outputs
+        )  # input frames of lookahead
+        if lookahead == "none" and needed > 0:
+            late = stepper.first_late
+            raise LocatedError(
+                where(late),
+                f"streaming: {op_label(late)} looks {needed} input frame(s) ahead "
+                "(lookahead='none'); use lookahead='auto' or a number of frames",
+            )
+        frames_ahead = needed if lookahead in LOOKAHEADS else lookahead
+        if frames_ahead < needed:
+            raise OptionError(
+                f"aten-stream: lookahead={lookahead} is less than the {needed} input frames "
+                "the model looks ahead"
+            )
+        results = []
+        for v, t in zip(stepper.returned, outputs, strict=True):
+            extra = int(frames_ahead * t.rate) - t.delay
+            chunk = stepper.delayed(v.owner, v, extra) if extra > 0 else t.chunk
+            results.append(chunk)
+        states = stepper.states
+        block = stepper.block
+        block.add_op(ReturnOp(*results, *(s[1] for s in states)))
+        old = func.body.blocks[0]
+        for dead in reversed(list(old.ops)):
+            dead.drop_all_references()
+        func.body.detach_block(old)
+        old.erase(safe_erase=False)
+        func.body.add_block(block)
+        func.function_type = FunctionType.from_lists(
+            [a.type for a in block.args], [r.type for r in block.ops.last.operands]
+        )
+        for key in ("arg_attrs", "res_attrs"):
+            func.properties.pop(key, None)
+        op.attributes.pop("xnnc.symbols", None)
+        stream_rates = [str(t.rate) for t in outputs]
+        op.attributes[STREAM_ATTR] = DictionaryAttr({
+            "axis": IntegerAttr(axis, i64),
+            "frames": IntegerAttr(self.frames, i64),
+            "input": IntegerAttr(index, i64),
+            "lookahead": IntegerAttr(frames_ahead, i64),
+            "delays": ArrayAttr([IntegerAttr(int(frames_ahead * t.rate), i64) for t in outputs]),
+            "tails": ArrayAttr([IntegerAttr(n, i64) for n in tails]),
+            "rates": ArrayAttr([StringAttr(r) for r in stream_rates]),
+            "axes": ArrayAttr([IntegerAttr(t.dim, i64) for t in outputs]),
+            "states": ArrayAttr([StringAttr(s[3]) for s in states]),
+            "fills": ArrayAttr([FloatAttr(s[2], f64) for s in states]),
+        })  # fmt: skip
+
+
+def _streamed_input(func: FuncOp, axis: int) -> tuple[int, int, str, int]:
+    """(index, dim, symbol, coefficient) of the input the stream feeds: the one with a symbolic
+    dim (at `axis`, when given)."""
+    found = []
+    for i, arg in enumerate(func.body.block.args):
+        shape = dims_of_type(arg.type) if isinstance(arg.type, TensorType) else ()
+        for d, size in enumerate(shape):
+            if isinstance(size, DimExpr):
+                found.append((i, d, size))
+    if not found:
+        raise OptionError(
+            "aten-stream: no input has a symbolic time axis (import the model with a "
+            "torch.export Dim on it)"
+        )
+    if axis >= 0 or len(found) > 1:
+        rank = len(dims_of_type(func.body.block.args[found[0][0]].type))
+        chosen = [f for f in found if axis < 0 or f[1] == axis % rank]
+        if len(chosen) != 1:
+            raise OptionError(
+                f"aten-stream: axis={axis} does not name one symbolic dim of the inputs "
+                f"(symbolic: {', '.join(f'input {i} dim {d}' for i, d, _ in found)})"
+            )
+        found = chosen
+    i, dim, size = found[0]
+    if size.const != 0 or len(size.terms) != 1:
+        raise OptionError(f"aten-stream: input {i}'s time axis is {size}; it must be a symbol")
+    (symbol, coeff), = size.terms  # fmt: skip
+    return i, dim, symbol, coeff
