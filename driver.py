@@ -99,11 +99,7 @@ def compile(
         options, example_inputs = example_inputs, None  # compile(exported_program, options)
     if options is not None and not isinstance(options, CompileOptions):
         raise OptionError(f"options: expected a CompileOptions, got {type(options).__name__}")
-    words = None
-    if streaming is not None:
-        example_inputs, dynamic_shapes, words = stream_export(
-            streaming, example_inputs, dynamic_shapes
-        )
+    words = None if streaming is None else stream_words(streaming, example_inputs)
     options = CompileOptions.of(
         options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16,
         bf16=bf16, tune=tune, tuning_db=tuning_db, tune_budget_ms=tune_budget_ms,
@@ -118,7 +114,10 @@ def compile(
         )
     start = time.perf_counter()
     with torch_leftovers_dropped():
-        ep = export_program(model, example_inputs, dynamic_shapes)
+        if streaming is not None and dynamic_shapes is None:
+            ep = _export_streamed(model, example_inputs, streaming)
+        else:
+            ep = export_program(model, example_inputs, dynamic_shapes)
         module = import_model(ep, loop_lstms=loops_lstms(options))
     # The decomposed program (graph, fake tensors) is gone: its heap goes back before
     # lowering builds on it (EnCodec's unrolled LSTM: 0.6x its weights).
@@ -146,27 +145,43 @@ def compile(
     return program
 
 
-def stream_export(
-    streaming: Streaming, example_inputs: Sequence[Any] | None, dynamic_shapes: Any
-) -> tuple[tuple, Any, str]:
-    """The example inputs, dynamic shapes and `streaming` option words of a streaming
-    compile: the time axis of the first tensor input becomes the symbol `T` (unless
-    `dynamic_shapes` names it already), exported at 2 frames or more (torch.export
-    specializes a size of 1)."""
+def _streamed(streaming: Streaming, example_inputs: Sequence[Any] | None) -> tuple[int, int]:
+    """(index, axis) of the input a stream feeds: the first tensor."""
     if not isinstance(streaming, Streaming):
         raise OptionError(f"streaming: expected an xnnc.Streaming, got {type(streaming).__name__}")
     inputs = tuple(example_inputs or ())
     first = next((i for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)), None)
     if first is None:
         raise OptionError("streaming: the example inputs have no tensor to stream")
-    x = inputs[first]
-    words = streaming.words(x.dim())
-    axis = streaming.axis % x.dim()
-    if dynamic_shapes is None:
-        if x.shape[axis] < 2:
-            x = x.repeat_interleave(2, dim=axis)
-            inputs = (*inputs[:first], x, *inputs[first + 1 :])
-        frames = x.shape[axis]
-        dim = torch.export.Dim("T", min=min(frames, 2), max=max(64, 4 * frames))
-        dynamic_shapes = tuple({axis: dim} if i == first else None for i in range(len(inputs)))
-    return inputs, dynamic_shapes, words
+    streaming.words(inputs[first].dim())  # checks the axis
+    return first, streaming.axis % inputs[first].dim()
+
+
+def stream_words(streaming: Streaming, example_inputs: Sequence[Any] | None) -> str:
+    """The `streaming` compile option for `streaming` over the first tensor input."""
+    first, _ = _streamed(streaming, example_inputs)
+    return streaming.words(tuple(example_inputs)[first].dim())
+
+
+def _export_streamed(model: Any, example_inputs: Sequence[Any], streaming: Streaming) -> Any:
+    """The model exported with the stream's axis as the symbol `T`: from 2 frames (a size of
+    1 would be specialized), else from the example's length (a model whose padding needs
+    more, such as a reflect pad)."""
+    from xnnc.errors import ModelImportError
+    from xnnc.frontend.fx_importer import export_program
+
+    first, axis = _streamed(streaming, example_inputs)
+    inputs = list(example_inputs)
+    if inputs[first].shape[axis] < 2:
+        inputs[first] = inputs[first].repeat_interleave(2, dim=axis)
+    frames = inputs[first].shape[axis]
+    lows = [2] if frames == 2 else [2, frames]
+    for low in lows:
+        dim = torch.export.Dim("T", min=low, max=max(64, 4 * frames))
+        shapes = tuple({axis: dim} if i == first else None for i in range(len(inputs)))
+        try:
+            return export_program(model, inputs, shapes)
+        except ModelImportError:
+            if low == lows[-1]:
+                raise
+    raise AssertionError("unreachable")

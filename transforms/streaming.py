@@ -42,10 +42,12 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import torch
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
+    Float32Type,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -171,11 +173,11 @@ class _Stepper:
         timed = self.timed.get(value)
         return timed.chunk if timed is not None else self.values.get(value)
 
-    def state(self, like: SSAValue, dim: int, frames: int, fill: float, role: str) -> SSAValue:
-        """A new function argument: `frames` frames of `like`'s shape, carried to the next
-        call (`carry_out` sets what goes back)."""
-        arg = self.block.insert_arg(self.chunk_type(like, dim, frames), len(self.block.args))
-        arg.name_hint = f"state_{len(self.states)}"
+    def state(self, type: TensorType, fill: float, role: str) -> SSAValue:
+        """A new function argument, carried to the next call (`carry_out` sets what goes
+        back), `fill` everywhere at the stream's start."""
+        arg = self.block.insert_arg(type, len(self.block.args))
+        arg.name_hint = f"{role}{len(self.states)}"
         self.states.append((arg, None, fill, role))
         return arg
 
@@ -195,7 +197,7 @@ class _Stepper:
         length = self.length(t.rate, op)
         if frames <= 0:
             return b.slice(t.chunk, t.dim, -frames, length) if frames else t.chunk
-        history = self.state(t.chunk, t.dim, frames, t.fill, "history")
+        history = self.state(self.chunk_type(t.chunk, t.dim, frames), t.fill, "history")
         joined = b.cat([history, t.chunk], t.dim)
         self.carry_out(history, b.slice(joined, t.dim, length, length + frames))
         return joined
@@ -245,9 +247,12 @@ class _Stepper:
                 raise _Refused(op, "makes a time axis from no input along it")
             self.move(op)
             return
+        if isinstance(op, aten.GenericOp) and op.target.data == "aten::lstm.input":
+            self.lstm(op)
+            return
         if len(op.results) != 1 or timed_out[0][1] is None:
             raise _Refused(op, "has no streaming rule for its results")
-        if isinstance(op, aten.ConstantPadNdOp):
+        if isinstance(op, (aten.ConstantPadNdOp, aten._SpatialPad)):
             self.pad(op)
         elif isinstance(op, aten.ConvolutionOp):
             transposed = op.transposed.value.data
@@ -256,8 +261,8 @@ class _Stepper:
             self.slice(op)
         elif isinstance(op, _FRAME_LOCAL):
             self.local(op)
-        elif isinstance(op, (aten._SpatialPad, aten.PadCircularOp)):
-            raise _Refused(op, "pads the time axis with frames the stream has not seen yet")
+        elif isinstance(op, aten.PadCircularOp):
+            raise _Refused(op, "pads the time axis with frames from its far end")
         else:
             raise _Refused(op, "has no streaming rule (it may need the whole sequence)")
 
@@ -287,13 +292,18 @@ class _Stepper:
 
     # --- rules ------------------------------------------------------------------------------
 
-    def pad(self, op: aten.ConstantPadNdOp) -> None:
+    def pad(self, op: aten.ConstantPadNdOp | aten._SpatialPad) -> None:
+        """A pad of the time axis moves the frames by its left size. Frames before the
+        stream's start hold a constant pad's value; a reflect or replicate pad's would be
+        the stream's first frames, and zeros stand for them (exact from its width on)."""
         t = self.timed[op.input]
-        pad = list(ints(op.pad))
+        key = "pad" if isinstance(op, aten.ConstantPadNdOp) else "padding"
+        pad = list(ints(op.properties[key]))
         rank = len(dims_of_type(op.input.type))
         i = 2 * (rank - 1 - t.dim)
         left = pad[i] if i < len(pad) else 0
-        fill = float(op.value.value.data) if op.value is not None else 0.0
+        value = op.properties.get("value")
+        fill = float(value.value.data) if value is not None else 0.0
         chunk = t.chunk
         if i < len(pad):
             pad[i] = pad[i + 1] = 0
@@ -301,10 +311,67 @@ class _Stepper:
             length = self.length(t.rate, op)
             new = rebuilt(op, operands=[chunk], result_types=[
                 self.chunk_type(op.result, t.dim, length)])  # fmt: skip
-            new.properties["pad"] = aten_ints(pad)
+            new.properties[key] = aten_ints(pad)
             self.block.add_op(new)
             chunk = new.results[0]
         self.record(op.result, chunk, t.delay - left, fill)
+
+    def lstm(self, op: aten.GenericOp) -> None:
+        """`aten::lstm.input` over the time axis carries h and c: its initial states (constants
+        of the model) become the stream's, and its final ones go back."""
+        args = op.args.data
+        x, h0, c0 = op.operands[:3]
+        bidirectional, batch_first = (_flag(args[7]), _flag(args[8]))
+        t = self.timed.get(x)
+        if t is None or h0 in self.timed or c0 in self.timed:
+            raise _Refused(op, "runs along the time axis from a state that has it")
+        if bidirectional:
+            raise _Refused(op, "is bidirectional: it needs the whole sequence")
+        if t.dim != (1 if batch_first else 0):
+            raise _Refused(op, "runs along a dim other than the time axis")
+        length = self.length(t.rate, op)
+        if t.delay < 0:
+            raise _Refused(op, "reads padding frames that come before the stream's start")
+        chunk, delay = t.chunk, t.delay
+        if delay % length:  # whole calls before its first frame: delayed to a call's start
+            extra = -delay % length
+            chunk, delay = self.delayed(op, x, extra), delay + extra
+        if any(r.uses for r in op.results[1:]):
+            raise _Refused(op, "has its final state read: it needs the whole sequence")
+        states = [self.state(v.type, _fill_of(v), role) for v, role in ((h0, "h"), (c0, "c"))]
+        out = self.chunk_type(op.results[0], t.dim, length)
+        new = aten.GenericOp.create(
+            operands=[chunk, *states, *(self.new(v) for v in op.operands[3:])],
+            result_types=[out, h0.type, c0.type], properties=dict(op.properties),
+            attributes=dict(op.attributes),
+        )  # fmt: skip
+        new.location = op.location
+        self.block.add_op(new)
+        _note(new, t.rate, delay, carry=1, **({"skip-calls": delay // length} if delay else {}))
+        started = self.started(op, delay // length)
+        b = self.builder(op)
+        for arg, final in zip(states, new.results[1:], strict=True):
+            if started is not None:  # arg + started * (final - arg)
+                step = b.binary(aten.MulOp, b.binary(aten.SubOp, final, arg), started)
+                final = b.binary(aten.AddOp, arg, step)
+            self.carry_out(arg, final)
+        self.record(op.results[0], new.results[0], delay)
+
+    def started(self, op: Operation, calls: int) -> SSAValue | None:
+        """1.0 from the stream's `calls`-th call on, 0.0 before (None when `calls` is 0): a
+        counter state that counts up to `calls` and stays there. A recurrent op's frames
+        before the stream's start are none of the model's (the lookahead's first frames):
+        its state waits for the first real one."""
+        if calls == 0:
+            return None
+        b = self.builder(op)
+        f32 = TensorType(Float32Type(), [1])
+        count = self.state(f32, 0.0, "calls")
+        limit = b.constant(torch.tensor([float(calls)]), f"stream.calls{calls}")
+        nxt = b.binary(aten.MinimumOp, b.binary(aten.AddOp, count, 1.0), limit)
+        self.carry_out(count, nxt)
+        # count - nxt is -1 while counting, 0 from the `calls`-th call on
+        return b.binary(aten.AddOp, b.binary(aten.SubOp, count, nxt), 1.0)
 
     def conv(self, op: aten.ConvolutionOp) -> None:
         t = self.timed[op.input]
@@ -349,7 +416,7 @@ class _Stepper:
         y = b.op(aten.ConvolutionOp, [t.chunk, self.new(op.weight), None], full, **props)
         _note(y.owner, t.rate * s, s * t.delay + p, carry=max(carry, 0))
         if carry > 0:
-            tail = self.state(y, t.dim, carry, 0.0, "carry")
+            tail = self.state(self.chunk_type(y, t.dim, carry), 0.0, "carry")
             y = b.binary(aten.AddOp, y, b.pad_last(tail, 0, length))
             self.carry_out(tail, b.slice(y, t.dim, length, length + carry))
             y = b.slice(y, t.dim, 0, length)
@@ -406,6 +473,22 @@ class _Stepper:
         new = rebuilt(op, operands=operands, result_types=[result], properties=props)
         self.block.add_op(new)
         self.record(op.results[0], new.results[0], delay)
+
+
+def _flag(attr: Attribute) -> bool:
+    return isinstance(attr, IntegerAttr) and bool(attr.value.data)
+
+
+def _fill_of(value: SSAValue) -> float:
+    """The value an initial state holds everywhere: an `aten::full`'s or zeros' (else it is
+    refused)."""
+    op = value.owner
+    if isinstance(op, aten.GenericOp) and op.target.data in ("aten::full", "aten::zeros"):
+        if op.target.data == "aten::zeros":
+            return 0.0
+        fill = op.args.data[1]
+        return float(getattr(fill, "value", fill).data)
+    raise _Refused(op, "gives an LSTM an initial state the stream cannot start from")
 
 
 def aten_ints(values: list[int]) -> Attribute:
