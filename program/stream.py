@@ -25,6 +25,7 @@ from typing import Any
 import torch
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
 
+from xnnc.dialects import xnn
 from xnnc.dialects.types import dims_of_type, module_attribute
 from xnnc.errors import InputError, OptionError, XnncError
 from xnnc.ir.dtypes import TORCH_DTYPES
@@ -144,9 +145,30 @@ class StreamingProgram(Program):
 
     def initial_state(self) -> list[torch.Tensor]:
         return [
-            torch.full(shape, fill, dtype=dtype)
+            _buffer(shape, dtype).fill_(fill)
             for (shape, dtype), fill in zip(self._state_specs, self.layout.fills, strict=True)
         ]
+
+    def direct_runtime(self) -> tuple[Any, list[int], list[int]] | None:
+        """When the function is one subgraph on its arguments returning its results (each
+        once), that subgraph's runtime, and the positions of the function's arguments among
+        its inputs and of its results among its outputs: a stream then runs it on buffers of
+        its own. None otherwise, or when profiling (the Program's call records the profile)."""
+        block = self._func.body.block
+        ops = list(block.ops)
+        if self._profiling or len(ops) != 2 or not isinstance(ops[0], xnn.SubgraphOp):
+            return None
+        sub, ret = ops
+        args, results = list(sub.operands), list(sub.results)
+        if sorted(args, key=id) != sorted(block.args, key=id) or len(set(args)) != len(args):
+            return None
+        if sorted(ret.operands, key=id) != sorted(results, key=id):
+            return None
+        runtime = self.runtimes.get(sub)
+        if not hasattr(runtime, "run_at"):
+            return None
+        where = [args.index(a) for a in block.args]
+        return runtime, where, [results.index(r) for r in ret.operands]
 
     def open(self) -> Stream:
         """A new stream at its start, with its own state."""
@@ -160,10 +182,21 @@ class Stream:
     def __init__(self, program: StreamingProgram):
         self.program = program
         self._lock = Lock()
+        # The step's subgraph run on this stream's buffers: the inputs copied into its own,
+        # the states written into a second set that becomes the first at the next call.
+        direct = program.direct_runtime()
+        self._runtime = None if direct is None else direct[0]
+        if direct is not None:
+            _, self._arg_at, self._result_at = direct
+            self._staged = [_buffer(shape, dtype) for shape, dtype in program._input_specs]
+            self._out_specs = [(_output_shape(program, i), _output_dtype(program, i))
+                               for i in range(program._outputs)]  # fmt: skip
         self.reset()
 
     def reset(self) -> None:
         self._states = self.program.initial_state()
+        if self._runtime is not None:
+            self._spare = self.program.initial_state()
         self._flushed = False
         self._calls = 0
 
@@ -198,6 +231,8 @@ class Stream:
                 "(program.open())"
             )
         try:
+            if self._runtime is not None:
+                return self._run_direct(inputs)
             results = self.program(*inputs, *self._states)
             results = list(results) if isinstance(results, (tuple, list)) else [results]
             n = self.program._outputs
@@ -206,6 +241,22 @@ class Stream:
             return results[:n]
         finally:
             self._lock.release()
+
+    def _run_direct(self, inputs: tuple) -> list[torch.Tensor]:
+        for staged, x in zip(self._staged, inputs, strict=True):
+            staged.copy_(x)
+        outputs = [torch.empty(shape, dtype=dtype) for shape, dtype in self._out_specs]
+        states, spare = self._states, self._spare
+        addresses = [0] * (len(self._arg_at) + len(self._result_at))
+        for at, t in zip(self._arg_at, (*self._staged, *states), strict=True):
+            addresses[at] = t.data_ptr()
+        first = len(self._arg_at)
+        for at, t in zip(self._result_at, (*outputs, *spare), strict=True):
+            addresses[first + at] = t.data_ptr()
+        self._runtime.run_at(addresses)
+        self._states, self._spare = spare, states
+        self._calls += 1
+        return outputs
 
     def flush(self) -> Any:
         """The frames of each output the offline model produces after the last chunk: its
@@ -253,7 +304,8 @@ class Stream:
             if not isinstance(s, torch.Tensor) or tuple(s.shape) != shape or s.dtype != dtype:
                 raise InputError(f"stream.restore: state {i} is not a {list(shape)} "
                                  f"{_dtype(dtype)} tensor: not this program's state")  # fmt: skip
-        self._states = [s.clone() for s in states]
+        for mine, saved in zip(self._states, states, strict=True):
+            mine.copy_(saved)
         self._flushed = bool(state.get("flushed", False))
         self._calls = int(state.get("calls", 0))
 
@@ -268,6 +320,13 @@ def _output_shape(p: StreamingProgram, i: int) -> tuple[int, ...]:
 
 def _output_dtype(p: StreamingProgram, i: int) -> torch.dtype:
     return TORCH_DTYPES[_output_type(p, i).element_type]
+
+
+def _buffer(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+    """A tensor with XNN_EXTRA_BYTES (16) readable after it: XNNPACK may read that far past
+    the end of an input."""
+    n = math.prod(shape)
+    return torch.empty(n + 16 // dtype.itemsize + 1, dtype=dtype)[:n].view(shape)
 
 
 def _dtype(dtype: torch.dtype) -> str:

@@ -136,6 +136,8 @@ class _Stepper:
         self.timed: dict[SSAValue, _Timed] = {}
         self.states: list[tuple[SSAValue, SSAValue | None, float, str]] = []  # arg, next, fill
         self.first_late: Operation | None = None
+        # a channels-last state's value as the step reads it -> its argument, permutation
+        self.stored: dict[SSAValue, tuple[SSAValue, list[int]]] = {}
 
     # --- values -----------------------------------------------------------------------------
 
@@ -173,15 +175,32 @@ class _Stepper:
         timed = self.timed.get(value)
         return timed.chunk if timed is not None else self.values.get(value)
 
-    def state(self, type: TensorType, fill: float, role: str) -> SSAValue:
-        """A new function argument, carried to the next call (`carry_out` sets what goes
-        back), `fill` everywhere at the stream's start."""
-        arg = self.block.insert_arg(type, len(self.block.args))
+    def state(
+        self, type: TensorType, fill: float, role: str, at: Operation | None = None
+    ) -> SSAValue:
+        """A new function argument of `type`, carried to the next call (`carry_out` sets
+        what goes back), `fill` everywhere at the stream's start. With `at` (the op it is
+        built for), a state of a [N, C, ..., T] value is kept channels last, [N, ..., T, C],
+        the layout XNNPACK's convolutions work in, so that no transpose runs at the
+        step's boundary; the returned value is [N, C, ..., T] as `type` says."""
+        rank = len(type.get_shape())
+        order = [0, *range(2, rank), 1] if at is not None and rank >= 3 else None
+        stored = type if order is None else tensor_type(
+            type.element_type, [type.get_shape()[d] for d in order])  # fmt: skip
+        arg = self.block.insert_arg(stored, len(self.block.args))
         arg.name_hint = f"{role}{len(self.states)}"
         self.states.append((arg, None, fill, role))
-        return arg
+        if order is None:
+            return arg
+        back = [order.index(d) for d in range(rank)]
+        value = self.builder(at).permute(arg, back)
+        self.stored[value] = (arg, order)
+        return value
 
-    def carry_out(self, arg: SSAValue, value: SSAValue) -> None:
+    def carry_out(self, state: SSAValue, value: SSAValue, at: Operation | None = None) -> None:
+        arg, order = self.stored.get(state, (state, None))
+        if order is not None:
+            value = self.builder(at).permute(value, order)
         i = next(i for i, s in enumerate(self.states) if s[0] is arg)
         _, _, fill, role = self.states[i]
         self.states[i] = (arg, value, fill, role)
@@ -197,9 +216,9 @@ class _Stepper:
         length = self.length(t.rate, op)
         if frames <= 0:
             return b.slice(t.chunk, t.dim, -frames, length) if frames else t.chunk
-        history = self.state(self.chunk_type(t.chunk, t.dim, frames), t.fill, "history")
+        history = self.state(self.chunk_type(t.chunk, t.dim, frames), t.fill, "history", op)
         joined = b.cat([history, t.chunk], t.dim)
-        self.carry_out(history, b.slice(joined, t.dim, length, length + frames))
+        self.carry_out(history, b.slice(joined, t.dim, length, length + frames), op)
         return joined
 
     def delayed(self, op: Operation, value: SSAValue, frames: int) -> SSAValue:
@@ -413,20 +432,34 @@ class _Stepper:
         b = self.builder(op)
         props = {**op.properties, "padding": aten_ints(padding),
                  "output_padding": aten_ints(out_padding)}  # fmt: skip
-        y = b.op(aten.ConvolutionOp, [t.chunk, self.new(op.weight), None], full, **props)
-        _note(y.owner, t.rate * s, s * t.delay + p, carry=max(carry, 0))
-        if carry > 0:
-            tail = self.state(self.chunk_type(y, t.dim, carry), 0.0, "carry")
-            y = b.binary(aten.AddOp, y, b.pad_last(tail, 0, length))
-            self.carry_out(tail, b.slice(y, t.dim, length, length + carry))
+        bias = self.new(op.bias) if op.bias is not None else None
+        z = b.op(aten.ConvolutionOp, [t.chunk, self.new(op.weight), bias], full, **props)
+        _note(z.owner, t.rate * s, s * t.delay + p, carry=max(carry, 0))
+        y = z
+        if 0 < carry <= length:  # the tail of the last call goes on the first frames
+            tail = self.state(self.chunk_type(z, t.dim, carry), 0.0, "carry", op)
+            head = b.binary(aten.AddOp, b.slice(z, t.dim, 0, carry), tail)
+            y = b.cat([head, b.slice(z, t.dim, carry, length)], t.dim) if carry < length else head
+            self.carry_out(tail, self.unbiased(b, b.slice(z, t.dim, length, length + carry),
+                                               bias, rank), op)  # fmt: skip
+        elif carry > length:  # a tail longer than a call's frames: added whole
+            tail = self.state(self.chunk_type(z, t.dim, carry), 0.0, "carry", op)
+            y = b.binary(aten.AddOp, z, b.pad_last(tail, 0, length))
+            after = self.unbiased(b, b.slice(y, t.dim, length, length + carry), bias, rank)
+            self.carry_out(tail, after, op)
             y = b.slice(y, t.dim, 0, length)
-        elif carry < 0:
-            y = b.pad_last(y, 0, -carry)
-        if op.bias is not None:
-            bias = self.new(op.bias)
-            channels = dims_of_type(bias.type)[0]
-            y = b.binary(aten.AddOp, y, b.view(bias, [channels] + [1] * (rank - 2)))
+        elif carry < 0:  # a kernel shorter than the stride: zeros between
+            y = b.pad_last(z, 0, -carry)
         self.record(op.result, y, s * t.delay + p)
+
+    @staticmethod
+    def unbiased(b: AtenBuilder, tail: SSAValue, bias: SSAValue | None, rank: int) -> SSAValue:
+        """A transposed convolution's tail without its bias, which the next call's frames
+        get from their own convolution."""
+        if bias is None:
+            return tail
+        channels = dims_of_type(bias.type)[0]
+        return b.binary(aten.SubOp, tail, b.view(bias, [channels] + [1] * (rank - 2)))
 
     def conv_sizes(self, op: aten.ConvolutionOp, dim: int) -> tuple[int, int, int, int]:
         """stride, padding, dilation and kernel size on the time axis."""

@@ -882,8 +882,8 @@ class XnnRuntime(RuntimeHandle):
         or in place, set up only where the last set-up was not (XNNPACK 92a7ad50's invoke
         runs its operators on the pointers of the last `xnn_setup_runtime_v2`). Called with
         the lock held: the external pointers and the timings live in the runtime."""
-        rt, lib, io = self._runtime, self._lib, self._io
-        if rt is None:
+        io = self._io
+        if self._runtime is None:
             raise RuntimeError("the runtime is closed")
         if io is not None:
             pointers = io.pointers
@@ -892,6 +892,17 @@ class XnnRuntime(RuntimeHandle):
         else:
             pointers = [t.data_ptr() for t in tensors]
             pointers += [t.data_ptr() for t in outputs]
+        self._set_up_and_invoke(pointers)
+        if io is not None:
+            for (address, size), t in zip(io.outputs, outputs):
+                _memmove(t.data_ptr(), address, size)
+        if self._profiling:  # the next invoke overwrites XNNPACK's timings: copy them now
+            self._last_profile = self._thread_profile.rows = self._read_profile()
+
+    def _set_up_and_invoke(self, pointers: list[int]) -> None:
+        """Invokes XNNPACK on the external values at `pointers`, set up first unless the last
+        set-up was at those. Called with the lock held."""
+        rt, lib = self._runtime, self._lib
         if pointers != self._pointers:
             self._pointers = None  # a failed set-up leaves no pointer valid
             self._owner[0] = 0
@@ -901,11 +912,22 @@ class XnnRuntime(RuntimeHandle):
             self._pointers = pointers
         if status := lib.invoke_runtime(rt):
             raise XnnpackError("", "xnn_invoke_runtime", status)
-        if io is not None:
-            for (address, size), t in zip(io.outputs, outputs):
-                _memmove(t.data_ptr(), address, size)
-        if self._profiling:  # the next invoke overwrites XNNPACK's timings: copy them now
-            self._last_profile = self._thread_profile.rows = self._read_profile()
+
+    def run_at(self, pointers: list[int]) -> None:
+        """Runs on the external values at `pointers` (inputs then outputs, by external id),
+        memory the caller owns, of the declared shapes and dtypes, each with XNN_EXTRA_BYTES
+        readable after it. Nothing is checked or copied: for a caller that made that memory
+        itself (a stream's buffers, `xnnc.program.stream`); `run` checks its inputs."""
+        if len(pointers) != len(self._externals):
+            raise ValueError(f"{len(pointers)} addresses for {len(self._externals)} externals")
+        with self._lock:
+            if self._runtime is None:
+                raise RuntimeError("the runtime is closed")
+            if self._shapes is None:
+                self._shaped(None)
+            self._set_up_and_invoke(pointers)
+            if self._profiling:
+                self._last_profile = self._thread_profile.rows = self._read_profile()
 
     __call__ = run
 
