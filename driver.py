@@ -172,6 +172,8 @@ def _export_streamed(model: Any, example_inputs: Sequence[Any], streaming: Strea
 
     first, axis = _streamed(streaming, example_inputs)
     inputs = list(example_inputs)
+    # A view's strides would tie the symbol to another tensor's size: export a copy.
+    inputs[first] = inputs[first].contiguous().clone()
     if inputs[first].shape[axis] < 2:
         inputs[first] = inputs[first].repeat_interleave(2, dim=axis)
     frames = inputs[first].shape[axis]

@@ -23,6 +23,7 @@ NAMES: tuple[str, ...] = (
     "cse",
     "dce",
     "fold-batch-norm",
+    "aten-stream",
     "fold-constants",
     "index-as-slices",
     "aten-lower-complex",

@@ -162,8 +162,8 @@ class _Stepper:
     def length(self, rate: Fraction, op: Operation) -> int:
         n = rate * self.frames
         if n.denominator != 1:
-            raise _Refused(op, f"gives {n} frames per call of {self.frames}: give a "
-                           f"frames_per_call that is a multiple of {n.denominator}")  # fmt: skip
+            raise _Refused(op, f"makes {n} frames of {self.frames} input frame(s) per call: "
+                           f"stream a multiple of {n.denominator} frames per call")  # fmt: skip
         return int(n)
 
     def chunk_type(self, value: SSAValue, dim: int, length: int) -> TensorType:
@@ -226,7 +226,7 @@ class _Stepper:
         t = self.timed[value]
         joined = self.window(op, value, frames)
         chunk = self.builder(op).slice(joined, t.dim, 0, self.length(t.rate, op))
-        _note(chunk.owner, t.rate, t.delay + frames, **{"delay-line": frames})
+        _note(chunk.owner, t.rate, t.delay + frames, **{"delay_line": frames})
         return chunk
 
     # --- the walk ---------------------------------------------------------------------------
@@ -270,7 +270,9 @@ class _Stepper:
             self.lstm(op)
             return
         if len(op.results) != 1 or timed_out[0][1] is None:
-            raise _Refused(op, "has no streaming rule for its results")
+            if isinstance(op, _FRAME_LOCAL):
+                self.check_local(op)
+            raise _Refused(op, "drops the time axis: it needs the whole sequence")
         if isinstance(op, (aten.ConstantPadNdOp, aten._SpatialPad)):
             self.pad(op)
         elif isinstance(op, aten.ConvolutionOp):
@@ -366,7 +368,7 @@ class _Stepper:
         )  # fmt: skip
         new.location = op.location
         self.block.add_op(new)
-        _note(new, t.rate, delay, carry=1, **({"skip-calls": delay // length} if delay else {}))
+        _note(new, t.rate, delay, carry=1, **({"skip_calls": delay // length} if delay else {}))
         started = self.started(op, delay // length)
         b = self.builder(op)
         for arg, final in zip(states, new.results[1:], strict=True):
@@ -479,10 +481,16 @@ class _Stepper:
             raise _Refused(op, "slices the time axis from its end: it needs the whole sequence")
         self.record(op.result, t.chunk, t.delay + start, t.fill)
 
-    def local(self, op: Operation) -> None:
+    def check_local(self, op: Operation) -> None:
         for dims in _local_dims(op):
-            if any(self.timed[v].dim == d % len(dims_of_type(v.type)) for v, d in dims):
+            if any(
+                v in self.timed and self.timed[v].dim == d % len(dims_of_type(v.type))
+                for v, d in dims
+            ):
                 raise _Refused(op, "works along the time axis: it needs the whole sequence")
+
+    def local(self, op: Operation) -> None:
+        self.check_local(op)
         timed = [v for v in op.operands if v in self.timed]
         rates = {self.timed[v].rate for v in timed}
         (dim, rate, _) = self.time_of(op.results[0], op)

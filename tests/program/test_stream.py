@@ -1,0 +1,231 @@
+"""Streaming programs (issue 45): `xnnc.compile(..., streaming=xnnc.Streaming(...))` and the
+streams it opens, against the offline model in eager.
+
+Tolerance: a stream computes each frame from the same weights and the same frames as the
+offline model, but in other blocks (a chunk's GEMMs are smaller, a transposed
+convolution's overlap is added across calls), so fp32 sums differ in their last bits only:
+1e-5 of the output's largest magnitude, the issue's bound (the measured errors are ~1e-6).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import xnnc
+from xnnc.errors import InputError, LocatedError, OptionError, XnncError
+from xnnc.examples.models import SEANetDecoder, _init_conv_weights, make_hifigan, make_mimi_decoder
+
+RTOL = 1e-5
+
+
+def _relative(y: torch.Tensor, ref: torch.Tensor) -> float:
+    return ((y - ref).abs().max() / ref.abs().max()).item()
+
+
+def _stream(program: xnnc.StreamingProgram, x: torch.Tensor, frames: int) -> torch.Tensor:
+    """x fed `frames` at a time along its last axis, then the flush, joined."""
+    stream = program.open()
+    chunks = [stream(x[..., i : i + frames]) for i in range(0, x.shape[-1], frames)]
+    return torch.cat([*chunks, stream.flush()], -1)
+
+
+@pytest.fixture(scope="module")
+def mimi() -> tuple[nn.Module, torch.Tensor]:
+    model, _ = make_mimi_decoder(small=True)
+    torch.manual_seed(1)
+    return model, torch.randn(1, 64, 64)
+
+
+@pytest.mark.parametrize("frames", [1, 3, 7])
+def test_mimi_streamed_equals_offline(mimi, frames: int) -> None:
+    """The causal Mimi-style decoder, 64 frames (63 for 3 and 7) a chunk at a time, then the
+    flush (empty: a causal decoder has no tail), equals the offline decoder: one subgraph,
+    no lookahead, state in XNNPACK."""
+    model, latent = mimi
+    latent = latent[..., : latent.shape[-1] // frames * frames]
+    program = xnnc.compile(model, (latent[..., :4],),
+                           streaming=xnnc.Streaming(frames_per_call=frames))  # fmt: skip
+    assert isinstance(program, xnnc.StreamingProgram)
+    assert program.num_partitions == 1 and program.outside() == []
+    assert program.lookahead == 0 and program.delays == (0,)
+    y = _stream(program, latent, frames)
+    ref = model(latent)
+    assert y.shape == ref.shape
+    assert _relative(y, ref) <= RTOL
+
+
+def test_state_saved_and_restored(mimi) -> None:
+    """A stream's state, saved mid-way and restored into another stream (after that one ran
+    on other frames), goes on as the first would have."""
+    model, latent = mimi
+    program = xnnc.compile(model, (latent[..., :4],), streaming=xnnc.Streaming())
+    first = program.open()
+    head = [first(latent[..., i : i + 1]) for i in range(20)]
+    saved = first.state()
+    other = program.open()
+    for _ in range(5):
+        other(torch.randn(1, 64, 1))
+    other.restore(saved)
+    rest = [other(latent[..., i : i + 1]) for i in range(20, 64)]
+    assert _relative(torch.cat(head + rest, -1), model(latent)) <= RTOL
+    with pytest.raises(InputError, match=r"stream.restore: expected a state of \d+ tensors"):
+        other.restore({"states": []})
+
+
+def test_lookahead_auto_shifts_the_output() -> None:
+    """HiFi-GAN ("same"-padded, non-causal) with lookahead="auto": the output is the
+    offline output delayed by `delays[0]` samples (`lookahead` mel frames of 256), exact
+    away from the edges (the frames before the start are pre-roll, not the zero padding)."""
+    model, _ = make_hifigan(small=True)
+    program = xnnc.compile(model, (torch.randn(1, 80, 8),),
+                           streaming=xnnc.Streaming(lookahead="auto"))  # fmt: skip
+    assert program.num_partitions == 1
+    assert program.lookahead > 0 and program.delays == (256 * program.lookahead,)
+    torch.manual_seed(2)
+    mel = torch.randn(1, 80, 96)
+    y = _stream(program, mel, 1)[..., program.delays[0] :]
+    ref = model(mel)
+    assert y.shape == ref.shape
+    edge = 2 * program.delays[0]
+    interior = slice(edge, ref.shape[-1] - edge)
+    assert _relative(y[..., interior], ref[..., interior]) <= RTOL
+
+
+def test_lookahead_none_names_the_first_op_that_looks_ahead() -> None:
+    model, _ = make_hifigan(small=True)
+    with pytest.raises(LocatedError, match=r"conv_pre.*streaming: aten.convolution looks \d+ "
+                       r"input frame\(s\) ahead \(lookahead='none'\)"):  # fmt: skip
+        xnnc.compile(model, (torch.randn(1, 80, 8),), streaming=xnnc.Streaming())
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_lstm_carries_its_state(causal: bool) -> None:
+    """A SEANet decoder with a 2-layer LSTM (EnCodec's shape, constant padding): the LSTM
+    carries h and c from call to call; non-causal, it waits for its first real frame
+    behind the lookahead. Exact, away from the edges where it looks ahead."""
+    torch.manual_seed(0)
+    model = SEANetDecoder(16, 4, (8, 5, 4, 2), causal=causal, pad_mode="constant",
+                          lstm_layers=2)  # fmt: skip
+    _init_conv_weights(model)
+    model.eval()
+    lookahead = "none" if causal else "auto"
+    program = xnnc.compile(
+        model,
+        (torch.randn(1, 16, 10),),
+        streaming=xnnc.Streaming(frames_per_call=3, lookahead=lookahead),
+    )
+    x = torch.randn(1, 16, 30)
+    d = program.delays[0]
+    y, ref = _stream(program, x, 3)[..., d:], model(x)
+    assert y.shape == ref.shape
+    interior = slice(2 * d, ref.shape[-1] - 2 * d)
+    assert _relative(y[..., interior], ref[..., interior]) <= RTOL
+
+
+class _GlobalMean(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x - x.mean(dim=-1, keepdim=True)
+
+
+def test_an_op_over_the_whole_sequence_is_refused() -> None:
+    with pytest.raises(LocatedError, match=r"streaming: aten.mean works along the time axis: "
+                       r"it needs the whole sequence"):  # fmt: skip
+        xnnc.compile(_GlobalMean().eval(), (torch.randn(1, 4, 8),), streaming=xnnc.Streaming())
+
+
+class _Causal(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.conv(F.pad(x, (2, 0))))
+
+
+@pytest.fixture(scope="module")
+def small() -> xnnc.StreamingProgram:
+    torch.manual_seed(0)
+    return xnnc.compile(_Causal().eval(), (torch.randn(1, 4, 8),),
+                        streaming=xnnc.Streaming(frames_per_call=2))  # fmt: skip
+
+
+def test_bad_chunks_and_misuse(small) -> None:
+    stream = small.open()
+    with pytest.raises(InputError, match=r"stream: input 0 is \[1, 4, 3\] float32; expected "
+                       r"\[1, 4, 2\] float32 \(2 frame\(s\) per call on axis 2\)"):  # fmt: skip
+        stream(torch.randn(1, 4, 3))
+    with pytest.raises(InputError, match=r"input 0 is \[1, 4, 2\] float64; expected"):
+        stream(torch.randn(1, 4, 2, dtype=torch.float64))
+    with pytest.raises(InputError, match=r"stream: expected 1 input\(s\), got 2"):
+        stream(torch.randn(1, 4, 2), torch.randn(1, 4, 2))
+    stream(torch.randn(1, 4, 2))
+    assert stream.flush().shape == (1, 4, 0)
+    with pytest.raises(XnncError, match=r"stream: flushed already; call reset\(\)"):
+        stream.flush()
+    with pytest.raises(XnncError, match=r"stream: flushed; call reset\(\) before streaming"):
+        stream(torch.randn(1, 4, 2))
+    stream.reset()
+    stream(torch.randn(1, 4, 2))
+
+
+def test_one_stream_refuses_a_second_thread(small) -> None:
+    stream = small.open()
+    stream._lock.acquire()  # another thread is inside a call
+    try:
+        with pytest.raises(XnncError, match=r"called from two threads at once; open one "
+                           r"stream per thread"):  # fmt: skip
+            stream(torch.randn(1, 4, 2))
+    finally:
+        stream._lock.release()
+
+
+def test_streams_from_threads_share_the_program(small) -> None:
+    """Four streams, each in its own thread on its own signal, equal the same streams run
+    one after the other: they share the weights and nothing else."""
+    torch.manual_seed(3)
+    signals = [torch.randn(1, 4, 40) for _ in range(4)]
+    expected = [_stream(small, x, 2) for x in signals]
+    got: list[torch.Tensor | None] = [None] * 4
+
+    def run(i: int) -> None:
+        got[i] = _stream(small, signals[i], 2)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g, e in zip(got, expected, strict=True):
+        assert torch.equal(g, e)
+
+
+def test_saved_and_loaded(tmp_path) -> None:
+    torch.manual_seed(0)
+    model = _Causal().eval()
+    program = xnnc.compile(model, (torch.randn(1, 4, 8),), savable=True,
+                           streaming=xnnc.Streaming(frames_per_call=2))  # fmt: skip
+    program.save(str(tmp_path / "s.xnnc"))
+    loaded = xnnc.load(str(tmp_path / "s.xnnc"))
+    assert isinstance(loaded, xnnc.StreamingProgram) and loaded.frames_per_call == 2
+    x = torch.randn(1, 4, 20)
+    assert _relative(_stream(loaded, x, 2), model(x)) <= RTOL
+
+
+@pytest.mark.parametrize(
+    ("streaming", "message"),
+    [
+        (dict(frames_per_call=0), "frames_per_call must be an int >= 1, got 0"),
+        (dict(lookahead="soon"), "lookahead: expected 'none', 'auto' or frames >= 0"),
+        (dict(axis=5), "axis 5 is out of range for the input's 3 dims"),
+    ],
+)
+def test_bad_options(streaming: dict, message: str) -> None:
+    with pytest.raises(OptionError, match=message):
+        xnnc.compile(
+            _Causal().eval(), (torch.randn(1, 4, 8),), streaming=xnnc.Streaming(**streaming)
+        )
