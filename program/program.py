@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from threading import Lock, local
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import torch
@@ -56,7 +56,6 @@ from xnnc.program import file as program_file
 from xnnc.program.lstm_loop import ON_XNNPACK, RecurrentOps, packed_name, static_input
 from xnnc.program.plan import Plan
 from xnnc.target import Target
-from xnnc.transforms.streaming import STREAM_ATTR
 from xnnc.translate.xnnpack import serialize_subgraph, serialize_subgraph_named
 
 
@@ -96,10 +95,15 @@ class Explained(NamedTuple):
 class Program:
     """A lowered module with one extended-runtime instance per subgraph.
 
+    `kinds`: subclasses by the module attribute that marks their modules (a stream's step,
+    `xnnc.program.stream`, registers itself), which `load` makes.
+
     Callable from any number of threads at once: each subgraph's runtime lets one run
     through at a time (on its own thread pool), and each call runs the function's plan
     (`Plan`) on values of its own, so calls share the weights and nothing else. A function
     the plan cannot run goes through xDSL's interpreter, one per calling thread."""
+
+    kinds: ClassVar[dict[str, type[Program]]] = {}
 
     def __init__(
         self,
@@ -387,10 +391,9 @@ class Program:
     ) -> Program:  # fmt: skip
         """A program saved by `save` (`xnnc.load`)."""
         with program_file.opened(path, savable) as saved:
-            if cls is Program and STREAM_ATTR in saved.module.attributes:
-                from xnnc.program.stream import StreamingProgram
-
-                cls = StreamingProgram  # a stream's step: it opens streams
+            if cls is Program:  # a module that says what it is: its kind of program
+                cls = next((kind for attr, kind in Program.kinds.items()
+                            if attr in saved.module.attributes), Program)  # fmt: skip
             program = cls(saved.module, CompileOptions(target=saved.target), threads=threads,
                           profile=profile, blobs=saved.blobs, unsavable=saved.unsavable,
                           packed=saved.packed)  # fmt: skip

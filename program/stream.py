@@ -175,6 +175,9 @@ class StreamingProgram(Program):
         return Stream(self)
 
 
+Program.kinds[STREAM_ATTR] = StreamingProgram  # `load` makes a saved step one
+
+
 class Stream:
     """One stream of a StreamingProgram: `stream(*inputs)` runs a chunk, `flush()` returns
     the tail, `reset()` starts again, `state()`/`restore(s)` save and bring back."""
