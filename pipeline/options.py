@@ -219,7 +219,7 @@ def budget_ms(text: str, option: str = "tune_budget_ms") -> float:
     return value
 
 
-STREAM_KEYS = ("axis", "frames", "lookahead")
+STREAM_KEYS = ("axis", "frames", "lookahead", "transposed")
 
 
 def stream_options(text: str) -> dict[str, str]:

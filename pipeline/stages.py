@@ -154,7 +154,8 @@ def _streaming(options: CompileOptions) -> list[ModulePass]:
         return []
     words = stream_options(options.streaming)
     return [StreamPass(axis=int(words.get("axis", -1)), frames=int(words.get("frames", 1)),
-                       lookahead=words.get("lookahead", "none"))]  # fmt: skip
+                       lookahead=words.get("lookahead", "none"),
+                       transposed=words.get("transposed", "history"))]  # fmt: skip
 
 
 def _insert_tuning(stages: dict[str, list[ModulePass]], options: CompileOptions) -> None:

@@ -14,9 +14,14 @@ and, where it reads frames of earlier calls, from a state:
   `(k - 1) * dilation`), reads history and chunk without padding on the time axis, and its
   output is D_out = ceil((D_in + K - s - p) / s) frames late: a non-causal ("same") one
   looks ahead; a strided one keeps its phase in h;
-- a transposed convolution runs on the chunk alone and carries its overlap tail (K - s
-  frames, before the bias) to the next call; its padding and a slice of the time axis that
-  starts at `st` move the frames (D + p, D + st); where a slice ends is the offline tail;
+- a transposed convolution carries its overlap to the next call, in one of two forms
+  (`transposed=`): "history" (the default) keeps the ceil((K - s) / s) input frames whose
+  outputs overlap this call's and crops the output to the call's frames, which
+  `xnn-polyphase` turns into a stride-1 convolution over exactly those frames (nothing
+  computed twice, no tail to add); "carry" runs on the chunk alone and carries the tail of
+  its output (K - s frames, before the bias), added to the next call's first frames. Its
+  padding and a slice of the time axis that starts at `st` move the frames (D + p, D + st);
+  where a slice ends is the offline tail;
 - frame-local ops (elementwise, activations, casts, linear and norms over other dims,
   permutes and views that keep the axis) run on the chunks: operands of unequal delay are
   aligned first, the earlier one through a delay line of the difference;
@@ -71,6 +76,7 @@ from xnnc.ir.rebuild import rebuilt
 
 STREAM_ATTR = "xnnc.stream"
 LOOKAHEADS = ("none", "auto")
+TRANSPOSED_FORMS = ("history", "carry")
 
 # Ops that compute each frame from the same frame of their operands (and of constants),
 # provided the dims they work along are not the time axis (`_local_dims`).
@@ -129,8 +135,9 @@ class _Refused(Exception):
 class _Stepper:
     """Builds the step function of `func` into `block` (see the module docstring)."""
 
-    def __init__(self, func: FuncOp, symbol: str, coeff: int, frames: int):
+    def __init__(self, func: FuncOp, symbol: str, coeff: int, frames: int, transposed: str):
         self.func, self.symbol, self.coeff, self.frames = func, symbol, coeff, frames
+        self.transposed = transposed
         self.block = Block()
         self.values: dict[SSAValue, SSAValue] = {}
         self.timed: dict[SSAValue, _Timed] = {}
@@ -430,11 +437,21 @@ class _Stepper:
         padding[t.dim - 2] = 0
         out_padding = list(ints(op.output_padding))
         out_padding[t.dim - 2] = 0
-        full = self.chunk_type(op.result, t.dim, length + max(carry, 0))
         b = self.builder(op)
         props = {**op.properties, "padding": aten_ints(padding),
                  "output_padding": aten_ints(out_padding)}  # fmt: skip
         bias = self.new(op.bias) if op.bias is not None else None
+        if self.transposed == "history" and carry > 0:
+            h = -(-carry // s)  # input frames whose outputs overlap this call's
+            window = self.window(op, op.input, h)
+            frames_in = self.length(t.rate, op) + h
+            full = self.chunk_type(op.result, t.dim, (frames_in - 1) * s + reach)
+            z = b.op(aten.ConvolutionOp, [window, self.new(op.weight), bias], full, **props)
+            _note(z.owner, t.rate * s, s * t.delay + p, history=h)
+            y = b.slice(z, t.dim, h * s, h * s + length)
+            self.record(op.result, y, s * t.delay + p)
+            return
+        full = self.chunk_type(op.result, t.dim, length + max(carry, 0))
         z = b.op(aten.ConvolutionOp, [t.chunk, self.new(op.weight), bias], full, **props)
         _note(z.owner, t.rate * s, s * t.delay + p, carry=max(carry, 0))
         y = z
@@ -581,12 +598,15 @@ def _note(op: Operation, rate: Fraction, delay: int, **found: int) -> None:
 class StreamPass(ModulePass):
     """The function of the module as a per-chunk step with state (the module docstring).
     axis: the time axis of the streamed input (-1: its symbolic dim); frames: frames per
-    call; lookahead: "none", "auto" or input frames."""
+    call; lookahead: "none", "auto" or input frames; transposed: how a transposed
+    convolution carries its overlap, "history" (its input frames) or "carry" (its output's
+    tail)."""
 
     name = "aten-stream"
     axis: int = -1
     frames: int = 1
     lookahead: str = "none"
+    transposed: str = "history"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.frames < 1:
@@ -596,7 +616,10 @@ class StreamPass(ModulePass):
         if func is None or not func.body.blocks:
             raise OptionError("aten-stream: the module has no function to stream")
         index, axis, symbol, coeff = _streamed_input(func, self.axis)
-        stepper = _Stepper(func, symbol, coeff, self.frames)
+        if self.transposed not in TRANSPOSED_FORMS:
+            raise OptionError(f"aten-stream: transposed must be one of "
+                              f"{', '.join(TRANSPOSED_FORMS)}, got {self.transposed!r}")  # fmt: skip
+        stepper = _Stepper(func, symbol, coeff, self.frames, self.transposed)
         try:
             tails = stepper.run()
         except _Refused as e:

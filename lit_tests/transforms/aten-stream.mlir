@@ -1,6 +1,7 @@
 // RUN: xnn-opt %s --split-input-file -p 'aten-stream{frames=2 lookahead=auto}' | filecheck %s
 // RUN: not xnn-opt %s --split-input-file -p 'aten-stream{frames=2}' 2>&1 | filecheck %s --check-prefix=NONE
 // RUN: not xnn-opt %s --split-input-file -p 'aten-stream{frames=3}' 2>&1 | filecheck %s --check-prefix=PHASE
+// RUN: xnn-opt %s --split-input-file -p 'aten-stream{frames=2 lookahead=auto transposed=carry}' | filecheck %s --check-prefix=CARRY
 
 // aten-stream (issue 45): the step of a stream, `frames` input frames per call, with the
 // state each op needs recorded on it (`xnnc.stream`).
@@ -41,19 +42,28 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 32]>} {
 
 // -----
 
-// A transposed convolution (k8 s4) trimmed on the right (causal) carries its overlap tail
-// of k - s = 4 frames, without the bias, to the next call; it adds it to its first frames.
+// A transposed convolution (k8 s4) trimmed on the right (causal): its outputs overlap the
+// next call's by k - s = 4 frames. By default it keeps the one input frame those come
+// from and crops its output to the call's 8 frames (xnn-polyphase computes just those).
 // CHECK-LABEL: func.func @upsample
-// CHECK-SAME:    %carry0: tensor<1x4x2xf32>
-// CHECK:         %[[Z:.*]] = aten.convolution %x, %w, %b {xnnc.stream = {rate = "4", delay = 0 : i64, carry = 4 : i64}{{.*}}transposed = true{{.*}} -> tensor<1x2x12xf32>
-// CHECK-NEXT:    %[[C:.*]] = aten.permute %carry0 {dims = array<i64: 0, 2, 1>}
-// CHECK-NEXT:    %[[HEAD:.*]] = aten.slice %[[Z]] {dim = 2 : i64, start = 0 : i64, end = 4 : i64}
-// CHECK-NEXT:    %[[SUM:.*]] = aten.add %[[HEAD]], %[[C]] : (tensor<1x2x4xf32>, tensor<1x2x4xf32>)
-// CHECK-NEXT:    %[[REST:.*]] = aten.slice %[[Z]] {dim = 2 : i64, start = 4 : i64, end = 8 : i64}
-// CHECK-NEXT:    %[[OUT:.*]] = aten.cat %[[SUM]], %[[REST]] {dim = 2 : i64}
-// CHECK-NEXT:    %[[TAIL:.*]] = aten.slice %[[Z]] {dim = 2 : i64, start = 8 : i64, end = 12 : i64}
-// CHECK:         aten.sub %[[TAIL]]
-// CHECK:         func.return %[[OUT]]
+// CHECK-SAME:    %history0: tensor<1x1x4xf32>
+// CHECK:         %[[W:.*]] = aten.cat %{{.*}}, %x {dim = 2 : i64} : (tensor<1x4x1xf32>, tensor<1x4x2xf32>) -> tensor<1x4x3xf32>
+// CHECK:         %[[Z:.*]] = aten.convolution %[[W]], %w, %b {xnnc.stream = {rate = "4", delay = 0 : i64, history = 1 : i64}{{.*}}transposed = true{{.*}} -> tensor<1x2x16xf32>
+// CHECK-NEXT:    %[[Y:.*]] = aten.slice %[[Z]] {dim = 2 : i64, start = 4 : i64, end = 12 : i64}
+// CHECK-NEXT:    func.return %[[Y]]
+// With transposed=carry it runs on the chunk alone and carries the tail of its output,
+// without the bias, to the next call, which adds it to its first frames.
+// CARRY-LABEL: func.func @upsample
+// CARRY-SAME:    %carry0: tensor<1x4x2xf32>
+// CARRY:         %[[Z:.*]] = aten.convolution %x, %w, %b {xnnc.stream = {rate = "4", delay = 0 : i64, carry = 4 : i64}{{.*}}transposed = true{{.*}} -> tensor<1x2x12xf32>
+// CARRY-NEXT:    %[[C:.*]] = aten.permute %carry0 {dims = array<i64: 0, 2, 1>}
+// CARRY-NEXT:    %[[HEAD:.*]] = aten.slice %[[Z]] {dim = 2 : i64, start = 0 : i64, end = 4 : i64}
+// CARRY-NEXT:    %[[SUM:.*]] = aten.add %[[HEAD]], %[[C]] : (tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+// CARRY-NEXT:    %[[REST:.*]] = aten.slice %[[Z]] {dim = 2 : i64, start = 4 : i64, end = 8 : i64}
+// CARRY-NEXT:    %[[OUT:.*]] = aten.cat %[[SUM]], %[[REST]] {dim = 2 : i64}
+// CARRY-NEXT:    %[[TAIL:.*]] = aten.slice %[[Z]] {dim = 2 : i64, start = 8 : i64, end = 12 : i64}
+// CARRY:         aten.sub %[[TAIL]]
+// CARRY:         func.return %[[OUT]]
 builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 32]>} {
   func.func @upsample(%x: tensor<1x4x?xf32, #xnnc.dims<"T">>, %w: tensor<4x2x8xf32>, %b: tensor<2xf32>) -> tensor<1x2x?xf32, #xnnc.dims<"4*T">> {
     %z = aten.convolution %x, %w, %b {stride = array<i64: 4>, padding = array<i64: 0>, dilation = array<i64: 1>, transposed = true, output_padding = array<i64: 0>, groups = 1 : i64} : (tensor<1x4x?xf32, #xnnc.dims<"T">>, tensor<4x2x8xf32>, tensor<2xf32>) -> tensor<1x2x?xf32, #xnnc.dims<"4*T + 4">>
