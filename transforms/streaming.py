@@ -617,8 +617,8 @@ class StreamPass(ModulePass):
             raise OptionError("aten-stream: the module has no function to stream")
         index, axis, symbol, coeff = _streamed_input(func, self.axis)
         if self.transposed not in TRANSPOSED_FORMS:
-            raise OptionError(f"aten-stream: transposed must be one of "
-                              f"{', '.join(TRANSPOSED_FORMS)}, got {self.transposed!r}")  # fmt: skip
+            forms = ", ".join(TRANSPOSED_FORMS)
+            raise OptionError(f"aten-stream: transposed must be {forms}; got {self.transposed!r}")
         stepper = _Stepper(func, symbol, coeff, self.frames, self.transposed)
         try:
             tails = stepper.run()
