@@ -16,14 +16,17 @@ one program, each from its own thread; one stream refuses a second thread.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from threading import Lock
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
+from xdsl.dialects.func import FuncOp
 
 from xnnc.dialects import xnn
 from xnnc.dialects.types import dims_of_type, module_attribute
@@ -67,11 +70,15 @@ class Streaming:
         return f"axis={self.axis % rank} frames={self.frames_per_call} lookahead={self.lookahead}"
 
 
+Spec = tuple[tuple[int, ...], torch.dtype]  # a tensor's shape and dtype
+
+
 @dataclass(frozen=True)
 class StreamLayout:
-    """What the module's `xnnc.stream` attribute records: the streamed input and its axis,
-    frames per call, the lookahead (input frames), per output its delay and offline tail (its
-    own frames), rate and time axis, per state its role and initial value."""
+    """A stream's step as the module's `xnnc.stream` attribute and its function's type
+    record it: the streamed input and its axis, frames per call, the lookahead (input
+    frames), per output its delay and offline tail (its own frames), rate and time axis,
+    per state its role and initial value, and the step's inputs, states and outputs."""
 
     axis: int
     frames: int
@@ -83,11 +90,15 @@ class StreamLayout:
     axes: tuple[int, ...]
     roles: tuple[str, ...]
     fills: tuple[float, ...]
+    inputs: tuple[Spec, ...]
+    states: tuple[Spec, ...]
+    outputs: tuple[Spec, ...]
 
     @staticmethod
     def of(module: ModuleOp) -> StreamLayout | None:
         attr = module_attribute(module, STREAM_ATTR)
-        if not isinstance(attr, DictionaryAttr):
+        func = next((op for op in module.ops if isinstance(op, FuncOp)), None)
+        if not isinstance(attr, DictionaryAttr) or func is None:
             return None
         d = attr.data
 
@@ -96,33 +107,61 @@ class StreamLayout:
             assert isinstance(value, ArrayAttr)
             return tuple(getattr(a, "value", a).data for a in value.data)
 
+        def specs(types: Any) -> tuple[Spec, ...]:
+            return tuple((tuple(dims_of_type(t)), TORCH_DTYPES[t.element_type]) for t in types)
+
+        roles = seq("states")
+        args = func.function_type.inputs.data
+        n = len(args) - len(roles)
         return StreamLayout(
             axis=d["axis"].value.data, frames=d["frames"].value.data,
             input=d["input"].value.data, lookahead=d["lookahead"].value.data,
             delays=seq("delays"), tails=seq("tails"),
-            rates=tuple(Fraction(r) for r in seq("rates")), axes=seq("axes"),
-            roles=seq("states"),
-            fills=seq("fills"),
+            rates=tuple(Fraction(r) for r in seq("rates")), axes=seq("axes"), roles=roles,
+            fills=seq("fills"), inputs=specs(args[:n]), states=specs(args[n:]),
+            outputs=specs(func.function_type.outputs.data[: len(seq("delays"))]),
         )  # fmt: skip
 
+    def to_json(self) -> str:
+        """The layout as text (a `.pte` carries it as its `xnnc_stream` method's value)."""
+        fields = dataclasses.asdict(self)
+        fields["rates"] = [str(r) for r in self.rates]
+        for key in ("inputs", "states", "outputs"):
+            fields[key] = [[list(shape), _dtype(dtype)] for shape, dtype in getattr(self, key)]
+        return json.dumps(fields)
 
-class StreamingProgram(Program):
-    """A Program whose function is a stream's step; `open()` starts a stream."""
+    @staticmethod
+    def from_json(text: str) -> StreamLayout:
+        fields = json.loads(text)
+        fields["rates"] = [Fraction(r) for r in fields["rates"]]
+        for key in ("inputs", "states", "outputs"):
+            fields[key] = [(tuple(shape), getattr(torch, dtype)) for shape, dtype in fields[key]]
+        return StreamLayout(**{k: tuple(v) if isinstance(v, list) else v
+                               for k, v in fields.items()})  # fmt: skip
 
-    def __init__(self, module: ModuleOp, *args: Any, **kwargs: Any):
-        super().__init__(module, *args, **kwargs)
-        layout = StreamLayout.of(module)
-        if layout is None:
-            raise XnncError("the module is not a stream's step (no xnnc.stream attribute)")
-        self.layout = layout
-        types = [a.type for a in self._func.body.block.args]
-        self._inputs = len(types) - len(layout.roles)
-        self._outputs = len(layout.delays)
-        self._state_specs = [
-            (tuple(dims_of_type(t)), TORCH_DTYPES[t.element_type]) for t in types[self._inputs :]
-        ]
-        self._input_specs = [(tuple(dims_of_type(t)), TORCH_DTYPES[t.element_type])
-                             for t in types[: self._inputs]]  # fmt: skip
+    def initial_state(self) -> list[torch.Tensor]:
+        """The states at a stream's start, each with XNN_EXTRA_BYTES after it."""
+        return [_buffer(shape, dtype).fill_(fill)
+                for (shape, dtype), fill in zip(self.states, self.fills, strict=True)]  # fmt: skip
+
+
+class Step(Protocol):
+    """What a stream runs: a `StreamingProgram`, or a streaming `.pte` on stock ExecuTorch
+    (`xnnc.pte.stream`)."""
+
+    layout: StreamLayout
+
+    def step(self, *inputs: torch.Tensor) -> list[torch.Tensor]:
+        """One call: `(*inputs, *states)` -> `[*outputs, *states]`."""
+        ...
+
+    def direct_runtime(self) -> tuple[Any, list[int], list[int]] | None: ...
+
+
+class Streams:
+    """What every step offers: `open()` and the stream's figures."""
+
+    layout: StreamLayout
 
     @property
     def frames_per_call(self) -> int:
@@ -141,13 +180,40 @@ class StreamingProgram(Program):
 
     def state_nbytes(self) -> int:
         """Bytes of state one stream keeps."""
-        return sum(math.prod(shape) * dtype.itemsize for shape, dtype in self._state_specs)
+        return sum(math.prod(shape) * dtype.itemsize for shape, dtype in self.layout.states)
 
-    def initial_state(self) -> list[torch.Tensor]:
-        return [
-            _buffer(shape, dtype).fill_(fill)
-            for (shape, dtype), fill in zip(self._state_specs, self.layout.fills, strict=True)
-        ]
+    def open(self) -> Stream:
+        """A new stream at its start, with its own state."""
+        return Stream(self)  # type: ignore[arg-type]
+
+
+class StreamingProgram(Streams, Program):
+    """A Program whose function is a stream's step; `open()` starts a stream."""
+
+    def __init__(self, module: ModuleOp, *args: Any, **kwargs: Any):
+        super().__init__(module, *args, **kwargs)
+        layout = StreamLayout.of(module)
+        if layout is None:
+            raise XnncError("the module is not a stream's step (no xnnc.stream attribute)")
+        self.layout = layout
+
+    def step(self, *inputs: torch.Tensor) -> list[torch.Tensor]:
+        results = self(*inputs)
+        return list(results) if isinstance(results, (tuple, list)) else [results]
+
+    def save(self, path: str) -> None:
+        """Our program file, or a `.pte` whose method takes `(*inputs, *states)` and returns
+        `(*outputs, *states)`, the layout in its `xnnc_stream` method (`xnnc.pte.stream`)."""
+        if not str(path).endswith(".pte"):
+            return super().save(path)
+        self._check_savable(f"Program.save({str(path)!r})")
+        if self._exported is None:
+            raise XnncError(f"Program.save({str(path)!r}): a .pte needs the program compiled "
+                            "from a model with xnnc.compile(..., savable=True)")  # fmt: skip
+        from xnnc.pte.stream import write_stream_pte
+
+        tune = "auto" if self.options.tune is True else self.options.tune
+        write_stream_pte(path, self._exported, self.options.replace(tune=tune))
 
     def direct_runtime(self) -> tuple[Any, list[int], list[int]] | None:
         """When the function is one subgraph on its arguments returning its results (each
@@ -170,20 +236,18 @@ class StreamingProgram(Program):
         where = [args.index(a) for a in block.args]
         return runtime, where, [results.index(r) for r in ret.operands]
 
-    def open(self) -> Stream:
-        """A new stream at its start, with its own state."""
-        return Stream(self)
-
 
 Program.kinds[STREAM_ATTR] = StreamingProgram  # `load` makes a saved step one
 
 
 class Stream:
-    """One stream of a StreamingProgram: `stream(*inputs)` runs a chunk, `flush()` returns
-    the tail, `reset()` starts again, `state()`/`restore(s)` save and bring back."""
+    """One stream of a step (a StreamingProgram or a streaming `.pte`): `stream(*inputs)`
+    runs a chunk, `flush()` returns the tail, `reset()` starts again, `state()` and
+    `restore(s)` save and bring back."""
 
-    def __init__(self, program: StreamingProgram):
+    def __init__(self, program: Step):
         self.program = program
+        self.layout = program.layout
         self._lock = Lock()
         # The step's subgraph run on this stream's buffers: the inputs copied into its own,
         # the states written into a second set that becomes the first at the next call.
@@ -191,15 +255,13 @@ class Stream:
         self._runtime = None if direct is None else direct[0]
         if direct is not None:
             _, self._arg_at, self._result_at = direct
-            self._staged = [_buffer(shape, dtype) for shape, dtype in program._input_specs]
-            self._out_specs = [(_output_shape(program, i), _output_dtype(program, i))
-                               for i in range(program._outputs)]  # fmt: skip
+            self._staged = [_buffer(shape, dtype) for shape, dtype in self.layout.inputs]
         self.reset()
 
     def reset(self) -> None:
-        self._states = self.program.initial_state()
+        self._states = self.layout.initial_state()
         if self._runtime is not None:
-            self._spare = self.program.initial_state()
+            self._spare = self.layout.initial_state()
         self._flushed = False
         self._calls = 0
 
@@ -211,16 +273,16 @@ class Stream:
         return outputs[0] if len(outputs) == 1 else outputs
 
     def _check(self, inputs: tuple) -> None:
-        p = self.program
-        if len(inputs) != p._inputs:
-            raise InputError(f"stream: expected {p._inputs} input(s), got {len(inputs)}")
-        for i, (x, (shape, dtype)) in enumerate(zip(inputs, p._input_specs, strict=True)):
+        layout = self.layout
+        if len(inputs) != len(layout.inputs):
+            raise InputError(f"stream: expected {len(layout.inputs)} input(s), got {len(inputs)}")
+        for i, (x, (shape, dtype)) in enumerate(zip(inputs, layout.inputs, strict=True)):
             if not isinstance(x, torch.Tensor):
                 raise InputError(f"stream: input {i} must be a tensor, got {type(x).__name__}")
             if tuple(x.shape) != shape or x.dtype != dtype:
                 per_call = (
-                    f" ({p.layout.frames} frame(s) per call on axis {p.layout.axis})"
-                    if i == p.layout.input else ""
+                    f" ({layout.frames} frame(s) per call on axis {layout.axis})"
+                    if i == layout.input else ""
                 )  # fmt: skip
                 raise InputError(
                     f"stream: input {i} is {list(x.shape)} {_dtype(x.dtype)}; expected "
@@ -236,9 +298,8 @@ class Stream:
         try:
             if self._runtime is not None:
                 return self._run_direct(inputs)
-            results = self.program(*inputs, *self._states)
-            results = list(results) if isinstance(results, (tuple, list)) else [results]
-            n = self.program._outputs
+            results = self.program.step(*inputs, *self._states)
+            n = len(self.layout.outputs)
             self._states = results[n:]
             self._calls += 1
             return results[:n]
@@ -248,7 +309,7 @@ class Stream:
     def _run_direct(self, inputs: tuple) -> list[torch.Tensor]:
         for staged, x in zip(self._staged, inputs, strict=True):
             staged.copy_(x)
-        outputs = [torch.empty(shape, dtype=dtype) for shape, dtype in self._out_specs]
+        outputs = [torch.empty(shape, dtype=dtype) for shape, dtype in self.layout.outputs]
         states, spare = self._states, self._spare
         addresses = [0] * (len(self._arg_at) + len(self._result_at))
         for at, t in zip(self._arg_at, (*self._staged, *states), strict=True):
@@ -268,13 +329,12 @@ class Stream:
         pad), near the edge otherwise. Then the stream is done until `reset()`."""
         if self._flushed:
             raise XnncError("stream: flushed already; call reset() before streaming again")
-        p = self.program
-        layout = p.layout
+        layout = self.layout
         want = [d + t for d, t in zip(layout.delays, layout.tails, strict=True)]
         per_call = [int(r * layout.frames) for r in layout.rates]
         calls = max((math.ceil(w / n) for w, n in zip(want, per_call, strict=True) if w > 0),
                     default=0)  # fmt: skip
-        zeros = [torch.zeros(shape, dtype=dtype) for shape, dtype in p._input_specs]
+        zeros = [torch.zeros(shape, dtype=dtype) for shape, dtype in layout.inputs]
         parts: list[list[torch.Tensor]] = [[] for _ in want]
         for _ in range(calls):
             for i, y in enumerate(self._run(tuple(zeros))):
@@ -286,9 +346,9 @@ class Stream:
             if parts[i]:
                 tails.append(torch.cat(parts[i], axis).narrow(axis, 0, w))
             else:
-                shape = list(_output_shape(p, i))
-                shape[axis] = 0
-                tails.append(torch.zeros(shape, dtype=_output_dtype(p, i)))
+                shape, dtype = layout.outputs[i]
+                tails.append(torch.zeros([0 if d == axis else n for d, n in enumerate(shape)],
+                                         dtype=dtype))  # fmt: skip
         return tails[0] if len(tails) == 1 else tuple(tails)
 
     def state(self) -> dict[str, Any]:
@@ -298,7 +358,7 @@ class Stream:
                 "calls": self._calls}  # fmt: skip
 
     def restore(self, state: dict[str, Any]) -> None:
-        specs = self.program._state_specs
+        specs = self.layout.states
         states = state.get("states") if isinstance(state, dict) else None
         if not isinstance(states, list) or len(states) != len(specs):
             raise InputError(f"stream.restore: expected a state of {len(specs)} tensors from "
@@ -311,18 +371,6 @@ class Stream:
             mine.copy_(saved)
         self._flushed = bool(state.get("flushed", False))
         self._calls = int(state.get("calls", 0))
-
-
-def _output_type(p: StreamingProgram, i: int):
-    return p._func.function_type.outputs.data[i]
-
-
-def _output_shape(p: StreamingProgram, i: int) -> tuple[int, ...]:
-    return tuple(dims_of_type(_output_type(p, i)))
-
-
-def _output_dtype(p: StreamingProgram, i: int) -> torch.dtype:
-    return TORCH_DTYPES[_output_type(p, i).element_type]
 
 
 def _buffer(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
