@@ -6,6 +6,8 @@ same names the importer used), so one generic implementation serves every named 
 
 from __future__ import annotations
 
+import contextlib
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -295,9 +297,11 @@ def op_interpreter(module: ModuleOp) -> Interpreter:
 
 
 def run_reference(
-    module: ModuleOp, inputs: Sequence[Any], func: str = "forward"
+    module: ModuleOp, inputs: Sequence[Any], func: str = "forward", *, traced: bool = False
 ) -> tuple[torch.Tensor, ...]:
-    """Run `func` of an `aten` module on torch; inputs are torch tensors or numpy arrays."""
+    """Run `func` of an `aten` module on torch; inputs are torch tensors or numpy arrays.
+    `traced`: under torch.export's tracing (the ops recorded as they run), so autograd is
+    left as it is instead of switched off."""
     from xdsl.dialects.func import FuncOp
 
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
@@ -309,5 +313,5 @@ def run_reference(
     functions = AtenFunctions()
     functions.sizes = sizes
     interpreter.register_implementations(functions)
-    with torch.no_grad():
+    with contextlib.nullcontext() if traced else torch.no_grad():
         return tuple(interpreter.call_op(func, tensors))

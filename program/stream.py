@@ -298,6 +298,7 @@ class Stream:
         try:
             if self._runtime is not None:
                 return self._run_direct(inputs)
+            inputs = tuple(x.contiguous() for x in inputs)
             results = self.program.step(*inputs, *self._states)
             n = len(self.layout.outputs)
             self._states = results[n:]

@@ -89,12 +89,15 @@ def write_pte(
     options: CompileOptions | None = None,
     *,
     dynamic_shapes: Any = None,
+    constant_methods: dict[str, Any] | None = None,
     **fields: Any,
 ) -> None:
     """`to_pte` written to `path` piece by piece, without joining the `.pte` in memory
-    first (the blobs are not copied a second time)."""
+    first (the blobs are not copied a second time). `constant_methods`: methods that return
+    a constant (ExecuTorch's argument), such as a streaming step's layout."""
     with torch_leftovers_dropped():
-        program = _program(model, example_inputs, options, dynamic_shapes, **fields)
+        program = _program(model, example_inputs, options, dynamic_shapes,
+                           constant_methods=constant_methods, **fields)  # fmt: skip
         with open(path, "wb") as f:  # not before: a refused program leaves no file
             _write(f, program)
         del program
@@ -131,6 +134,7 @@ def _program(
     example_inputs: Any,
     options: CompileOptions | None,
     dynamic_shapes: Any = None,
+    constant_methods: dict[str, Any] | None = None,
     **fields: Any,
 ):
     """ExecuTorch's program manager for `to_pte`'s arguments."""
@@ -149,8 +153,9 @@ def _program(
         steps = lstm_calls.stepped(ep, partitioner._lstms_taken(ep))
     complex_scalars_as_tensors(steps or ep)
     lowered = to_edge_transform_and_lower(
-        steps or ep, partitioner=[partitioner], compile_config=edge_config(ep)
-    )
+        steps or ep, partitioner=[partitioner], compile_config=edge_config(ep),
+        constant_methods=constant_methods,
+    )  # fmt: skip
     del ep, steps
     lstm_calls.call_steps(lowered, options)
     config = ExecutorchBackendConfig()
@@ -328,6 +333,13 @@ class StockRuntime:
         self._buffer = bytes(pte)
         self._module = portable_lib._load_for_executorch_from_buffer(self._buffer)
         self._lock = threading.Lock()
+
+    def constant(self, method: str) -> Any:
+        """The value a constant method of the `.pte` returns (KeyError if it has none)."""
+        if method not in self._module.method_names():
+            raise KeyError(method)
+        with self._lock:
+            return self._module.run_method(method, [])[0]
 
     def __call__(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """`forward` on `inputs`, each checked against the `.pte`'s declaration first (stock

@@ -229,3 +229,40 @@ def test_bad_options(streaming: dict, message: str) -> None:
         xnnc.compile(
             _Causal().eval(), (torch.randn(1, 4, 8),), streaming=xnnc.Streaming(**streaming)
         )
+
+
+def test_streaming_pte_on_stock_executorch(mimi, tmp_path) -> None:
+    """The step saved as a `.pte`: one delegate (nothing left to ExecuTorch's portable ops),
+    the states explicit inputs and outputs, the layout in its `xnnc_stream` method; streamed
+    on stock ExecuTorch 1.5.1 it equals the extended runtime's stream."""
+    from executorch.exir import to_edge_transform_and_lower
+
+    from xnnc.pte.stream import StreamingPte, step_program
+
+    model, latent = mimi
+    program = xnnc.compile(model, (latent[..., :4],), streaming=xnnc.Streaming(), savable=True)
+    step, layout = step_program(program._exported, program.options)
+    edge = to_edge_transform_and_lower(
+        step, partitioner=[xnnc.XnncPartitioner(program.options.replace(
+            target="stock", streaming=""))])  # fmt: skip
+    outside = [n.target.__name__ for n in edge.exported_program().graph.nodes
+               if n.op == "call_function" and "executorch_call_delegate" not in str(n.target)
+               and n.target.__name__ != "getitem"]  # fmt: skip
+    assert outside == []
+    program.save(str(tmp_path / "step.pte"))
+    steps = StreamingPte(str(tmp_path / "step.pte"))
+    assert steps.layout == program.layout and steps.state_nbytes() == program.state_nbytes()
+    frames = latent[..., :16]
+    on_pte, on_xnnc = _stream(steps, frames, 1), _stream(program, frames, 1)
+    assert _relative(on_pte, on_xnnc) <= RTOL
+    assert _relative(on_pte, model(frames)) <= RTOL
+
+
+def test_a_pte_that_is_not_a_stream(tmp_path) -> None:
+    from xnnc.pte import to_pte
+    from xnnc.pte.stream import StreamingPte
+
+    (tmp_path / "m.pte").write_bytes(to_pte(_Causal().eval(), (torch.randn(1, 4, 8),)))
+    with pytest.raises(XnncError, match=r"m.pte: not a streaming .pte \(it has no "
+                       r"'xnnc_stream' method"):  # fmt: skip
+        StreamingPte(str(tmp_path / "m.pte"))

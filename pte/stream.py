@@ -1,0 +1,115 @@
+"""Streaming `.pte` files: a stream's step for stock ExecuTorch, its state carried as
+explicit inputs and outputs, and the runner that drives it frame by frame.
+
+    program = xnnc.compile(decoder, (latent,), streaming=xnnc.Streaming(), savable=True)
+    program.save("step.pte")          # forward(*inputs, *states) -> (*outputs, *states)
+    steps = StreamingPte("step.pte")  # on stock ExecuTorch
+    stream = steps.open()             # the same Stream as a StreamingProgram's
+    audio = stream(frame)
+
+The step is the model's `aten-stream` form (the aten stage up to and including
+`aten-stream`, as `xnnc.compile` runs it), exported again from xnnc's reference
+interpreter with torch.export, so ExecuTorch sees the step's own torch ops and
+`XnncPartitioner` delegates them as for any model. The stream's layout (`StreamLayout`)
+goes in the `.pte` as the value of its `xnnc_stream` method. ExecuTorch 1.5.1's XNNPACK
+delegate has no mutable buffers of its own, so the states are the method's inputs and
+outputs; the runner passes each call's output states to the next call.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import torch
+from torch.export import ExportedProgram
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import PassPipeline
+
+import xnnc
+from xnnc.errors import XnncError
+from xnnc.frontend.fx_importer import import_model
+from xnnc.interpreter.aten import run_reference
+from xnnc.pipeline.options import CompileOptions
+from xnnc.pipeline.stages import raising_passes, stage_passes
+from xnnc.program.stream import StreamLayout, Streams
+from xnnc.pte.export import StockRuntime, write_pte
+from xnnc.transforms.streaming import StreamPass
+
+LAYOUT_METHOD = "xnnc_stream"
+
+
+def step_module(exported: ExportedProgram, options: CompileOptions) -> ModuleOp:
+    """The aten module of the step: `exported` (with its symbolic time axis) through the
+    aten stage's passes up to and including `aten-stream`."""
+    module = import_model(exported)
+    aten = stage_passes(options)["aten"]
+    last = next(i for i, p in enumerate(aten) if isinstance(p, StreamPass))
+    PassPipeline(tuple(aten[: last + 1])).apply(xnnc.make_context(), module)
+    return module
+
+
+class _Step(torch.nn.Module):
+    """The step's aten module run by the reference interpreter: torch.export records the
+    torch ops it calls."""
+
+    def __init__(self, module: ModuleOp):
+        super().__init__()
+        self.module = module
+
+    def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return run_reference(self.module, inputs, traced=True)
+
+
+def step_program(
+    exported: ExportedProgram, options: CompileOptions
+) -> tuple[ExportedProgram, StreamLayout]:
+    """The step as an ExportedProgram of static shapes, and its layout."""
+    module = step_module(exported, options)
+    layout = StreamLayout.of(module)
+    assert layout is not None, "aten-stream records the stream"
+    example = [torch.zeros(shape, dtype=dtype) for shape, dtype in layout.inputs]
+    example += layout.initial_state()
+    with torch.no_grad():
+        step = torch.export.export(_Step(module), tuple(example), strict=False)
+    return step, layout
+
+
+def write_stream_pte(path: str, exported: ExportedProgram, options: CompileOptions) -> None:
+    """The step of `exported` streamed under `options` (`options.streaming`) as a `.pte`
+    for stock ExecuTorch at `path`, its layout in the `xnnc_stream` method."""
+    if not options.streaming:
+        raise XnncError(f"{path}: not a streaming compile (no streaming options)")
+    step, layout = step_program(exported, options)
+    write_pte(path, step, options=options.replace(streaming=""),
+              constant_methods={LAYOUT_METHOD: layout.to_json()})  # fmt: skip
+
+
+class StreamingPte(Streams):
+    """A streaming `.pte` on stock ExecuTorch: `open()` gives streams, as a StreamingProgram
+    does (each call runs the `.pte`'s method on the chunk and the stream's states)."""
+
+    def __init__(self, pte: str | os.PathLike | bytes, threads: int | None = None):
+        if isinstance(pte, (bytes, bytearray)):
+            data, name = bytes(pte), ".pte buffer"
+        else:
+            name = os.fspath(pte)
+            if not os.path.exists(name):
+                raise XnncError(f"{name}: no such file")
+            with open(name, "rb") as f:
+                data = f.read()
+        self._runtime = StockRuntime(data, threads, name)
+        try:
+            text = self._runtime.constant(LAYOUT_METHOD)
+        except KeyError:
+            raise XnncError(
+                f"{name}: not a streaming .pte (it has no '{LAYOUT_METHOD}' method; save one "
+                "from xnnc.compile(..., streaming=..., savable=True))"
+            ) from None
+        self.layout = StreamLayout.from_json(text)
+
+    def step(self, *inputs: torch.Tensor) -> list[torch.Tensor]:
+        return list(self._runtime(*inputs))
+
+    def direct_runtime(self) -> Any:
+        return None
