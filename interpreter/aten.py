@@ -7,7 +7,6 @@ same names the importer used), so one generic implementation serves every named 
 from __future__ import annotations
 
 import contextlib
-
 from collections.abc import Sequence
 from typing import Any
 

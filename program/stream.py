@@ -16,24 +16,27 @@ one program, each from its own thread; one stream refuses a second thread.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import math
+import os
 from dataclasses import dataclass
-from fractions import Fraction
 from threading import Lock
 from typing import Any, Protocol
 
 import torch
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.builtin import ModuleOp
 
 from xnnc.dialects import xnn
-from xnnc.dialects.types import dims_of_type, module_attribute
 from xnnc.errors import InputError, OptionError, XnncError
-from xnnc.ir.dtypes import TORCH_DTYPES
 from xnnc.program.program import Program
-from xnnc.transforms.streaming import STREAM_ATTR, parse_lookahead
+from xnnc.pte.export import StockRuntime
+from xnnc.pte.stream import LAYOUT_METHOD, write_stream_pte
+from xnnc.transforms.streaming import (
+    STREAM_ATTR,
+    StreamLayout,
+    dtype_name,
+    parse_lookahead,
+    stream_buffer,
+)
 
 
 @dataclass(frozen=True)
@@ -68,81 +71,6 @@ class Streaming:
             raise OptionError(f"Streaming: axis {self.axis} is out of range for the input's "
                               f"{rank} dims")  # fmt: skip
         return f"axis={self.axis % rank} frames={self.frames_per_call} lookahead={self.lookahead}"
-
-
-Spec = tuple[tuple[int, ...], torch.dtype]  # a tensor's shape and dtype
-
-
-@dataclass(frozen=True)
-class StreamLayout:
-    """A stream's step as the module's `xnnc.stream` attribute and its function's type
-    record it: the streamed input and its axis, frames per call, the lookahead (input
-    frames), per output its delay and offline tail (its own frames), rate and time axis,
-    per state its role and initial value, and the step's inputs, states and outputs."""
-
-    axis: int
-    frames: int
-    input: int
-    lookahead: int
-    delays: tuple[int, ...]
-    tails: tuple[int, ...]
-    rates: tuple[Fraction, ...]
-    axes: tuple[int, ...]
-    roles: tuple[str, ...]
-    fills: tuple[float, ...]
-    inputs: tuple[Spec, ...]
-    states: tuple[Spec, ...]
-    outputs: tuple[Spec, ...]
-
-    @staticmethod
-    def of(module: ModuleOp) -> StreamLayout | None:
-        attr = module_attribute(module, STREAM_ATTR)
-        func = next((op for op in module.ops if isinstance(op, FuncOp)), None)
-        if not isinstance(attr, DictionaryAttr) or func is None:
-            return None
-        d = attr.data
-
-        def seq(key: str) -> tuple:
-            value = d[key]
-            assert isinstance(value, ArrayAttr)
-            return tuple(getattr(a, "value", a).data for a in value.data)
-
-        def specs(types: Any) -> tuple[Spec, ...]:
-            return tuple((tuple(dims_of_type(t)), TORCH_DTYPES[t.element_type]) for t in types)
-
-        roles = seq("states")
-        args = func.function_type.inputs.data
-        n = len(args) - len(roles)
-        return StreamLayout(
-            axis=d["axis"].value.data, frames=d["frames"].value.data,
-            input=d["input"].value.data, lookahead=d["lookahead"].value.data,
-            delays=seq("delays"), tails=seq("tails"),
-            rates=tuple(Fraction(r) for r in seq("rates")), axes=seq("axes"), roles=roles,
-            fills=seq("fills"), inputs=specs(args[:n]), states=specs(args[n:]),
-            outputs=specs(func.function_type.outputs.data[: len(seq("delays"))]),
-        )  # fmt: skip
-
-    def to_json(self) -> str:
-        """The layout as text (a `.pte` carries it as its `xnnc_stream` method's value)."""
-        fields = dataclasses.asdict(self)
-        fields["rates"] = [str(r) for r in self.rates]
-        for key in ("inputs", "states", "outputs"):
-            fields[key] = [[list(shape), _dtype(dtype)] for shape, dtype in getattr(self, key)]
-        return json.dumps(fields)
-
-    @staticmethod
-    def from_json(text: str) -> StreamLayout:
-        fields = json.loads(text)
-        fields["rates"] = [Fraction(r) for r in fields["rates"]]
-        for key in ("inputs", "states", "outputs"):
-            fields[key] = [(tuple(shape), getattr(torch, dtype)) for shape, dtype in fields[key]]
-        return StreamLayout(**{k: tuple(v) if isinstance(v, list) else v
-                               for k, v in fields.items()})  # fmt: skip
-
-    def initial_state(self) -> list[torch.Tensor]:
-        """The states at a stream's start, each with XNN_EXTRA_BYTES after it."""
-        return [_buffer(shape, dtype).fill_(fill)
-                for (shape, dtype), fill in zip(self.states, self.fills, strict=True)]  # fmt: skip
 
 
 class Step(Protocol):
@@ -210,8 +138,6 @@ class StreamingProgram(Streams, Program):
         if self._exported is None:
             raise XnncError(f"Program.save({str(path)!r}): a .pte needs the program compiled "
                             "from a model with xnnc.compile(..., savable=True)")  # fmt: skip
-        from xnnc.pte.stream import write_stream_pte
-
         tune = "auto" if self.options.tune is True else self.options.tune
         write_stream_pte(path, self._exported, self.options.replace(tune=tune))
 
@@ -255,7 +181,7 @@ class Stream:
         self._runtime = None if direct is None else direct[0]
         if direct is not None:
             _, self._arg_at, self._result_at = direct
-            self._staged = [_buffer(shape, dtype) for shape, dtype in self.layout.inputs]
+            self._staged = [stream_buffer(shape, dtype) for shape, dtype in self.layout.inputs]
         self.reset()
 
     def reset(self) -> None:
@@ -285,8 +211,8 @@ class Stream:
                     if i == layout.input else ""
                 )  # fmt: skip
                 raise InputError(
-                    f"stream: input {i} is {list(x.shape)} {_dtype(x.dtype)}; expected "
-                    f"{list(shape)} {_dtype(dtype)}{per_call}"
+                    f"stream: input {i} is {list(x.shape)} {dtype_name(x.dtype)}; expected "
+                    f"{list(shape)} {dtype_name(dtype)}{per_call}"
                 )
 
     def _run(self, inputs: tuple) -> list[torch.Tensor]:
@@ -366,20 +292,41 @@ class Stream:
                              "stream.state()")  # fmt: skip
         for i, (s, (shape, dtype)) in enumerate(zip(states, specs, strict=True)):
             if not isinstance(s, torch.Tensor) or tuple(s.shape) != shape or s.dtype != dtype:
-                raise InputError(f"stream.restore: state {i} is not a {list(shape)} "
-                                 f"{_dtype(dtype)} tensor: not this program's state")  # fmt: skip
+                want = f"{list(shape)} {dtype_name(dtype)}"
+                raise InputError(f"stream.restore: state {i} is not a {want} tensor: not this "
+                                 "program's state")  # fmt: skip
         for mine, saved in zip(self._states, states, strict=True):
             mine.copy_(saved)
         self._flushed = bool(state.get("flushed", False))
         self._calls = int(state.get("calls", 0))
 
 
-def _buffer(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
-    """A tensor with XNN_EXTRA_BYTES (16) readable after it: XNNPACK may read that far past
-    the end of an input."""
-    n = math.prod(shape)
-    return torch.empty(n + 16 // dtype.itemsize + 1, dtype=dtype)[:n].view(shape)
+class StreamingPte(Streams):
+    """A streaming `.pte` (`StreamingProgram.save("m.pte")`) on stock ExecuTorch: `open()`
+    gives streams, as a StreamingProgram does; each call runs the `.pte`'s method on the
+    chunk and the stream's states."""
 
+    def __init__(self, pte: str | os.PathLike | bytes, threads: int | None = None):
+        if isinstance(pte, (bytes, bytearray)):
+            data, name = bytes(pte), ".pte buffer"
+        else:
+            name = os.fspath(pte)
+            if not os.path.exists(name):
+                raise XnncError(f"{name}: no such file")
+            with open(name, "rb") as f:
+                data = f.read()
+        self._runtime = StockRuntime(data, threads, name)
+        try:
+            text = self._runtime.constant(LAYOUT_METHOD)
+        except KeyError:
+            raise XnncError(
+                f"{name}: not a streaming .pte (it has no '{LAYOUT_METHOD}' method; save one "
+                "from xnnc.compile(..., streaming=..., savable=True))"
+            ) from None
+        self.layout = StreamLayout.from_json(text)
 
-def _dtype(dtype: torch.dtype) -> str:
-    return str(dtype).removeprefix("torch.")
+    def step(self, *inputs: torch.Tensor) -> list[torch.Tensor]:
+        return list(self._runtime(*inputs))
+
+    def direct_runtime(self) -> Any:
+        return None

@@ -3,7 +3,7 @@ explicit inputs and outputs, and the runner that drives it frame by frame.
 
     program = xnnc.compile(decoder, (latent,), streaming=xnnc.Streaming(), savable=True)
     program.save("step.pte")          # forward(*inputs, *states) -> (*outputs, *states)
-    steps = StreamingPte("step.pte")  # on stock ExecuTorch
+    steps = xnnc.StreamingPte("step.pte")   # on stock ExecuTorch (xnnc.program.stream)
     stream = steps.open()             # the same Stream as a StreamingProgram's
     audio = stream(frame)
 
@@ -18,9 +18,6 @@ outputs; the runner passes each call's output states to the next call.
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
 import torch
 from torch.export import ExportedProgram
 from xdsl.dialects.builtin import ModuleOp
@@ -31,10 +28,9 @@ from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import import_model
 from xnnc.interpreter.aten import run_reference
 from xnnc.pipeline.options import CompileOptions
-from xnnc.pipeline.stages import raising_passes, stage_passes
-from xnnc.program.stream import StreamLayout, Streams
-from xnnc.pte.export import StockRuntime, write_pte
-from xnnc.transforms.streaming import StreamPass
+from xnnc.pipeline.stages import stage_passes
+from xnnc.pte.export import write_pte
+from xnnc.transforms.streaming import StreamLayout, StreamPass
 
 LAYOUT_METHOD = "xnnc_stream"
 
@@ -83,33 +79,3 @@ def write_stream_pte(path: str, exported: ExportedProgram, options: CompileOptio
     step, layout = step_program(exported, options)
     write_pte(path, step, options=options.replace(streaming=""),
               constant_methods={LAYOUT_METHOD: layout.to_json()})  # fmt: skip
-
-
-class StreamingPte(Streams):
-    """A streaming `.pte` on stock ExecuTorch: `open()` gives streams, as a StreamingProgram
-    does (each call runs the `.pte`'s method on the chunk and the stream's states)."""
-
-    def __init__(self, pte: str | os.PathLike | bytes, threads: int | None = None):
-        if isinstance(pte, (bytes, bytearray)):
-            data, name = bytes(pte), ".pte buffer"
-        else:
-            name = os.fspath(pte)
-            if not os.path.exists(name):
-                raise XnncError(f"{name}: no such file")
-            with open(name, "rb") as f:
-                data = f.read()
-        self._runtime = StockRuntime(data, threads, name)
-        try:
-            text = self._runtime.constant(LAYOUT_METHOD)
-        except KeyError:
-            raise XnncError(
-                f"{name}: not a streaming .pte (it has no '{LAYOUT_METHOD}' method; save one "
-                "from xnnc.compile(..., streaming=..., savable=True))"
-            ) from None
-        self.layout = StreamLayout.from_json(text)
-
-    def step(self, *inputs: torch.Tensor) -> list[torch.Tensor]:
-        return list(self._runtime(*inputs))
-
-    def direct_runtime(self) -> Any:
-        return None

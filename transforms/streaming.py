@@ -43,9 +43,12 @@ of input frames L that makes them exact, an int N delays them by N >= L.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import torch
 from xdsl.context import Context
@@ -69,9 +72,17 @@ from xdsl.passes import ModulePass
 from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.dialects import aten
 from xnnc.dialects.locations import op_label, where
-from xnnc.dialects.types import dims_of_type, element_type, int_value, ints, tensor_type
+from xnnc.dialects.types import (
+    dims_of_type,
+    element_type,
+    int_value,
+    ints,
+    module_attribute,
+    tensor_type,
+)
 from xnnc.errors import LocatedError, OptionError
 from xnnc.ir.aten_builder import AtenBuilder
+from xnnc.ir.dtypes import TORCH_DTYPES
 from xnnc.ir.rebuild import rebuilt
 
 STREAM_ATTR = "xnnc.stream"
@@ -704,3 +715,90 @@ def _streamed_input(func: FuncOp, axis: int) -> tuple[int, int, str, int]:
         raise OptionError(f"aten-stream: input {i}'s time axis is {size}; it must be a symbol")
     (symbol, coeff), = size.terms  # fmt: skip
     return i, dim, symbol, coeff
+
+
+Spec = tuple[tuple[int, ...], torch.dtype]  # a tensor's shape and dtype
+
+
+@dataclass(frozen=True)
+class StreamLayout:
+    """A stream's step as the module's `xnnc.stream` attribute and its function's type
+    record it: the streamed input and its axis, frames per call, the lookahead (input
+    frames), per output its delay and offline tail (its own frames), rate and time axis,
+    per state its role and initial value, and the step's inputs, states and outputs."""
+
+    axis: int
+    frames: int
+    input: int
+    lookahead: int
+    delays: tuple[int, ...]
+    tails: tuple[int, ...]
+    rates: tuple[Fraction, ...]
+    axes: tuple[int, ...]
+    roles: tuple[str, ...]
+    fills: tuple[float, ...]
+    inputs: tuple[Spec, ...]
+    states: tuple[Spec, ...]
+    outputs: tuple[Spec, ...]
+
+    @staticmethod
+    def of(module: ModuleOp) -> StreamLayout | None:
+        """The layout `aten-stream` recorded on `module`, or None."""
+        attr = module_attribute(module, STREAM_ATTR)
+        func = next((op for op in module.ops if isinstance(op, FuncOp)), None)
+        if not isinstance(attr, DictionaryAttr) or func is None:
+            return None
+        d = attr.data
+
+        def seq(key: str) -> tuple:
+            value = d[key]
+            assert isinstance(value, ArrayAttr)
+            return tuple(getattr(a, "value", a).data for a in value.data)
+
+        def specs(types: Any) -> tuple[Spec, ...]:
+            return tuple((tuple(dims_of_type(t)), TORCH_DTYPES[t.element_type]) for t in types)
+
+        roles = seq("states")
+        args = func.function_type.inputs.data
+        n = len(args) - len(roles)
+        return StreamLayout(
+            axis=d["axis"].value.data, frames=d["frames"].value.data,
+            input=d["input"].value.data, lookahead=d["lookahead"].value.data,
+            delays=seq("delays"), tails=seq("tails"),
+            rates=tuple(Fraction(r) for r in seq("rates")), axes=seq("axes"), roles=roles,
+            fills=seq("fills"), inputs=specs(args[:n]), states=specs(args[n:]),
+            outputs=specs(func.function_type.outputs.data[: len(seq("delays"))]),
+        )  # fmt: skip
+
+    def to_json(self) -> str:
+        """The layout as text (a `.pte` carries it as its `xnnc_stream` method's value)."""
+        fields = dataclasses.asdict(self)
+        fields["rates"] = [str(r) for r in self.rates]
+        for key in ("inputs", "states", "outputs"):
+            fields[key] = [[list(shape), dtype_name(dtype)] for shape, dtype in getattr(self, key)]
+        return json.dumps(fields)
+
+    @staticmethod
+    def from_json(text: str) -> StreamLayout:
+        fields = json.loads(text)
+        fields["rates"] = [Fraction(r) for r in fields["rates"]]
+        for key in ("inputs", "states", "outputs"):
+            fields[key] = [(tuple(shape), getattr(torch, dtype)) for shape, dtype in fields[key]]
+        return StreamLayout(**{k: tuple(v) if isinstance(v, list) else v
+                               for k, v in fields.items()})  # fmt: skip
+
+    def initial_state(self) -> list[torch.Tensor]:
+        """The states at a stream's start, each with XNN_EXTRA_BYTES after it."""
+        return [stream_buffer(shape, dtype).fill_(fill)
+                for (shape, dtype), fill in zip(self.states, self.fills, strict=True)]  # fmt: skip
+
+
+def stream_buffer(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+    """A tensor with XNN_EXTRA_BYTES (16) readable after it: XNNPACK may read that far past
+    the end of an input."""
+    n = math.prod(shape)
+    return torch.empty(n + 16 // dtype.itemsize + 1, dtype=dtype)[:n].view(shape)
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")

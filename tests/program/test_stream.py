@@ -237,7 +237,7 @@ def test_streaming_pte_on_stock_executorch(mimi, tmp_path) -> None:
     on stock ExecuTorch 1.5.1 it equals the extended runtime's stream."""
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.pte.stream import StreamingPte, step_program
+    from xnnc.pte.stream import step_program
 
     model, latent = mimi
     program = xnnc.compile(model, (latent[..., :4],), streaming=xnnc.Streaming(), savable=True)
@@ -250,7 +250,7 @@ def test_streaming_pte_on_stock_executorch(mimi, tmp_path) -> None:
                and n.target.__name__ != "getitem"]  # fmt: skip
     assert outside == []
     program.save(str(tmp_path / "step.pte"))
-    steps = StreamingPte(str(tmp_path / "step.pte"))
+    steps = xnnc.StreamingPte(str(tmp_path / "step.pte"))
     assert steps.layout == program.layout and steps.state_nbytes() == program.state_nbytes()
     frames = latent[..., :16]
     on_pte, on_xnnc = _stream(steps, frames, 1), _stream(program, frames, 1)
@@ -260,9 +260,8 @@ def test_streaming_pte_on_stock_executorch(mimi, tmp_path) -> None:
 
 def test_a_pte_that_is_not_a_stream(tmp_path) -> None:
     from xnnc.pte import to_pte
-    from xnnc.pte.stream import StreamingPte
 
     (tmp_path / "m.pte").write_bytes(to_pte(_Causal().eval(), (torch.randn(1, 4, 8),)))
     with pytest.raises(XnncError, match=r"m.pte: not a streaming .pte \(it has no "
                        r"'xnnc_stream' method"):  # fmt: skip
-        StreamingPte(str(tmp_path / "m.pte"))
+        xnnc.StreamingPte(str(tmp_path / "m.pte"))
