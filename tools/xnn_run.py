@@ -5,6 +5,8 @@
     xnn-run model.pt2                   # torch.export.save: imported, then as .mlir
     xnn-run model.xnnc --inputs in.npz  # a saved program (xnnc.Program.save)
     xnn-run model.pte --threads 2       # a .pte on stock ExecuTorch (no reference to compare)
+    xnn-run model.pt2 --streaming frames=1   # as a stream (docs/streaming.md): chunk by chunk
+    xnn-run step.pte                    # a streaming program or .pte: streamed frame by frame
 
 Inputs are random (seeded) unless `--inputs` names an .npz whose arrays are the inputs in
 order (`arr_0`, `arr_1`, ... as `np.savez` writes them); a symbolic dim of a random input
@@ -148,13 +150,15 @@ def _check_weights_have_data(module: Any, path: str) -> None:
 
 
 def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, Any]:
-    """(Program, the reference module or None) for IR or a .pt2."""
+    """(Program, the reference module or None) for IR or a .pt2 (a StreamingProgram when
+    `options` stream)."""
     from xdsl.dialects.func import FuncOp
 
     from xnnc.dialects import xnn
     from xnnc.driver import loops_lstms
     from xnnc.pipeline.stages import lower
     from xnnc.program import Program
+    from xnnc.program.stream import StreamingProgram
 
     # As xnnc.compile: a static LSTM runs on the loop where the target's rule says so.
     module = _read_module(path, args.weights, loops_lstms(options))
@@ -164,8 +168,11 @@ def _compiled(path: str, args: argparse.Namespace, options: Any) -> tuple[Any, A
     if not any(isinstance(op, xnn.SubgraphOp) for op in module.walk()):
         reference = module.clone()
         lower(module, options)
+    elif options.streaming:
+        raise RunError(f"{path}: --streaming compiles aten IR; this module is lowered already")
     # The module's `#xnn.target` (set by `lower`, or given with lowered IR) decides the blobs.
-    return Program(module, threads=args.threads, profile=True), reference
+    kind = StreamingProgram if options.streaming else Program
+    return kind(module, threads=args.threads, profile=not options.streaming), reference
 
 
 def _check_file(path: str) -> None:
@@ -197,7 +204,17 @@ def run(args: argparse.Namespace) -> int:
         threads=args.threads,
         tune=tune_mode(args.tune, "--tune"),
         tuning_db=args.tuning_db,
+        streaming=args.streaming or "",
     )
+    if args.streaming and not path.endswith((".mlir", ".pt2")):
+        raise RunError(f"{path}: --streaming compiles .mlir or .pt2 files; a saved program "
+                       "or .pte streams as it was compiled")  # fmt: skip
+    if path.endswith(".pte") and _is_streaming_pte(path):
+        from xnnc.program.stream import StreamingPte
+
+        with native_output_silenced():  # ExecuTorch's cpuinfo lines
+            steps = StreamingPte(path, threads=args.threads)
+        return _run_stream(steps, args, None)
     if path.endswith(".pte"):
         from xnnc.pte import StockRuntime
 
@@ -218,6 +235,8 @@ def run(args: argparse.Namespace) -> int:
             program, reference = _compiled(path, args, options)
         else:
             program = load(path, threads=args.threads, profile=True)
+        if hasattr(program, "open"):  # a stream's step
+            return _run_stream(program, args, reference)
         func = program._func
         inputs = _npz_inputs(args.inputs) if args.inputs else _random_inputs(path, func, args.seed)
         profile = None
@@ -243,6 +262,74 @@ def run(args: argparse.Namespace) -> int:
         print("per-node profile (last call):")
         for name, us in rows[: args.top]:
             print(f"  {us:10.1f} us  {100 * us / total:5.1f}%  {name}")
+    return 0
+
+
+def _is_streaming_pte(path: str) -> bool:
+    """Whether the `.pte` has a stream's layout method (`xnnc_stream`)."""
+    from xnnc.pte.stream import LAYOUT_METHOD
+
+    with open(path, "rb") as f:
+        return LAYOUT_METHOD.encode() in f.read()
+
+
+def _run_stream(steps: Any, args: argparse.Namespace, reference: Any) -> int:
+    """Streams `--frames` chunks (seeded random, or `--inputs`' first input cut into
+    chunks) through a new stream of `steps`, then flushes; prints the stream, the joined
+    output, the error against the reference interpreter's offline output (for IR) and the
+    median latency of a call."""
+    import xnnc
+
+    layout = steps.layout
+    per_call, axis = layout.frames, layout.axis
+    if args.inputs:
+        whole = _npz_inputs(args.inputs)
+        signal = whole[layout.input]
+        calls = signal.shape[axis] // per_call
+        if calls == 0 or signal.shape[axis] % per_call:
+            raise RunError(f"{args.inputs}: input {layout.input} has {signal.shape[axis]} "
+                           f"frames on axis {axis}; give a multiple of {per_call}")  # fmt: skip
+    else:
+        calls = args.frames
+        shape, dtype = layout.inputs[layout.input]
+        gen = torch.Generator().manual_seed(args.seed)
+        full = [*shape[:axis], per_call * calls, *shape[axis + 1 :]]
+        signal = torch.randn(full, generator=gen).to(dtype)
+        whole = [signal]
+    others = [x for i, x in enumerate(whole) if i != layout.input]
+    stream = steps.open()
+    chunks, times = [], []
+    for n in range(calls):
+        chunk = signal.narrow(axis, n * per_call, per_call)
+        inputs = [*others[: layout.input], chunk, *others[layout.input :]]
+        start = time.perf_counter()
+        chunks.append(_as_tuple(stream(*inputs)))
+        times.append(time.perf_counter() - start)
+    tail = _as_tuple(stream.flush())
+    joined = [torch.cat([c[i] for c in chunks] + [tail[i]], layout.axes[i])
+              for i in range(len(tail))]  # fmt: skip
+    print(f"{args.file}: stream of {per_call} frame(s) per call on axis {axis}, lookahead "
+          f"{layout.lookahead} frame(s), state {steps.state_nbytes()} bytes, "
+          f"{len(layout.roles)} state(s)")  # fmt: skip
+    print(f"{calls} call(s) and a flush: " + ", ".join(
+        f"{list(o.shape)} {str(o.dtype).removeprefix('torch.')}" for o in joined))  # fmt: skip
+    if reference is not None:
+        want = xnnc.run_reference(reference, [*others[: layout.input], signal,
+                                              *others[layout.input :]])  # fmt: skip
+        errors = []
+        for i, (got, ref) in enumerate(zip(joined, want, strict=True)):
+            d, ax = layout.delays[i], layout.axes[i]
+            got = got.narrow(ax, d, got.shape[ax] - d)
+            edge = 2 * d  # a lookahead's edges differ (docs/streaming.md)
+            n = min(got.shape[ax], ref.shape[ax]) - 2 * edge
+            if n > 0:
+                errors.append(_max_error([got.narrow(ax, edge, n)], [ref.narrow(ax, edge, n)]))
+        away = " away from the edges" if any(layout.delays) else ""
+        print(f"max |error| vs the reference interpreter's offline output{away}: "
+              f"{max(errors, default=0.0):.3g}")  # fmt: skip
+    median = statistics.median(times)
+    print(f"latency: {median * 1e3:.3f} ms per call (median of {calls}, {args.threads} "
+          "thread(s))")  # fmt: skip
     return 0
 
 
@@ -301,6 +388,18 @@ def _arguments() -> argparse.ArgumentParser:
                         help="bf16 compute between GEMMs for aten IR: fp32 (rounded where a bf16 "
                         "GEMM reads it and at the outputs) or native (rounded at each node, as "
                         "eager)")  # fmt: skip
+    parser.add_argument(
+        "--streaming",
+        metavar="OPTIONS",
+        help="for aten IR and .pt2: compile as a stream, e.g. 'frames=1 "
+        "lookahead=auto' (aten-stream's options; docs/streaming.md)",
+    )
+    parser.add_argument(
+        "--frames",
+        type=_at_least(1),
+        default=64,
+        help="calls a stream runs on random input (default 64)",
+    )
     parser.add_argument("--repeat", type=_at_least(1), default=20, help="timed runs (median)")
     parser.add_argument("--top", type=_at_least(0), default=15, help="profile rows to print")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
