@@ -219,7 +219,7 @@ def budget_ms(text: str, option: str = "tune_budget_ms") -> float:
     return value
 
 
-STREAM_KEYS = ("axis", "frames", "lookahead", "transposed")
+STREAM_KEYS = ("axis", "frames", "max_frames", "lookahead", "transposed")
 
 
 def stream_options(text: str) -> dict[str, str]:
@@ -234,7 +234,7 @@ def stream_options(text: str) -> dict[str, str]:
                 f"streaming: {word!r} is not one of {', '.join(k + '=...' for k in STREAM_KEYS)}"
             )
         found[key] = value
-    for key in ("axis", "frames"):
+    for key in ("axis", "frames", "max_frames"):
         if key in found and not found[key].lstrip("-").isdigit():
             raise OptionError(f"streaming: {key} must be a whole number, got {found[key]!r}")
     if int(found.get("frames", "1")) < 1:

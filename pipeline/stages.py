@@ -154,6 +154,7 @@ def _streaming(options: CompileOptions) -> list[ModulePass]:
         return []
     words = stream_options(options.streaming)
     return [StreamPass(axis=int(words.get("axis", -1)), frames=int(words.get("frames", 1)),
+                       max_frames=int(words.get("max_frames", 0)),
                        lookahead=words.get("lookahead", "none"),
                        transposed=words.get("transposed", "history"))]  # fmt: skip
 

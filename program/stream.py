@@ -47,10 +47,13 @@ class Streaming:
     the end). frames_per_call: frames of that input each call takes. lookahead: "none"
     refuses a model whose output needs later input (naming its first such op); "auto"
     delays the output by the fewest input frames that make it exact (`program.lookahead`);
-    an int N delays it by N input frames."""
+    an int N delays it by N input frames. max_frames_per_call: with it, each call takes
+    from frames_per_call to max_frames_per_call frames (one program; a new count costs one
+    XNNPACK reshape), trading latency for throughput."""
 
     axis: int = -1
     frames_per_call: int = 1
+    max_frames_per_call: int | None = None
     lookahead: str | int = "none"
 
     def __post_init__(self) -> None:
@@ -59,6 +62,11 @@ class Streaming:
         frames = self.frames_per_call
         if isinstance(frames, bool) or not isinstance(frames, int) or frames < 1:
             raise OptionError(f"Streaming: frames_per_call must be an int >= 1, got {frames!r}")
+        most = self.max_frames_per_call
+        if most is not None and (isinstance(most, bool) or not isinstance(most, int)
+                                 or most < frames):  # fmt: skip
+            raise OptionError(f"Streaming: max_frames_per_call must be an int >= "
+                              f"frames_per_call ({frames}), got {most!r}")  # fmt: skip
         try:
             parse_lookahead(self.lookahead)
         except OptionError as e:
@@ -70,7 +78,9 @@ class Streaming:
         if not -rank <= self.axis < rank:
             raise OptionError(f"Streaming: axis {self.axis} is out of range for the input's "
                               f"{rank} dims")  # fmt: skip
-        return f"axis={self.axis % rank} frames={self.frames_per_call} lookahead={self.lookahead}"
+        most = f" max_frames={self.max_frames_per_call}" if self.max_frames_per_call else ""
+        return (f"axis={self.axis % rank} frames={self.frames_per_call}{most} "
+                f"lookahead={self.lookahead}")  # fmt: skip
 
 
 class Step(Protocol):
@@ -138,6 +148,10 @@ class StreamingProgram(Streams, Program):
         if self._exported is None:
             raise XnncError(f"Program.save({str(path)!r}): a .pte needs the program compiled "
                             "from a model with xnnc.compile(..., savable=True)")  # fmt: skip
+        if self.layout.min_frames != self.layout.frames:
+            raise XnncError(f"Program.save({str(path)!r}): a .pte of a stream whose frame "
+                            "count changes from call to call is not built yet; compile "
+                            "with a fixed frames_per_call")  # fmt: skip
         tune = "auto" if self.options.tune is True else self.options.tune
         write_stream_pte(path, self._exported, self.options.replace(tune=tune))
 
@@ -177,7 +191,8 @@ class Stream:
         self._lock = Lock()
         # The step's subgraph run on this stream's buffers: the inputs copied into its own,
         # the states written into a second set that becomes the first at the next call.
-        direct = program.direct_runtime()
+        direct = None if self.layout.min_frames != self.layout.frames else (
+            program.direct_runtime())  # fmt: skip
         self._runtime = None if direct is None else direct[0]
         if direct is not None:
             _, self._arg_at, self._result_at = direct
@@ -205,14 +220,20 @@ class Stream:
         for i, (x, (shape, dtype)) in enumerate(zip(inputs, layout.inputs, strict=True)):
             if not isinstance(x, torch.Tensor):
                 raise InputError(f"stream: input {i} must be a tensor, got {type(x).__name__}")
-            if tuple(x.shape) != shape or x.dtype != dtype:
+            fits = len(x.shape) == len(shape) and all(
+                n == want or (want == -1 and layout.min_frames <= n <= layout.frames)
+                for n, want in zip(x.shape, shape))  # fmt: skip
+            if not fits or x.dtype != dtype:
+                count = (f"{layout.frames}" if layout.min_frames == layout.frames
+                         else f"{layout.min_frames} to {layout.frames}")  # fmt: skip
                 per_call = (
-                    f" ({layout.frames} frame(s) per call on axis {layout.axis})"
+                    f" ({count} frame(s) per call on axis {layout.axis})"
                     if i == layout.input else ""
                 )  # fmt: skip
+                want = ", ".join("F" if n == -1 else str(n) for n in shape)
                 raise InputError(
                     f"stream: input {i} is {list(x.shape)} {dtype_name(x.dtype)}; expected "
-                    f"{list(shape)} {dtype_name(dtype)}{per_call}"
+                    f"[{want}] {dtype_name(dtype)}{per_call}"
                 )
 
     def _run(self, inputs: tuple) -> list[torch.Tensor]:
@@ -261,7 +282,8 @@ class Stream:
         per_call = [int(r * layout.frames) for r in layout.rates]
         calls = max((math.ceil(w / n) for w, n in zip(want, per_call, strict=True) if w > 0),
                     default=0)  # fmt: skip
-        zeros = [torch.zeros(shape, dtype=dtype) for shape, dtype in layout.inputs]
+        zeros = [torch.zeros([layout.frames if n == -1 else n for n in shape], dtype=dtype)
+                 for shape, dtype in layout.inputs]  # fmt: skip
         parts: list[list[torch.Tensor]] = [[] for _ in want]
         for _ in range(calls):
             for i, y in enumerate(self._run(tuple(zeros))):

@@ -73,6 +73,7 @@ from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.dialects import aten
 from xnnc.dialects.locations import op_label, where
 from xnnc.dialects.types import (
+    SymbolsAttr,
     dims_of_type,
     element_type,
     int_value,
@@ -87,6 +88,9 @@ from xnnc.ir.rebuild import rebuilt
 
 STREAM_ATTR = "xnnc.stream"
 LOOKAHEADS = ("none", "auto")
+FRAMES_SYMBOL = "F"  # frames per call, when it changes from call to call
+_TO_END = 2**63 - 1  # a slice's end at the end of its dim, as torch.export writes it
+Size = int | DimExpr
 TRANSPOSED_FORMS = ("history", "carry")
 
 # Ops that compute each frame from the same frame of their operands (and of constants),
@@ -146,9 +150,13 @@ class _Refused(Exception):
 class _Stepper:
     """Builds the step function of `func` into `block` (see the module docstring)."""
 
-    def __init__(self, func: FuncOp, symbol: str, coeff: int, frames: int, transposed: str):
+    def __init__(
+        self, func: FuncOp, symbol: str, coeff: int, frames: int, transposed: str,
+        dynamic: bool = False,
+    ):  # fmt: skip
         self.func, self.symbol, self.coeff, self.frames = func, symbol, coeff, frames
         self.transposed = transposed
+        self.dynamic = dynamic  # frames per call: the symbol F (its range on the module)
         self.block = Block()
         self.values: dict[SSAValue, SSAValue] = {}
         self.timed: dict[SSAValue, _Timed] = {}
@@ -177,14 +185,34 @@ class _Stepper:
             raise _Refused(op, f"size {d} mixes the time axis with other symbols")
         return i, Fraction(dict(d.terms)[self.symbol], self.coeff), d.const
 
-    def length(self, rate: Fraction, op: Operation) -> int:
+    def length(self, rate: Fraction, op: Operation) -> int | DimExpr:
+        """A value's frames per call, at `rate` frames per input frame."""
+        if self.dynamic:
+            if rate.denominator != 1:
+                raise _Refused(op, f"makes {rate} frames per input frame: a frame count per "
+                               "call that changes needs whole frames per input frame")  # fmt: skip
+            return DimExpr.symbol(FRAMES_SYMBOL) * rate.numerator
         n = rate * self.frames
         if n.denominator != 1:
             raise _Refused(op, f"makes {n} frames of {self.frames} input frame(s) per call: "
                            f"stream a multiple of {n.denominator} frames per call")  # fmt: skip
         return int(n)
 
-    def chunk_type(self, value: SSAValue, dim: int, length: int) -> TensorType:
+    def cut(self, b: AtenBuilder, x: SSAValue, dim: int, start: Size, stop: Size) -> SSAValue:
+        """Frames [start, stop) of `x` along `dim`. Where a bound is symbolic (a frame
+        count per call that changes), the slice counts it from the end, which XNNPACK's
+        slice resolves at each reshape."""
+        total = dims_of_type(x.type)[dim]
+        if all(isinstance(n, int) for n in (start, stop, total)):
+            return b.slice(x, dim, start, stop)
+        first = start if isinstance(start, int) else start - total
+        last = _TO_END if stop == total else (stop if isinstance(stop, int) else stop - total)
+        assert isinstance(first, int) and isinstance(last, int), "a fixed distance from an end"
+        props = {"dim": IntegerAttr(dim, i64), "start": IntegerAttr(first, i64),
+                 "end": IntegerAttr(last, i64)}  # fmt: skip
+        return b.op(aten.SliceOp, [x], self.chunk_type(x, dim, stop - start), **props)
+
+    def chunk_type(self, value: SSAValue, dim: int, length: Size) -> TensorType:
         shape = list(dims_of_type(value.type))
         shape[dim] = length
         return tensor_type(element_type(value), shape)
@@ -233,17 +261,17 @@ class _Stepper:
         b = self.builder(op)
         length = self.length(t.rate, op)
         if frames <= 0:
-            return b.slice(t.chunk, t.dim, -frames, length) if frames else t.chunk
+            return self.cut(b, t.chunk, t.dim, -frames, length) if frames else t.chunk
         history = self.state(self.chunk_type(t.chunk, t.dim, frames), t.fill, "history", op)
         joined = b.cat([history, t.chunk], t.dim)
-        self.carry_out(history, b.slice(joined, t.dim, length, length + frames), op)
+        self.carry_out(history, self.cut(b, joined, t.dim, length, length + frames), op)
         return joined
 
     def delayed(self, op: Operation, value: SSAValue, frames: int) -> SSAValue:
         """`value`'s chunk `frames` frames later (a delay line), as a new timed value."""
         t = self.timed[value]
         joined = self.window(op, value, frames)
-        chunk = self.builder(op).slice(joined, t.dim, 0, self.length(t.rate, op))
+        chunk = self.cut(self.builder(op), joined, t.dim, 0, self.length(t.rate, op))
         _note(chunk.owner, t.rate, t.delay + frames, **{"delay_line": frames})
         return chunk
 
@@ -372,6 +400,9 @@ class _Stepper:
         if t.delay < 0:
             raise _Refused(op, "reads padding frames that come before the stream's start")
         chunk, delay = t.chunk, t.delay
+        if delay and self.dynamic:
+            raise _Refused(op, "waits behind a lookahead, which needs a fixed frame count "
+                           "per call")  # fmt: skip
         if delay % length:  # whole calls before its first frame: delayed to a call's start
             extra = -delay % length
             chunk, delay = self.delayed(op, x, extra), delay + extra
@@ -459,9 +490,12 @@ class _Stepper:
             full = self.chunk_type(op.result, t.dim, (frames_in - 1) * s + reach)
             z = b.op(aten.ConvolutionOp, [window, self.new(op.weight), bias], full, **props)
             _note(z.owner, t.rate * s, s * t.delay + p, history=h)
-            y = b.slice(z, t.dim, h * s, h * s + length)
+            y = self.cut(b, z, t.dim, h * s, h * s + length)
             self.record(op.result, y, s * t.delay + p)
             return
+        if self.dynamic and carry != 0:
+            raise _Refused(op, "carries its output's tail (transposed=carry), which needs a "
+                           "fixed frame count per call")  # fmt: skip
         full = self.chunk_type(op.result, t.dim, length + max(carry, 0))
         z = b.op(aten.ConvolutionOp, [t.chunk, self.new(op.weight), bias], full, **props)
         _note(z.owner, t.rate * s, s * t.delay + p, carry=max(carry, 0))
@@ -537,7 +571,7 @@ class _Stepper:
         if isinstance(op, (aten.ViewOp, aten.ExpandOp)):
             sizes = list(ints(op.properties["size"]))
             if sizes[dim] != -1:
-                sizes[dim] = length
+                sizes[dim] = length if isinstance(length, int) else -1
             props["size"] = aten_ints(sizes)
         new = rebuilt(op, operands=operands, result_types=[result], properties=props)
         self.block.add_op(new)
@@ -609,13 +643,15 @@ def _note(op: Operation, rate: Fraction, delay: int, **found: int) -> None:
 class StreamPass(ModulePass):
     """The function of the module as a per-chunk step with state (the module docstring).
     axis: the time axis of the streamed input (-1: its symbolic dim); frames: frames per
-    call; lookahead: "none", "auto" or input frames; transposed: how a transposed
-    convolution carries its overlap, "history" (its input frames) or "carry" (its output's
-    tail)."""
+    call; max-frames: with a larger number, each call takes from `frames` to `max-frames`
+    frames (the symbol F; one XNNPACK reshape per new count); lookahead: "none", "auto" or
+    input frames; transposed: how a transposed convolution carries its overlap, "history"
+    (its input frames) or "carry" (its output's tail)."""
 
     name = "aten-stream"
     axis: int = -1
     frames: int = 1
+    max_frames: int = 0
     lookahead: str = "none"
     transposed: str = "history"
 
@@ -630,7 +666,11 @@ class StreamPass(ModulePass):
         if self.transposed not in TRANSPOSED_FORMS:
             forms = ", ".join(TRANSPOSED_FORMS)
             raise OptionError(f"aten-stream: transposed must be {forms}; got {self.transposed!r}")
-        stepper = _Stepper(func, symbol, coeff, self.frames, self.transposed)
+        dynamic = self.max_frames > self.frames
+        if self.max_frames and self.max_frames < self.frames:
+            raise OptionError(f"aten-stream: max-frames {self.max_frames} is less than frames "
+                              f"{self.frames}")  # fmt: skip
+        stepper = _Stepper(func, symbol, coeff, self.frames, self.transposed, dynamic)
         try:
             tails = stepper.run()
         except _Refused as e:
@@ -672,10 +712,14 @@ class StreamPass(ModulePass):
         for key in ("arg_attrs", "res_attrs"):
             func.properties.pop(key, None)
         op.attributes.pop("xnnc.symbols", None)
+        if dynamic:
+            op.attributes["xnnc.symbols"] = SymbolsAttr.of(
+                {FRAMES_SYMBOL: (self.frames, self.max_frames)})
         stream_rates = [str(t.rate) for t in outputs]
         op.attributes[STREAM_ATTR] = DictionaryAttr({
             "axis": IntegerAttr(axis, i64),
-            "frames": IntegerAttr(self.frames, i64),
+            "frames": IntegerAttr(max(self.frames, self.max_frames), i64),
+            "min_frames": IntegerAttr(self.frames, i64),
             "input": IntegerAttr(index, i64),
             "lookahead": IntegerAttr(frames_ahead, i64),
             "delays": ArrayAttr([IntegerAttr(int(frames_ahead * t.rate), i64) for t in outputs]),
@@ -723,12 +767,13 @@ Spec = tuple[tuple[int, ...], torch.dtype]  # a tensor's shape and dtype
 @dataclass(frozen=True)
 class StreamLayout:
     """A stream's step as the module's `xnnc.stream` attribute and its function's type
-    record it: the streamed input and its axis, frames per call, the lookahead (input
-    frames), per output its delay and offline tail (its own frames), rate and time axis,
+    record it: the streamed input and its axis, frames per call (a size of -1 in a spec:
+    from `min_frames` to `frames`), the lookahead (input frames), per output its delay and offline tail (its own frames), rate and time axis,
     per state its role and initial value, and the step's inputs, states and outputs."""
 
     axis: int
-    frames: int
+    frames: int  # the most per call
+    min_frames: int  # the fewest: frames unless the count changes from call to call
     input: int
     lookahead: int
     delays: tuple[int, ...]
@@ -756,13 +801,17 @@ class StreamLayout:
             return tuple(getattr(a, "value", a).data for a in value.data)
 
         def specs(types: Any) -> tuple[Spec, ...]:
-            return tuple((tuple(dims_of_type(t)), TORCH_DTYPES[t.element_type]) for t in types)
+            return tuple(
+                (tuple(d if isinstance(d, int) else -1 for d in dims_of_type(t)),
+                 TORCH_DTYPES[t.element_type]) for t in types
+            )  # fmt: skip
 
         roles = seq("states")
         args = func.function_type.inputs.data
         n = len(args) - len(roles)
         return StreamLayout(
             axis=d["axis"].value.data, frames=d["frames"].value.data,
+            min_frames=d["min_frames"].value.data,
             input=d["input"].value.data, lookahead=d["lookahead"].value.data,
             delays=seq("delays"), tails=seq("tails"),
             rates=tuple(Fraction(r) for r in seq("rates")), axes=seq("axes"), roles=roles,

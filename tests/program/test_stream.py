@@ -265,3 +265,26 @@ def test_a_pte_that_is_not_a_stream(tmp_path) -> None:
     with pytest.raises(XnncError, match=r"m.pte: not a streaming .pte \(it has no "
                        r"'xnnc_stream' method"):  # fmt: skip
         xnnc.StreamingPte(str(tmp_path / "m.pte"))
+
+
+def test_frames_per_call_that_change(mimi, tmp_path) -> None:
+    """One program takes 1 to 8 frames a call (the symbol F; XNNPACK reshapes per new
+    count): chunks of changing sizes equal the offline decoder."""
+    model, latent = mimi
+    program = xnnc.compile(model, (latent[..., :4],), savable=True, streaming=xnnc.Streaming(
+        frames_per_call=1, max_frames_per_call=8))  # fmt: skip
+    assert program.num_partitions == 1 and program.outside() == []
+    stream = program.open()
+    sizes, start, chunks = [1, 3, 8, 2, 7, 5, 1, 4, 6, 3], 0, []
+    for n in sizes:
+        chunks.append(stream(latent[..., start : start + n]))
+        start += n
+    y = torch.cat([*chunks, stream.flush()], -1)
+    assert _relative(y, model(latent[..., :start])) <= RTOL
+    stream.reset()
+    with pytest.raises(InputError, match=r"stream: input 0 is \[1, 64, 9\] float32; expected "
+                       r"\[1, 64, F\] float32 \(1 to 8 frame\(s\) per call on axis 2\)"):
+        stream(torch.randn(1, 64, 9))
+    with pytest.raises(XnncError, match=r"a .pte of a stream whose frame count changes from "
+                       r"call to call is not built yet"):  # fmt: skip
+        program.save(str(tmp_path / "step.pte"))
