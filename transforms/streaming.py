@@ -714,7 +714,8 @@ class StreamPass(ModulePass):
         op.attributes.pop("xnnc.symbols", None)
         if dynamic:
             op.attributes["xnnc.symbols"] = SymbolsAttr.of(
-                {FRAMES_SYMBOL: (self.frames, self.max_frames)})
+                {FRAMES_SYMBOL: (self.frames, self.max_frames)}
+            )
         stream_rates = [str(t.rate) for t in outputs]
         op.attributes[STREAM_ATTR] = DictionaryAttr({
             "axis": IntegerAttr(axis, i64),
@@ -768,8 +769,9 @@ Spec = tuple[tuple[int, ...], torch.dtype]  # a tensor's shape and dtype
 class StreamLayout:
     """A stream's step as the module's `xnnc.stream` attribute and its function's type
     record it: the streamed input and its axis, frames per call (a size of -1 in a spec:
-    from `min_frames` to `frames`), the lookahead (input frames), per output its delay and offline tail (its own frames), rate and time axis,
-    per state its role and initial value, and the step's inputs, states and outputs."""
+    from `min_frames` to `frames`), the lookahead (input frames), per output its delay and
+    offline tail (its own frames), rate and time axis, per state its role and initial
+    value, and the step's inputs, states and outputs."""
 
     axis: int
     frames: int  # the most per call

@@ -27,7 +27,7 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [2, 64]>} {
 
 // A strided causal convolution (k4 s2, 2 frames padded) keeps its phase: 2 frames of
 // history, and one output frame per two input frames (rate 1/2).
-// CHECK:       builtin.module attributes {xnnc.stream = {axis = 2 : i64, frames = 2 : i64, input = 0 : i64, lookahead = 0 : i64, delays = [0 : i64], tails = [0 : i64], rates = ["1/2"]
+// CHECK:       builtin.module attributes {xnnc.stream = {axis = 2 : i64, frames = 2 : i64, min_frames = 2 : i64, input = 0 : i64, lookahead = 0 : i64, delays = [0 : i64], tails = [0 : i64], rates = ["1/2"]
 // CHECK-LABEL: func.func @strided
 // CHECK:         aten.convolution %{{.*}}, %w {xnnc.stream = {rate = "1/2", delay = 0 : i64, history = 2 : i64}, stride = array<i64: 2>{{.*}} : (tensor<1x4x4xf32>, tensor<8x4x4xf32>) -> tensor<1x8x1xf32>
 // With 3 frames per call its output would be 3/2 frames a call:

@@ -282,8 +282,11 @@ def test_frames_per_call_that_change(mimi, tmp_path) -> None:
     y = torch.cat([*chunks, stream.flush()], -1)
     assert _relative(y, model(latent[..., :start])) <= RTOL
     stream.reset()
-    with pytest.raises(InputError, match=r"stream: input 0 is \[1, 64, 9\] float32; expected "
-                       r"\[1, 64, F\] float32 \(1 to 8 frame\(s\) per call on axis 2\)"):
+    with pytest.raises(
+        InputError,
+        match=r"stream: input 0 is \[1, 64, 9\] float32; expected "
+        r"\[1, 64, F\] float32 \(1 to 8 frame\(s\) per call on axis 2\)",
+    ):
         stream(torch.randn(1, 64, 9))
     with pytest.raises(XnncError, match=r"a .pte of a stream whose frame count changes from "
                        r"call to call is not built yet"):  # fmt: skip
