@@ -120,8 +120,10 @@ def main() -> None:
     print(f"CPU: {platform.processor() or platform.machine()}, target {cpu}; "
           f"{'small' if args.small else 'full-size'} models; ms per frame, fastest of "
           f"{REPEATS}")  # fmt: skip
-    print("| model | threads | offline | stream | stream/offline | window | window/stream "
-          "| receptive (back+1+ahead) | lookahead | state | window activations |")
+    print(
+        "| model | threads | offline | stream | stream/offline | window | window/stream "
+        "| receptive (back+1+ahead) | lookahead | state | window activations |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.models.split(","):
         for threads in (1, 2):
