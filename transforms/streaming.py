@@ -23,8 +23,8 @@ and, where it reads frames of earlier calls, from a state:
   padding and a slice of the time axis that starts at `st` move the frames (D + p, D + st);
   where a slice ends is the offline tail;
 - frame-local ops (elementwise, activations, casts, linear and norms over other dims,
-  permutes and views that keep the axis) run on the chunks: operands of unequal delay are
-  aligned first, the earlier one through a delay line of the difference;
+  permutes and views that keep the axis) run on the chunks, with no state: operands of
+  unequal delay are aligned first, the earlier one through a delay line of the difference;
 - an op that needs the whole sequence (a reduction, softmax or norm over time, a view that
   folds time into another dim, two dims of time) is refused with one line naming the op.
 
@@ -574,6 +574,7 @@ class _Stepper:
                 sizes[dim] = length if isinstance(length, int) else -1
             props["size"] = aten_ints(sizes)
         new = rebuilt(op, operands=operands, result_types=[result], properties=props)
+        _note(new, rate, delay)  # frame-local: no state
         self.block.add_op(new)
         self.record(op.results[0], new.results[0], delay)
 

@@ -75,13 +75,14 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 32]>} {
 // -----
 
 // A "same" convolution (k5, padding 2) looks 2 frames ahead: with lookahead=auto its output
-// is 2 frames late; the residual add waits for it through a delay line of 2 frames.
+// is 2 frames late; the residual add waits for it through a delay line of 2 frames, and
+// is frame-local (a rate and a delay, no state).
 // With lookahead=none it is refused, naming the convolution.
 // CHECK:       builtin.module attributes {xnnc.stream = {{{.*}}lookahead = 2 : i64, delays = [2 : i64]
 // CHECK-LABEL: func.func @same
 // CHECK:         %[[Y:.*]] = aten.convolution {{.*}}xnnc.stream = {rate = "1", delay = 2 : i64, history = 4 : i64}
 // CHECK:         %[[X:.*]] = aten.slice {{.*}}xnnc.stream = {rate = "1", delay = 2 : i64, delay_line = 2 : i64}
-// CHECK:         aten.add %[[X]], %[[Y]]
+// CHECK:         aten.add %[[X]], %[[Y]] {xnnc.stream = {rate = "1", delay = 2 : i64}}
 // NONE: aten-stream.mlir:{{[0-9]+}}:{{[0-9]+}}: error: streaming: aten.convolution looks 2 input frame(s) ahead (lookahead='none'); use lookahead='auto' or a number of frames
 builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 32]>} {
   func.func @same(%x: tensor<1x4x?xf32, #xnnc.dims<"T">>, %w: tensor<4x4x5xf32>) -> tensor<1x4x?xf32, #xnnc.dims<"T">> {
