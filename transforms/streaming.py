@@ -30,13 +30,16 @@ and, where it reads frames of earlier calls, from a state:
 
 The function then takes `(chunk, *other inputs, *states)` and returns `(*outputs,
 *states)`, with static shapes (F frames) when F is a number. Each rewritten op records
-what the analysis found, `xnnc.stream = {rate = "16", delay = 0, history = 2}` (`carry` for
-a transposed convolution's tail, `delay-line` for an alignment), and the module records the
-stream: `xnnc.stream = {axis, frames, input, lookahead, delays, tails, rates, axes,
-states, fills}`, which
-`xnnc.program.stream` reads. lookahead: "none" refuses a model whose output is late (its
-first op that looks ahead is named), "auto" delays the outputs by the smallest whole number
-of input frames L that makes them exact, an int N delays them by N >= L.
+what the analysis found: `xnnc.stream = {rate = "16", delay = 0}` on every op on the time
+axis, with `history = h` where it keeps input frames, `carry = c` where it carries an
+output tail, `delay_line = d` on an alignment and `recurrent = 1` on an LSTM. The module
+records the stream, `xnnc.stream = {axis, frames, min_frames, input, lookahead, delays,
+tails, rates, axes, states, fills}`, which `StreamLayout` reads.
+
+lookahead: "none" refuses a model whose output is late (its first op that looks ahead is
+named), "auto" delays the outputs by the smallest whole number of input frames L that makes
+them exact, an int N delays them by N >= L. max-frames: frames per call from `frames` to
+it, the symbol F.
 
     xnn-opt m.mlir -p 'aten-stream{frames=1 lookahead=auto}'
 """
@@ -417,7 +420,8 @@ class _Stepper:
         )  # fmt: skip
         new.location = op.location
         self.block.add_op(new)
-        _note(new, t.rate, delay, carry=1, **({"skip_calls": delay // length} if delay else {}))
+        skip = {"skip_calls": delay // length} if delay else {}
+        _note(new, t.rate, delay, recurrent=1, **skip)
         started = self.started(op, delay // length)
         b = self.builder(op)
         for arg, final in zip(states, new.results[1:], strict=True):
