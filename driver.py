@@ -12,14 +12,21 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import torch
 
 from xnnc import heap
 from xnnc.cost.rules import lstm_loop
-from xnnc.errors import FallbackError, FallbackWarning, OptionError, TrainingModeWarning
+from xnnc.errors import (
+    FallbackError,
+    FallbackWarning,
+    ModelImportError,
+    OptionError,
+    TrainingModeWarning,
+)
 from xnnc.pipeline.options import CompileOptions
 from xnnc.program import Program
 from xnnc.program.stream import Streaming, StreamingProgram
@@ -113,7 +120,7 @@ def compile(
             stacklevel=2,
         )
     start = time.perf_counter()
-    with torch_leftovers_dropped():
+    with torch_leftovers_dropped(), _streamed_import(streaming, example_inputs):
         if streaming is not None and dynamic_shapes is None:
             ep = _export_streamed(model, example_inputs, streaming)
         else:
@@ -163,11 +170,25 @@ def stream_words(streaming: Streaming, example_inputs: Sequence[Any] | None) -> 
     return streaming.words(tuple(example_inputs)[first].dim())
 
 
+@contextmanager
+def _streamed_import(streaming: Streaming | None, example_inputs: Any) -> Iterator[None]:
+    """A model that does not export or import with its time axis symbolic: the error says
+    which axis the stream made the symbol `T`."""
+    try:
+        yield
+    except ModelImportError as e:
+        if streaming is None:
+            raise
+        first, axis = _streamed(streaming, example_inputs)
+        raise ModelImportError(
+            f"streaming over dim {axis} of input {first} (made the symbol T): {e}"
+        ) from None
+
+
 def _export_streamed(model: Any, example_inputs: Sequence[Any], streaming: Streaming) -> Any:
     """The model exported with the stream's axis as the symbol `T`: from 2 frames (a size of
     1 would be specialized), else from the example's length (a model whose padding needs
     more, such as a reflect pad)."""
-    from xnnc.errors import ModelImportError
     from xnnc.frontend.fx_importer import export_program
 
     first, axis = _streamed(streaming, example_inputs)

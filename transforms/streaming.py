@@ -182,7 +182,11 @@ class _Stepper:
         if not dims:
             return None
         if len(dims) > 1:
-            raise _Refused(op, "has the time axis on two dims: it needs the whole sequence")
+            raise _Refused(
+                op,
+                "has the time axis on two dims (attention over the whole "
+                "sequence): it needs the whole sequence",
+            )
         (i, d), = dims  # fmt: skip
         if len(d.terms) != 1:
             raise _Refused(op, f"size {d} mixes the time axis with other symbols")

@@ -291,3 +291,15 @@ def test_frames_per_call_that_change(mimi, tmp_path) -> None:
     with pytest.raises(XnncError, match=r"a .pte of a stream whose frame count changes from "
                        r"call to call is not built yet"):  # fmt: skip
         program.save(str(tmp_path / "step.pte"))
+
+
+def test_a_model_that_does_not_export_with_a_symbolic_time_axis() -> None:
+    """A strided image model streamed over its width: the error says which dim the stream
+    made symbolic, and why it does not import so."""
+    from xnnc.errors import ModelImportError
+    from xnnc.examples.models import make_resnet
+
+    model, (x,) = make_resnet(small=True)
+    with pytest.raises(ModelImportError, match=r"^streaming over dim 3 of input 0 \(made the "
+                       r"symbol T\): node convolution: size .* is not affine"):  # fmt: skip
+        xnnc.compile(model, (x,), streaming=xnnc.Streaming())
