@@ -322,6 +322,9 @@ class _Stepper:
         if isinstance(op, aten.GenericOp) and op.target.data == "aten::lstm.input":
             self.lstm(op)
             return
+        if isinstance(op, aten.SplitWithSizesOp) and all(t for _, t in timed_out):
+            self.local(op)  # pieces of another dim: each on the time axis
+            return
         if len(op.results) != 1 or timed_out[0][1] is None:
             if isinstance(op, _FRAME_LOCAL):
                 self.check_local(op)
@@ -574,17 +577,18 @@ class _Stepper:
             else:
                 operands.append(self.new(v))
         length = self.length(rate, op)
-        result = self.chunk_type(op.results[0], dim, length)
+        results = [self.chunk_type(r, dim, length) for r in op.results]
         props = dict(op.properties)
         if isinstance(op, (aten.ViewOp, aten.ExpandOp)):
             sizes = list(ints(op.properties["size"]))
             if sizes[dim] != -1:
                 sizes[dim] = length if isinstance(length, int) else -1
             props["size"] = aten_ints(sizes)
-        new = rebuilt(op, operands=operands, result_types=[result], properties=props)
+        new = rebuilt(op, operands=operands, result_types=results, properties=props)
         _note(new, rate, delay)  # frame-local: no state
         self.block.add_op(new)
-        self.record(op.results[0], new.results[0], delay)
+        for old, result in zip(op.results, new.results, strict=True):
+            self.record(old, result, delay)
 
 
 def _flag(attr: Attribute) -> bool:
@@ -628,7 +632,7 @@ def _local_dims(op: Operation) -> list[list[tuple[SSAValue, int]]]:
         return [[(x, -1 - i) for i in range(n)]]
     if isinstance(op, aten.BatchNormOp):
         return [[(op.operands[0], 1)]]
-    if isinstance(op, (aten.CatOp, aten.SelectOp, aten.SliceOp)):
+    if isinstance(op, (aten.CatOp, aten.SelectOp, aten.SliceOp, aten.SplitWithSizesOp)):
         dim = op.properties.get("dim")
         d = int_value(dim) if dim is not None else 0
         return [[(v, d) for v in op.operands]]

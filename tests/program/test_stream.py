@@ -303,3 +303,46 @@ def test_a_model_that_does_not_export_with_a_symbolic_time_axis() -> None:
     with pytest.raises(ModelImportError, match=r"^streaming over dim 3 of input 0 \(made the "
                        r"symbol T\): node convolution: size .* is not affine"):  # fmt: skip
         xnnc.compile(model, (x,), streaming=xnnc.Streaming())
+
+
+class _GatedLayer(nn.Module):
+    """A WaveNet layer: a causal dilated convolution split in two along channels (tanh and
+    sigmoid gates), residual and skip 1x1 convolutions."""
+
+    def __init__(self, channels: int, dilation: int) -> None:
+        super().__init__()
+        self.dilation = dilation
+        self.conv = nn.Conv1d(channels, 2 * channels, 2, dilation=dilation)
+        self.res, self.skip = nn.Conv1d(channels, channels, 1), nn.Conv1d(channels, channels, 1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        a, b = self.conv(F.pad(x, (self.dilation, 0))).chunk(2, dim=1)
+        z = torch.tanh(a) * torch.sigmoid(b)
+        return x + self.res(z), self.skip(z)
+
+
+class _WaveNet(nn.Module):
+    def __init__(self, channels: int = 16, layers: int = 6) -> None:
+        super().__init__()
+        self.inp = nn.Conv1d(1, channels, 1)
+        self.layers = nn.ModuleList(_GatedLayer(channels, 2**i) for i in range(layers))
+        self.out = nn.Conv1d(channels, 32, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x, total = self.inp(x), 0
+        for layer in self.layers:
+            x, skip = layer(x)
+            total = total + skip
+        return self.out(F.relu(total))
+
+
+def test_a_gated_wavenet_stack_streams_exactly() -> None:
+    """Splits along channels are frame-local (one op, two results on the time axis); the
+    skip sum joins every layer: 16 samples a call equal the offline stack."""
+    torch.manual_seed(0)
+    model = _WaveNet().eval()
+    program = xnnc.compile(model, (torch.randn(1, 1, 64),),
+                           streaming=xnnc.Streaming(frames_per_call=16))  # fmt: skip
+    assert program.num_partitions == 1 and program.outside() == []
+    x = torch.randn(1, 1, 256)
+    assert _relative(_stream(program, x, 16), model(x)) <= RTOL
