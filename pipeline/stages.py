@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
 import xnnc
 from xnnc.conversion.aten_to_xnn import ConvertAtenToXnnPass
@@ -129,7 +130,11 @@ def stage_passes(options: CompileOptions) -> dict[str, list[ModulePass]]:
             ],
             options,
         ),
-        "conversion": [PartitionPass(exclude=options.exclude), ConvertAtenToXnnPass()],
+        "conversion": [
+            PartitionPass(exclude=options.exclude),
+            ConvertAtenToXnnPass(),
+            *([CommonSubexpressionElimination()] if options.streaming else []),
+        ],
         "type legalization": [
             Fp16PrecisionPass(mode=options.fp16),
             *_enabled([LegalizeCastsPass()], options),
