@@ -5,9 +5,10 @@ target, in stages.
 |------------------|-------------------------------------------------------------------|
 | aten             | aten-recognize-{safe-softmax,layer-norm,prelu,matmul},            |
 |                  | aten-fold-{dynamic-qdq,qdq},                                      |
-|                  | fold-batch-norm, aten-lower-complex,                              |
+|                  | fold-batch-norm, aten-stream{...} (a streaming compile only),     |
+|                  | aten-lower-complex,                                               |
 |                  | fold-constants, index-as-slices, aten-frames-as-conv              |
-| conversion       | xnn-partition{exclude}, convert-aten-to-xnn                       |
+| conversion       | xnn-partition{exclude}, convert-aten-to-xnn (then cse, streaming) |
 | type legalization| xnn-fp16-precision{mode}, xnn-legalize-casts,                     |
 |                  | xnn-bf16-precision{mode}                                          |
 | canonicalize     | canonicalize{disabled-patterns}: the seed rewrites                |
