@@ -73,6 +73,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from xnnc.backend_xnnpack.dims import DimExpr
+from xnnc.conversion.lstm import KEPT_LSTM
 from xnnc.dialects import aten
 from xnnc.dialects.locations import op_label, where
 from xnnc.dialects.types import (
@@ -319,7 +320,7 @@ class _Stepper:
                 raise _Refused(op, "makes a time axis from no input along it")
             self.move(op)
             return
-        if isinstance(op, aten.GenericOp) and op.target.data == "aten::lstm.input":
+        if isinstance(op, aten.GenericOp) and op.target.data in ("aten::lstm.input", KEPT_LSTM):
             self.lstm(op)
             return
         if isinstance(op, aten.SplitWithSizesOp) and all(t for _, t in timed_out):
@@ -420,9 +421,12 @@ class _Stepper:
             raise _Refused(op, "has its final state read: it needs the whole sequence")
         states = [self.state(v.type, _fill_of(v), role) for v, role in ((h0, "h"), (c0, "c"))]
         out = self.chunk_type(op.results[0], t.dim, length)
+        props = dict(op.properties)
+        if not self.dynamic:  # a few frames a call: unrolled inside the step's subgraph
+            props["target"] = StringAttr(KEPT_LSTM)
         new = aten.GenericOp.create(
             operands=[chunk, *states, *(self.new(v) for v in op.operands[3:])],
-            result_types=[out, h0.type, c0.type], properties=dict(op.properties),
+            result_types=[out, h0.type, c0.type], properties=props,
             attributes=dict(op.attributes),
         )  # fmt: skip
         new.location = op.location

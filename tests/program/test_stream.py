@@ -104,10 +104,12 @@ def test_lookahead_none_names_the_first_op_that_looks_ahead() -> None:
 
 
 @pytest.mark.parametrize("causal", [True, False])
-def test_lstm_carries_its_state(causal: bool) -> None:
+def test_lstm_carries_its_state(causal: bool, tmp_path) -> None:
     """A SEANet decoder with a 2-layer LSTM (EnCodec's shape, constant padding): the LSTM
-    carries h and c from call to call; non-causal, it waits for its first real frame
-    behind the lookahead. Exact, away from the edges where it looks ahead."""
+    carries h and c from call to call, unrolled over the call's frames inside the step's
+    one subgraph; non-causal, it waits for its first real frame behind the lookahead.
+    Exact, away from the edges where it looks ahead; the causal step's `.pte` streams on
+    stock ExecuTorch as on the extended runtime."""
     torch.manual_seed(0)
     model = SEANetDecoder(16, 4, (8, 5, 4, 2), causal=causal, pad_mode="constant",
                           lstm_layers=2)  # fmt: skip
@@ -119,12 +121,19 @@ def test_lstm_carries_its_state(causal: bool) -> None:
         (torch.randn(1, 16, 10),),
         streaming=xnnc.Streaming(frames_per_call=3, lookahead=lookahead),
     )
+    assert program.num_partitions == 1 and program.outside() == []
     x = torch.randn(1, 16, 30)
     d = program.delays[0]
     y, ref = _stream(program, x, 3)[..., d:], model(x)
     assert y.shape == ref.shape
     interior = slice(2 * d, ref.shape[-1] - 2 * d)
     assert _relative(y[..., interior], ref[..., interior]) <= RTOL
+    if causal:
+        saved = xnnc.compile(model, (torch.randn(1, 16, 10),), savable=True,
+                             streaming=xnnc.Streaming(frames_per_call=3))  # fmt: skip
+        saved.save(str(tmp_path / "step.pte"))
+        on_pte = _stream(xnnc.StreamingPte(str(tmp_path / "step.pte")), x, 3)
+        assert _relative(on_pte, ref) <= RTOL
 
 
 class _GlobalMean(nn.Module):
