@@ -36,7 +36,7 @@ from xnnc.conversion.aten_to_xnn import convertible
 from xnnc.conversion.lstm import check_kept_lstm, excluded_steps
 from xnnc.conversion.partition import PartitionPass
 from xnnc.dialects import aten, xnn
-from xnnc.errors import MissingKernelWarning
+from xnnc.errors import MissingKernelWarning, OptionError
 from xnnc.frontend.dynamic_quant_import import DYNAMIC
 from xnnc.frontend.fx_importer import import_model
 from xnnc.frontend.quant_import import DEQUANTIZE, QUANTIZE
@@ -97,6 +97,11 @@ class XnncPartitioner(Partitioner):
             exclude=exclude,
             disable=disable,
         )
+        if self.options.streaming:
+            raise OptionError(
+                "XnncPartitioner: streaming compiles the whole model into a step; use "
+                "xnnc.compile(..., streaming=..., savable=True) and program.save('m.pte')"
+            )
         self.delegation_spec = DelegationSpec(STOCK_BACKEND_ID, [options_spec(self.options)])
         # state name -> the real scales / zero points of a q/dq node, recorded where
         # ExecuTorch shows the real program (ops_to_not_decompose) for `partition`, which

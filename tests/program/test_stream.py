@@ -355,3 +355,11 @@ def test_a_gated_wavenet_stack_streams_exactly() -> None:
     assert program.num_partitions == 1 and program.outside() == []
     x = torch.randn(1, 1, 256)
     assert _relative(_stream(program, x, 16), model(x)) <= RTOL
+
+
+def test_the_partitioner_refuses_streaming_options() -> None:
+    from xnnc.pipeline.options import CompileOptions
+
+    with pytest.raises(OptionError, match=r"XnncPartitioner: streaming compiles the whole "
+                       r"model into a step; use xnnc.compile"):  # fmt: skip
+        xnnc.XnncPartitioner(CompileOptions(streaming="frames=1"))
