@@ -197,8 +197,8 @@ def fake_sys() -> None:
 @step("venv")
 def venv() -> None:
     """An empty venv in the root; the host's pip fills it."""
-    with mounted():
-        run(["chroot", str(ROOT), "python3", "-m", "venv", "--without-pip", VENV], "venv", 300)
+    mount()
+    run(["chroot", str(ROOT), "python3", "-m", "venv", "--without-pip", VENV], "venv", 300)
 
 
 def _pip(command: str, args: list[str], what: str, timeout: float) -> None:
@@ -311,19 +311,14 @@ def check() -> None:
 # --- running inside -----------------------------------------------------------------------
 
 
-class mounted:
-    """/proc of the host bound into the root while a command runs (left mounted: others
-    may be running; `_unmount` takes it away before the root is rebuilt)."""
-
-    def __enter__(self) -> None:
-        binfmt()
-        proc = ROOT / "proc"
-        if not os.path.ismount(proc):
-            proc.mkdir(exist_ok=True)
-            subprocess.run(["mount", "--bind", "/proc", str(proc)], check=True)
-
-    def __exit__(self, *exc: object) -> None:
-        pass
+def mount() -> None:
+    """QEMU registered and the host's /proc bound into the root (left mounted: other
+    commands may be running there; `_unmount` takes it away before the root is rebuilt)."""
+    binfmt()
+    proc = ROOT / "proc"
+    if not os.path.ismount(proc):
+        proc.mkdir(exist_ok=True)
+        subprocess.run(["mount", "--bind", "/proc", str(proc)], check=True)
 
 
 def _unmount() -> None:
@@ -342,12 +337,10 @@ def run_in_root(
         "QEMU_CPU": cpu,
         "XNNC_EMULATED": f"qemu-aarch64 -cpu {cpu}",
     }
-    with mounted():
-        return subprocess.run(
-            ["chroot", str(ROOT), "env", "-i", *(f"{k}={v}" for k, v in env.items()), *command],
-            timeout=timeout,
-            **kwargs,
-        )
+    mount()
+    assignments = [f"{k}={v}" for k, v in env.items()]
+    chroot = ["chroot", str(ROOT), "env", "-i", *assignments, *command]
+    return subprocess.run(chroot, timeout=timeout, **kwargs)
 
 
 def build() -> None:

@@ -405,8 +405,10 @@ class Program:
 def check_cpu(subgraphs: Sequence[xnn.SubgraphOp], target: Target) -> None:
     """CpuFeatureError when the program computes in fp16 (XNNPACK's fp16 kernels: an fp16
     layer, or an elementwise, pooling or reduce node on fp16) on an arm64 CPU without FP16
-    arithmetic (ASIMDHP), where XNNPACK has no fp16 kernel. x86 CPUs run fp16 nodes through
-    fp32 (F16C), so only arm64 is checked. Before XNNPACK sees the program: one line."""
+    arithmetic (ASIMDHP). XNNPACK would run it in fp32 there (as it does on x86, through
+    F16C: not what a program compiled for fp16 arithmetic means to do there); an x86 CPU is
+    not checked, as fp16 arithmetic is never native on one. One line, before XNNPACK sees
+    the program."""
     host = Target.host()
     if host.arch != "arm64" or host.has("fp16"):
         return
@@ -414,9 +416,10 @@ def check_cpu(subgraphs: Sequence[xnn.SubgraphOp], target: Target) -> None:
         for op in sub.body.block.ops:
             if is_fp16_layer(op) or (isinstance(op, FP16_ARITHMETIC) and is_fp16_node(op)):
                 raise CpuFeatureError(
-                    f"this program computes in fp16 ({op.name} at {where(op)}; compiled for "
-                    f"'{target}') and this arm64 CPU lacks fp16 (FP16 arithmetic, ASIMDHP); "
-                    "compile it for target 'arm64' with fp16='auto' or 'fp32'"
+                    f"this program computes in fp16 ({where(op)}; compiled for '{target}') "
+                    "and this arm64 CPU lacks fp16 (FP16 arithmetic, ASIMDHP): XNNPACK would "
+                    "compute it in fp32; compile it for target 'arm64' with fp16='auto' or "
+                    "'fp32'"
                 )
 
 

@@ -48,6 +48,7 @@ class Case:
     options: dict = field(default_factory=dict)
     dynamic_shapes: Any = None
     step: float = 0.0  # qs8: the output's quantization step
+    precision: torch.dtype | None = None  # the compute dtype, when not the outputs'
 
 
 def _eager(model: Callable, inputs: list[tuple]) -> list[list[torch.Tensor]]:
@@ -62,8 +63,9 @@ def zoo_case(kind: str, name: str, **options: Any) -> Case:
 
     model, inputs = MODELS[name](small=True)
     suffix = f"-{options['fp16']}" if "fp16" in options else ""
+    precision = torch.float16 if kind == "fp16" else None  # fp32 I/O around fp16 layers
     return Case(f"{kind}-{name}{suffix}", kind, export_program(model, inputs), [inputs],
-                _eager(model, [inputs]), options)  # fmt: skip
+                _eager(model, [inputs]), options, precision=precision)  # fmt: skip
 
 
 def qs8_case(name: str) -> Case:

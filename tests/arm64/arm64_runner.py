@@ -4,9 +4,10 @@ alone takes ~40 s under emulation): every job of `jobs.json`, on xnnc's extended
 
     python arm64_runner.py WORKDIR
 
-Each job's outputs go to `out/<id>.pt`, its record (ok, the error's one line, seconds, the
-profile's node names) to `done/<id>.json`; `running` names the job in progress, so that a
-crash (an illegal instruction kills the process) is pinned on its job. `cpu.json` says what
+Each job names its artefact and inputs relative to WORKDIR; its outputs go to
+`out/<id>.pt`, its record (ok, the error's one line, seconds, the profile's node names) to
+`done/<id>.json`; `running` names the job in progress, so that a crash (an illegal
+instruction kills the process) is pinned on its job. `cpu.json` says what
 the process saw of the CPU: xnnc's `Target.host()` and `xnn_is_f16_native_supported()`.
 """
 
@@ -43,10 +44,16 @@ def run_stock(path: Path, inputs: list[tuple]) -> tuple[list, list[str]]:
 
 def main(work: Path) -> None:
     from xnnc.backend_xnnpack.runtime.capi import f16_native_supported
-    from xnnc.target import Target
+    from xnnc.pipeline.options import CompileOptions
+    from xnnc.target import Target, emulation
 
     host = Target.host()
-    cpu = {"features": sorted(host.features), "f16_native": f16_native_supported()}
+    cpu = {"features": sorted(host.features), "f16_native": f16_native_supported(),
+           "emulation": emulation(), "tune": ""}  # fmt: skip
+    try:
+        CompileOptions(tune=True)  # on this CPU: the tuner's refusal
+    except Exception as error:
+        cpu["tune"] = f"{type(error).__name__}: {error}"
     (work / "cpu.json").write_text(json.dumps(cpu))
     (work / "out").mkdir(exist_ok=True)
     (work / "done").mkdir(exist_ok=True)

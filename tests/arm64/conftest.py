@@ -36,21 +36,43 @@ SMOKE = MODE == "smoke"
 
 @dataclass(frozen=True)
 class Cpu:
-    """A QEMU CPU model, the arm64 features it has (ours, `xnnc.target.FEATURES`), and the
-    presets whose artefacts it runs. Kernels: `max` (QEMU 7.2: Armv8.x with FP16, dotprod,
-    I8MM, BF16) takes XNNPACK's i8mm int8 kernels; `cortex-a76` is the `arm64-fp16-dotprod`
-    preset's CPU exactly (FP16, dotprod, no I8MM); `cortex-a53` is plain NEON (Armv8.0)."""
+    """A QEMU CPU model (`-cpu`, QEMU 7.2), the arm64 features it has (ours,
+    `xnnc.target.FEATURES`), and the presets whose artefacts it runs.
+
+    - `max,sme=off`: Armv8.x with FP16, dotprod, I8MM and BF16: XNNPACK's i8mm int8 kernels.
+    - `cortex-a76`: the `arm64-fp16-dotprod` preset's CPU exactly (FP16, dotprod, no I8MM).
+    - `cortex-a53`: plain NEON (Armv8.0), the `arm64` preset's.
+    - `max`: all of the above and SME, on which XNNPACK takes SME kernels (`KNOWN`)."""
 
     name: str
     features: frozenset[str]
     targets: tuple[str, ...]
 
 
+_I8MM = frozenset({"neon", "fp16", "dotprod", "i8mm", "bf16"})
 CPUS = (
-    Cpu("max", frozenset({"neon", "fp16", "dotprod", "i8mm", "bf16"}), TARGETS),
+    Cpu("max,sme=off", _I8MM, TARGETS),
     Cpu("cortex-a76", frozenset({"neon", "fp16", "dotprod"}), ("arm64-fp16-dotprod",)),
     Cpu("cortex-a53", frozenset({"neon"}), TARGETS),
+    Cpu("max", _I8MM | {"sme"}, TARGETS),
 )
+# Differences from x86 found and not resolved, by CPU and kind: reported with their metrics
+# (benchmarks/ARM64.md), not asserted.
+KNOWN = {
+    ("max", "qs8"): (
+        "with SME on, XNNPACK 92a7ad50 under QEMU 7.2 computes other int8 results: 83 to 193 "
+        "output steps from x86 and from the PT2E model on all five qs8 models, on both "
+        "runtimes; the same programs are bit-equal to x86 on `max,sme=off` (I8MM on), "
+        "cortex-a76 and cortex-a53, and the difference is the same at SME vector lengths of "
+        "16, 32 and 64 bytes. QEMU 7.2's SME emulation (its first releases with SME) or "
+        "XNNPACK's SME kernels: undecided without SME hardware or a newer QEMU"
+    ),
+    ("max", "qd8"): (
+        "the same with SME for dynamically quantized linears with int8 weights (PT2E "
+        "dynamic, 8da8w: 1.67 relative error); int4 weights (8da4w) agree with x86 within "
+        "1 ulp"
+    ),
+}
 RUN_CPUS = CPUS[:1] if SMOKE else CPUS
 
 
@@ -62,6 +84,7 @@ class Artefact:
     id: str
     path: str = ""  # relative to the work directory; "" when it could not be built
     error: str = ""  # why not
+    explain: str = ""  # the program's `explain()` (extended runtime)
 
     @property
     def computes_fp16(self) -> bool:
@@ -135,6 +158,7 @@ def _compile(artefact: Artefact, work: Path) -> None:
                                    savable=True, **case.options)  # fmt: skip
             path = f"{artefact.id}.xnnc"
             program.save(str(work / path))
+            artefact.explain = program.explain()
         else:
             pte = to_pte(ep, None, target=target, dynamic_shapes=case.dynamic_shapes,
                          **case.options)  # fmt: skip
@@ -198,8 +222,8 @@ def arm64() -> Any:
     host = {a.id: _host_run(a, work) for a in artefacts if a.path}
     runs = Arm64Runs(work, cases, artefacts, host, {}, {}, {})
     for cpu in RUN_CPUS:
-        jobs = [{"id": a.id, "runtime": a.runtime, "path": a.path,
-                 "inputs": f"{a.case.name}.inputs.pt"}
+        jobs = [{"id": a.id, "runtime": a.runtime, "path": f"../{a.path}",
+                 "inputs": f"../{a.case.name}.inputs.pt"}
                 for a in artefacts if runs.runs_on(cpu, a)]  # fmt: skip
         got, seen, crash = _emulate(cpu, work, jobs, root)
         runs.emulated[cpu.name], runs.cpu_seen[cpu.name] = got, seen
