@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 import torch
 from arm64_cases import Case, case_names
-from conftest import CPUS, KNOWN, RUN_CPUS, Arm64Runs, Artefact, Cpu, Run
+from arm64_runs import CPUS, KNOWN, RUN_CPUS, SMOKE, Arm64Runs, Artefact, Cpu, Run
 
 # Against the x86 reference, max |got - ref| / max |ref| per kind: the x86 suite's own
 # tolerances for these paths (tests/legalize/test_fp16_precision.py FP32_RTOL, FP16_RTOL;
@@ -104,7 +104,7 @@ def test_every_artefact_was_built(arm64: Arm64Runs) -> None:
     assert not failed, "\n".join(failed)
 
 
-@pytest.mark.parametrize("case", case_names(bool(os.environ.get("XNNC_ARM64") == "smoke")))
+@pytest.mark.parametrize("case", case_names(SMOKE))
 @pytest.mark.parametrize("cpu", RUN_CPUS, ids=lambda c: c.name)
 def test_runs_as_on_x86(arm64: Arm64Runs, cpu: Cpu, case: str) -> None:
     """Each artefact of `case` that `cpu` takes runs and matches the reference and the x86
