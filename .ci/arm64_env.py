@@ -23,11 +23,13 @@ import argparse
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 import tomllib
+import urllib.parse
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -74,17 +76,44 @@ def say(text: str) -> None:
     print(f"arm64-env: {text}", flush=True)
 
 
-def run(args: list[str], what: str, timeout: float, **kwargs) -> None:
-    """Run a step's command with its output shown; a failure or time-out is one EnvError."""
+def run(args: list[str], what: str, timeout: float, source: str = "", **kwargs) -> None:
+    """Run a step's command with its output shown; a failure or time-out is one EnvError,
+    which names `source` (a registry's URL) when it cannot be reached."""
     started = time.monotonic()
     try:
         done = subprocess.run(args, timeout=timeout, **kwargs)
     except subprocess.TimeoutExpired:
-        why = f"{what}: no answer within {timeout:.0f} s (is the registry reachable?)"
-        raise EnvError(why) from None
+        raise EnvError(
+            _unreachable(source) or f"{what}: no answer within {timeout:.0f} s"
+        ) from None
     if done.returncode != 0:
-        raise EnvError(f"{what} failed (exit {done.returncode}; its output is above)")
+        why = _unreachable(source) or "its output is above"
+        raise EnvError(f"{what} failed (exit {done.returncode}): {why}")
     say(f"{what}: {time.monotonic() - started:.0f} s")
+
+
+def _unreachable(url: str) -> str:
+    """Why `url`'s host cannot be reached (a 10 s connect), or "" when it can."""
+    if not url:
+        return ""
+    parts = urllib.parse.urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname, port), timeout=10).close()
+    except OSError as error:
+        return f"cannot reach {parts.scheme}://{parts.hostname} ({error})"
+    return ""
+
+
+def _pip_index() -> str:
+    """The index pip downloads from: $PIP_INDEX_URL, its configuration, or its default."""
+    from pip._internal.models.index import PyPI
+
+    configured = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "get", "global.index-url"],
+        capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    return os.environ.get("PIP_INDEX_URL") or configured or PyPI.simple_url
 
 
 def step(name: str, key: str = "") -> Callable[[Callable[[], None]], Callable[[], None]]:
@@ -116,9 +145,10 @@ def host_packages() -> None:
         return
     say(f"installing {' '.join(missing)} from Debian")
     apt = ["apt-get", "-o", "Acquire::http::Timeout=30", "-o", "Acquire::Retries=1"]
-    run([*apt, "update", "-q"], "apt-get update", 300)
+    mirror = _debian_mirror()
+    run([*apt, "update", "-q"], "apt-get update", 300, source=mirror)
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    run([*apt, "install", "-y", "-q", *missing], "apt-get install", 600, env=env)
+    run([*apt, "install", "-y", "-q", *missing], "apt-get install", 600, source=mirror, env=env)
 
 
 def _installed(package: str) -> bool:
@@ -174,7 +204,7 @@ def root() -> None:
     say(f"downloading an arm64 Debian {SUITE} root from {mirror}")
     first = ["debootstrap", "--arch=arm64", "--foreign", "--variant=minbase"]
     first += [f"--include={','.join(ROOT_PACKAGES)}", SUITE, str(ROOT), mirror]
-    run(first, "debootstrap (download)", 600)
+    run(first, "debootstrap (download)", 600, source=mirror)
     say("debootstrap's second stage, emulated (about 5 minutes)")
     second = ["chroot", str(ROOT), "/debootstrap/debootstrap", "--second-stage"]
     run(second, "debootstrap (second stage)", 1800)
@@ -206,7 +236,7 @@ def _pip(command: str, args: list[str], what: str, timeout: float) -> None:
     pip = [sys.executable, "-m", "pip", command, "--only-binary=:all:"]
     pip += [f"--platform={p}" for p in PLATFORMS]
     pip += ["--python-version=3.11", "--implementation=cp", "--abi=cp311", "--timeout=30"]
-    run([*pip, "--retries=2", "--progress-bar=on", *args], what, timeout)
+    run([*pip, "--retries=2", "--progress-bar=on", *args], what, timeout, source=_pip_index())
 
 
 def _install(args: list[str], what: str, timeout: float) -> None:
@@ -254,7 +284,7 @@ def wheels() -> None:
     files = [next(downloads.glob(f"{r.split('==')[0]}-{r.split('==')[1]}*.whl")) for r in pinned]
     needed = sorted({d for f in files for d in _aarch64_requirements(f)} | set(others))
     built = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(downloads)]
-    run([*built, *SOURCE_ONLY], "pip wheel (pure-Python sources)", 600)
+    run([*built, *SOURCE_ONLY], "pip wheel (pure-Python sources)", 600, source=_pip_index())
     constraints = CACHE / "constraints.txt"  # a dependency that asks for torch gets this one
     constraints.write_text("\n".join(pinned) + "\n")
     say(f"installing their dependencies: {' '.join(needed)}")
