@@ -20,7 +20,8 @@ Columns: *vs reference*, the largest |arm64 - reference| over outputs, relative 
 largest reference value (qs8: in output quantization steps); *vs x86 run*, the largest
 |arm64 - x86| between the same program run on x86 and on arm64, in ulps of the largest
 output value (qs8: steps; 0 is bit-equal). The bounds the suite asserts are in
-tests/arm64/test_arm64.py with their reasons. Seconds: the emulated run (load and call).
+tests/arm64/test_arm64.py with their reasons. Seconds: the emulated run, load and call
+(a process's first job of a runtime also pays that runtime's first imports).
 """
 
 
@@ -65,11 +66,12 @@ def report(runs, cpus, known: dict, metrics: Callable, refused: Callable) -> str
     lines += ["", "## The bad input: fp16 programs on a CPU without FP16", "",
               "| case | target | runtime | CPU | what the user sees |", "|---|---|---|---|---|",
               *refusals]  # fmt: skip
-    lines += ["", "## explain() on the arm64 presets", "",
+    lines += ["", "## explain() of the zoo on the arm64 presets", "",
               "Decisions marked `unmeasured` are the cost rules' guesses: measured on x86-64 "
               "only (emulation times nothing of a phone's).", ""]  # fmt: skip
     for artefact in runs.artefacts:
-        if artefact.explain and artefact.runtime == "extended":
+        zoo = artefact.case.kind in ("fp32", "fp16", "bf16")
+        if zoo and artefact.explain and artefact.runtime == "extended":
             lines += [f"### {artefact.case.name}, {artefact.target}", "", "```",
                       artefact.explain.rstrip(), "```", ""]  # fmt: skip
     return "\n".join(lines) + "\n"
