@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lint bench clean peer-suite
+.PHONY: demo test check lint bench clean peer-suite arm64-env test-arm64 test-arm64-smoke
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -68,3 +68,21 @@ bench: $(BENCH_STAMP)
 PEER_ARGS ?=
 peer-suite: $(STAMP)
 	nice $(BIN)/python -m xnnc.benchmarks.peer_suite $(PEER_ARGS)
+
+# arm64 under QEMU (docs/arm64.md). `arm64-env` builds the emulated arm64 root with the pinned
+# aarch64 wheels and this checkout's xnnc wheel, from the registries, in $(ARM64_CACHE)
+# (outside the checkout; each step runs once, xnnc again when the tree changed).
+# `test-arm64` compiles on x86 and runs under QEMU (tests/arm64), writing
+# benchmarks/ARM64.md; `test-arm64-smoke` is its CI part (one QEMU CPU, three models).
+ARM64_CACHE ?= $(HOME)/.cache/xnnc/arm64
+ARM64_ENV := XNNC_ARM64_CACHE=$(ARM64_CACHE)
+
+arm64-env: $(STAMP)
+	$(ARM64_ENV) nice -n 5 $(BIN)/python .ci/arm64_env.py build
+
+test-arm64: arm64-env
+	$(ARM64_ENV) XNNC_ARM64=1 XNNC_ARM64_REPORT=benchmarks/ARM64.md \
+		nice -n 5 $(BIN)/python -m pytest -q tests/arm64
+
+test-arm64-smoke: arm64-env
+	$(ARM64_ENV) XNNC_ARM64=smoke nice -n 5 $(BIN)/python -m pytest -q tests/arm64

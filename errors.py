@@ -36,6 +36,10 @@ class OptionError(XnncError):
     """A compile option (or pass option) that is unknown or out of range."""
 
 
+class CpuFeatureError(XnncError):
+    """A program needs a CPU feature the machine running it lacks."""
+
+
 class TrainingModeWarning(UserWarning):
     """`xnnc.compile` was given a module in training mode: dropout and batch-norm behave as in
     training in what it compiles (call `model.eval()` first for inference)."""

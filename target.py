@@ -21,7 +21,9 @@ feature assumed. `str(target)` is a spec that parses back to the same Target.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
+import os
 import platform
 from dataclasses import dataclass
 from functools import cache
@@ -60,6 +62,13 @@ _CPUINFO_FEATURES = {
         "asimd": "neon", "fphp": "fp16", "asimdhp": "fp16", "asimddp": "dotprod",
         "i8mm": "i8mm", "bf16": "bf16", "sme": "sme",
     },
+}  # fmt: skip
+# arm64 Linux's hardware capabilities (asm/hwcap.h), what XNNPACK's cpuinfo reads too:
+# feature -> (getauxval type, bit). AT_HWCAP = 16, AT_HWCAP2 = 26. fp16 is ASIMDHP, the
+# vector half-precision arithmetic XNNPACK's fp16 kernels use.
+_HWCAPS = {
+    "neon": (16, 1 << 1), "fp16": (16, 1 << 10), "dotprod": (16, 1 << 20),
+    "i8mm": (26, 1 << 13), "bf16": (26, 1 << 14), "sme": (26, 1 << 23),
 }  # fmt: skip
 _ALL_FEATURES = tuple(f for arch in ARCHES for f in FEATURES[arch])
 _MACHINES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm64": "arm64"}
@@ -173,16 +182,16 @@ def _parse_word(word: str, text: str) -> tuple[str, object]:
 
 @cache
 def _host_cpu() -> tuple[str, frozenset[str]]:
-    """(arch, features) of this machine; no feature when /proc/cpuinfo is missing."""
+    """(arch, features) of this machine: on arm64 Linux the kernel's hardware capabilities
+    (under QEMU's user mode, the emulated CPU's: /proc/cpuinfo is then the host's), else
+    /proc/cpuinfo; no feature when neither can be read."""
     machine = platform.machine()
     arch = _MACHINES.get(machine.lower())
     if arch is None:
         raise OptionError(f"host CPU {machine!r} is not one of {', '.join(ARCHES)}")
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpuinfo = f.read()
-    except OSError:
-        return arch, frozenset()
+    if arch == "arm64" and (hwcaps := _arm64_hwcaps()) is not None:
+        return arch, hwcaps
+    cpuinfo = _cpuinfo()
     key = "flags" if arch == "x86_64" else "Features"
     names = next(
         (line.partition(":")[2].split() for line in cpuinfo.splitlines()
@@ -191,3 +200,36 @@ def _host_cpu() -> tuple[str, frozenset[str]]:
     )  # fmt: skip
     table = _CPUINFO_FEATURES[arch]
     return arch, frozenset(table[name] for name in names if name in table)
+
+
+def _cpuinfo() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _arm64_hwcaps() -> frozenset[str] | None:
+    """The features getauxval(AT_HWCAP, AT_HWCAP2) names, or None off Linux's C library."""
+    try:
+        getauxval = ctypes.CDLL(None).getauxval
+    except (OSError, AttributeError):
+        return None
+    getauxval.restype, getauxval.argtypes = ctypes.c_ulong, [ctypes.c_ulong]
+    words = {kind: getauxval(kind) for kind in (16, 26)}
+    return frozenset(f for f, (kind, bit) in _HWCAPS.items() if words[kind] & bit)
+
+
+@cache
+def emulation() -> str | None:
+    """Why this process runs under emulation, or None: QEMU's user mode, told by
+    $XNNC_EMULATED (the arm64 suite's runner sets it) or by an arm64 process whose
+    /proc/cpuinfo describes an x86 CPU (QEMU 7.2 shows the host's). Timing means nothing
+    there: the tuner refuses to time."""
+    if told := os.environ.get("XNNC_EMULATED"):
+        return told
+    if _MACHINES.get(platform.machine().lower()) == "arm64":
+        if any(line.startswith(("vendor_id", "flags")) for line in _cpuinfo().splitlines()):
+            return "an arm64 process on an x86 CPU (QEMU user mode)"
+    return None

@@ -8,8 +8,10 @@ The rewrite that owns the form (`xnn-conv-as-gemm`, `xnn-legalize-casts`) follow
 choice without asking anything else, so `xnn-opt` on IR with decisions reproduces what
 `xnnc.compile` did, on any machine; a layer without one gets the static rule's choice
 (`cost.rules`), recorded as such. After the rewrite the decision sits on the op that computes
-the layer's result. `source` is "rule", "tuned" (`times_ms` has every form that ran) or
-"option" (`ignore-target=true`, or the tuner building a form to time).
+the layer's result. `source` is "rule", "unmeasured" (a rule whose numbers were never
+measured on the target's kind of CPU: every speed rule on arm64), "tuned" (`times_ms` has
+every form that ran) or "option" (`ignore-target=true`, or the tuner building a form to
+time).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.cost import forms
 from xnnc.cost.rules import (
+    Choice,
     ConvLayer,
     DeconvLayer,
     Fp16Layer,
@@ -52,7 +55,12 @@ from xnnc.errors import LocatedError
 
 DECISION_ATTR = "xnn.decision"
 DECLINED_ATTR = "xnn.declined"
-SOURCES = ("rule", "tuned", "option")
+SOURCES = ("rule", "unmeasured", "tuned", "option")
+
+
+def rule_source(choice: Choice) -> str:
+    """The source of a static rule's decision: "rule", or "unmeasured" for a guess."""
+    return "rule" if choice.measured else "unmeasured"
 
 
 class DecisionError(LocatedError):
@@ -195,7 +203,7 @@ def decisions(root: Operation) -> list[tuple[Operation, Decision]]:
 def static(op: Operation, layer: Layer) -> Decision:
     """The static rule's decision for `layer`, on the target of the module around `op`."""
     choice = forms.decide(target_of(op), layer)
-    return Decision(layer.form, choice.choice, "rule", layer.key(), choice.why)
+    return Decision(layer.form, choice.choice, rule_source(choice), layer.key(), choice.why)
 
 
 def decide(op: Operation, layer: Layer) -> Decision:
@@ -232,7 +240,7 @@ def _at_smallest(op: Operation, layer: Layer, symbols: list[str]) -> Decision:
         f"{s} = {v}" + ("" if s in ranges else ", no recorded range") for s, v in env.items()
     )
     why = f"symbolic size {', '.join(symbols)}: the form at the smallest size ({at}): {rule.why}"
-    return Decision(layer.form, rule.choice, "rule", layer.key(), why)
+    return Decision(layer.form, rule.choice, rule.source, layer.key(), why)
 
 
 def _over_range(op: Operation, layer: Layer, symbols: list[str]) -> Decision:
@@ -273,7 +281,7 @@ def _rule_over_range(op: Operation, layer: Layer, symbols: list[str]) -> Decisio
     if not all(s in ranges for s in symbols):
         rule = static(op, layer)  # the conv rule reads channels and threads, not sizes
         why = f"symbolic size {', '.join(symbols)} (no recorded range): the rule: {rule.why}"
-        return Decision(layer.form, rule.choice, "rule", layer.key(), why)
+        return Decision(layer.form, rule.choice, rule.source, layer.key(), why)
     ends = [static(op, _at(layer, {s: ranges[s][i] for s in symbols})) for i in (0, 1)]
     span = ", ".join(f"{s} in [{ranges[s][0]}, {ranges[s][1]}]" for s in symbols)
     low, high = ends
@@ -284,7 +292,7 @@ def _rule_over_range(op: Operation, layer: Layer, symbols: list[str]) -> Decisio
             f"symbolic size {span}: {high.choice}, the rule's form at the largest size, where "
             f"the layer takes most time ({high.why}); at the smallest: {low.choice} ({low.why})"
         )
-    return Decision(layer.form, high.choice, "rule", layer.key(), why)
+    return Decision(layer.form, high.choice, high.source, layer.key(), why)
 
 
 def _at(layer: Layer, env: dict[str, int]) -> Layer:

@@ -11,9 +11,11 @@ This module imports nothing from xDSL or the dialects (the layers are plain valu
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from xnnc.target import Target
 
@@ -272,10 +274,31 @@ Layer = (
 
 @dataclass(frozen=True)
 class Choice:
-    """A static rule's answer: the form, and the rule's reason with its source."""
+    """A static rule's answer: the form, and the rule's reason with its source. `measured`
+    is False where the rule's numbers were never measured on the target's kind of CPU (its
+    choice is then a guess: `xnn.decision`'s source "unmeasured")."""
 
     choice: str
     why: str
+    measured: bool = True
+
+
+Rule = TypeVar("Rule", bound=Callable[..., Choice])
+
+
+def unmeasured_on_arm64(rule: Rule) -> Rule:
+    """A rule measured on x86-64 only: on arm64 its choice stands, marked unmeasured. The
+    arm64 runs this project has (QEMU user mode, `make test-arm64`) check numerics, not
+    time (emulated timings say nothing of a phone's)."""
+
+    @functools.wraps(rule)
+    def marked(target: Target, layer: Any) -> Choice:
+        choice = rule(target, layer)
+        if target.arch != "arm64":
+            return choice
+        return Choice(choice.choice, f"{choice.why}; unmeasured on arm64", measured=False)
+
+    return marked  # type: ignore[return-value]
 
 
 def _intel_since_sapphire_rapids(target: Target) -> bool:
@@ -290,6 +313,7 @@ def _zen4_like(target: Target) -> bool:
     return target.has("avx512bf16") and not _intel_since_sapphire_rapids(target)
 
 
+@unmeasured_on_arm64
 def conv_as_gemm(target: Target, layer: ConvLayer) -> Choice:
     """Direct (IGEMM) or as GEMMs over shifted slices (`transforms/conv_as_gemm.py`).
 
@@ -379,7 +403,7 @@ def fp16_native(target: Target) -> Choice:
     1.27-1.32x faster in fp32 (`fp16_precision_bench` on a Sapphire Rapids Xeon, 1 and 2
     threads), although XNNPACK's fp16 GEMM alone peaks 1.8x above its fp32 one there."""
     if target.arch == "arm64" and target.has("fp16"):
-        return Choice("native", "arm64 FP16 arithmetic")
+        return Choice("native", "arm64 FP16 arithmetic; unmeasured on arm64", measured=False)
     return Choice("fp32", "no XNNPACK fp16 arithmetic path for this CPU")
 
 
@@ -407,6 +431,7 @@ def copies_are_faster(
     return shape[3] >= min_channels and math.prod(shape) * elem_bytes <= max_input_bytes
 
 
+@unmeasured_on_arm64
 def upsample_nearest(target: Target, layer: UpsampleLayer) -> Choice:
     """Concatenate + depth-to-space ("depth-to-space") or the broadcast conversion emits.
 
@@ -435,6 +460,7 @@ def upsample_nearest(target: Target, layer: UpsampleLayer) -> Choice:
 MAX_KERNEL_GROWTH = 1.4
 
 
+@unmeasured_on_arm64
 def polyphase(target: Target, layer: DeconvLayer) -> Choice:
     """Stride-1 convolutions over the output phases ("polyphase") or XNNPACK's deconvolution.
     The rule never picks "per-phase" (one dense convolution per run of output phases, no
@@ -464,6 +490,7 @@ def polyphase(target: Target, layer: DeconvLayer) -> Choice:
 STREAMING_ROWS = 8
 
 
+@unmeasured_on_arm64
 def fc_or_bmm(target: Target, layer: LinearLayer) -> Choice:
     """A fully-connected node or a batch matmul with a constant (packed) right-hand side.
 
@@ -491,6 +518,7 @@ def fc_or_bmm(target: Target, layer: LinearLayer) -> Choice:
 MIN_SPACE_TO_DEPTH_GAIN = 1.25
 
 
+@unmeasured_on_arm64
 def space_to_depth(target: Target, layer: StemLayer) -> Choice:
     """A strided int8 convolution over few input channels: direct, or as a stride-1
     convolution over the stride x stride blocks of its padded input
@@ -516,6 +544,7 @@ def space_to_depth(target: Target, layer: StemLayer) -> Choice:
     return Choice("direct", f"{why} < {MIN_SPACE_TO_DEPTH_GAIN}")
 
 
+@unmeasured_on_arm64
 def depthwise_rows(target: Target, layer: RowLayer) -> Choice:
     """A depthwise convolution or a pooling over a 1-D signal: along the width of one row
     ([N, 1, W, C], 1 x k, as converted), or down W rows of one pixel ([N, W, 1, C], k x 1;

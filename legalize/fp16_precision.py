@@ -52,7 +52,15 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.cost import forms, rules
-from xnnc.cost.decision import Decision, decide, fp16_layer, fp16_region, record, recorded
+from xnnc.cost.decision import (
+    Decision,
+    decide,
+    fp16_layer,
+    fp16_region,
+    record,
+    recorded,
+    rule_source,
+)
 from xnnc.dialects import xnn
 from xnnc.dialects.locations import where
 from xnnc.dialects.types import has_element_type
@@ -158,9 +166,8 @@ def region_decision(region: list[Operation]) -> Decision | None:
         return found[0]
     whole = fp16_region(with_boundary(region), layers)
     rule = forms.decide(target_of(region[0]), whole)
-    return Decision(
-        whole.form, rule.choice, "rule", whole.key(), f"{describe_region(region)}: {rule.why}"
-    )
+    why = f"{describe_region(region)}: {rule.why}"
+    return Decision(whole.form, rule.choice, rule_source(rule), whole.key(), why)
 
 
 def region_decisions(module: ModuleOp) -> dict[Operation, Decision]:

@@ -51,7 +51,7 @@ from xnnc.errors import OptionError
 from xnnc.legalize.bf16_precision import MODES as BF16_MODES
 from xnnc.legalize.fp16_precision import MODES as FP16_MODES
 from xnnc.legalize.fp16_precision import resolve_mode
-from xnnc.target import Target
+from xnnc.target import Target, emulation
 
 # Passes of the default pipeline a user may switch off: these, and the rewrites of the forms
 # (`cost.forms`) that run as passes; the seed rewrite sets and their patterns (canonicalize's
@@ -164,7 +164,7 @@ class CompileOptions:
 
     def tuning(self) -> str:
         """ "tuned", "cached" or "static": the cost model's source for this compile."""
-        if self.tune is False or not self.target.is_host():
+        if self.tune is False or not self.target.is_host() or emulation() is not None:
             return "static"
         return "cached" if self.tune == "cached" else "tuned"
 
@@ -261,6 +261,11 @@ def _check_tune(tune: Any, target: Target) -> None:
         raise OptionError(
             f"tune=True: the target '{target}' is not this machine's CPU on the extended "
             "runtime, and tuning times layers here; use tune='auto' or False to cross-compile"
+        )
+    if tune is True and (why := emulation()) is not None:
+        raise OptionError(
+            f"tune=True: this process runs under emulation ({why}), where times are not the "
+            "CPU's; use tune='auto' or False (the static rules decide)"
         )
 
 

@@ -46,17 +46,24 @@ from xnnc.backend_xnnpack.dims import is_symbolic
 from xnnc.backend_xnnpack.runtime.packed_weights import PackedWeightsError
 from xnnc.cost.rules import lstm_loop
 from xnnc.dialects import aten, xnn
+from xnnc.dialects.locations import where
 from xnnc.dialects.types import shape_of, symbol_ranges
 from xnnc.dialects.weights import WeightAttr
 from xnnc.dialects.xnn import target_of
-from xnnc.errors import XnncError
+from xnnc.errors import CpuFeatureError, XnncError
 from xnnc.interpreter.aten import AtenFunctions, InputBinder
+from xnnc.legalize.fp16_precision import is_fp16_layer, is_fp16_node
 from xnnc.pipeline.options import CompileOptions
 from xnnc.program import file as program_file
 from xnnc.program.lstm_loop import ON_XNNPACK, RecurrentOps, packed_name, static_input
 from xnnc.program.plan import Plan
 from xnnc.target import Target
 from xnnc.translate.xnnpack import serialize_subgraph, serialize_subgraph_named
+
+# Nodes that compute on their elements (an fp16 layer aside: `is_fp16_layer`).
+FP16_ARITHMETIC = (
+    xnn.BinaryOp, xnn.UnaryOp, xnn.StaticReduceOp, xnn.AveragePooling2dOp, xnn.MaxPooling2dOp,
+)  # fmt: skip
 
 
 @register_impls
@@ -134,6 +141,7 @@ class Program:
         self.subgraphs = [op for op in module.walk() if isinstance(op, xnn.SubgraphOp)]
         if blobs is not None and len(blobs) != len(self.subgraphs):
             raise XnncError(f"{len(blobs)} blobs for {len(self.subgraphs)} subgraphs")
+        check_cpu(self.subgraphs, self.options.target)
         self._func = _entry(module)
         self._bind = InputBinder(self._func)
         self.runtimes = self._runtimes(blobs, profile, unsavable, packed)
@@ -400,6 +408,27 @@ class Program:
         if savable:
             program._blobs = saved.blobs  # bytes already: `opened` copied them
         return program
+
+
+def check_cpu(subgraphs: Sequence[xnn.SubgraphOp], target: Target) -> None:
+    """CpuFeatureError when the program computes in fp16 (XNNPACK's fp16 kernels: an fp16
+    layer, or an elementwise, pooling or reduce node on fp16) on an arm64 CPU without FP16
+    arithmetic (ASIMDHP). XNNPACK would run it in fp32 there (as it does on x86, through
+    F16C: not what a program compiled for fp16 arithmetic means to do there); an x86 CPU is
+    not checked, as fp16 arithmetic is never native on one. One line, before XNNPACK sees
+    the program."""
+    host = Target.host()
+    if host.arch != "arm64" or host.has("fp16"):
+        return
+    for sub in subgraphs:
+        for op in sub.body.block.ops:
+            if is_fp16_layer(op) or (isinstance(op, FP16_ARITHMETIC) and is_fp16_node(op)):
+                raise CpuFeatureError(
+                    f"this program computes in fp16 ({where(op)}; compiled for '{target}') "
+                    "and this arm64 CPU lacks fp16 (FP16 arithmetic, ASIMDHP): XNNPACK would "
+                    "compute it in fp32; compile it for target 'arm64' with fp16='auto' or "
+                    "'fp32'"
+                )
 
 
 def release_held_weights(module: ModuleOp, held: set[Operation]) -> None:

@@ -64,6 +64,7 @@ from xnnc.cost.decision import (
     record,
     recorded,
     row_layer,
+    rule_source,
     stem_layer,
     upsample_layer,
 )
@@ -92,7 +93,7 @@ from xnnc.legalize.fp16_precision import (
     region_of,
     with_boundary,
 )
-from xnnc.target import Target
+from xnnc.target import Target, emulation
 from xnnc.transforms.canonicalization import CanonicalizePass
 from xnnc.transforms.conv_as_gemm import ConvAsGemmPass, rewritable
 from xnnc.transforms.depthwise_rows import DepthwiseRowsPass
@@ -538,7 +539,7 @@ class Tuner:
             why = (
                 f"not timed: ~{need:.0f} ms of timing, {left:.0f} ms left of the budget; {rule.why}"
             )
-            return Decision(form, rule.choice, "rule", layer.key(), why)
+            return Decision(form, rule.choice, rule_source(rule), layer.key(), why)
         if entry is None and not self.cached:
             static = decide_by_rule(self.target, layer).choice
             timer = self.timer or time_on_xnnpack
@@ -642,6 +643,11 @@ class TunePass(ModulePass):
             raise OptionError(
                 f"xnn-tune: the module's target '{target}' is not this machine's CPU on the "
                 "extended runtime; tuning times layers here (cross-compiles use the static rules)"
+            )
+        if (why := emulation()) is not None:
+            raise OptionError(
+                f"xnn-tune: this process runs under emulation ({why}), where times are not "
+                "the CPU's; the static rules decide (drop xnn-tune)"
             )
         db = tuning_db.TuningDB.open(self.db or None)
         tuner = Tuner(target, db, cached=self.cached, budget_ms=self.budget_ms,

@@ -18,7 +18,7 @@
 // THREADS:     xnn.binary add {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "gemm", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512 (AMX/FP16), 2 threads, 512 >= 384 input channels"}}
 // ZEN:         xnn.convolution_2d {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512 (Zen 4 class), 1 thread, 512 < 1024 input channels"}
 // ZENTHREADS:  xnn.convolution_2d {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512 (Zen 4 class), 2 threads, 512 < 1024 input channels"}
-// ARM:         xnn.convolution_2d {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "rule", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "conv-as-gemm measured on x86-64 AVX2/FMA3 and AVX-512 only"}
+// ARM:         xnn.convolution_2d {{.*}} {xnn.decision = {form = "conv-as-gemm", choice = "direct", source = "unmeasured", layer = "conv f32 1x1x8x512->32 k1x3 d1x1 p0,1,0,1", why = "conv-as-gemm measured on x86-64 AVX2/FMA3 and AVX-512 only; unmeasured on arm64"}
 func.func @wide(%x: tensor<1x1x8x512xf32>) -> tensor<1x1x8x32xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<32x1x3x512xf32>
   %y = xnn.convolution_2d %x, %w {padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 512, group_output_channels = 32} : (tensor<1x1x8x512xf32>, tensor<32x1x3x512xf32>) -> tensor<1x1x8x32xf32>
@@ -34,7 +34,7 @@ func.func @wide(%x: tensor<1x1x8x512xf32>) -> tensor<1x1x8x32xf32> {
 // THREADS:     xnn.binary add {{.*}}choice = "gemm", source = "rule"
 // ZEN:         xnn.binary add {{.*}}choice = "gemm", source = "rule", layer = "conv f32 1x1x8x1024->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512 (Zen 4 class), 1 thread, 1024 >= 1024 input channels: 1.2-1.4x"
 // ZENTHREADS:  xnn.binary add {{.*}}choice = "gemm", source = "rule", layer = "conv f32 1x1x8x1024->32 k1x3 d1x1 p0,1,0,1", why = "AVX-512 (Zen 4 class), 2 threads, 1024 >= 1024 input channels: 1.2-1.4x"
-// ARM:         xnn.convolution_2d {{.*}}choice = "direct", source = "rule"
+// ARM:         xnn.convolution_2d {{.*}}choice = "direct", source = "unmeasured"
 func.func @widest(%x: tensor<1x1x8x1024xf32>) -> tensor<1x1x8x32xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<32x1x3x1024xf32>
   %y = xnn.convolution_2d %x, %w {padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 1024, group_output_channels = 32} : (tensor<1x1x8x1024xf32>, tensor<32x1x3x1024xf32>) -> tensor<1x1x8x32xf32>
@@ -50,7 +50,7 @@ func.func @widest(%x: tensor<1x1x8x1024xf32>) -> tensor<1x1x8x32xf32> {
 // THREADS:     xnn.convolution_2d {{.*}}choice = "direct", source = "rule"
 // ZEN:         xnn.convolution_2d {{.*}}choice = "direct", source = "rule"
 // ZENTHREADS:  xnn.convolution_2d {{.*}}choice = "direct", source = "rule"
-// ARM:         xnn.convolution_2d {{.*}}choice = "direct", source = "rule"
+// ARM:         xnn.convolution_2d {{.*}}choice = "direct", source = "unmeasured"
 func.func @narrow(%x: tensor<1x1x8x256xf32>) -> tensor<1x1x8x32xf32> {
   %w = xnn.constant dense<5.000000e-01> : tensor<32x1x3x256xf32>
   %y = xnn.convolution_2d %x, %w {padding_right = 1, padding_left = 1, kernel_height = 1, kernel_width = 3, group_input_channels = 256, group_output_channels = 32} : (tensor<1x1x8x256xf32>, tensor<32x1x3x256xf32>) -> tensor<1x1x8x32xf32>

@@ -14,7 +14,7 @@
 // X86:         xnn.convolution_2d {{.*}}xnn.decision = {form = "fp16-compute", choice = "fp32", source = "rule", layer = "fp16 region of 1 layer from convolution_2d 1x4x4x2,2x1x1x2->1x4x4x2 group_input_channels=2 group_output_channels=2 kernel_height=1 kernel_width=1 #{{[0-9a-f]+}}", why = "region of 1 fp16 layer, 2 nodes, from {{.*}}fp16-compute-rules.mlir:{{[0-9]+}}:5: no XNNPACK fp16 arithmetic path for this CPU"}{{.*}} -> tensor<1x4x4x2xf32>
 // X86-NEXT:    xnn.unary sigmoid {{.*}} -> tensor<1x4x4x2xf32>
 // ARM:         xnn.convert {{.*}} -> tensor<1x4x4x2xf16>
-// ARM:         xnn.convolution_2d {{.*}}xnn.decision = {form = "fp16-compute", choice = "native", source = "rule", {{.*}}why = "region of 1 fp16 layer, 2 nodes, from {{.*}}: arm64 FP16 arithmetic"}{{.*}} -> tensor<1x4x4x2xf16>
+// ARM:         xnn.convolution_2d {{.*}}xnn.decision = {form = "fp16-compute", choice = "native", source = "unmeasured", {{.*}}why = "region of 1 fp16 layer, 2 nodes, from {{.*}}: arm64 FP16 arithmetic; unmeasured on arm64"}{{.*}} -> tensor<1x4x4x2xf16>
 // ARM-NEXT:    xnn.unary sigmoid {{.*}} -> tensor<1x4x4x2xf16>
 func.func @conv(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
   %r = xnn.subgraph(%x) : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {

@@ -24,10 +24,10 @@
 // FP32-NEXT:     xnn.output %[[O]]
 // NATIVE-NOT:    xnn.convert
 // NATIVE:        xnn.convolution_2d
-// AUTO-NATIVE-SAME: xnn.decision = {form = "fp16-compute", choice = "native", source = "rule", layer = "fp16 region of 2 layers from convolution_2d 1x1xTx4,{{.*}}: arm64 FP16 arithmetic"}
+// AUTO-NATIVE-SAME: xnn.decision = {form = "fp16-compute", choice = "native", source = "unmeasured", layer = "fp16 region of 2 layers from convolution_2d 1x1xTx4,{{.*}}: arm64 FP16 arithmetic; unmeasured on arm64"}
 // NATIVE-SAME:   -> tensor<1x1x?x8xf16, #xnnc.dims<"T">>
 // NATIVE:        xnn.fully_connected
-// AUTO-NATIVE-SAME: choice = "native", source = "rule", layer = "fp16 region of 2 layers
+// AUTO-NATIVE-SAME: choice = "native", source = "unmeasured", layer = "fp16 region of 2 layers
 // NATIVE-SAME:   -> tensor<1x?x16xf16, #xnnc.dims<"T">>
 // NATIVE-NOT:    xnn.convert
 // NATIVE:        xnn.output

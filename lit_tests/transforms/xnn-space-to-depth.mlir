@@ -19,7 +19,7 @@
 // CHECK-NEXT:    func.return %[[Y]]
 // With int8 taps in groups of 4 (arm64's dot-product kernels): 36 -> 16, still taken.
 // ARM-LABEL: func.func @stem
-// ARM:         xnn.decision = {form = "space-to-depth", choice = "space-to-depth", source = "rule", layer = "stem qs8 1x6x6x1->2 k3x3 s2 p1,1,1,1", why = "int8 taps padded to 4 channels: 36 -> 16 MACs per output (2.25x) >= 1.25"}
+// ARM:         xnn.decision = {form = "space-to-depth", choice = "space-to-depth", source = "unmeasured", layer = "stem qs8 1x6x6x1->2 k3x3 s2 p1,1,1,1", why = "int8 taps padded to 4 channels: 36 -> 16 MACs per output (2.25x) >= 1.25; unmeasured on arm64"}
 // IGNORE-LABEL: func.func @stem
 // IGNORE:       xnn.decision = {form = "space-to-depth", choice = "space-to-depth", source = "option", layer = "stem qs8 1x6x6x1->2 k3x3 s2 p1,1,1,1", why = "ignore-target=true"}
 func.func @stem(%x: tensor<1x6x6x1x!xnn.quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x3x3x2x!xnn.quant.uniform<i8:f32, 0.2:-1>> {
