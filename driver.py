@@ -106,6 +106,8 @@ def compile(
         options, example_inputs = example_inputs, None  # compile(exported_program, options)
     if options is not None and not isinstance(options, CompileOptions):
         raise OptionError(f"options: expected a CompileOptions, got {type(options).__name__}")
+    if streaming is not None and example_inputs is None:  # a program or .pt2: its examples
+        model, example_inputs = _exported_with_examples(model)
     words = None if streaming is None else stream_words(streaming, example_inputs)
     options = CompileOptions.of(
         options, target=target, threads=threads, exclude=exclude, disable=disable, fp16=fp16,
@@ -162,6 +164,16 @@ def _streamed(streaming: Streaming, example_inputs: Sequence[Any] | None) -> tup
         raise OptionError("streaming: the example inputs have no tensor to stream")
     streaming.words(inputs[first].dim())  # checks the axis
     return first, streaming.axis % inputs[first].dim()
+
+
+def _exported_with_examples(model: Any) -> tuple[Any, tuple]:
+    """An ExportedProgram (or `.pt2`, loaded) and the example inputs it was exported with:
+    a stream's axis is read from them."""
+    from xnnc.frontend.fx_importer import export_program
+
+    ep = export_program(model)
+    examples = getattr(ep, "example_inputs", None)
+    return ep, tuple(examples[0]) if examples else ()
 
 
 def stream_words(streaming: Streaming, example_inputs: Sequence[Any] | None) -> str:

@@ -363,3 +363,21 @@ def test_the_partitioner_refuses_streaming_options() -> None:
     with pytest.raises(OptionError, match=r"XnncPartitioner: streaming compiles the whole "
                        r"model into a step; use xnnc.compile"):  # fmt: skip
         xnnc.XnncPartitioner(CompileOptions(streaming="frames=1"))
+
+
+def test_a_program_with_its_time_axis_symbolic_streams(mimi, tmp_path) -> None:
+    """An ExportedProgram (or its .pt2) exported with a Dim on the time axis streams as it
+    is, its example inputs giving the axis; one exported with a fixed length is refused."""
+    from torch.export import Dim
+
+    model, latent = mimi
+    example = (latent[..., :4].contiguous(),)
+    ep = torch.export.export(model, example, dynamic_shapes={"latent": {2: Dim("T", min=2,
+                             max=64)}})  # fmt: skip
+    torch.export.save(ep, str(tmp_path / "m.pt2"))
+    for exported in (ep, str(tmp_path / "m.pt2")):
+        program = xnnc.compile(exported, streaming=xnnc.Streaming(frames_per_call=2))
+        x = latent[..., :8]
+        assert _relative(_stream(program, x, 2), model(x)) <= RTOL
+    with pytest.raises(OptionError, match=r"aten-stream: no input has a symbolic time axis"):
+        xnnc.compile(torch.export.export(model, example), streaming=xnnc.Streaming())
