@@ -235,6 +235,97 @@ def make_mimi_decoder(small: bool = False) -> Example:
     return model.eval(), (torch.randn(1, dimension, frames),)
 
 
+class _RotaryAttention(nn.Module):
+    """Mimi's (moshi's) causal self-attention over [B, T, C]: rotary positions (interleaved
+    pairs), each query sees the `context` frames up to its own (a mask of frame positions),
+    no biases."""
+
+    def __init__(self, dim: int, heads: int, context: int, max_period: float = 10000.0):
+        super().__init__()
+        self.heads, self.context, self.max_period = heads, context, max_period
+        self.in_proj = nn.Linear(dim, 3 * dim, bias=False)
+        self.out_proj = nn.Linear(dim, dim, bias=False)
+
+    def rotate(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        b, h, t, d = x.shape
+        pairs = x.view(b, h, t, d // 2, 2)
+        re, im = pairs[..., 0], pairs[..., 1]
+        return torch.stack([re * cos - im * sin, re * sin + im * cos], dim=-1).view(b, h, t, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, c = x.shape
+        q, k, v = self.in_proj(x).view(b, t, 3, self.heads, c // self.heads).permute(2, 0, 3, 1, 4)
+        half = c // self.heads // 2
+        freqs = torch.exp(
+            torch.arange(half, dtype=torch.float32) * (-math.log(self.max_period) / half)
+        )
+        angles = torch.arange(t, dtype=torch.float32).view(-1, 1) * freqs
+        cos, sin = torch.cos(angles), torch.sin(angles)
+        q, k = self.rotate(q, cos, sin), self.rotate(k, cos, sin)
+        pos = torch.arange(t)
+        delta = pos[:, None] - pos[None, :]
+        mask = (delta >= 0) & (delta < self.context)
+        y = F.scaled_dot_product_attention(q, k, v, mask)
+        return self.out_proj(y.transpose(1, 2).reshape(b, t, c))
+
+
+class _MimiTransformerLayer(nn.Module):
+    """Pre-norm layer with layer scales: x + s1 * attn(norm(x)), then x + s2 * ffn(norm(x))."""
+
+    def __init__(self, dim: int, heads: int, context: int, hidden: int, scale: float):
+        super().__init__()
+        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.self_attn = _RotaryAttention(dim, heads, context)
+        self.linear1 = nn.Linear(dim, hidden, bias=False)
+        self.linear2 = nn.Linear(hidden, dim, bias=False)
+        self.scale1 = nn.Parameter(torch.full((dim,), scale))
+        self.scale2 = nn.Parameter(torch.full((dim,), scale))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.scale1 * self.self_attn(self.norm1(x))
+        return x + self.scale2 * self.linear2(F.gelu(self.linear1(self.norm2(x))))
+
+
+class MimiTransformerDecoder(nn.Module):
+    """Mimi's whole decoder: the x2 upsample, its causal transformer at 25 Hz (rotary
+    positions, a window of `context` frames) over [B, C, T], then the SEANet decoder."""
+
+    def __init__(
+        self, dimension: int = 512, n_filters: int = 64, layers: int = 8, heads: int = 8,
+        context: int = 250, hidden: int = 2048, layer_scale: float = 0.01,
+    ) -> None:  # fmt: skip
+        super().__init__()
+        self.upsample = MimiDecoder(dimension, n_filters).upsample
+        self.transformer = nn.ModuleList(
+            _MimiTransformerLayer(dimension, heads, context, hidden, layer_scale)
+            for _ in range(layers)
+        )
+        self.decoder = SEANetDecoder(dimension, n_filters, (8, 6, 5, 4), causal=True,
+                                     pad_mode="constant")  # fmt: skip
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        x = self.upsample(latent).transpose(1, 2)
+        for layer in self.transformer:
+            x = layer(x)
+        return self.decoder(x.transpose(1, 2))
+
+
+def make_mimi_transformer_decoder(small: bool = False) -> Example:
+    """Mimi decoder with its transformer; full: 8 layers of 512 (8 heads, a 250-frame window,
+    FFN 2048) on [1, 512, 13] -> [1, 1, 24960]; small: 2 layers of 64 (4 heads, a 5-frame
+    window, FFN 128, layer scales of 1 so that the transformer shows in its output) on
+    [1, 64, 4] -> [1, 1, 7680]."""
+    torch.manual_seed(0)
+    if small:
+        dimension, n_filters, layers, heads, context, hidden, frames = 64, 8, 2, 4, 5, 128, 4
+    else:
+        dimension, n_filters, layers, heads, context, hidden, frames = 512, 64, 8, 8, 250, 2048, 13
+    model = MimiTransformerDecoder(dimension, n_filters, layers, heads, context, hidden,
+                                   layer_scale=1.0 if small else 0.01)  # fmt: skip
+    _init_conv_weights(model)
+    return model.eval(), (torch.randn(1, dimension, frames),)
+
+
 # ---------------------------------------------------------------------------------------------
 # 2. ResNet-18
 # ---------------------------------------------------------------------------------------------

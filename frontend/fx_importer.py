@@ -523,6 +523,8 @@ class FxImporter:
         return distance if distance < 0 else INT64_MAX
 
     def _generic(self, qualified: str, node: Node, result_types: list) -> Operation:
+        if qualified.startswith("aten::arange"):
+            node = _sized_arange(node)
         inputs: list[Node] = []
 
         def collect(v: Any) -> None:
@@ -558,6 +560,28 @@ class FxImporter:
             return to_attr(value)
         except ModelImportError as e:
             raise ModelImportError(f"node {node.name}: {e}") from e
+
+
+def _sized_arange(node: Node) -> Node:
+    """`torch.arange(T)` of a symbolic length, MLIR-style: its end is `?` (DYNAMIC_INDEX) and
+    the result type's dim carries `T`, which the interpreter reads back. A copy of the node
+    with that end; a start other than 0 or a step other than 1 with a symbolic bound is
+    refused."""
+    args = list(node.args)
+    sized = [i for i, a in enumerate(args) if isinstance(a, Node)]
+    if not sized:
+        return node
+    start, step = (args[0], args[2] if len(args) > 2 else 1) if len(args) > 1 else (0, 1)
+    if sized != [len(args) - 1 if len(args) < 3 else 1] or start != 0 or step != 1:
+        raise ModelImportError(
+            f"node {node.name}: an arange with a symbolic bound imports only from 0 by 1 "
+            f"(got args {tuple(a.name if isinstance(a, Node) else a for a in args)})"
+        )
+    copy = torch.fx.Node(node.graph, node.name, "call_function", node.target,
+                         tuple(DYNAMIC_INDEX if isinstance(a, Node) else a for a in args),
+                         node.kwargs)  # fmt: skip
+    copy.meta = node.meta
+    return copy
 
 
 def _has_size(value: Any) -> bool:

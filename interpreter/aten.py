@@ -135,6 +135,10 @@ def _run_constant(self: Any, interpreter: Interpreter, op: aten.ConstantOp, args
 def _run_generic(self: Any, interpreter: Interpreter, op: aten.GenericOp, args: tuple) -> tuple:
     operands = list(args)
     call_args = [from_attr(a, operands) for a in op.args.data]
+    if op.target.data.startswith("aten::arange") and DYNAMIC_INDEX in call_args:
+        (length,) = shape_of(op.results[0])  # a symbolic end (`fx_importer._sized_arange`)
+        end = length.evaluate(getattr(self, "sizes", {})) if isinstance(length, DimExpr) else length
+        call_args = [end if a == DYNAMIC_INDEX else a for a in call_args]
     kwargs = {k: from_attr(v, operands) for k, v in op.kwargs.data.items()}
     return _results(torch_overload(op.target.data)(*call_args, **kwargs))
 

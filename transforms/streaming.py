@@ -145,6 +145,20 @@ class _Timed:
     fill: float = 0.0  # what frames before the stream's start hold (a causal pad's value)
 
 
+@dataclass
+class _Pair:
+    """A value with the time axis on two dims, queries by keys (attention scores): its new
+    chunk holds the call's query frames (delay as `_Timed`) by the `keys` key frames before
+    them and the call's own."""
+
+    chunk: SSAValue
+    query: int
+    key: int
+    rate: Fraction
+    delay: int
+    keys: int
+
+
 class _Refused(Exception):
     def __init__(self, op: Operation, problem: str):
         super().__init__(problem)
@@ -168,18 +182,26 @@ class _Stepper:
         self.first_late: Operation | None = None
         # a channels-last state's value as the step reads it -> its argument, permutation
         self.stored: dict[SSAValue, tuple[SSAValue, list[int]]] = {}
+        # values computed from frame positions alone (`torch.arange(T)`), built when a
+        # value of the stream reads them (`positions`)
+        self.deferred: dict[SSAValue, Operation] = {}
+        self.pairs: dict[SSAValue, _Pair] = {}  # attention scores: queries x keys
 
     # --- values -----------------------------------------------------------------------------
 
-    def time_of(self, value: SSAValue, op: Operation) -> tuple[int, Fraction, int] | None:
-        """(dim, rate, offline offset) of a value on the time axis, or None."""
+    def time_dims(self, value: SSAValue) -> list[tuple[int, DimExpr]]:
+        """The dims of `value` on the time axis, with their sizes."""
         if not isinstance(value.type, TensorType):
-            return None
-        dims = [
+            return []
+        return [
             (i, d)
             for i, d in enumerate(dims_of_type(value.type))
             if isinstance(d, DimExpr) and self.symbol in d.symbols
         ]
+
+    def time_of(self, value: SSAValue, op: Operation) -> tuple[int, Fraction, int] | None:
+        """(dim, rate, offline offset) of a value on the time axis, or None."""
+        dims = self.time_dims(value)
         if not dims:
             return None
         if len(dims) > 1:
@@ -313,18 +335,33 @@ class _Stepper:
         return [self.time_of(v, ret)[2] for v in ret.operands]
 
     def step(self, op: Operation) -> None:
-        timed_in = [v for v in op.operands if v in self.timed]
-        timed_out = [(r, self.time_of(r, op)) for r in op.results]
+        timed_in = [v for v in op.operands if v in self.timed or v in self.pairs]
         if not timed_in:
-            if any(t is not None for _, t in timed_out):
+            if (
+                _is_arange(op)
+                and self.time_dims(op.results[0])
+                or any(v in self.deferred for v in op.operands)
+            ):  # frame positions, and what is computed from them alone
+                self.deferred.update((r, op) for r in op.results)
+                return
+            if any(self.time_dims(r) for r in op.results):
                 raise _Refused(op, "makes a time axis from no input along it")
             self.move(op)
             return
+        for v in op.operands:
+            if v in self.deferred and len(self.time_dims(v)) == 1:
+                self.positions(v)
+        if any(len(self.time_dims(v)) > 1 for v in (*op.operands, *op.results)):
+            self.attend(op)
+            return
+        timed_out = [(r, self.time_of(r, op)) for r in op.results]
         if isinstance(op, aten.GenericOp) and op.target.data in ("aten::lstm.input", KEPT_LSTM):
             self.lstm(op)
             return
-        if isinstance(op, aten.SplitWithSizesOp) and all(t for _, t in timed_out):
-            self.local(op)  # pieces of another dim: each on the time axis
+        if isinstance(op, (aten.SplitWithSizesOp, aten.LayerNormOp)) and all(
+            t for _, t in timed_out
+        ):  # pieces of another dim; a norm's statistics: each on the time axis
+            self.local(op)
             return
         if len(op.results) != 1 or timed_out[0][1] is None:
             if isinstance(op, _FRAME_LOCAL):
@@ -593,6 +630,265 @@ class _Stepper:
         self.block.add_op(new)
         for old, result in zip(op.results, new.results, strict=True):
             self.record(old, result, delay)
+
+    # --- frame positions --------------------------------------------------------------------
+
+    def positions(self, value: SSAValue) -> None:
+        """Builds a value computed from frame positions alone: `torch.arange(T)` becomes a
+        counter state (the offline position of the call's first frame) plus the call's
+        offsets, and what is computed from it follows the rules of the stream."""
+        if value in self.timed:
+            return
+        needed: set[Operation] = set()
+        todo = [value]
+        while todo:
+            v = todo.pop()
+            op = self.deferred.get(v)
+            if op is not None and op not in needed:
+                needed.add(op)
+                todo.extend(op.operands)
+        for op in dict.fromkeys(self.deferred.values()):  # in the function's order
+            if op in needed and not any(r in self.timed for r in op.results):
+                self.arange(op) if _is_arange(op) else self.step(op)
+
+    def arange(self, op: Operation) -> None:
+        t = self.time_of(op.results[0], op)
+        if t is None or t[1:] != (t[1], 0):
+            raise _Refused(op, "counts frames from an offset")
+        length = self.length(t[1], op)
+        if not isinstance(length, int):
+            raise _Refused(op, "counts frames, which needs a fixed frame count per call")
+        b = self.builder(op)
+        dtype = TORCH_DTYPES[element_type(op.results[0])]
+        counter = self.state(TensorType(element_type(op.results[0]), [1]), 0.0, "position")
+        offsets = b.constant(torch.arange(length, dtype=dtype), f"stream.frames{length}")
+        chunk = b.binary(aten.AddOp, counter, offsets)
+        self.carry_out(counter, b.binary(aten.AddOp, counter, float(length)))
+        _note(chunk.owner, t[1], 0, position=1)
+        self.timed[op.results[0]] = _Timed(chunk, t[0], t[1], 0)
+
+    # --- attention --------------------------------------------------------------------------
+
+    def attend(self, op: Operation) -> None:
+        """Ops on attention scores (the time axis on two dims): a product of queries and
+        keys makes them, with the keys of the last `window` frames (a state, the KV cache);
+        frame-local ops, a mask computed from frame positions and a softmax over the keys
+        follow; the product with the values takes the values' window."""
+        if self.dynamic:
+            raise _Refused(op, "attends over frames, which needs a fixed frame count per call")
+        operands = [v for v in op.operands if v in self.pairs]
+        if isinstance(op, (aten.BmmOp, aten.MatmulOp)) and not operands:
+            self.scores(op)
+        elif isinstance(op, (aten.BmmOp, aten.MatmulOp)) and op.operands[0] in self.pairs:
+            self.weighted(op)
+        elif isinstance(op, (aten.SoftmaxOp, aten.SafeSoftmaxOp)):
+            self.softmax(op)
+        elif isinstance(op, (aten._Unary, aten._Binary, aten.ViewOp, aten.ExpandOp)):
+            self.pair_local(op)
+        else:
+            raise _Refused(op, "has no streaming rule for attention scores (the time axis "
+                           "on two dims)")  # fmt: skip
+
+    def scores(self, op: Operation) -> None:
+        q, k = op.operands
+        rank = len(dims_of_type(q.type))
+        tq, tk = self.timed.get(q), self.timed.get(k)
+        if tq is None or tk is None or tq.dim != rank - 2 or tk.dim != rank - 1:
+            raise _Refused(op, "multiplies along the time axis in a way attention does not")
+        if tq.rate != tk.rate:
+            raise _Refused(op, "attends over keys of another frame rate")
+        keys = self.window_of(op)
+        delay = max(tq.delay, tk.delay)
+        q_chunk, k_chunk = (t.chunk if t.delay == delay else self.delayed(op, v, delay - t.delay)
+                            for v, t in ((q, tq), (k, tk)))  # fmt: skip
+        length = self.length(tq.rate, op)
+        k_window = self.history(op, k_chunk, tk, keys)
+        shape = list(dims_of_type(op.results[0].type))
+        shape[-2:] = [length, keys + length]
+        y = self.builder(op).op(type(op), [q_chunk, k_window],
+                                tensor_type(element_type(op.results[0]), shape))  # fmt: skip
+        _note(y.owner, tq.rate, delay, history=keys)
+        self.pairs[op.results[0]] = _Pair(y, rank - 2, rank - 1, tq.rate, delay, keys)
+
+    def history(self, op: Operation, chunk: SSAValue, t: _Timed, frames: int) -> SSAValue:
+        """`chunk` (of a value at `t`'s dim and rate) after its last `frames` frames, kept
+        as they are laid out (a KV cache)."""
+        b = self.builder(op)
+        length = self.length(t.rate, op)
+        state = self.state(self.chunk_type(chunk, t.dim, frames), t.fill, "history")
+        joined = b.cat([state, chunk], t.dim)
+        self.carry_out(state, self.cut(b, joined, t.dim, length, length + frames))
+        return joined
+
+    def weighted(self, op: Operation) -> None:
+        p = self.pairs[op.operands[0]]
+        v = op.operands[1]
+        t = self.timed.get(v)
+        rank = len(dims_of_type(v.type))
+        if t is None or p.key != rank - 1 or t.dim != rank - 2 or p.query != rank - 2:
+            raise _Refused(op, "multiplies attention scores along the query frames")
+        if t.delay > p.delay:
+            raise _Refused(op, "takes values later than its keys")
+        chunk = t.chunk if t.delay == p.delay else self.delayed(op, v, p.delay - t.delay)
+        window = self.history(op, chunk, t, p.keys)
+        length = self.length(p.rate, op)
+        y = self.builder(op).op(type(op), [p.chunk, window],
+                                self.chunk_type(op.results[0], rank - 2, length))  # fmt: skip
+        _note(y.owner, p.rate, p.delay, history=p.keys)
+        self.record(op.results[0], y, p.delay)
+
+    def softmax(self, op: Operation) -> None:
+        """A softmax over the keys, none of them before the stream's start: those get -inf
+        (a state of -inf that the call's frames push out)."""
+        p = self.pairs[op.operands[0]]
+        rank = len(dims_of_type(op.operands[0].type))
+        if int_value(op.properties["dim"]) % rank != p.key:
+            raise _Refused(op, "normalizes over query frames: it needs the whole sequence")
+        b = self.builder(op)
+        length = self.length(p.rate, op)
+        shape = [1] * rank
+        shape[p.key] = length
+        dtype = TORCH_DTYPES[element_type(op.operands[0])]
+        zeros = b.constant(torch.zeros(shape, dtype=dtype), f"stream.zeros{length}")
+        late = _Timed(zeros, p.key, p.rate, 0, -math.inf)
+        valid = self.history(op, zeros, late, p.keys + p.delay)
+        if p.delay:
+            valid = self.cut(b, valid, p.key, 0, p.keys + length)
+        masked = b.binary(aten.AddOp, p.chunk, valid)
+        new = rebuilt(op, operands=[masked], result_types=[masked.type])
+        self.block.add_op(new)
+        _note(new, p.rate, p.delay)
+        self.pairs[op.results[0]] = dataclasses.replace(p, chunk=new.results[0])
+
+    def pair_local(self, op: Operation) -> None:
+        """A frame-local op on attention scores: a position mask becomes the constant of
+        the call's queries and keys."""
+        (result,) = op.results
+        rank = len(dims_of_type(result.type))
+        pairs = [self.pairs[v] for v in op.operands if v in self.pairs]
+        p = pairs[0]
+        if any((q.delay, q.keys, q.rate) != (p.delay, p.keys, p.rate) for q in pairs):
+            raise _Refused(op, "combines attention scores of different windows")
+        if any(v in self.timed for v in op.operands):
+            raise _Refused(op, "combines attention scores with a value of one time axis")
+        query, key = p.query, p.key
+        src_rank = len(dims_of_type(op.operands[0].type))
+        if isinstance(op, (aten.ViewOp, aten.ExpandOp)):  # time dims keep their order
+            dims = [i for i, _ in self.time_dims(result)]
+            if len(dims) != 2 or dims_of_type(result.type)[dims[0]] != dims_of_type(
+                op.operands[0].type)[query]:  # fmt: skip
+                raise _Refused(op, "reshapes attention scores across their time dims")
+            query, key = dims
+        else:
+            query, key = query + rank - src_rank, key + rank - src_rank
+        length = self.length(p.rate, op)
+        operands = []
+        for v in op.operands:
+            if v in self.pairs:
+                operands.append(self.pairs[v].chunk)
+            elif v in self.deferred:
+                offset = rank - len(dims_of_type(v.type))
+                operands.append(self.mask(op, v, query - offset, key - offset, p, length))
+            else:
+                operands.append(self.new(v))
+        shape = list(dims_of_type(result.type))
+        shape[query], shape[key] = length, p.keys + length
+        props = dict(op.properties)
+        if isinstance(op, (aten.ViewOp, aten.ExpandOp)):
+            sizes = list(ints(op.properties["size"]))
+            sizes[query], sizes[key] = length, p.keys + length
+            props["size"] = aten_ints(sizes)
+        new = rebuilt(op, operands=operands, properties=props,
+                      result_types=[tensor_type(element_type(result), shape)])  # fmt: skip
+        self.block.add_op(new)
+        _note(new, p.rate, p.delay)
+        self.pairs[result] = _Pair(new.results[0], query, key, p.rate, p.delay, p.keys)
+
+    def mask(
+        self, op: Operation, value: SSAValue, query: int, key: int, p: _Pair, length: int
+    ) -> SSAValue:
+        """A mask computed from frame positions, as a constant for the call's queries and
+        keys: its offline value where the queries are at frame `keys`."""
+        m = self.evaluate(op, value, 2 * (p.keys + length) + 64)
+        m = m.narrow(query, p.keys, length).narrow(key, 0, p.keys + length)
+        return self.builder(op).constant(m.contiguous(), f"stream.mask{p.keys}")
+
+    def window_of(self, op: Operation) -> int:
+        """How many key frames before a query the attention anchored at `op` reads: the
+        band of the position masks on its scores (computed at a few hundred frames)."""
+        reach: list[int] = []
+        todo = [(op.results[0], len(dims_of_type(op.results[0].type)) - 2)]
+        seen: set[Operation] = set()
+        while todo:
+            value, query = todo.pop()
+            for use in value.uses:
+                user = use.operation
+                if user in seen or not user.results or len(self.time_dims(user.results[0])) != 2:
+                    continue
+                seen.add(user)
+                rank = len(dims_of_type(user.results[0].type))
+                if isinstance(user, (aten.ViewOp, aten.ExpandOp)):
+                    user_query = self.time_dims(user.results[0])[0][0]
+                else:
+                    user_query = query + rank - len(dims_of_type(value.type))
+                for v in user.operands:
+                    if v in self.deferred and len(self.time_dims(v)) == 2:
+                        offset = rank - len(dims_of_type(v.type))
+                        reach.append(self.band(user, v, user_query - offset))
+                todo.append((user.results[0], user_query))
+        if not reach:
+            raise _Refused(op, "attends over the whole sequence (no mask of frame positions "
+                           "bounds how far back it looks)")  # fmt: skip
+        return min(reach)
+
+    def band(self, op: Operation, mask: SSAValue, query: int) -> int:
+        """The farthest key frame before its query that `mask` lets through; it must let
+        none after it through and depend on the distance between them only."""
+        for frames in (512, 4096):
+            m = self.evaluate(op, mask, frames)
+            n = m.shape[query]  # a*frames at `a` frames per input frame
+            m = m.movedim((query, query + 1), (-2, -1)).reshape(-1, n, n)
+            blocked = ~m if m.dtype == torch.bool else (m <= torch.finfo(m.dtype).min / 2)
+            if not torch.equal(m[:, 1:, 1:], m[:, :-1, :-1]):
+                raise _Refused(op, "masks attention by more than the distance between frames")
+            open_ = ~blocked.all(dim=0)
+            rows, cols = torch.nonzero(open_, as_tuple=True)
+            if bool((cols > rows).any()):
+                raise _Refused(op, "attends to later frames (a non-causal mask)")
+            farthest = int((rows - cols).max())
+            if farthest < n // 2:
+                return farthest
+        raise _Refused(op, "attends to every earlier frame (a causal mask with no window): "
+                       "its keys would grow without bound")  # fmt: skip
+
+    def evaluate(self, op: Operation, value: SSAValue, frames: int) -> torch.Tensor:
+        """A value computed from frame positions alone, at `frames` frames."""
+        from xdsl.interpreter import Interpreter
+
+        from xnnc.interpreter.aten import AtenFunctions
+
+        if self.coeff != 1:
+            raise _Refused(op, "masks attention of a time axis streamed by a multiple")
+        interpreter = Interpreter(self.func.parent_op())
+        functions = AtenFunctions()
+        functions.sizes = {self.symbol: frames}
+        interpreter.register_implementations(functions)
+        env: dict[SSAValue, torch.Tensor] = {}
+
+        def get(v: SSAValue) -> torch.Tensor:
+            if v not in env:
+                owner = v.owner
+                assert isinstance(owner, Operation), "positions come from ops, not arguments"
+                args = tuple(get(a) for a in owner.operands)
+                for r, out in zip(owner.results, interpreter.run_op(owner, args), strict=True):
+                    env[r] = out
+            return env[v]
+
+        return get(value)
+
+
+def _is_arange(op: Operation) -> bool:
+    return isinstance(op, aten.GenericOp) and op.target.data.startswith("aten::arange")
 
 
 def _flag(attr: Attribute) -> bool:
