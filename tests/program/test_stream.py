@@ -18,7 +18,14 @@ import torch.nn.functional as F
 
 import xnnc
 from xnnc.errors import InputError, LocatedError, OptionError, XnncError
-from xnnc.examples.models import SEANetDecoder, _init_conv_weights, make_hifigan, make_mimi_decoder
+from xnnc.examples.models import (
+    SEANetDecoder,
+    _init_conv_weights,
+    _RotaryAttention,
+    make_hifigan,
+    make_mimi_decoder,
+    make_mimi_transformer_decoder,
+)
 
 RTOL = 1e-5
 
@@ -381,3 +388,67 @@ def test_a_program_with_its_time_axis_symbolic_streams(mimi, tmp_path) -> None:
         assert _relative(_stream(program, x, 2), model(x)) <= RTOL
     with pytest.raises(OptionError, match=r"aten-stream: no input has a symbolic time axis"):
         xnnc.compile(torch.export.export(model, example), streaming=xnnc.Streaming())
+
+
+@pytest.mark.parametrize("frames", [1, 3])
+def test_windowed_attention_streams_with_a_kv_cache(frames: int, tmp_path) -> None:
+    """Mimi's decoder with its transformer (rotary positions, a 5-frame window at 25 Hz,
+    layer scales of 1): 12 latent frames (24 at the transformer, past its window, so keys
+    leave the cache) equal the offline decoder; each product of queries and keys keeps 4
+    key frames, the rotary positions come from a counter. One subgraph. At 1 frame a call
+    its `.pte` streams on stock ExecuTorch as the extended runtime does."""
+    model, (latent,) = make_mimi_transformer_decoder(small=True)
+    torch.manual_seed(1)
+    latent = torch.randn(1, 64, 12)
+    program = xnnc.compile(model, (latent[..., :4],), savable=frames == 1,
+                           streaming=xnnc.Streaming(frames_per_call=frames))  # fmt: skip
+    assert program.num_partitions == 1 and program.outside() == []
+    roles = program.layout.roles
+    assert roles.count("position") == 2  # one counter per layer's positions
+    y = _stream(program, latent, frames)
+    assert _relative(y, model(latent)) <= RTOL
+    if frames == 1:
+        program.save(str(tmp_path / "step.pte"))
+        on_pte = _stream(xnnc.StreamingPte(str(tmp_path / "step.pte")), latent, 1)
+        assert _relative(on_pte, y) <= RTOL
+
+
+class _Attention(nn.Module):
+    """One rotary attention layer over [B, C, T] whose mask is given as a function of the
+    query and key positions (None: no mask)."""
+
+    def __init__(self, mask) -> None:
+        super().__init__()
+        self.attention = _RotaryAttention(8, 2, context=3)
+        self.mask = mask
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.transpose(1, 2)
+        b, t, c = x.shape
+        q, k, v = self.attention.in_proj(x).view(b, t, 3, 2, 4).permute(2, 0, 3, 1, 4)
+        pos = torch.arange(t)
+        mask = None if self.mask is None else self.mask(pos[:, None], pos[None, :])
+        y = F.scaled_dot_product_attention(q, k, v, mask)
+        return y.transpose(1, 2).reshape(b, t, c).transpose(1, 2)
+
+
+@pytest.mark.parametrize(
+    ("mask", "message"),
+    [
+        (None, r"attends over the whole sequence \(no mask of frame positions bounds "
+               r"how far back it looks\)"),
+        (lambda q, k: q >= k, r"attends to every earlier frame \(a causal mask with no "
+                              r"window\): its keys would grow without bound"),
+        (lambda q, k: (q - k).abs() < 3, r"attends to later frames \(a non-causal mask\)"),
+        (lambda q, k: (q >= k) & (k < 4), r"masks attention by more than the distance between "
+                                          r"frames"),
+    ],
+)  # fmt: skip
+def test_attention_the_stream_cannot_bound_is_refused(mask, message: str) -> None:
+    """Attention that needs the whole sequence, or keys without bound, is refused with one
+    line naming the op and its place in the model."""
+    with pytest.raises(
+        LocatedError, match=r"^aten\.\w+ at loc\(.*\): streaming: aten\.\w+ " + message
+    ):
+        xnnc.compile(_Attention(mask).eval(), (torch.randn(1, 8, 6),),
+                     streaming=xnnc.Streaming())  # fmt: skip
