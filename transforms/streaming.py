@@ -25,14 +25,25 @@ and, where it reads frames of earlier calls, from a state:
 - frame-local ops (elementwise, activations, casts, linear and norms over other dims,
   permutes and views that keep the axis) run on the chunks, with no state: operands of
   unequal delay are aligned first, the earlier one through a delay line of the difference;
+- attention (the time axis on two dims, queries by keys) over a window: the product of
+  queries and keys keeps the keys of the window's earlier frames (a KV cache), and the
+  product with the values the same values. The window is read off the model's mask, a
+  value computed from frame positions alone, evaluated at a few hundred frames: it must
+  depend on the distance of query and key only and let no later key through; it becomes
+  the constant of the call's queries and keys. Keys before the stream's start get -inf
+  before the softmax over keys (a state of -inf the call's frames push out);
+- `torch.arange(T)` read by the stream's values (rotary positions) is a counter state,
+  the position of the call's first frame, plus the call's offsets;
 - an op that needs the whole sequence (a reduction, softmax or norm over time, a view that
-  folds time into another dim, two dims of time) is refused with one line naming the op.
+  folds time into another dim, attention without a window) is refused with one line naming
+  the op.
 
 The function then takes `(chunk, *other inputs, *states)` and returns `(*outputs,
 *states)`, with static shapes (F frames) when F is a number. Each rewritten op records
 what the analysis found: `xnnc.stream = {rate = "16", delay = 0}` on every op on the time
-axis, with `history = h` where it keeps input frames, `carry = c` where it carries an
-output tail, `delay_line = d` on an alignment and `recurrent = 1` on an LSTM. The module
+axis, with `history = h` where it keeps input frames (key or value frames on attention's
+products), `carry = c` where it carries an output tail, `delay_line = d` on an alignment,
+`recurrent = 1` on an LSTM and `position = 1` on a position counter. The module
 records the stream, `xnnc.stream = {axis, frames, min_frames, input, lookahead, delays,
 tails, rates, axes, states, fills}`, which `StreamLayout` reads.
 
@@ -702,7 +713,7 @@ class _Stepper:
         q_chunk, k_chunk = (t.chunk if t.delay == delay else self.delayed(op, v, delay - t.delay)
                             for v, t in ((q, tq), (k, tk)))  # fmt: skip
         length = self.length(tq.rate, op)
-        k_window = self.history(op, k_chunk, tk, keys)
+        k_window = self.history(op, k_chunk, tk, keys, "keys")
         shape = list(dims_of_type(op.results[0].type))
         shape[-2:] = [length, keys + length]
         y = self.builder(op).op(type(op), [q_chunk, k_window],
@@ -710,12 +721,14 @@ class _Stepper:
         _note(y.owner, tq.rate, delay, history=keys)
         self.pairs[op.results[0]] = _Pair(y, rank - 2, rank - 1, tq.rate, delay, keys)
 
-    def history(self, op: Operation, chunk: SSAValue, t: _Timed, frames: int) -> SSAValue:
+    def history(
+        self, op: Operation, chunk: SSAValue, t: _Timed, frames: int, role: str
+    ) -> SSAValue:
         """`chunk` (of a value at `t`'s dim and rate) after its last `frames` frames, kept
         as they are laid out (a KV cache)."""
         b = self.builder(op)
         length = self.length(t.rate, op)
-        state = self.state(self.chunk_type(chunk, t.dim, frames), t.fill, "history")
+        state = self.state(self.chunk_type(chunk, t.dim, frames), t.fill, role)
         joined = b.cat([state, chunk], t.dim)
         self.carry_out(state, self.cut(b, joined, t.dim, length, length + frames))
         return joined
@@ -730,7 +743,7 @@ class _Stepper:
         if t.delay > p.delay:
             raise _Refused(op, "takes values later than its keys")
         chunk = t.chunk if t.delay == p.delay else self.delayed(op, v, p.delay - t.delay)
-        window = self.history(op, chunk, t, p.keys)
+        window = self.history(op, chunk, t, p.keys, "values")
         length = self.length(p.rate, op)
         y = self.builder(op).op(type(op), [p.chunk, window],
                                 self.chunk_type(op.results[0], rank - 2, length))  # fmt: skip
@@ -751,7 +764,7 @@ class _Stepper:
         dtype = TORCH_DTYPES[element_type(op.operands[0])]
         zeros = b.constant(torch.zeros(shape, dtype=dtype), f"stream.zeros{length}")
         late = _Timed(zeros, p.key, p.rate, 0, -math.inf)
-        valid = self.history(op, zeros, late, p.keys + p.delay)
+        valid = self.history(op, zeros, late, p.keys + p.delay, "valid_keys")
         if p.delay:
             valid = self.cut(b, valid, p.key, 0, p.keys + length)
         masked = b.binary(aten.AddOp, p.chunk, valid)
@@ -832,7 +845,7 @@ class _Stepper:
                 else:
                     user_query = query + rank - len(dims_of_type(value.type))
                 for v in user.operands:
-                    if v in self.deferred and len(self.time_dims(v)) == 2:
+                    if len(self.time_dims(v)) == 2 and _of_positions(v):
                         offset = rank - len(dims_of_type(v.type))
                         reach.append(self.band(user, v, user_query - offset))
                 todo.append((user.results[0], user_query))
@@ -854,11 +867,12 @@ class _Stepper:
             open_ = ~blocked.all(dim=0)
             rows, cols = torch.nonzero(open_, as_tuple=True)
             if bool((cols > rows).any()):
-                raise _Refused(op, "attends to later frames (a non-causal mask)")
+                raise _Refused(op, "lets attention see later frames (a non-causal mask)")
             farthest = int((rows - cols).max())
             if farthest < n // 2:
                 return farthest
-        raise _Refused(op, "attends to every earlier frame (a causal mask with no window): "
+        raise _Refused(op, "lets attention see every earlier frame (a causal mask with no "
+                       "window): "
                        "its keys would grow without bound")  # fmt: skip
 
     def evaluate(self, op: Operation, value: SSAValue, frames: int) -> torch.Tensor:
@@ -889,6 +903,22 @@ class _Stepper:
 
 def _is_arange(op: Operation) -> bool:
     return isinstance(op, aten.GenericOp) and op.target.data.startswith("aten::arange")
+
+
+def _of_positions(value: SSAValue) -> bool:
+    """Whether `value` is computed from frame positions (`torch.arange(T)`) and constants
+    alone, with no input of the function among them."""
+    todo, seen, found = [value], set(), False
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        if not isinstance(v.owner, Operation):
+            return False  # a function argument
+        found = found or _is_arange(v.owner)
+        todo.extend(v.owner.operands)
+    return found
 
 
 def _flag(attr: Attribute) -> bool:

@@ -437,9 +437,9 @@ class _Attention(nn.Module):
     [
         (None, r"attends over the whole sequence \(no mask of frame positions bounds "
                r"how far back it looks\)"),
-        (lambda q, k: q >= k, r"attends to every earlier frame \(a causal mask with no "
-                              r"window\): its keys would grow without bound"),
-        (lambda q, k: (q - k).abs() < 3, r"attends to later frames \(a non-causal mask\)"),
+        (lambda q, k: q >= k, r"lets attention see every earlier frame \(a causal mask "
+                              r"with no window\): its keys would grow without bound"),
+        (lambda q, k: (q - k).abs() < 3, r"lets attention see later frames \(a non-causal mask\)"),
         (lambda q, k: (q >= k) & (k < 4), r"masks attention by more than the distance between "
                                           r"frames"),
     ],
