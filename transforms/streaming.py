@@ -664,7 +664,7 @@ class _Stepper:
 
     def arange(self, op: Operation) -> None:
         t = self.time_of(op.results[0], op)
-        if t is None or t[1:] != (t[1], 0):
+        if t is None or t[2] != 0:
             raise _Refused(op, "counts frames from an offset")
         length = self.length(t[1], op)
         if not isinstance(length, int):
