@@ -21,6 +21,7 @@ from xnnc.errors import InputError, LocatedError, OptionError, XnncError
 from xnnc.examples.models import (
     SEANetDecoder,
     _init_conv_weights,
+    _MimiTransformerLayer,
     _RotaryAttention,
     make_hifigan,
     make_mimi_decoder,
@@ -452,3 +453,31 @@ def test_attention_the_stream_cannot_bound_is_refused(mask, message: str) -> Non
     ):
         xnnc.compile(_Attention(mask).eval(), (torch.randn(1, 8, 6),),
                      streaming=xnnc.Streaming())  # fmt: skip
+
+
+class _SameConvsAroundAttention(nn.Module):
+    """A "same"-padded convolution (2 frames of lookahead), a Mimi transformer layer, and
+    another "same" convolution: the attention's keys arrive late."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv1d(16, 16, 5, padding=2)
+        self.layer = _MimiTransformerLayer(16, 2, 4, 32, 1.0)
+        self.out = nn.Conv1d(16, 16, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.layer(self.conv(x).transpose(1, 2)).transpose(1, 2))
+
+
+def test_attention_behind_a_lookahead() -> None:
+    """Attention whose keys are 2 frames late: the program looks 3 frames ahead and its
+    output, shifted by them, equals the offline output away from the edges (the first
+    frame reads the second convolution's zero padding, which the stream computes; the last
+    is the flush's zeros, as for any lookahead model)."""
+    torch.manual_seed(0)
+    model, x = _SameConvsAroundAttention().eval(), torch.randn(1, 16, 20)
+    program = xnnc.compile(model, (x[..., :6],), streaming=xnnc.Streaming(lookahead="auto"))
+    assert program.lookahead == 3
+    y = _stream(program, x, 1)[..., 3:23]
+    ref = model(x)
+    assert _relative(y[..., 1:-1], ref[..., 1:-1]) <= RTOL
