@@ -193,7 +193,8 @@ def bind_dims(
             if not isinstance(want, DimExpr) or len(want.terms) != 1:
                 continue
             sym, coeff = want.terms[0]
-            value, rem = divmod(got - want.const, coeff)
+            # // and %, not divmod: under torch.export `got` is a SymInt (a streaming step)
+            value, rem = (got - want.const) // coeff, (got - want.const) % coeff
             if sym in env or rem:
                 continue  # checked below against the bound value
             lo, hi = ranges[sym]

@@ -148,10 +148,6 @@ class StreamingProgram(Streams, Program):
         if self._exported is None:
             raise XnncError(f"Program.save({str(path)!r}): a .pte needs the program compiled "
                             "from a model with xnnc.compile(..., savable=True)")  # fmt: skip
-        if self.layout.min_frames != self.layout.frames:
-            raise XnncError(f"Program.save({str(path)!r}): a .pte of a stream whose frame "
-                            "count changes from call to call is not built yet; compile "
-                            "with a fixed frames_per_call")  # fmt: skip
         tune = "auto" if self.options.tune is True else self.options.tune
         write_stream_pte(path, self._exported, self.options.replace(tune=tune))
 

@@ -60,14 +60,23 @@ class _Step(torch.nn.Module):
 def step_program(
     exported: ExportedProgram, options: CompileOptions
 ) -> tuple[ExportedProgram, StreamLayout]:
-    """The step as an ExportedProgram of static shapes, and its layout."""
+    """The step as an ExportedProgram, and its layout. A frame count that changes from call
+    to call (`min_frames` to `frames`) is the streamed input's Dim `F`; the rest is static."""
     module = step_module(exported, options)
     layout = StreamLayout.of(module)
     assert layout is not None, "aten-stream records the stream"
-    example = [torch.zeros(shape, dtype=dtype) for shape, dtype in layout.inputs]
+    example = [torch.zeros([layout.frames if n == -1 else n for n in shape], dtype=dtype)
+               for shape, dtype in layout.inputs]  # fmt: skip
     example += layout.initial_state()
+    shapes = None
+    if layout.min_frames != layout.frames:
+        frames = torch.export.Dim("F", min=layout.min_frames, max=layout.frames)
+        shapes = (tuple({layout.axis: frames} if i == layout.input else None
+                        for i in range(len(example))),)  # forward(*inputs)  # fmt: skip
     with torch.no_grad():
-        step = torch.export.export(_Step(module), tuple(example), strict=False)
+        step = torch.export.export(
+            _Step(module), tuple(example), dynamic_shapes=shapes, strict=False
+        )
     return step, layout
 
 
