@@ -29,7 +29,8 @@ from xnnc.ir.dtypes import TORCH_DTYPES
 Shape = Sequence[int | DimExpr]
 
 
-def _ints(values: Sequence[int]) -> DenseArrayBase:
+def int_array(values: Sequence[int]) -> DenseArrayBase:
+    """An aten op's int list property."""
     return DenseArrayBase.from_list(i64, list(values))
 
 
@@ -73,21 +74,21 @@ class AtenBuilder:
     def view(self, x: SSAValue, shape: Shape) -> SSAValue:
         if tuple(shape) == shape_of(x):
             return x
-        return self.op(aten.ViewOp, [x], tensor_type(element_type(x), shape), size=_ints(shape))
+        return self.op(aten.ViewOp, [x], tensor_type(element_type(x), shape), size=int_array(shape))
 
     def permute(self, x: SSAValue, dims: Sequence[int]) -> SSAValue:
         if list(dims) == list(range(len(dims))):
             return x
         shape = shape_of(x)
         result = tensor_type(element_type(x), [shape[d] for d in dims])
-        return self.op(aten.PermuteOp, [x], result, dims=_ints(dims))
+        return self.op(aten.PermuteOp, [x], result, dims=int_array(dims))
 
     def expand(self, x: SSAValue, shape: Shape) -> SSAValue:
         """x broadcast to `shape` (static)."""
         if tuple(shape) == shape_of(x):
             return x
         result = tensor_type(element_type(x), shape)
-        return self.op(aten.ExpandOp, [x], result, size=_ints([int(d) for d in shape]))
+        return self.op(aten.ExpandOp, [x], result, size=int_array([int(d) for d in shape]))
 
     def unsqueeze(self, x: SSAValue, dim: int) -> SSAValue:
         shape = list(shape_of(x))
@@ -122,7 +123,7 @@ class AtenBuilder:
         shape = shape_of(x)
         result = tensor_type(element_type(x), (*shape[:-1], shape[-1] + left + right))
         value = FloatAttr(0.0, f64)
-        return self.op(aten.ConstantPadNdOp, [x], result, pad=_ints([left, right]), value=value)
+        return self.op(aten.ConstantPadNdOp, [x], result, pad=int_array([left, right]), value=value)
 
     # --- products -------------------------------------------------------------------------
 
@@ -148,10 +149,10 @@ class AtenBuilder:
             aten.ConvolutionOp,
             [x, w, None],
             tensor_type(element_type(x), (n, *out)),
-            stride=_ints([stride]),
-            padding=_ints([0]),
-            dilation=_ints([1]),
+            stride=int_array([stride]),
+            padding=int_array([0]),
+            dilation=int_array([1]),
             transposed=BoolAttr(int(transposed), i1),
-            output_padding=_ints([0]),
+            output_padding=int_array([0]),
             groups=IntegerAttr(1, i64),
         )

@@ -97,7 +97,7 @@ from xnnc.dialects.types import (
     tensor_type,
 )
 from xnnc.errors import LocatedError, OptionError
-from xnnc.ir.aten_builder import AtenBuilder
+from xnnc.ir.aten_builder import AtenBuilder, int_array
 from xnnc.ir.dtypes import TORCH_DTYPES
 from xnnc.ir.rebuild import rebuilt
 
@@ -437,7 +437,7 @@ class _Stepper:
             length = self.length(t.rate, op)
             new = rebuilt(op, operands=[chunk], result_types=[
                 self.chunk_type(op.result, t.dim, length)])  # fmt: skip
-            new.properties[key] = aten_ints(pad)
+            new.properties[key] = int_array(pad)
             self.block.add_op(new)
             chunk = new.results[0]
         self.record(op.result, chunk, t.delay - left, fill)
@@ -522,7 +522,7 @@ class _Stepper:
         y = self.builder(op).op(
             aten.ConvolutionOp, [window, self.new(op.weight), bias],
             self.chunk_type(op.result, t.dim, length),
-            **{**op.properties, "padding": aten_ints(padding)},
+            **{**op.properties, "padding": int_array(padding)},
         )  # fmt: skip
         _note(y.owner, t.rate / s, delay, history=history)
         self.record(op.result, y, delay)
@@ -543,8 +543,8 @@ class _Stepper:
         out_padding = list(ints(op.output_padding))
         out_padding[t.dim - 2] = 0
         b = self.builder(op)
-        props = {**op.properties, "padding": aten_ints(padding),
-                 "output_padding": aten_ints(out_padding)}  # fmt: skip
+        props = {**op.properties, "padding": int_array(padding),
+                 "output_padding": int_array(out_padding)}  # fmt: skip
         bias = self.new(op.bias) if op.bias is not None else None
         if self.transposed == "history" and carry > 0:
             h = -(-carry // s)  # input frames whose outputs overlap this call's
@@ -635,7 +635,7 @@ class _Stepper:
             sizes = list(ints(op.properties["size"]))
             if sizes[dim] != -1:
                 sizes[dim] = length if isinstance(length, int) else -1
-            props["size"] = aten_ints(sizes)
+            props["size"] = int_array(sizes)
         new = rebuilt(op, operands=operands, result_types=results, properties=props)
         _note(new, rate, delay)  # frame-local: no state
         self.block.add_op(new)
@@ -810,7 +810,7 @@ class _Stepper:
         if isinstance(op, (aten.ViewOp, aten.ExpandOp)):
             sizes = list(ints(op.properties["size"]))
             sizes[query], sizes[key] = length, p.keys + length
-            props["size"] = aten_ints(sizes)
+            props["size"] = int_array(sizes)
         new = rebuilt(op, operands=operands, properties=props,
                       result_types=[tensor_type(element_type(result), shape)])  # fmt: skip
         self.block.add_op(new)
@@ -935,12 +935,6 @@ def _fill_of(value: SSAValue) -> float:
         fill = op.args.data[1]
         return float(getattr(fill, "value", fill).data)
     raise _Refused(op, "gives an LSTM an initial state the stream cannot start from")
-
-
-def aten_ints(values: list[int]) -> Attribute:
-    from xdsl.dialects.builtin import DenseArrayBase
-
-    return DenseArrayBase.from_list(i64, values)
 
 
 def _local_dims(op: Operation) -> list[list[tuple[SSAValue, int]]]:
