@@ -666,7 +666,7 @@ class PolyphasePass(ModulePass):
     form_layers: ClassVar = FormLayers(
         lambda op: isinstance(op, xnn.Deconvolution2dOp) and rewritable(op),
         deconv_layer,  # type: ignore[arg-type]
-        choices=lambda op: choices(op),  # type: ignore[arg-type]
+        choices=choices,  # type: ignore[arg-type]
     )
     pad_kernels: bool = True
     max_kernel_growth: float = MAX_KERNEL_GROWTH

@@ -56,7 +56,7 @@ from xdsl.passes import ModulePass
 from xnnc import legalize, transforms
 from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.cost.decision import Decision, record, recorded, rule_source
-from xnnc.cost.forms import LAYER_FORMS, Form, FormLayers
+from xnnc.cost.forms import AT_SMALLEST, LAYER_FORMS, Form, FormLayers
 from xnnc.cost.forms import decide as decide_by_rule
 from xnnc.cost.rules import Layer
 from xnnc.dialects import xnn
@@ -120,9 +120,8 @@ class FormSpec:
 # How to find and build each form's layers, by form, from its table entry (`cost.forms`):
 # its rewrite and the passes it is timed with are found by name among the rewrites and the
 # legalizations.
-SPECS: dict[str, FormSpec] = {
-    f.name: FormSpec.of(f, transforms.passes() | legalize.passes()) for f in LAYER_FORMS.values()
-}
+_PASSES = transforms.passes() | legalize.passes()
+SPECS: dict[str, FormSpec] = {f.name: FormSpec.of(f, _PASSES) for f in LAYER_FORMS.values()}
 
 
 def _layer(form: str, op: Operation) -> Layer:
@@ -433,12 +432,13 @@ def _at_smallest_size(op: Operation) -> Operation:
 
 
 def _ops(module: ModuleOp, form: str) -> Iterator[Operation]:
+    # A symbolic size is timed at one size only: the smallest, for a form whose one form for
+    # all sizes is the smallest's (a bf16 GEMM: decode); the other forms' are not timed.
+    at_smallest = LAYER_FORMS[form].symbolic == AT_SMALLEST
     for sub in module.walk():
         if isinstance(sub, xnn.SubgraphOp):
             for op in sub.body.block.ops:
-                # A symbolic size is timed at one size only; a bf16 GEMM takes the form of
-                # its smallest size (decode), the other forms keep the form as converted.
-                if (size_symbols(op) and form != "bf16-gemm") or recorded(op, form) is not None:
+                if (size_symbols(op) and not at_smallest) or recorded(op, form) is not None:
                     continue
                 if SPECS[form].candidate(op):
                     yield op
