@@ -17,36 +17,18 @@ time).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, IntegerAttr, StringAttr, f64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FloatAttr, StringAttr, f64
+from xdsl.ir import Attribute, Operation
 
 from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.cost import forms
-from xnnc.cost.rules import (
-    Choice,
-    ConvLayer,
-    DeconvLayer,
-    Fp16Layer,
-    Fp16Region,
-    GemmLayer,
-    Layer,
-    LinearLayer,
-    RowLayer,
-    StemLayer,
-    UpsampleLayer,
-)
-from xnnc.dialects import xnn
+from xnnc.cost.rules import Choice, ConvLayer, Layer
 from xnnc.dialects.locations import where
 from xnnc.dialects.types import (
-    element_nbytes,
-    element_type,
-    int_value,
-    shape_of,
     size_symbols,
     symbol_ranges,
 )
@@ -313,129 +295,3 @@ def declined(op: Operation, rewrite: str, why: str, symbols: Sequence[str] = ())
     entries[rewrite] = StringAttr(f"symbolic size {', '.join(symbols)}: {why}")
     op.attributes[DECLINED_ATTR] = DictionaryAttr(entries)
     return True
-
-
-def conv_layer(op: xnn.Convolution2dOp) -> ConvLayer:
-    n, h, w, cin = shape_of(op.input)
-    return ConvLayer(
-        str(op.input.type.element_type),  # type: ignore[attr-defined]
-        n, h, w, cin, int_value(op.group_output_channels),
-        (int_value(op.kernel_height), int_value(op.kernel_width)),
-        (int_value(op.dilation_height), int_value(op.dilation_width)),
-        op.padding(),
-    )  # fmt: skip
-
-
-def stem_layer(op: xnn.Convolution2dOp) -> StemLayer:
-    """A strided int8 convolution `xnn-space-to-depth` can rewrite (static NHWC sizes)."""
-    n, h, w, cin = shape_of(op.input)
-    return StemLayer(
-        "qs8", (n, h, w, cin), int_value(op.group_output_channels),  # type: ignore[arg-type]
-        (int_value(op.kernel_height), int_value(op.kernel_width)), int_value(op.subsampling_height),
-        op.padding(),
-    )  # fmt: skip
-
-
-RowOp = xnn.DepthwiseConvolution2dOp | xnn.MaxPooling2dOp | xnn.AveragePooling2dOp
-
-
-def row_layer(op: RowOp) -> RowLayer:
-    """A depthwise convolution or pooling over one row ([N, 1, W, C]) `xnn-depthwise-rows`
-    can rewrite."""
-    n, _, w, c = shape_of(op.input)
-    _, right, _, left = op.padding()
-    dtype, out_w = str(op.input.type.element_type), shape_of(op.results[0])[2]  # type: ignore[attr-defined]
-    if isinstance(op, xnn.DepthwiseConvolution2dOp):
-        return RowLayer(dtype, n, w, out_w, c, int_value(op.kernel_width),
-                        int_value(op.subsampling_width), int_value(op.dilation_width),
-                        (left, right))  # fmt: skip
-    dilation = int_value(op.dilation_width) if isinstance(op, xnn.MaxPooling2dOp) else 1
-    kind = "maxpool" if isinstance(op, xnn.MaxPooling2dOp) else "avgpool"
-    return RowLayer(dtype, n, w, out_w, c, int_value(op.pooling_width),
-                    int_value(op.stride_width), dilation, (left, right), kind)  # fmt: skip
-
-
-def gemm_layer(op: Operation) -> GemmLayer:
-    """A fully-connected ([..., K] x [N, K]) or batch matmul ([B..., M, K] x [B..., K, N])."""
-    x, y = shape_of(op.operands[0]), shape_of(op.results[0])
-    if isinstance(op, xnn.FullyConnectedOp):
-        return GemmLayer("fc", 1, math.prod(x[:-1]), x[-1], y[-1])
-    return GemmLayer("bmm", math.prod(y[:-2]), x[-2], x[-1], y[-1])
-
-
-def upsample_layer(x: SSAValue) -> UpsampleLayer:
-    """The nearest x2 upsample of `x` (NHWC)."""
-    n, h, w, c = shape_of(x)
-    elem = x.type.element_type  # type: ignore[attr-defined]
-    return UpsampleLayer(str(elem), (n, h, w, c), element_nbytes(elem))
-
-
-def deconv_layer(op: xnn.Deconvolution2dOp) -> DeconvLayer:
-    n, h, w, cin = shape_of(op.input)
-    return DeconvLayer(
-        str(op.input.type.element_type),  # type: ignore[attr-defined]
-        (n, h, w, cin), shape_of(op.output)[3], int_value(op.groups),
-        (int_value(op.kernel_height), int_value(op.kernel_width)),
-        (int_value(op.upsampling_height), int_value(op.upsampling_width)),
-        op.padding(),
-    )  # fmt: skip
-
-
-def linear_layer(op: xnn.FullyConnectedOp) -> LinearLayer:
-    x, y = shape_of(op.input), shape_of(op.output)
-    return LinearLayer(str(element_type(op.output)), math.prod(x[:-1]), x[-1], y[-1])
-
-
-# Integer parameters whose default is 1 (the others default to 0): left out of signatures.
-_ONE_BY_DEFAULT = {"dilation_height", "dilation_width", "subsampling_height", "subsampling_width",
-                   "depth_multiplier", "groups"}  # fmt: skip
-
-
-def fp16_layer(op: Operation) -> Fp16Layer:
-    """An fp16 layer: its kind, operand and result shapes and the integer parameters that are
-    not at their defaults."""
-    shapes = ",".join("x".join(map(str, shape_of(v))) for v in op.operands)
-    params = " ".join(
-        f"{k}={v.value.data}"
-        for k, v in sorted(op.properties.items())
-        if isinstance(v, IntegerAttr) and v.value.data != (k in _ONE_BY_DEFAULT)
-    )
-    out = shape_of(op.results[0])
-    signature = f"{op.name.removeprefix('xnn.')} {shapes}->{'x'.join(map(str, out))} {params}"
-    # Per output element: the filter's taps times its input channels ([O, kh, kw, I]); a
-    # depthwise filter ([1, kh, kw, C]) has one input channel per output channel.
-    taps = shape_of(op.operands[1])[1 : 3 if isinstance(op, xnn.DepthwiseConvolution2dOp) else None]
-    return Fp16Layer(signature.strip(), math.prod(out) * math.prod(taps))
-
-
-def fp16_region(ops: Sequence[Operation], layers: Sequence[Operation]) -> Fp16Region:
-    """The fp16 region of `layers` (`legalize/fp16_precision.py: fp16_regions`), from `ops`:
-    its nodes and the converts at its boundary, in block order. The digest covers each op's
-    kind, properties and result types, and where each operand comes from (an op of the
-    region, a constant of its type, or the k-th distinct input of its type), so equal
-    regions share one database entry wherever they sit."""
-    produced: dict[SSAValue, str] = {}
-    inputs: dict[SSAValue, str] = {}
-    inside = set(ops)
-    lines = []
-    for i, op in enumerate(ops):
-        refs = []
-        for v in op.operands:
-            if v in produced:
-                refs.append(produced[v])
-            elif isinstance(v.owner, xnn.ConstantOp):
-                refs.append(f"const {v.type}")
-            else:
-                refs.append(inputs.setdefault(v, f"in{len(inputs)} {v.type}"))
-        outs = []
-        for j, r in enumerate(op.results):
-            produced[r] = f"%{i}.{j}"
-            used_outside = any(u.operation not in inside for u in r.uses)
-            outs.append(f"{r.type}{' out' if used_outside else ''}")
-        props = " ".join(f"{k}={v}" for k, v in sorted(op.properties.items()))
-        lines.append(f"{op.name} ({', '.join(refs)}) {props} -> {', '.join(outs)}")
-    digest = hashlib.sha1("\n".join(lines).encode()).hexdigest()[:12]
-    first = fp16_layer(layers[0]).signature
-    macs = sum(fp16_layer(op).macs for op in layers)
-    nodes = sum(not isinstance(op, xnn.ConvertOp) for op in ops)
-    return Fp16Region(len(layers), nodes, first, digest, macs)

@@ -35,7 +35,9 @@ inside the delegate, integer casts and memory-format changes left outside.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType, bf16, f32
@@ -49,7 +51,9 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.backend_xnnpack import nodes
-from xnnc.cost.decision import Decision, decide, gemm_layer, record
+from xnnc.cost.decision import Decision, decide, record
+from xnnc.cost.forms import FormLayers
+from xnnc.cost.rules import GemmLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.types import has_element_type, shape_of, tensor_type
 from xnnc.ir.constants import constant_op, constant_tensor, weight_name, xnn_constant
@@ -100,11 +104,22 @@ def _replace_with_fp32_output(
     rewriter.replace(op, new, [narrowed.output])
 
 
+def gemm_layer(op: Operation) -> GemmLayer:
+    """A fully-connected ([..., K] x [N, K]) or batch matmul ([B..., M, K] x [B..., K, N])."""
+    x, y = shape_of(op.operands[0]), shape_of(op.results[0])
+    if isinstance(op, xnn.FullyConnectedOp):
+        return GemmLayer("fc", 1, math.prod(x[:-1]), x[-1], y[-1])
+    return GemmLayer("bmm", math.prod(y[:-2]), x[-2], x[-1], y[-1])
+
+
+def bf16_gemm(op: Operation) -> bool:
+    """Whether `op` is a bf16 GEMM: the layers of the bf16-gemm form."""
+    return isinstance(op, BF16_GEMMS) and has_element_type(op.results[0], bf16)
+
+
 def gemm_decision(op: Operation) -> Decision | None:
     """The cost model's decision for a bf16 GEMM; None for any other op."""
-    if not isinstance(op, BF16_GEMMS) or not has_element_type(op.results[0], bf16):
-        return None
-    return decide(op, gemm_layer(op))
+    return decide(op, gemm_layer(op)) if bf16_gemm(op) else None
 
 
 def _native_gemm(op: Operation) -> bool:
@@ -168,6 +183,8 @@ class LegalizeCastsPass(ModulePass):
     -> fp32 where the target has XNNPACK's bf16 GEMM, else in fp32 too."""
 
     name = "xnn-legalize-casts"
+    # The layers of the bf16-gemm form, for `xnn-tune` (`cost.forms`).
+    form_layers: ClassVar = FormLayers(bf16_gemm, gemm_layer)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(GreedyRewritePatternApplier(list(PATTERNS))).rewrite_module(op)

@@ -38,12 +38,15 @@ outside `xnn.subgraph`s.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import hashlib
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, f16
-from xdsl.ir import Block, Operation
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, f16
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -52,18 +55,12 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.cost import forms, rules
-from xnnc.cost.decision import (
-    Decision,
-    decide,
-    fp16_layer,
-    fp16_region,
-    record,
-    recorded,
-    rule_source,
-)
+from xnnc.cost.decision import Decision, decide, record, recorded, rule_source
+from xnnc.cost.forms import FormLayers
+from xnnc.cost.rules import Fp16Layer, Fp16Region, Layer
 from xnnc.dialects import xnn
 from xnnc.dialects.locations import where
-from xnnc.dialects.types import has_element_type
+from xnnc.dialects.types import has_element_type, shape_of, size_symbols
 from xnnc.dialects.xnn import target_of
 from xnnc.legalize.widen import Widening, check_mode, touches, widen_node, widening_patterns
 from xnnc.target import Target
@@ -155,6 +152,92 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'s' * (n != 1)}"
 
 
+# Integer parameters whose default is 1 (the others default to 0): left out of signatures.
+_ONE_BY_DEFAULT = {"dilation_height", "dilation_width", "subsampling_height", "subsampling_width",
+                   "depth_multiplier", "groups"}  # fmt: skip
+
+
+def fp16_layer(op: Operation) -> Fp16Layer:
+    """An fp16 layer: its kind, operand and result shapes and the integer parameters that are
+    not at their defaults."""
+    shapes = ",".join("x".join(map(str, shape_of(v))) for v in op.operands)
+    params = " ".join(
+        f"{k}={v.value.data}"
+        for k, v in sorted(op.properties.items())
+        if isinstance(v, IntegerAttr) and v.value.data != (k in _ONE_BY_DEFAULT)
+    )
+    out = shape_of(op.results[0])
+    signature = f"{op.name.removeprefix('xnn.')} {shapes}->{'x'.join(map(str, out))} {params}"
+    # Per output element: the filter's taps times its input channels ([O, kh, kw, I]); a
+    # depthwise filter ([1, kh, kw, C]) has one input channel per output channel.
+    taps = shape_of(op.operands[1])[1 : 3 if isinstance(op, xnn.DepthwiseConvolution2dOp) else None]
+    return Fp16Layer(signature.strip(), math.prod(out) * math.prod(taps))
+
+
+def fp16_region(ops: Sequence[Operation], layers: Sequence[Operation]) -> Fp16Region:
+    """The fp16 region of `layers` (`fp16_regions`), from `ops`: its nodes and the converts
+    at its boundary, in block order. The digest covers each op's kind, properties and result
+    types, and where each operand comes from (an op of the region, a constant of its type,
+    or the k-th distinct input of its type), so equal regions share one database entry
+    wherever they sit."""
+    produced: dict[SSAValue, str] = {}
+    inputs: dict[SSAValue, str] = {}
+    inside = set(ops)
+    lines = []
+    for i, op in enumerate(ops):
+        refs = []
+        for v in op.operands:
+            if v in produced:
+                refs.append(produced[v])
+            elif isinstance(v.owner, xnn.ConstantOp):
+                refs.append(f"const {v.type}")
+            else:
+                refs.append(inputs.setdefault(v, f"in{len(inputs)} {v.type}"))
+        outs = []
+        for j, r in enumerate(op.results):
+            produced[r] = f"%{i}.{j}"
+            used_outside = any(u.operation not in inside for u in r.uses)
+            outs.append(f"{r.type}{' out' if used_outside else ''}")
+        props = " ".join(f"{k}={v}" for k, v in sorted(op.properties.items()))
+        lines.append(f"{op.name} ({', '.join(refs)}) {props} -> {', '.join(outs)}")
+    digest = hashlib.sha1("\n".join(lines).encode()).hexdigest()[:12]
+    first = fp16_layer(layers[0]).signature
+    macs = sum(fp16_layer(op).macs for op in layers)
+    nodes = sum(not isinstance(op, xnn.ConvertOp) for op in ops)
+    return Fp16Region(len(layers), nodes, first, digest, macs)
+
+
+def _region_anchor(op: Operation) -> bool:
+    """The first layer of an fp16 region of static sizes (a region is timed at one size)."""
+    if not is_fp16_layer(op):
+        return False
+    region = region_of(op)
+    return next(n for n in region if is_fp16_layer(n)) is op and not any(map(size_symbols, region))
+
+
+def _region_layer(op: Operation) -> Fp16Region:
+    region = region_of(op)
+    return fp16_region(with_boundary(region), [n for n in region if is_fp16_layer(n)])
+
+
+# Timing an fp16 region costs about this many runs of it: each of its two forms rewritten and
+# built (canonicalize, weights packed: ~2 runs each), run twice to warm up and three times in
+# rounds (`tuning.tuner.time_on_xnnpack` once a layer used its `LAYER_BUDGET_MS`). The
+# MI-GAN-like model (`examples/models.py`, 256x256, one region of 28 layers, 1.1 GMAC) cost
+# 1.4 s at 80-86 ms a run on a loaded Sapphire Rapids Xeon (AVX512-FP16), 1 thread.
+REGION_TIMING_RUNS = 14
+# Multiply-accumulates per ms an fp16 region runs at: MI-GAN-like runs 43-47 ms at 1 thread in
+# either form on the quiet Xeon, 24-26 MMAC/ms (its depthwise layers and copies keep it far
+# below the GEMM peak). A CPU or a load that halves it makes a compile overshoot its budget
+# by the region's timing (a few hundred ms), once: the result is kept in the database.
+REGION_MACS_PER_MS = 25e6
+
+
+def region_timing_ms(layer: Layer, target: Target) -> float:
+    """What timing an fp16 region's forms costs, in ms (the tuner's budget)."""
+    return REGION_TIMING_RUNS * layer.macs / (REGION_MACS_PER_MS * target.threads)
+
+
 def region_decision(region: list[Operation]) -> Decision | None:
     """The one decision for `region`'s layers: the one recorded on them, else the static
     rule's; None when they must be decided one by one (their recorded decisions disagree)."""
@@ -235,6 +318,16 @@ class Fp16PrecisionPass(ModulePass):
     (per region, the cost model's decision; module docstring)."""
 
     name = "xnn-fp16-precision"
+    # The layers of the fp16-compute form, for `xnn-tune` (`cost.forms`): a region, anchored
+    # at its first layer, timed with the converts at its boundary, decided on each layer.
+    form_layers: ClassVar = FormLayers(
+        _region_anchor,
+        _region_layer,
+        lambda op: with_boundary(region_of(op)),
+        lambda op: [n for n in region_of(op) if is_fp16_layer(n)],
+        where=lambda op: describe_region(region_of(op)),
+        timing_ms=region_timing_ms,
+    )
 
     mode: str = "auto"
 

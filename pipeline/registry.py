@@ -1,6 +1,8 @@
 """Every pass xnnc defines, by name: the registry `xnn-opt`, the pipeline and the option
-checks consume (xDSL's `get_all_passes`). Each pass is a real import here (inside
-`pass_classes`), so the layering contracts see every registration."""
+checks consume (xDSL's `get_all_passes`). Each pass is a real import, here (inside
+`pass_classes`) or in its package's list (`xnnc.transforms.passes`, `xnnc.legalize.passes`,
+where `xnn-tune` finds the passes a form names), so the layering contracts see every
+registration."""
 
 from __future__ import annotations
 
@@ -63,71 +65,22 @@ NAMES: tuple[str, ...] = (
 
 @cache
 def pass_classes() -> dict[str, type[ModulePass]]:
-    """Every pass class by name, imported on first use: most passes pull in torch (about two
-    seconds), which a tool run that only parses, verifies and prints does not need."""
+    """Every pass class by name, in `NAMES`' order, imported on first use: most passes pull in
+    torch (about two seconds), which a tool run that only parses, verifies and prints does
+    not need. The rewrites and the legalizations are their packages' lists."""
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
+    from xnnc import legalize, transforms
     from xnnc.conversion.aten_to_xnn import ConvertAtenToXnnPass
     from xnnc.conversion.partition import PartitionPass
-    from xnnc.legalize.bf16_precision import Bf16PrecisionPass
-    from xnnc.legalize.broadcasts import LegalizeBroadcastsPass
-    from xnnc.legalize.casts import LegalizeCastsPass
-    from xnnc.legalize.fp16_precision import Fp16PrecisionPass
-    from xnnc.legalize.outputs import LegalizeOutputsPass
-    from xnnc.legalize.stock import LegalizeStockPass
     from xnnc.pipeline.stages import SetTargetPass, XnncPipelinePass
-    from xnnc.transforms.canonicalization import CanonicalizePass
-    from xnnc.transforms.channel_scale import FoldChannelScalePass
-    from xnnc.transforms.circular_pad_pattern import RecognizeCircularPadPass
-    from xnnc.transforms.constant_fold import FoldConstantsPass
-    from xnnc.transforms.conv_as_gemm import ConvAsGemmPass
-    from xnnc.transforms.depthwise_rows import DepthwiseRowsPass
-    from xnnc.transforms.fc_as_bmm import FcAsBmmPass
-    from xnnc.transforms.fold_batch_norm import FoldBatchNormPass
-    from xnnc.transforms.fold_dynamic_qdq import FoldDynamicQdqPass
-    from xnnc.transforms.fold_pad import FoldPadPass
-    from xnnc.transforms.fold_qdq import FoldQdqPass
-    from xnnc.transforms.frames import FramesAsConvPass
-    from xnnc.transforms.fuse_activation import FuseActivationPass
-    from xnnc.transforms.hoist_input_projection import HoistInputProjectionPass
-    from xnnc.transforms.index_as_slices import IndexAsSlicesPass
-    from xnnc.transforms.layer_norm_pattern import RecognizeLayerNormPass
-    from xnnc.transforms.layout import LayoutPass
-    from xnnc.transforms.lower_complex import LowerComplexPass
-    from xnnc.transforms.matmul_pattern import RecognizeMatmulPass
-    from xnnc.transforms.polyphase import PolyphasePass
-    from xnnc.transforms.prelu_pattern import RecognizePreluPass
-    from xnnc.transforms.quantize_early import QuantizeEarlyPass
-    from xnnc.transforms.safe_softmax_guard import RecognizeSafeSoftmaxPass
-    from xnnc.transforms.space_to_depth import SpaceToDepthPass
-    from xnnc.transforms.streaming import StreamPass
-    from xnnc.transforms.upsample_nearest import UpsampleNearestPass
     from xnnc.tuning.tuner import TunePass
 
-    passes = (
-        CanonicalizePass, CommonSubexpressionElimination, DeadCodeElimination,
-        # aten level
-        FoldBatchNormPass, StreamPass, FoldConstantsPass, IndexAsSlicesPass, LowerComplexPass,
-        FramesAsConvPass,
-        FoldQdqPass, FoldDynamicQdqPass,
-        RecognizeLayerNormPass, RecognizeSafeSoftmaxPass, RecognizePreluPass,
-        RecognizeCircularPadPass, RecognizeMatmulPass,
-        # conversion
-        PartitionPass, ConvertAtenToXnnPass,
-        # canonicalization pattern sets, each also a pass of its own
-        FoldPadPass, PolyphasePass, UpsampleNearestPass, QuantizeEarlyPass, FuseActivationPass,
-        FoldChannelScalePass, LayoutPass,
-        # optimization
-        HoistInputProjectionPass, FcAsBmmPass, ConvAsGemmPass, SpaceToDepthPass, DepthwiseRowsPass,
-        TunePass,
-        # legalization
-        Fp16PrecisionPass, Bf16PrecisionPass, LegalizeCastsPass, LegalizeStockPass,
-        LegalizeBroadcastsPass, LegalizeOutputsPass,
-        # the whole default pipeline
-        XnncPipelinePass, SetTargetPass,
-    )  # fmt: skip
-    return {p.name: p for p in passes}
+    passes = (CommonSubexpressionElimination, DeadCodeElimination, PartitionPass,
+              ConvertAtenToXnnPass, TunePass, XnncPipelinePass, SetTargetPass)  # fmt: skip
+    found = {p.name: p for p in passes} | transforms.passes() | legalize.passes()
+    return {name: found[name] for name in NAMES} | found
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:

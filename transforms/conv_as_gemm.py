@@ -64,13 +64,9 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.backend_xnnpack.shapes import relative_end
-from xnnc.cost.decision import (
-    Decision,
-    conv_layer,
-    record_moved,
-    rewriting,
-    taps_cannot_follow,
-)
+from xnnc.cost.decision import Decision, record_moved, rewriting, taps_cannot_follow
+from xnnc.cost.forms import FormLayers
+from xnnc.cost.rules import ConvLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.types import int_value, shape_of, size_symbols
 from xnnc.dialects.xnn import BinaryOperator, ReduceOperator, target_of
@@ -83,6 +79,17 @@ from xnnc.ir.constants import (
 from xnnc.ir.emitter import Emitter
 
 MIN_OUTPUT_CHANNELS = 16
+
+
+def conv_layer(op: xnn.Convolution2dOp) -> ConvLayer:
+    n, h, w, cin = shape_of(op.input)
+    return ConvLayer(
+        str(op.input.type.element_type),  # type: ignore[attr-defined]
+        n, h, w, cin, int_value(op.group_output_channels),
+        (int_value(op.kernel_height), int_value(op.kernel_width)),
+        (int_value(op.dilation_height), int_value(op.dilation_width)),
+        op.padding(),
+    )  # fmt: skip
 
 
 def _decision(op: xnn.Convolution2dOp, ignore_target: bool) -> Decision | None:
@@ -294,6 +301,11 @@ class ConvAsGemmPass(ModulePass):
 
     name = "xnn-conv-as-gemm"
     option_ranges: ClassVar = {"min_output_channels": (1, math.inf)}
+    # The layers of its form, for `xnn-tune` (`cost.forms`).
+    form_layers: ClassVar = FormLayers(
+        lambda op: isinstance(op, xnn.Convolution2dOp) and rewritable(op),
+        conv_layer,  # type: ignore[arg-type]
+    )
     min_output_channels: int = MIN_OUTPUT_CHANNELS
     two_d: bool = True
     ignore_target: bool = False

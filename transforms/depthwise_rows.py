@@ -35,6 +35,7 @@ channels are symbolic.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -42,7 +43,9 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 
-from xnnc.cost.decision import Decision, RowOp, record_moved, rewriting, row_layer
+from xnnc.cost.decision import Decision, record_moved, rewriting
+from xnnc.cost.forms import FormLayers
+from xnnc.cost.rules import RowLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.types import element_type, int_value, shape_of
 from xnnc.ir.constants import constant_tensor, replace_dropping_weights, weight_name
@@ -50,6 +53,7 @@ from xnnc.ir.emitter import Emitter
 from xnnc.ir.rebuild import rebuilt
 
 POOLINGS = (xnn.MaxPooling2dOp, xnn.AveragePooling2dOp)
+RowOp = xnn.DepthwiseConvolution2dOp | xnn.MaxPooling2dOp | xnn.AveragePooling2dOp
 
 
 def applies(op: RowOp) -> bool:
@@ -68,6 +72,21 @@ def applies(op: RowOp) -> bool:
         return all(a is None or int_value(a) == 1 for a in window)
     window = (op.kernel_height, op.subsampling_height, op.dilation_height)
     return all(int_value(a) == 1 for a in window) and constant_tensor(op.filter) is not None
+
+
+def row_layer(op: RowOp) -> RowLayer:
+    """The layer of a depthwise convolution or pooling over one row ([N, 1, W, C])."""
+    n, _, w, c = shape_of(op.input)
+    _, right, _, left = op.padding()
+    dtype, out_w = str(op.input.type.element_type), shape_of(op.results[0])[2]  # type: ignore[attr-defined]
+    if isinstance(op, xnn.DepthwiseConvolution2dOp):
+        return RowLayer(dtype, n, w, out_w, c, int_value(op.kernel_width),
+                        int_value(op.subsampling_width), int_value(op.dilation_width),
+                        (left, right))  # fmt: skip
+    dilation = int_value(op.dilation_width) if isinstance(op, xnn.MaxPooling2dOp) else 1
+    kind = "maxpool" if isinstance(op, xnn.MaxPooling2dOp) else "avgpool"
+    return RowLayer(dtype, n, w, out_w, c, int_value(op.pooling_width),
+                    int_value(op.stride_width), dilation, (left, right), kind)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -142,6 +161,11 @@ class DepthwiseRowsPass(ModulePass):
     ignore-target: rewrite whatever the decision (false; for experiments and tests)."""
 
     name = "xnn-depthwise-rows"
+    # The layers of its form, for `xnn-tune` (`cost.forms`).
+    form_layers: ClassVar = FormLayers(
+        lambda op: isinstance(op, RowOp) and applies(op),  # type: ignore[arg-type]
+        row_layer,  # type: ignore[arg-type]
+    )
     ignore_target: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

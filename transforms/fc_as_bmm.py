@@ -24,8 +24,10 @@ nodes share one.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
@@ -41,8 +43,9 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.backend_xnnpack.nodes import FLAG_TRANSPOSE_B, FLAG_TRANSPOSE_WEIGHTS
-from xnnc.cost.decision import Decision, decide, linear_layer, record, record_moved, recorded
-from xnnc.cost.rules import STREAMING_ROWS
+from xnnc.cost.decision import Decision, decide, record, record_moved, recorded
+from xnnc.cost.forms import FormLayers
+from xnnc.cost.rules import STREAMING_ROWS, LinearLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.types import element_type, shape_of
 from xnnc.dialects.weights import WeightAttr
@@ -55,6 +58,11 @@ FORM = "fc-or-bmm"
 
 def _finite(bound: float | None) -> float | None:
     return None if bound is None or abs(bound) == float("inf") else bound
+
+
+def linear_layer(op: xnn.FullyConnectedOp) -> LinearLayer:
+    x, y = shape_of(op.input), shape_of(op.output)
+    return LinearLayer(str(element_type(op.output)), math.prod(x[:-1]), x[-1], y[-1])
 
 
 def rewritable(op: xnn.FullyConnectedOp) -> bool:
@@ -136,6 +144,11 @@ class FcAsBmmPass(ModulePass):
     """Fully-connected layers as batch matmuls where the cost model chooses "bmm"."""
 
     name = "xnn-fc-as-bmm"
+    # The layers of its form, for `xnn-tune` (`cost.forms`).
+    form_layers: ClassVar = FormLayers(
+        lambda op: isinstance(op, xnn.FullyConnectedOp) and tunable(op),
+        linear_layer,  # type: ignore[arg-type]
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         pattern = FullyConnectedAsBatchMatmul(readers(op))

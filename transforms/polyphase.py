@@ -84,19 +84,12 @@ from xdsl.pattern_rewriter import (
 from xnnc.backend_xnnpack.dims import NotAffine
 from xnnc.backend_xnnpack.shapes import relative_end
 from xnnc.conversion.quant_to_xnn import activation_reason, filter_reason, repeated_type
-from xnnc.cost.decision import (
-    DECLINED_ATTR,
-    Decision,
-    decide,
-    declined,
-    deconv_layer,
-    record,
-    record_moved,
-)
-from xnnc.cost.rules import MAX_KERNEL_GROWTH
+from xnnc.cost.decision import DECLINED_ATTR, Decision, decide, declined, record, record_moved
+from xnnc.cost.forms import FormLayers
+from xnnc.cost.rules import MAX_KERNEL_GROWTH, DeconvLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import is_quantized, quant_type
-from xnnc.dialects.types import element_type, ints, shape_of, size_symbols
+from xnnc.dialects.types import element_type, int_value, ints, shape_of, size_symbols
 from xnnc.ir.constants import (
     constant_tensor,
     mapped_empty,
@@ -244,6 +237,17 @@ def _matched_weights(op: xnn.Deconvolution2dOp) -> tuple[torch.Tensor, torch.Ten
 def _depthwise(op: xnn.Deconvolution2dOp) -> bool:
     per_group = (_int(op, "group_input_channels"), _int(op, "group_output_channels"))
     return _int(op, "groups") > 1 and per_group == (1, 1)
+
+
+def deconv_layer(op: xnn.Deconvolution2dOp) -> DeconvLayer:
+    n, h, w, cin = shape_of(op.input)
+    return DeconvLayer(
+        str(op.input.type.element_type),  # type: ignore[attr-defined]
+        (n, h, w, cin), shape_of(op.output)[3], int_value(op.groups),
+        (int_value(op.kernel_height), int_value(op.kernel_width)),
+        (int_value(op.upsampling_height), int_value(op.upsampling_width)),
+        op.padding(),
+    )  # fmt: skip
 
 
 def rewritable(op: xnn.Deconvolution2dOp) -> bool:
@@ -658,6 +662,12 @@ class PolyphasePass(ModulePass):
 
     name = "xnn-polyphase"
     option_ranges: ClassVar = {"max_kernel_growth": (1.0, math.inf)}
+    # The layers of its form, for `xnn-tune` (`cost.forms`).
+    form_layers: ClassVar = FormLayers(
+        lambda op: isinstance(op, xnn.Deconvolution2dOp) and rewritable(op),
+        deconv_layer,  # type: ignore[arg-type]
+        choices=choices,  # type: ignore[arg-type]
+    )
     pad_kernels: bool = True
     max_kernel_growth: float = MAX_KERNEL_GROWTH
     depthwise: bool = True

@@ -39,6 +39,7 @@ as `xnn.declined`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 from xdsl.context import Context
@@ -51,7 +52,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.cost.decision import declined, record_moved, rewriting, stem_layer
+from xnnc.cost.decision import declined, record_moved, rewriting
+from xnnc.cost.forms import FormLayers
+from xnnc.cost.rules import StemLayer
 from xnnc.dialects import xnn
 from xnnc.dialects.quant import quant_type
 from xnnc.dialects.types import element_type, int_value, shape_of, size_symbols
@@ -91,6 +94,16 @@ def applies(op: xnn.Convolution2dOp, any_size: bool = False) -> bool:
     if constant_tensor(op.filter) is None:
         return False
     return op.bias is None or constant_tensor(op.bias) is not None
+
+
+def stem_layer(op: xnn.Convolution2dOp) -> StemLayer:
+    """A strided int8 convolution the pass can rewrite (static NHWC sizes)."""
+    n, h, w, cin = shape_of(op.input)
+    return StemLayer(
+        "qs8", (n, h, w, cin), int_value(op.group_output_channels),  # type: ignore[arg-type]
+        (int_value(op.kernel_height), int_value(op.kernel_width)), int_value(op.subsampling_height),
+        op.padding(),
+    )  # fmt: skip
 
 
 def blocked_filter(w: torch.Tensor, stride: int) -> torch.Tensor:
@@ -163,6 +176,11 @@ class SpaceToDepthPass(ModulePass):
     ignore-target: rewrite whatever the decision (false; for experiments and tests)."""
 
     name = "xnn-space-to-depth"
+    # The layers of its form, for `xnn-tune` (`cost.forms`).
+    form_layers: ClassVar = FormLayers(
+        lambda op: isinstance(op, xnn.Convolution2dOp) and applies(op),
+        stem_layer,  # type: ignore[arg-type]
+    )
     ignore_target: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -30,12 +30,13 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from xnnc.cost.decision import Decision, decide, declined, record, record_moved, upsample_layer
+from xnnc.cost.decision import Decision, decide, declined, record, record_moved
+from xnnc.cost.forms import FormLayers
 from xnnc.cost.rules import UPSAMPLE_MAX_INPUT_BYTES as MAX_INPUT_BYTES
 from xnnc.cost.rules import UPSAMPLE_MIN_CHANNELS as MIN_CHANNELS
-from xnnc.cost.rules import copies_are_faster
+from xnnc.cost.rules import UpsampleLayer, copies_are_faster
 from xnnc.dialects import xnn
-from xnnc.dialects.types import shape_of
+from xnnc.dialects.types import element_nbytes, shape_of
 
 
 def block_scales(
@@ -69,6 +70,18 @@ def upsample_chain(
     if block_scales(shape_of(unit.input), *shapes) != (2, 2):
         return None
     return unit, broadcast
+
+
+def upsample_layer(x: SSAValue) -> UpsampleLayer:
+    """The nearest x2 upsample of `x` (NHWC)."""
+    n, h, w, c = shape_of(x)
+    elem = x.type.element_type  # type: ignore[attr-defined]
+    return UpsampleLayer(str(elem), (n, h, w, c), element_nbytes(elem))
+
+
+def _upsample_ops(op: Operation) -> list[Operation]:
+    unit, broadcast = upsample_chain(op)  # type: ignore[arg-type,misc]
+    return [unit, broadcast, op]
 
 
 class NearestX2AsDepthToSpace(RewritePattern):
@@ -140,6 +153,12 @@ class UpsampleNearestPass(ModulePass):
 
     name = "xnn-upsample-nearest"
     option_ranges: ClassVar = {"min_channels": (1, math.inf), "max_input_bytes": (0, math.inf)}
+    # The layers of its form, for `xnn-tune` (`cost.forms`): anchored at the last reshape.
+    form_layers: ClassVar = FormLayers(
+        lambda op: isinstance(op, xnn.StaticReshapeOp) and upsample_chain(op) is not None,
+        lambda op: upsample_layer(_upsample_ops(op)[0].operands[0]),
+        _upsample_ops,
+    )
     min_channels: int = MIN_CHANNELS
     max_input_bytes: int = MAX_INPUT_BYTES
 

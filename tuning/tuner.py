@@ -5,8 +5,9 @@ the winner on the op (`xnn.decision`, source "tuned"), for the rewrite owning th
 
 A candidate form is built by the real rewrite: the layer alone in a one-node subgraph, the
 candidate recorded as its decision, the owning pass run (`xnn-conv-as-gemm`,
-`xnn-legalize-casts`). Each form is serialized, loaded on the extended runtime at the
-target's thread count and timed on random inputs: interleaved rounds (the order rotating),
+`xnn-legalize-casts`), then the passes its table entry times it with (`cost.forms`). Each
+form is serialized, loaded on the extended runtime at the target's thread count and timed
+on random inputs: interleaved rounds (the order rotating),
 each a sample of ~2 ms (at least one call); a form's time is its fastest sample (other
 processes only ever add time: on a shared machine the minimum is the steadiest estimate of a
 form's own cost, where a median drifts with the load); 5 rounds, 3 once a layer has used
@@ -21,7 +22,7 @@ fp16 compute is decided per region (`legalize/fp16_precision.py`): the region's 
 the converts at its boundary form the subgraph, each form rewritten as the program will be
 (fp16 precision, casts, canonicalize), and the winner is recorded on each of its layers,
 cached under the region's signature (`cost.rules.Fp16Region`). A region whose timing would
-outlast what is left of the budget (`REGION_TIMING_RUNS` runs at `REGION_MACS_PER_MS`) is
+outlast what is left of the budget (`legalize.fp16_precision.region_timing_ms`) is
 not timed: the static rule is recorded with that reason, and a later compile tries again.
 
 `budget-ms` bounds the time spent timing layers (the largest layers go first; one is begun
@@ -47,34 +48,20 @@ from typing import ClassVar
 
 import torch
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType, bf16
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from xnnc import legalize, transforms
 from xnnc.backend_xnnpack.dims import DimExpr
-from xnnc.cost.decision import (
-    Decision,
-    RowOp,
-    conv_layer,
-    deconv_layer,
-    fp16_region,
-    gemm_layer,
-    linear_layer,
-    record,
-    recorded,
-    row_layer,
-    rule_source,
-    stem_layer,
-    upsample_layer,
-)
-from xnnc.cost.forms import LAYER_FORMS
+from xnnc.cost.decision import Decision, record, recorded, rule_source
+from xnnc.cost.forms import AT_SMALLEST, LAYER_FORMS, Form, FormLayers
 from xnnc.cost.forms import decide as decide_by_rule
-from xnnc.cost.rules import Fp16Region, Layer
+from xnnc.cost.rules import Layer
 from xnnc.dialects import xnn
 from xnnc.dialects.types import (
     dims_of_type,
-    has_element_type,
     module_attribute,
     size_symbols,
     symbol_ranges,
@@ -85,28 +72,7 @@ from xnnc.dialects.xnn import set_target, target_of
 from xnnc.errors import OptionError, XnncError
 from xnnc.ir.constants import constant_op
 from xnnc.ir.rebuild import rebuilt
-from xnnc.legalize.casts import BF16_GEMMS, LegalizeCastsPass
-from xnnc.legalize.fp16_precision import (
-    Fp16PrecisionPass,
-    describe_region,
-    is_fp16_layer,
-    region_of,
-    with_boundary,
-)
 from xnnc.target import Target, emulation
-from xnnc.transforms.canonicalization import CanonicalizePass
-from xnnc.transforms.conv_as_gemm import ConvAsGemmPass, rewritable
-from xnnc.transforms.depthwise_rows import DepthwiseRowsPass
-from xnnc.transforms.depthwise_rows import applies as depthwise_rows_applies
-from xnnc.transforms.fc_as_bmm import FcAsBmmPass
-from xnnc.transforms.fc_as_bmm import tunable as fc_tunable
-from xnnc.transforms.fold_pad import FoldPadPass
-from xnnc.transforms.polyphase import PolyphasePass
-from xnnc.transforms.polyphase import choices as polyphase_choices
-from xnnc.transforms.polyphase import rewritable as polyphase_rewritable
-from xnnc.transforms.space_to_depth import SpaceToDepthPass
-from xnnc.transforms.space_to_depth import applies as space_to_depth_applies
-from xnnc.transforms.upsample_nearest import UpsampleNearestPass, upsample_chain
 from xnnc.translate.xnnpack import serialize_subgraph_named
 from xnnc.tuning import db as tuning_db
 
@@ -123,170 +89,39 @@ Timer = Callable[[dict[str, xnn.SubgraphOp], int], dict[str, float]]
 
 @dataclass(frozen=True)
 class FormSpec:
-    """How the tuner finds and builds one form's layers. A layer is found by its `anchor`
-    op: the op itself, the last op of a chain (the upsample's reshape) or the first layer of
-    an fp16 region; its decision sits on its `carriers` (the anchor, or the region's layers)."""
+    """How the tuner finds and builds one form's layers: its rewrite's `form_layers` (the
+    anchor of a layer, how it is read, its ops and the carriers of its decision), the passes
+    that build a form (the rewrite, then those the form is timed with) and the entry's
+    timing fields (`cost.forms.Form`)."""
 
     candidate: Callable[[Operation], bool]  # is this op the anchor of an undecided layer?
     layer: Callable[[Operation], Layer]
-    rewrite: Callable[[], ModulePass]  # the pass owning the form, with its default options
-    ops: Callable[[Operation], list[Operation]] = lambda op: [op]  # the layer's ops, in order
-    carriers: Callable[[Operation], list[Operation]] = lambda op: [op]  # of `ops`
-    # The choices that are distinct forms of the layer (None: all of the form's choices).
-    choices: Callable[[Operation], tuple[str, ...]] | None = None
-    # Where the layer is, for the decision's reason (a region's first layer and size).
-    where: Callable[[Operation], str] | None = None
-    # What timing the layer would cost, in ms (None: small enough never to matter).
-    timing_ms: Callable[[Layer, Target], float] | None = None
-    # Whether the target's CPU has every form to time; if not, the static rule decides.
-    runs_on: Callable[[Target], bool] = lambda target: True
-    # Time the forms without the reshapes their rewrite puts at the layer's edges: inside a
-    # model XNNPACK runs a reshape in place, at a subgraph's input or output it copies.
-    edge_reshapes_in_place: bool = False
+    passes: tuple[type[ModulePass], ...]  # run with their default options, in order
+    ops: Callable[[Operation], list[Operation]]  # the layer's ops, in order
+    carriers: Callable[[Operation], list[Operation]]  # of `ops`
+    choices: Callable[[Operation], tuple[str, ...]] | None
+    where: Callable[[Operation], str] | None
+    timing_ms: Callable[[Layer, Target], float] | None
+    runs_on: Callable[[Target], bool]
+    edge_reshapes_in_place: bool
+
+    @classmethod
+    def of(cls, form: Form, passes: dict[str, type[ModulePass]]) -> FormSpec:
+        """The spec of `form`, its passes found in `passes` by name."""
+        rewrite = passes[form.rewrite]
+        found: FormLayers = rewrite.form_layers  # type: ignore[attr-defined]
+        chain = (rewrite, *(passes[name] for name in form.timed_with))
+        return cls(
+            found.anchor, found.read, chain, found.ops, found.carriers, found.choices,
+            found.where, found.timing_ms, form.runs_on, form.edge_reshapes_in_place,
+        )  # fmt: skip
 
 
-def _upsample_ops(op: Operation) -> list[Operation]:
-    unit, broadcast = upsample_chain(op)  # type: ignore[arg-type,misc]
-    return [unit, broadcast, op]
-
-
-def _fp16_region_anchor(op: Operation) -> bool:
-    """The first layer of an fp16 region of static sizes (a region is timed at one size)."""
-    if not is_fp16_layer(op):
-        return False
-    region = region_of(op)
-    return next(n for n in region if is_fp16_layer(n)) is op and not any(map(size_symbols, region))
-
-
-@dataclass(frozen=True)
-class _Fp16RegionForm(ModulePass):
-    """A region's form as the program runs it: `xnn-fp16-precision` (the candidate's choice),
-    then the rewrites that follow it in the pipeline, by their static rules. They change the
-    region's time more than either form does: as converted, MI-GAN-like's region runs
-    260-330 ms, in the program 43-67 ms (depthwise deconvolutions become convolutions,
-    layout transposes cancel, fp32 1x1 convolutions become GEMMs; Sapphire Rapids Xeon, 1
-    thread)."""
-
-    name = "xnn-tune-fp16-region-form"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        rewrites = (Fp16PrecisionPass("auto"), LegalizeCastsPass(), CanonicalizePass(),
-                    FcAsBmmPass(), ConvAsGemmPass(), CanonicalizePass())  # fmt: skip
-        for rewrite in rewrites:
-            rewrite.apply(ctx, op)
-
-
-@dataclass(frozen=True)
-class _ConvAsGemmForm(ModulePass):
-    """A layer's conv-as-gemm form as the program runs it: `xnn-conv-as-gemm`, then
-    `xnn-depthwise-rows` by its rule (a one-output-channel layer's depthwise convolution
-    over rows when the threads outnumber the batch: Mimi's last layer at 2 threads, 0.74 ->
-    0.46 ms for the depthwise convolution on the AMD EPYC Zen 4)."""
-
-    name = "xnn-tune-conv-as-gemm-form"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        ConvAsGemmPass().apply(ctx, op)
-        DepthwiseRowsPass().apply(ctx, op)
-
-
-@dataclass(frozen=True)
-class _PolyphaseForm(ModulePass):
-    """A transposed convolution's form as the program runs it: `xnn-polyphase`, then
-    `xnn-fold-pad` (the phases' trim becomes the convolution's padding: Mimi's upsamples
-    keep no slice) and `xnn-depthwise-rows` by its rule (a depthwise layer's phases over a
-    1-D signal). With the interleave's reshape at the output in place, as inside a model,
-    the polyphase forms are no longer timed with two copies of the output the program does
-    not make."""
-
-    name = "xnn-tune-polyphase-form"
-
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for rewrite in (PolyphasePass(), FoldPadPass(), DepthwiseRowsPass()):
-            rewrite.apply(ctx, op)
-
-
-def _fp16_region_layer(op: Operation) -> Fp16Region:
-    region = region_of(op)
-    return fp16_region(with_boundary(region), [n for n in region if is_fp16_layer(n)])
-
-
-# Timing an fp16 region costs about this many runs of it: each of its two forms rewritten and
-# built (canonicalize, weights packed: ~2 runs each), run twice to warm up and three times in
-# rounds (`time_on_xnnpack` once a layer used `LAYER_BUDGET_MS`). The MI-GAN-like model
-# (`examples/models.py`, 256x256, one region of 28 layers, 1.1 GMAC) cost 1.4 s at 80-86 ms a
-# run on a loaded Sapphire Rapids Xeon (AVX512-FP16), 1 thread.
-REGION_TIMING_RUNS = 14
-# Multiply-accumulates per ms an fp16 region runs at: MI-GAN-like runs 43-47 ms at 1 thread in
-# either form on the quiet Xeon, 24-26 MMAC/ms (its depthwise layers and copies keep it far
-# below the GEMM peak). A CPU or a load that halves it makes a compile overshoot its budget
-# by the region's timing (a few hundred ms), once: the result is kept in the database.
-REGION_MACS_PER_MS = 25e6
-
-
-def _region_timing_ms(layer: Layer, target: Target) -> float:
-    return REGION_TIMING_RUNS * layer.macs / (REGION_MACS_PER_MS * target.threads)
-
-
-def _bf16_gemm(op: Operation) -> bool:
-    return isinstance(op, BF16_GEMMS) and has_element_type(op.results[0], bf16)
-
-
-# How to find and build each form's layers, by form (one per `cost.forms.LAYER_FORMS` entry:
-# tests/cost/test_forms.py checks). They live here, not in the form's table entry, because
-# they name the passes that build the forms, which `xnnc.cost` may not import.
-SPECS: dict[str, FormSpec] = {
-    "conv-as-gemm": FormSpec(
-        lambda op: isinstance(op, xnn.Convolution2dOp) and rewritable(op),
-        conv_layer,
-        _ConvAsGemmForm,
-        edge_reshapes_in_place=True,
-    ),
-    # Without XNNPACK's bf16 GEMM kernel (AVX512-BF16) "native" is XNNPACK's own fp32
-    # fallback of the same GEMM: the two forms time alike, and noise would pick one.
-    "bf16-gemm": FormSpec(
-        _bf16_gemm, gemm_layer, LegalizeCastsPass, runs_on=lambda target: target.bf16_gemm
-    ),
-    "upsample-nearest": FormSpec(
-        lambda op: isinstance(op, xnn.StaticReshapeOp) and upsample_chain(op) is not None,
-        lambda op: upsample_layer(_upsample_ops(op)[0].operands[0]),
-        UpsampleNearestPass,
-        _upsample_ops,
-        edge_reshapes_in_place=True,  # the broadcast's reshapes: at the layer's edges
-    ),
-    "polyphase": FormSpec(
-        lambda op: isinstance(op, xnn.Deconvolution2dOp) and polyphase_rewritable(op),
-        deconv_layer,  # type: ignore[arg-type]
-        _PolyphaseForm,
-        choices=polyphase_choices,  # type: ignore[arg-type]
-        edge_reshapes_in_place=True,
-    ),
-    "fc-or-bmm": FormSpec(
-        lambda op: isinstance(op, xnn.FullyConnectedOp) and fc_tunable(op),
-        linear_layer,  # type: ignore[arg-type]
-        FcAsBmmPass,
-    ),
-    "space-to-depth": FormSpec(
-        lambda op: isinstance(op, xnn.Convolution2dOp) and space_to_depth_applies(op),
-        stem_layer,  # type: ignore[arg-type]
-        SpaceToDepthPass,
-    ),
-    "depthwise-rows": FormSpec(
-        lambda op: isinstance(op, RowOp) and depthwise_rows_applies(op),  # type: ignore[arg-type]
-        row_layer,  # type: ignore[arg-type]
-        DepthwiseRowsPass,
-        edge_reshapes_in_place=True,
-    ),
-    "fp16-compute": FormSpec(
-        _fp16_region_anchor,
-        _fp16_region_layer,
-        _Fp16RegionForm,
-        lambda op: with_boundary(region_of(op)),
-        lambda op: [n for n in region_of(op) if is_fp16_layer(n)],
-        where=lambda op: describe_region(region_of(op)),
-        timing_ms=_region_timing_ms,
-    ),
-}
+# How to find and build each form's layers, by form, from its table entry (`cost.forms`):
+# its rewrite and the passes it is timed with are found by name among the rewrites and the
+# legalizations.
+_PASSES = transforms.passes() | legalize.passes()
+SPECS: dict[str, FormSpec] = {f.name: FormSpec.of(f, _PASSES) for f in LAYER_FORMS.values()}
 
 
 def _layer(form: str, op: Operation) -> Layer:
@@ -340,7 +175,9 @@ def candidate_forms(op: Operation, form: str, target: Target) -> dict[str, xnn.S
         candidate = Decision(form, choice, "option", layer.key(), "tuning candidate")
         for i in carriers:
             record(clones[i], candidate)
-        spec.rewrite().apply(Context(), module)
+        ctx = Context()
+        for rewrite in spec.passes:
+            rewrite().apply(ctx, module)
         forms[choice] = next(o for o in module.walk() if isinstance(o, xnn.SubgraphOp))
         if spec.edge_reshapes_in_place:
             drop_edge_reshapes(forms[choice])
@@ -595,12 +432,13 @@ def _at_smallest_size(op: Operation) -> Operation:
 
 
 def _ops(module: ModuleOp, form: str) -> Iterator[Operation]:
+    # A symbolic size is timed at one size only: the smallest, for a form whose one form for
+    # all sizes is the smallest's (a bf16 GEMM: decode); the other forms' are not timed.
+    at_smallest = LAYER_FORMS[form].symbolic == AT_SMALLEST
     for sub in module.walk():
         if isinstance(sub, xnn.SubgraphOp):
             for op in sub.body.block.ops:
-                # A symbolic size is timed at one size only; a bf16 GEMM takes the form of
-                # its smallest size (decode), the other forms keep the form as converted.
-                if (size_symbols(op) and form != "bf16-gemm") or recorded(op, form) is not None:
+                if (size_symbols(op) and not at_smallest) or recorded(op, form) is not None:
                     continue
                 if SPECS[form].candidate(op):
                     yield op

@@ -1,6 +1,7 @@
 """The table of forms (`cost.forms`) against what it describes: the rules and their layers,
-the tuning database's keys and revisions, the tuner's specs, the pass registry, the option
-checks and the default pipeline's tuning passes. Each form is one entry; these checks catch
+the tuning database's keys and revisions, the rewrites' `form_layers` and the tuner's specs
+derived from them, the pass registry, the option checks and the default pipeline's tuning
+passes. Each form is one entry; these checks catch
 an entry that disagrees with the code, or code that names a form the table lacks."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import get_args
 import pytest
 
 from xnnc.cost import forms, rules
-from xnnc.cost.forms import FORMS, KEY_FORMS, LAYER_FORMS, STAGES
+from xnnc.cost.forms import FORMS, KEY_FORMS, LAYER_FORMS, STAGES, FormLayers
 from xnnc.pipeline.options import IMPORT_CHOICES, OPTIONAL_PASSES, CompileOptions
 from xnnc.pipeline.registry import load_pass
 from xnnc.pipeline.stages import default_passes, stage_passes
@@ -104,6 +105,15 @@ def test_the_database_files_the_form_s_layers_under_its_keys_and_revision(
 
 def test_the_tuner_has_a_spec_for_each_layer_form() -> None:
     assert set(SPECS) == set(LAYER_FORMS)
+
+
+@pytest.mark.parametrize("name", list(LAYER_FORMS))
+def test_the_rewrite_declares_the_layers_and_its_passes_are_registered(name: str) -> None:
+    """The tuner finds the rewrite, and the passes a form is timed with, by name as the pass
+    registry does; the rewrite says how to find and read the form's layers."""
+    form = FORMS[name]
+    assert isinstance(load_pass(form.rewrite).form_layers, FormLayers)
+    assert SPECS[name].passes == tuple(map(load_pass, (form.rewrite, *form.timed_with)))
 
 
 @pytest.mark.parametrize("name", list(LAYER_FORMS))

@@ -23,6 +23,7 @@ from xnnc.cost import rules
 from xnnc.cost.decision import recorded
 from xnnc.dialects import xnn
 from xnnc.frontend.fx_importer import import_model
+from xnnc.legalize import fp16_precision
 from xnnc.pipeline.stages import lower
 from xnnc.target import Target
 from xnnc.tuning import db as tuning_db
@@ -166,7 +167,7 @@ def test_a_region_too_large_for_the_budget_keeps_the_rule(tmp_path, monkeypatch)
     module = import_model(model, inputs)
     timer = RegionTimer()
     monkeypatch.setattr(tuner, "time_on_xnnpack", timer)
-    monkeypatch.setattr(tuner, "REGION_MACS_PER_MS", 1.0)  # as if the CPU were very slow
+    monkeypatch.setattr(fp16_precision, "REGION_MACS_PER_MS", 1.0)  # as if the CPU were very slow
     lower(module, tune=True, tuning_db=str(tmp_path / "db.json"), tune_budget_ms=1000.0)
     decisions = [d for op in module.walk() if (d := recorded(op, "fp16-compute")) is not None]
     assert not timer.regions and len(decisions) == 4

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 import xnnc
 from xnnc.cost import rules
-from xnnc.cost.decision import row_layer
 from xnnc.dialects import xnn
 from xnnc.frontend.fx_importer import export_program, import_model
 from xnnc.pipeline.options import CompileOptions
 from xnnc.pipeline.stages import default_passes
 from xnnc.target import Target
+from xnnc.transforms.depthwise_rows import row_layer
 from xnnc.tuning import tuner
 from xnnc.tuning.tuner import SPECS, candidate_forms, time_on_xnnpack
 

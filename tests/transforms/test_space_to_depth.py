@@ -12,7 +12,6 @@ import torch.nn as nn
 
 import xnnc
 from xnnc.cost import rules
-from xnnc.cost.decision import stem_layer
 from xnnc.dialects import xnn
 from xnnc.examples.quantized_models import output_scale, quantize
 from xnnc.frontend.fx_importer import import_model
@@ -20,7 +19,7 @@ from xnnc.legalize.broadcasts import LegalizeBroadcastsPass
 from xnnc.pipeline.options import CompileOptions
 from xnnc.pipeline.stages import default_passes
 from xnnc.target import Target
-from xnnc.transforms.space_to_depth import SpaceToDepthPass, blocked_filter
+from xnnc.transforms.space_to_depth import SpaceToDepthPass, blocked_filter, stem_layer
 from xnnc.tuning import tuner
 from xnnc.tuning.tuner import SPECS, candidate_forms, time_on_xnnpack
 
