@@ -388,7 +388,10 @@ class Program:
                 packed[packed_name(k, c, "projection")] = projection
                 packed[packed_name(k, c, "steps")] = steps
         return program_file.Contents(
-            str(self.target), xnnc.print_module(self.module), _outside_weights(self._func),
+            # with the ops' locations: a loaded program's explain(), outside() and errors
+            # name the model's layers as the compiled one's do
+            str(self.target), xnnc.print_module(self.module, locations=True),
+            _outside_weights(self._func),
             self.blobs, packed,
         )  # fmt: skip
 

@@ -159,6 +159,19 @@ def test_save_and_load_program(zoo, tmp_path) -> None:
     torch.testing.assert_close(loaded(*inputs), program(*inputs), atol=0, rtol=0)
 
 
+@pytest.mark.parametrize("name", ["mimi", "bf16_block"])
+def test_a_loaded_program_keeps_its_op_locations(zoo, tmp_path, name) -> None:
+    """A program file keeps each op's location (the model's layer; fused ones too): the
+    loaded program's explain() is the compiled one's, here on an arm64 preset, compiled on
+    this host, as a phone would load it."""
+    program = zoo.compiled(name, target="extended,arm64")
+    path = tmp_path / f"{name}.xnnc"
+    program.save(str(path))
+    explained = xnnc.load(str(path)).explain()
+    assert explained == program.explain()
+    assert 'loc("' in explained and "loc(unknown)" not in explained.splitlines()[1]
+
+
 def test_save_pte(zoo, tmp_path) -> None:
     _, inputs = zoo.example("mimi")
     program = zoo.compiled("mimi", target="stock")
