@@ -18,10 +18,11 @@ once XNNPACK has packed them; unless compiled with `savable=True`, the ExportedP
 not kept and the weights used only inside subgraphs (and the copies conversion made of them:
 permuted filters, folded batch norms) leave the IR before the runtimes are built, which
 release each one as soon as it is packed (`XnnRuntime(consume=True)`), so the unpacked and
-the packed weights never all coexist. `save` also stores XNNPACK's packed weights, which
-`load` maps and hands to XNNPACK (nothing packed, no source weight read); without them, or
-when they were made for another CPU or XNNPACK build, it reads the blobs through an mmap of
-the file, so that their pages are returned the same way. `blobs` and `save` serialize again
+the packed weights never all coexist. `save` also stores XNNPACK's packed weights (of a
+program compiled for this CPU's architecture), which `load` maps and hands to XNNPACK
+(nothing packed, no source weight read); without them, or when they were made for another
+CPU or XNNPACK build, it reads the blobs through an mmap of the file, so that their pages
+are returned the same way. `blobs` and `save` serialize again
 from the IR, so they need a savable program.
 """
 
@@ -381,12 +382,16 @@ class Program:
         program_file.write(path, self._contents())
 
     def _contents(self) -> program_file.Contents:
-        """What `save` writes to a program file."""
+        """What `save` writes to a program file. The packed weights are this CPU's: a program
+        compiled for another architecture (arm64 on x86) is saved without them, and the
+        target's CPU packs its weights at load, as it would have to anyway."""
         packed = {str(i): self.runtimes[sub] for i, sub in enumerate(self.subgraphs)}
         for k, (runner, _) in enumerate(self._recurrent.runners.values()):
             for c, (projection, steps) in enumerate(runner.packed_runtimes()):
                 packed[packed_name(k, c, "projection")] = projection
                 packed[packed_name(k, c, "steps")] = steps
+        if self.target.arch != Target.host().arch:
+            packed = {}
         return program_file.Contents(
             # with the ops' locations: a loaded program's explain(), outside() and errors
             # name the model's layers as the compiled one's do
