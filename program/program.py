@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import groupby
 from threading import Lock, local
 from typing import Any, ClassVar, NamedTuple
 
@@ -278,11 +279,16 @@ class Program:
         ]
 
     def explain(self) -> str:
-        """`decisions()` as a table: location, layer, form, choice, source, times or reason."""
+        """`decisions()` as a table: location, layer, form, choice, source, times or reason.
+        Ops of one layer with the same decision (the phases of a depthwise transposed
+        convolution) share a row, which says how many they are."""
         rows = [("location", "layer", "form", "choice", "source", "times / reason")]
-        for e in self.decisions():
+        decisions = self.decisions()
+        for e, alike in groupby(decisions):
             times = ", ".join(f"{c} {t:.3f} ms" for c, t in e.times_ms.items())
             reason = "; ".join(x for x in (times, e.why) if x)  # a region's tuned: both
+            if (count := len(list(alike))) > 1:
+                reason = f"{count} ops: {reason}"
             rows.append((e.location, e.layer, e.form, e.choice, e.source, reason))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         lines = ["  ".join(f"{c:{w}}" for c, w in zip(r, widths)) + "  " + r[5] for r in rows]
@@ -298,7 +304,7 @@ class Program:
                 f"XNNPACK (input projection of all frames, then runtimes of {unroll} "
                 f"unrolled steps{why})"
             )
-        lines.append(f"target: {self.target}, decisions: {len(rows) - 1}")
+        lines.append(f"target: {self.target}, decisions: {len(decisions)}")
         return "\n".join(lines)
 
     def __call__(self, *inputs: Any) -> Any:

@@ -174,6 +174,18 @@ def test_a_loaded_program_keeps_its_op_locations(zoo, tmp_path, name) -> None:
     assert 'loc("' in explained and "loc(unknown)" not in explained.splitlines()[1]
 
 
+def test_explain_gives_ops_with_one_decision_one_row(zoo) -> None:
+    """Mimi's first upsample is a depthwise transposed convolution: its two phases are two
+    depthwise convolutions with the same decision, one row of explain() that says 2 ops (it
+    showed the same row twice)."""
+    program = zoo.compiled("mimi", target="extended,arm64")
+    table = program.explain().splitlines()
+    rows = table[1:-1]
+    assert len(rows) == len(set(rows))
+    assert [r for r in rows if "dwconv1d f32 1x4x64" in r and "  2 ops: 1 thread(s)" in r]
+    assert table[-1].endswith(f"decisions: {len(program.decisions())}")
+
+
 def test_a_program_for_another_architecture_is_saved_without_packed_weights(zoo, tmp_path):
     """XNNPACK's packed weights are this CPU's: an arm64 program compiled here is saved
     without them (on an arm64 CPU they would not fit: a warning, then packing again) and
