@@ -130,9 +130,10 @@ ARM64_FLOWS = {f"{FLOW_NAME}_arm64": "stock,arm64",
 
 
 def xnnc_flows(stock: dict[str, TestFlow]) -> dict[str, TestFlow]:
-    """`xnnc`, and for each quantized XNNPACK flow of the suite (`xnnpack_static_int8_
-    per_channel`, ...) its xnnc twin `xnnc_static_int8_per_channel`: the same quantize
-    stage (XNNPACKQuantizer's config, PT2E), lowered by XnncTester."""
+    """`xnnc`, the arm64 flows (`ARM64_FLOWS`), and for each quantized XNNPACK flow of the
+    suite (`xnnpack_static_int8_per_channel`, ...) its xnnc twin
+    `xnnc_static_int8_per_channel`: the same quantize stage (XNNPACKQuantizer's config,
+    PT2E), lowered by XnncTester."""
     flows = {FLOW_NAME: XNNC_TEST_FLOW}
     for name, target in ARM64_FLOWS.items():
         factory = functools.partial(XnncTester, options=CompileOptions(target=target))
