@@ -72,8 +72,9 @@ peer-suite: $(STAMP)
 # arm64 under QEMU (docs/arm64.md). `arm64-env` builds the emulated arm64 root with the pinned
 # aarch64 wheels and this checkout's xnnc wheel, from the registries, in $(ARM64_CACHE)
 # (outside the checkout; each step runs once, xnnc again when the tree changed).
-# `test-arm64` compiles on x86 and runs under QEMU (tests/arm64), writing
-# benchmarks/ARM64.md; `test-arm64-smoke` is its CI part (one QEMU CPU, three models).
+# `test-arm64` compiles on x86 and runs under QEMU (tests/arm64: the zoo, quantized models and
+# 47 tests of ExecuTorch's operator suite), writing benchmarks/ARM64.md; `test-arm64-smoke` is
+# its CI part (one QEMU CPU, three models).
 ARM64_CACHE ?= $(HOME)/.cache/xnnc/arm64
 ARM64_ENV := XNNC_ARM64_CACHE=$(ARM64_CACHE)
 

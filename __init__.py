@@ -97,12 +97,21 @@ def parse_module(text: str, weights: BlobStore | None = None) -> ModuleOp:
         return Parser(make_context(), text).parse_module()
 
 
-def print_module(module: ModuleOp, weights_inline: bool = False) -> str:
-    """IR text; weights elided by name unless `weights_inline`."""
+def print_module(module: ModuleOp, weights_inline: bool = False, locations: bool = False) -> str:
+    """IR text; weights elided by name unless `weights_inline`; each op's location
+    (`loc(...)`, which `parse_module` reads back) with `locations`."""
+    import io
+
+    from xdsl.printer import Printer
+
     from xnnc.dialects.weights import printing_weights_inline
 
     with printing_weights_inline(weights_inline):
-        return str(module)
+        if not locations:
+            return str(module)
+        text = io.StringIO()
+        Printer(stream=text, print_debuginfo=True).print_op(module)
+        return text.getvalue()
 
 
 def weights_of(module: ModuleOp) -> BlobStore:

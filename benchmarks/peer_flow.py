@@ -15,6 +15,12 @@ The suite builds its pytest parameters from `flow.all_flows()` when its conftest
 imported; this plugin is loaded first (`-p`) and wraps that function to add the flow, the
 only way in without editing the wheel.
 
+Two more flows compile for arm64 phones, `xnnc_arm64` and `xnnc_arm64_fp16_dotprod` (targets
+`stock,arm64` and `stock,arm64-fp16-dotprod`): the harness runs their `.pte` files on x86's
+stock runtime as any other; `--peer-artefacts DIR` keeps each subtest's `.pte` with its
+inputs, the harness's reference outputs and tolerances and the x86 run's outputs, for a run
+on arm64 (tests/arm64, under QEMU).
+
 The plugin also records, per subtest, what the harness's own summary lacks: how many
 delegates the lowered program calls (a subtest is fully delegated when it calls exactly one
 and leaves no op outside). It observes `to_edge_transform_and_lower`'s result; nothing the
@@ -26,6 +32,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,6 +45,7 @@ from executorch.backends.test.suite import runner as _runner_mod
 from executorch.backends.test.suite.flow import TestFlow
 from executorch.backends.test.suite.reporting import begin_test_session, get_active_test_session
 from executorch.backends.xnnpack.test.tester import Partition as XnnpackPartition
+from executorch.backends.xnnpack.test.tester import Serialize as XnnpackSerialize
 from executorch.backends.xnnpack.test.tester import Tester as XnnpackTester
 from executorch.backends.xnnpack.test.tester import (
     ToEdgeTransformAndLower as XnnpackToEdgeTransformAndLower,
@@ -54,39 +63,81 @@ class XnncToEdgeTransformAndLower(XnnpackToEdgeTransformAndLower):
     """The XNNPACK tester's lowering stage (its edge compile config included), partitioned
     by xnnc."""
 
-    def __init__(self, partitioners: list[Any] | None = None, edge_compile_config: Any = None):
+    def __init__(
+        self,
+        partitioners: list[Any] | None = None,
+        edge_compile_config: Any = None,
+        options: CompileOptions = OPTIONS,
+    ):
         super().__init__(
-            partitioners=partitioners or [XnncPartitioner(OPTIONS)],
+            partitioners=partitioners or [XnncPartitioner(options)],
             edge_compile_config=edge_compile_config,
         )
 
 
 class XnncPartition(XnnpackPartition):
-    def __init__(self, partitioner: Any = None):
-        super().__init__(partitioner=partitioner or XnncPartitioner(OPTIONS))
+    def __init__(self, partitioner: Any = None, options: CompileOptions = OPTIONS):
+        super().__init__(partitioner=partitioner or XnncPartitioner(options))
+
+
+class RecordingSerialize(XnnpackSerialize):
+    """The harness's serialize stage; with `--peer-artefacts`, its run of the `.pte` (on
+    this machine's stock runtime) is also kept, with the program and its inputs."""
+
+    def run_artifact(self, inputs: Any) -> Any:
+        outputs = super().run_artifact(inputs)
+        if _artefacts is not None:
+            _kept.append({"pte": self.buffer, "inputs": inputs, "x86": outputs})
+        return outputs
 
 
 class XnncTester(XnnpackTester):
-    """ExecuTorch's XNNPACK Tester with xnnc's partitioner in its default stages."""
+    """ExecuTorch's XNNPACK Tester with xnnc's partitioner, compiling with `options`, in its
+    default stages."""
 
     __test__ = False
 
-    def __init__(self, module: torch.nn.Module, example_inputs: Any, **kwargs: Any):
+    def __init__(
+        self,
+        module: torch.nn.Module,
+        example_inputs: Any,
+        options: CompileOptions = OPTIONS,
+        **kwargs: Any,
+    ):
         super().__init__(module, example_inputs, **kwargs)
         self.stage_classes = self.stage_classes | {
-            StageType.TO_EDGE_TRANSFORM_AND_LOWER: XnncToEdgeTransformAndLower,
-            StageType.PARTITION: XnncPartition,
+            StageType.TO_EDGE_TRANSFORM_AND_LOWER: functools.partial(
+                XnncToEdgeTransformAndLower, options=options
+            ),
+            StageType.PARTITION: functools.partial(XnncPartition, options=options),
+            StageType.SERIALIZE: RecordingSerialize,
         }
+
+    def _compare_outputs(self, reference: Any, output: Any, scale: Any = None,
+                         atol: float = 1e-3, rtol: float = 1e-3, qtol: int = 0,
+                         statistics_callback: Any = None) -> None:  # fmt: skip
+        """The harness's comparison, unchanged; what it compared is kept with the run."""
+        if _artefacts is not None and _kept:
+            _kept[-1].update(reference=reference, atol=atol, rtol=rtol, qtol=qtol, scale=scale)
+        XnnpackTester._compare_outputs(reference, output, scale, atol, rtol, qtol,
+                                       statistics_callback)  # fmt: skip
 
 
 XNNC_TEST_FLOW = TestFlow(FLOW_NAME, backend=FLOW_NAME, tester_factory=XnncTester)
+# flow -> target: the arm64 presets' `.pte` files, for stock ExecuTorch on arm64
+ARM64_FLOWS = {f"{FLOW_NAME}_arm64": "stock,arm64",
+               f"{FLOW_NAME}_arm64_fp16_dotprod": "stock,arm64-fp16-dotprod"}  # fmt: skip
 
 
 def xnnc_flows(stock: dict[str, TestFlow]) -> dict[str, TestFlow]:
-    """`xnnc`, and for each quantized XNNPACK flow of the suite (`xnnpack_static_int8_
-    per_channel`, ...) its xnnc twin `xnnc_static_int8_per_channel`: the same quantize
-    stage (XNNPACKQuantizer's config, PT2E), lowered by XnncTester."""
+    """`xnnc`, the arm64 flows (`ARM64_FLOWS`), and for each quantized XNNPACK flow of the
+    suite (`xnnpack_static_int8_per_channel`, ...) its xnnc twin
+    `xnnc_static_int8_per_channel`: the same quantize stage (XNNPACKQuantizer's config,
+    PT2E), lowered by XnncTester."""
     flows = {FLOW_NAME: XNNC_TEST_FLOW}
+    for name, target in ARM64_FLOWS.items():
+        factory = functools.partial(XnncTester, options=CompileOptions(target=target))
+        flows[name] = TestFlow(name, backend=FLOW_NAME, tester_factory=factory)
     for name, flow in stock.items():
         if name.startswith(STOCK_FLOW_NAME + "_") and flow.quantize:
             twin = FLOW_NAME + name.removeprefix(STOCK_FLOW_NAME)
@@ -130,14 +181,37 @@ def _install() -> None:
     @functools.wraps(run_test)
     def observed_run_test(*args: Any, **kwargs: Any) -> Any:
         _observed.clear()
+        _kept.clear()
         summary = run_test(*args, **kwargs)
         summary.delegate_calls = _delegate_calls(_observed[-1]) if _observed else None
+        summary.artefact = _keep(summary) if _artefacts is not None and _kept else None
         return summary
 
     _runner_mod.run_test = observed_run_test
 
 
 _observed: list[Any] = []
+_artefacts: Path | None = None  # --peer-artefacts
+_kept: list[dict[str, Any]] = []  # this subtest's run of its .pte, and what it compared
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    return [t for t in torch.utils._pytree.tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def _keep(summary: Any) -> str:
+    """Writes the subtest's `.pte` and `.pt` (inputs, reference, x86 outputs, tolerances)
+    under `--peer-artefacts`/flow; returns their path without suffix, relative to it."""
+    kept = _kept[-1]
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{summary.name}-{summary.subtest_index}")
+    assert _artefacts is not None
+    path = f"{summary.flow}/{name}"
+    (_artefacts / summary.flow).mkdir(parents=True, exist_ok=True)
+    (_artefacts / f"{path}.pte").write_bytes(kept.pop("pte"))
+    record = {key: _tensors(kept.get(key)) for key in ("inputs", "reference", "x86")}
+    record |= {key: kept.get(key) for key in ("atol", "rtol", "qtol", "scale")}
+    torch.save(record, _artefacts / f"{path}.pt")
+    return str(path)
 
 
 def _delegate_calls(edge: Any) -> int:
@@ -172,6 +246,7 @@ def subtest_record(summary: Any) -> dict[str, Any]:
         "delegated_ops": delegated,
         "outside": outside,
         "error": " ".join(message.split())[:400],
+        "artefact": getattr(summary, "artefact", None),
     }
 
 
@@ -180,6 +255,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--peer-seed", type=int, default=0,
         help="the harness's run seed (inputs derive from it and the test's name)",
+    )  # fmt: skip
+    parser.addoption(
+        "--peer-artefacts", default=None,
+        help="a directory: each subtest's .pte, inputs, reference and x86 outputs go there",
     )  # fmt: skip
 
 
@@ -250,6 +329,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # (and every run) see the same inputs.
     if get_active_test_session() is None:
         begin_test_session(None, seed=config.getoption("--peer-seed"))
+    global _artefacts
+    kept = config.getoption("--peer-artefacts")
+    _artefacts = Path(kept).resolve() if kept else None
     path = config.getoption("--peer-results")
     # Only the process that reports (not an xdist worker) writes the file.
     if path and not hasattr(config, "workerinput"):

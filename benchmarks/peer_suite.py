@@ -91,11 +91,13 @@ def run_suite(
     modules: list[str] | None = None,
     flows: tuple[str, ...] = FLOWS,
     capture: bool = False,
+    artefacts: Path | None = None,
 ) -> subprocess.CompletedProcess:
     """The suite's `modules` (default: all, `suites()`) under pytest for `flows`, in a
-        subprocess run from an empty directory so that no project's pytest configuration
-        applies; one JSON line per test goes to `results`. `capture` keeps pytest's output (in
-    the result) instead of showing its progress."""
+    subprocess run from an empty directory so that no project's pytest configuration
+    applies; one JSON line per test goes to `results`. `capture` keeps pytest's output (in
+    the result) instead of showing its progress; `artefacts` keeps each subtest's `.pte`,
+    inputs and outputs there (`peer_flow`'s `--peer-artefacts`)."""
     modules = modules or suites()[0]
     argv = [sys.executable, "-m", "pytest", "-p", "xnnc.benchmarks.peer_flow",
             "-p", "no:cacheprovider", "--pyargs", *modules,
@@ -105,6 +107,8 @@ def run_suite(
         argv += ["-n", str(workers)]
     if keyword:
         argv += ["-k", keyword]
+    if artefacts is not None:
+        argv += ["--peer-artefacts", str(artefacts.resolve())]
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT.parent), env.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory() as cwd:

@@ -18,10 +18,11 @@ once XNNPACK has packed them; unless compiled with `savable=True`, the ExportedP
 not kept and the weights used only inside subgraphs (and the copies conversion made of them:
 permuted filters, folded batch norms) leave the IR before the runtimes are built, which
 release each one as soon as it is packed (`XnnRuntime(consume=True)`), so the unpacked and
-the packed weights never all coexist. `save` also stores XNNPACK's packed weights, which
-`load` maps and hands to XNNPACK (nothing packed, no source weight read); without them, or
-when they were made for another CPU or XNNPACK build, it reads the blobs through an mmap of
-the file, so that their pages are returned the same way. `blobs` and `save` serialize again
+the packed weights never all coexist. `save` also stores XNNPACK's packed weights (of a
+program compiled for this CPU's architecture), which `load` maps and hands to XNNPACK
+(nothing packed, no source weight read); without them, or when they were made for another
+CPU or XNNPACK build, it reads the blobs through an mmap of the file, so that their pages
+are returned the same way. `blobs` and `save` serialize again
 from the IR, so they need a savable program.
 """
 
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import groupby
 from threading import Lock, local
 from typing import Any, ClassVar, NamedTuple
 
@@ -277,11 +279,16 @@ class Program:
         ]
 
     def explain(self) -> str:
-        """`decisions()` as a table: location, layer, form, choice, source, times or reason."""
+        """`decisions()` as a table: location, layer, form, choice, source, times or reason.
+        Ops of one layer with the same decision (the phases of a depthwise transposed
+        convolution) share a row, which says how many they are."""
         rows = [("location", "layer", "form", "choice", "source", "times / reason")]
-        for e in self.decisions():
+        decisions = self.decisions()
+        for e, alike in groupby(decisions):
             times = ", ".join(f"{c} {t:.3f} ms" for c, t in e.times_ms.items())
             reason = "; ".join(x for x in (times, e.why) if x)  # a region's tuned: both
+            if (count := len(list(alike))) > 1:
+                reason = f"{count} ops: {reason}"
             rows.append((e.location, e.layer, e.form, e.choice, e.source, reason))
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
         lines = ["  ".join(f"{c:{w}}" for c, w in zip(r, widths)) + "  " + r[5] for r in rows]
@@ -297,7 +304,7 @@ class Program:
                 f"XNNPACK (input projection of all frames, then runtimes of {unroll} "
                 f"unrolled steps{why})"
             )
-        lines.append(f"target: {self.target}, decisions: {len(rows) - 1}")
+        lines.append(f"target: {self.target}, decisions: {len(decisions)}")
         return "\n".join(lines)
 
     def __call__(self, *inputs: Any) -> Any:
@@ -381,14 +388,21 @@ class Program:
         program_file.write(path, self._contents())
 
     def _contents(self) -> program_file.Contents:
-        """What `save` writes to a program file."""
+        """What `save` writes to a program file. The packed weights are this CPU's: a program
+        compiled for another architecture (arm64 on x86) is saved without them, and the
+        target's CPU packs its weights at load, as it would have to anyway."""
         packed = {str(i): self.runtimes[sub] for i, sub in enumerate(self.subgraphs)}
         for k, (runner, _) in enumerate(self._recurrent.runners.values()):
             for c, (projection, steps) in enumerate(runner.packed_runtimes()):
                 packed[packed_name(k, c, "projection")] = projection
                 packed[packed_name(k, c, "steps")] = steps
+        if self.target.arch != Target.host().arch:
+            packed = {}
         return program_file.Contents(
-            str(self.target), xnnc.print_module(self.module), _outside_weights(self._func),
+            # with the ops' locations: a loaded program's explain(), outside() and errors
+            # name the model's layers as the compiled one's do
+            str(self.target), xnnc.print_module(self.module, locations=True),
+            _outside_weights(self._func),
             self.blobs, packed,
         )  # fmt: skip
 

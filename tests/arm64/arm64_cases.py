@@ -13,6 +13,7 @@ Kinds, and what each is checked against (tests/arm64/test_arm64.py states the to
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,12 @@ class Case:
     dynamic_shapes: Any = None
     step: float = 0.0  # qs8: the output's quantization step
     precision: torch.dtype | None = None  # the compute dtype, when not the outputs'
+
+
+def ulp(value: float, dtype: torch.dtype) -> float:
+    """The spacing of `dtype` at `value` (> 0)."""
+    mantissa = {torch.float32: 23, torch.float16: 10, torch.bfloat16: 7}[dtype]
+    return 2.0 ** (math.floor(math.log2(value)) - mantissa)
 
 
 def _eager(model: Callable, inputs: list[tuple]) -> list[list[torch.Tensor]]:

@@ -5,9 +5,9 @@ alone takes ~40 s under emulation): every job of `jobs.json`, on xnnc's extended
     python arm64_runner.py WORKDIR
 
 Each job names its artefact and inputs relative to WORKDIR; its outputs go to
-`out/<id>.pt`, its record (ok, the error's one line, seconds, the profile's node names) to
-`done/<id>.json`; `running` names the job in progress, so that a crash (an illegal
-instruction kills the process) is pinned on its job. `cpu.json` says what
+`out/<id>.pt`, its record (ok, the error's one line, seconds, the profile's node names,
+xnnc's warnings) to `done/<id>.json`; `running` names the job in progress, so that a crash
+(an illegal instruction kills the process) is pinned on its job. `cpu.json` says what
 the process saw of the CPU: xnnc's `Target.host()` and `xnn_is_f16_native_supported()`.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import torch
@@ -62,13 +63,17 @@ def main(work: Path) -> None:
         inputs = torch.load(work / job["inputs"])
         started = time.monotonic()
         record: dict = {"id": job["id"]}
-        try:
-            run = run_xnnc if job["runtime"] == "extended" else run_stock
-            outputs, profile = run(work / job["path"], inputs)
-            torch.save(outputs, work / "out" / f"{job['id']}.pt")
-            record.update(ok=True, profile=profile)
-        except Exception as error:  # what a user sees: the error's first line
-            record.update(ok=False, error=f"{type(error).__name__}: {error}".splitlines()[0])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                run = run_xnnc if job["runtime"] == "extended" else run_stock
+                outputs, profile = run(work / job["path"], inputs)
+                torch.save(outputs, work / "out" / f"{job['id']}.pt")
+                record.update(ok=True, profile=profile)
+            except Exception as error:  # what a user sees: the error's first line
+                record.update(ok=False, error=f"{type(error).__name__}: {error}".splitlines()[0])
+        ours = [w for w in caught if w.category.__module__.startswith("xnnc")]
+        record["warnings"] = sorted({f"{w.category.__name__}: {w.message}" for w in ours})
         record["seconds"] = time.monotonic() - started
         (work / "done" / f"{job['id']}.json").write_text(json.dumps(record))
     (work / "running").unlink(missing_ok=True)

@@ -11,9 +11,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import arm64_suite
 import torch
 from arm64_cases import TARGETS, Case, case_names, make_case
 from arm64_runner import run_stock, run_xnnc
+from arm64_suite import SuiteRun
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_SCRIPT = REPO / ".ci" / "arm64_env.py"
@@ -88,6 +90,7 @@ class Run:
     seconds: float = 0.0
     profile: list[str] = field(default_factory=list)
     outputs: list[list[torch.Tensor]] | None = None
+    warnings: list[str] = field(default_factory=list)  # xnnc's, one line each
 
 
 @dataclass
@@ -99,6 +102,7 @@ class Arm64Runs:
     emulated: dict[str, dict[str, Run]]  # cpu -> artefact id -> run
     cpu_seen: dict[str, dict]  # cpu -> what the runner saw (features, f16_native)
     crashed: dict[str, str]  # cpu -> the job its process died in, and how
+    suite: SuiteRun | None = None  # ExecuTorch's operator suite (not in the smoke part)
 
     def runs_on(self, cpu: Cpu, artefact: Artefact) -> bool:
         """Whether `cpu`'s process runs `artefact`: its CPU's preset, or an fp16 program
@@ -110,6 +114,12 @@ class Arm64Runs:
             or cpu.name != "cortex-a53"
             or (artefact.computes_fp16)
         )
+
+
+def suite_targets(cpu: Cpu) -> tuple[str, ...]:
+    """The presets whose operator-suite `.pte` files (fp32) `cpu` runs: those of its
+    presets that it has the features of."""
+    return tuple(t for t in cpu.targets if t != "arm64-fp16-dotprod" or "fp16" in cpu.features)
 
 
 def _compile(artefact: Artefact, work: Path) -> None:
@@ -166,7 +176,8 @@ def _emulate(cpu: Cpu, work: Path, jobs: list[dict], root: Path) -> tuple[dict, 
         out = cpu_dir / "out" / f"{record['id']}.pt"
         outputs = torch.load(out) if record["ok"] else None
         runs[record["id"]] = Run(record["ok"], record.get("error", ""), record["seconds"],
-                                 record.get("profile", []), outputs)  # fmt: skip
+                                 record.get("profile", []), outputs,
+                                 record.get("warnings", []))  # fmt: skip
     seen_path = cpu_dir / "cpu.json"
     seen = json.loads(seen_path.read_text()) if seen_path.exists() else {}
     return runs, seen, crash
@@ -185,10 +196,13 @@ def run_all(root: Path, work: Path) -> Arm64Runs:
                 artefacts.append(artefact)
     host = {a.id: _host_run(a, work) for a in artefacts if a.path}
     runs = Arm64Runs(work, cases, artefacts, host, {}, {}, {})
+    runs.suite = None if SMOKE else arm64_suite.run_on_x86(work)
     for cpu in RUN_CPUS:
         jobs = [{"id": a.id, "runtime": a.runtime, "path": f"../{a.path}",
                  "inputs": f"../{a.case.name}.inputs.pt"}
                 for a in artefacts if runs.runs_on(cpu, a)]  # fmt: skip
+        if runs.suite:
+            jobs += arm64_suite.jobs(runs.suite, suite_targets(cpu))
         got, seen, crash = _emulate(cpu, work, jobs, root)
         runs.emulated[cpu.name], runs.cpu_seen[cpu.name] = got, seen
         if crash:

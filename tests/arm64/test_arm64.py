@@ -21,13 +21,11 @@ dequantizes in fp32: its int32 sums are exact, the fp32 scaling is rounding-orde
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 
 import pytest
-import torch
-from arm64_cases import Case, case_names
+from arm64_cases import Case, case_names, ulp
 from arm64_runs import CPUS, KNOWN, RUN_CPUS, SMOKE, Arm64Runs, Artefact, Cpu, Run
 
 # Against the x86 reference, max |got - ref| / max |ref| per kind: the x86 suite's own
@@ -47,12 +45,6 @@ QS8_STEPS = {"conv_net": 1, "conv1d_residual": 2, "resnet_small": 4, "mobilenetv
 CROSS = {"fp32": 128, "dynamic": 8, "bf16": 1, "fp16": 4, "qd8": 4, "qs8": 0}
 
 
-def _ulp(value: float, dtype: torch.dtype) -> float:
-    """The spacing of `dtype` at `value` (> 0)."""
-    mantissa = {torch.float32: 23, torch.float16: 10, torch.bfloat16: 7}[dtype]
-    return 2.0 ** (math.floor(math.log2(value)) - mantissa)
-
-
 def _metrics(got: list, want: list, x86: list | None, case: Case) -> tuple[float, float]:
     """(vs reference: relative error or, for qs8, output steps; vs x86 run: ulps of the
     compute dtype or steps), the largest over outputs and input sets."""
@@ -64,7 +56,7 @@ def _metrics(got: list, want: list, x86: list | None, case: Case) -> tuple[float
             diff = (g64 - w64).abs().max().item()
             ref_err = max(ref_err, diff / step if step else diff / w64.abs().max().item())
             apart = (g64 - x64).abs().max().item()
-            unit = step or _ulp(x64.abs().max().item(), case.precision or x.dtype)
+            unit = step or ulp(x64.abs().max().item(), case.precision or x.dtype)
             cross = max(cross, apart / unit)
     return ref_err, cross
 
@@ -97,6 +89,14 @@ def test_the_cpu_has_the_features_named(arm64: Arm64Runs, cpu: Cpu) -> None:
     assert seen["f16_native"] == ("fp16" in cpu.features)
     assert seen["emulation"]
     assert seen["tune"].startswith("OptionError: tune=True: this process runs under emulation")
+
+
+@pytest.mark.parametrize("cpu", RUN_CPUS, ids=lambda c: c.name)
+def test_programs_load_without_warnings(arm64: Arm64Runs, cpu: Cpu) -> None:
+    """No xnnc warning on arm64: a program file compiled on x86 holds no packed weights
+    (they would be x86's: `PackedWeightsWarning`, packing again), its CPU packs them."""
+    warned = {i: r.warnings for i, r in arm64.emulated[cpu.name].items() if r.warnings}
+    assert not warned, warned
 
 
 def test_every_artefact_was_built(arm64: Arm64Runs) -> None:

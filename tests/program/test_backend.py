@@ -12,6 +12,8 @@ ops. Models: 1e-4 (fp32, tens of layers) and 2e-2 (the fp16 body of fp16_convnet
 from __future__ import annotations
 
 import copy
+import warnings
+import zipfile
 
 import pytest
 import torch
@@ -19,7 +21,7 @@ import torch.nn as nn
 from op_cases import ELEMENTWISE, STRUCTURAL, Fn
 
 import xnnc
-from xnnc.errors import InputError
+from xnnc.errors import InputError, PackedWeightsWarning
 from xnnc.examples.models import MODELS
 from xnnc.pte import StockRuntime, to_pte
 from xnnc.tools import xnn_run
@@ -157,6 +159,48 @@ def test_save_and_load_program(zoo, tmp_path) -> None:
     program.save(str(path))
     loaded = xnnc.load(str(path))
     torch.testing.assert_close(loaded(*inputs), program(*inputs), atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("name", ["mimi", "bf16_block"])
+def test_a_loaded_program_keeps_its_op_locations(zoo, tmp_path, name) -> None:
+    """A program file keeps each op's location (the model's layer; fused ones too): the
+    loaded program's explain() is the compiled one's, here on an arm64 preset, compiled on
+    this host, as a phone would load it."""
+    program = zoo.compiled(name, target="extended,arm64")
+    path = tmp_path / f"{name}.xnnc"
+    program.save(str(path))
+    explained = xnnc.load(str(path)).explain()
+    assert explained == program.explain()
+    assert 'loc("' in explained and "loc(unknown)" not in explained.splitlines()[1]
+
+
+def test_explain_gives_ops_with_one_decision_one_row(zoo) -> None:
+    """Mimi's first upsample is a depthwise transposed convolution: its two phases are two
+    depthwise convolutions with the same decision, one row of explain() that says 2 ops (it
+    showed the same row twice)."""
+    program = zoo.compiled("mimi", target="extended,arm64")
+    table = program.explain().splitlines()
+    rows = table[1:-1]
+    assert len(rows) == len(set(rows))
+    assert [r for r in rows if "dwconv1d f32 1x4x64" in r and "  2 ops: 1 thread(s)" in r]
+    assert table[-1].endswith(f"decisions: {len(program.decisions())}")
+
+
+def test_a_program_for_another_architecture_is_saved_without_packed_weights(zoo, tmp_path):
+    """XNNPACK's packed weights are this CPU's: an arm64 program compiled here is saved
+    without them (on an arm64 CPU they would not fit: a warning, then packing again) and
+    packs its weights from the blobs at load, with no warning; one for this CPU keeps them."""
+    program = zoo.compiled("mimi", target="extended,arm64")
+    path = tmp_path / "mimi.xnnc"
+    program.save(str(path))
+    assert not [n for n in zipfile.ZipFile(path).namelist() if n.startswith("packed_")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PackedWeightsWarning)
+        loaded = xnnc.load(str(path))
+    _, inputs = zoo.example("mimi")
+    torch.testing.assert_close(loaded(*inputs), program(*inputs), atol=0, rtol=0)
+    zoo.compiled("mimi").save(str(tmp_path / "host.xnnc"))
+    assert any(n.startswith("packed_") for n in zipfile.ZipFile(tmp_path / "host.xnnc").namelist())
 
 
 def test_save_pte(zoo, tmp_path) -> None:

@@ -49,6 +49,30 @@ def test_suite_subset_passes_fully_delegated(tmp_path: Path) -> None:
                 assert fully_delegated(sub), f"{name}::{test.key} {i}: {why_not_full(sub)}"
 
 
+def test_an_arm64_flow_keeps_each_subtests_artefacts(tmp_path: Path) -> None:
+    """`xnnc_arm64` compiles for `stock,arm64` under the harness, which runs the `.pte` on
+    x86's stock runtime as for any flow; `--peer-artefacts` keeps the `.pte` with what the
+    harness compared (its inputs, reference outputs and tolerances) and the x86 outputs,
+    which the kept `.pte` gives again (tests/arm64 runs them on arm64)."""
+    import torch
+    from executorch.runtime import Runtime
+
+    results, kept = tmp_path / "results.jsonl", tmp_path / "kept"
+    done = run_suite(results, modules=[f"{OPERATORS}.test_convtranspose1d"],
+                     keyword="test_convtranspose1d_groups", flows=("xnnc_arm64",),
+                     capture=True, artefacts=kept)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    [test] = load(results)["test_convtranspose1d"].values()
+    [sub] = test.subtests["xnnc_arm64"]
+    assert fully_delegated(sub) and sub["artefact"], sub
+    record = torch.load(kept / f"{sub['artefact']}.pt")
+    assert (record["atol"], record["rtol"]) == (0.1, 0.04)
+    program = Runtime.get().load_program(kept / f"{sub['artefact']}.pte")
+    outputs = program.load_method("forward").execute(record["inputs"])
+    torch.testing.assert_close(list(outputs), record["x86"], atol=0, rtol=0)
+    torch.testing.assert_close(record["x86"], record["reference"], atol=0.1, rtol=0.04)
+
+
 def test_each_quantized_xnnpack_flow_has_an_xnnc_twin() -> None:
     """The suite's quantized XNNPACK flows and their xnnc twins: the same quantize stage,
     xnnc's tester; their names parse as flows in the report."""
