@@ -659,8 +659,12 @@ class _Stepper:
                 needed.add(op)
                 todo.extend(op.operands)
         for op in dict.fromkeys(self.deferred.values()):  # in the function's order
-            if op in needed and not any(r in self.timed for r in op.results):
-                self.arange(op) if _is_arange(op) else self.step(op)
+            if op not in needed or any(r in self.timed for r in op.results):
+                continue
+            if _is_arange(op):
+                self.arange(op)
+            else:
+                self.step(op)
 
     def arange(self, op: Operation) -> None:
         t = self.time_of(op.results[0], op)
@@ -866,6 +870,8 @@ class _Stepper:
                 raise _Refused(op, "masks attention by more than the distance between frames")
             open_ = ~blocked.all(dim=0)
             rows, cols = torch.nonzero(open_, as_tuple=True)
+            if rows.numel() == 0:
+                raise _Refused(op, "masks every key of its attention")
             if bool((cols > rows).any()):
                 raise _Refused(op, "lets attention see later frames (a non-causal mask)")
             farthest = int((rows - cols).max())
