@@ -145,6 +145,11 @@ def parse_lookahead(text: str | int) -> str | int:
     raise OptionError(f"lookahead: expected 'none', 'auto' or frames >= 0, got {text!r}")
 
 
+# The frame counts a mask of frame positions is computed at to find its window: the
+# second when the first shows no bound within half its frames.
+_MASK_FRAMES = (512, 4096)
+
+
 @dataclass
 class _Timed:
     """A value on the time axis: its new chunk, the dim, rate and delay (own frames)."""
@@ -197,6 +202,8 @@ class _Stepper:
         # value of the stream reads them (`positions`)
         self.deferred: dict[SSAValue, Operation] = {}
         self.pairs: dict[SSAValue, _Pair] = {}  # attention scores: queries x keys
+        # frame count -> the reference interpreter and the position values it computed
+        self.evaluated: dict[int, tuple[Any, dict[SSAValue, torch.Tensor]]] = {}
 
     # --- values -----------------------------------------------------------------------------
 
@@ -296,17 +303,33 @@ class _Stepper:
         return AtenBuilder(self.block.add_op, op)
 
     def window(self, op: Operation, value: SSAValue, frames: int) -> SSAValue:
-        """`value`'s chunk after `frames` frames of its history (a state); negative: the
-        chunk without its first frames."""
+        """`value`'s chunk after `frames` frames of its history (a state kept channels last,
+        the convolutions' layout); negative: the chunk without its first frames."""
         t = self.timed[value]
+        if frames > 0:
+            return self.history(op, t.chunk, t, frames, "history", channels_last=True)
+        length = self.length(t.rate, op)
+        return self.cut(self.builder(op), t.chunk, t.dim, -frames, length) if frames else t.chunk
+
+    def history(
+        self, op: Operation, chunk: SSAValue, t: _Timed, frames: int, role: str,
+        channels_last: bool = False,
+    ) -> SSAValue:  # fmt: skip
+        """`chunk` (of a value at `t`'s dim and rate) after its last `frames` frames, a
+        state named `role`: channels last (see `state`) or as laid out (a KV cache)."""
         b = self.builder(op)
         length = self.length(t.rate, op)
-        if frames <= 0:
-            return self.cut(b, t.chunk, t.dim, -frames, length) if frames else t.chunk
-        history = self.state(self.chunk_type(t.chunk, t.dim, frames), t.fill, "history", op)
-        joined = b.cat([history, t.chunk], t.dim)
-        self.carry_out(history, self.cut(b, joined, t.dim, length, length + frames), op)
+        at = op if channels_last else None
+        state = self.state(self.chunk_type(chunk, t.dim, frames), t.fill, role, at)
+        joined = b.cat([state, chunk], t.dim)
+        self.carry_out(state, self.cut(b, joined, t.dim, length, length + frames), at)
         return joined
+
+    def aligned(self, op: Operation, value: SSAValue, delay: int) -> SSAValue:
+        """`value`'s chunk at `delay` frames (at least its own), through a delay line when
+        it is earlier."""
+        t = self.timed[value]
+        return t.chunk if t.delay == delay else self.delayed(op, value, delay - t.delay)
 
     def delayed(self, op: Operation, value: SSAValue, frames: int) -> SSAValue:
         """`value`'s chunk `frames` frames later (a delay line), as a new timed value."""
@@ -622,12 +645,8 @@ class _Stepper:
         if rates != {rate}:
             raise _Refused(op, "combines values of different frame rates")
         delay = max(self.timed[v].delay for v in timed)
-        operands = []
-        for v in op.operands:
-            if v in self.timed and self.timed[v].delay < delay:
-                operands.append(self.delayed(op, v, delay - self.timed[v].delay))
-            else:
-                operands.append(self.new(v))
+        operands = [self.aligned(op, v, delay) if v in self.timed else self.new(v)
+                    for v in op.operands]  # fmt: skip
         length = self.length(rate, op)
         results = [self.chunk_type(r, dim, length) for r in op.results]
         props = dict(op.properties)
@@ -714,8 +733,7 @@ class _Stepper:
             raise _Refused(op, "attends over keys of another frame rate")
         keys = self.window_of(op)
         delay = max(tq.delay, tk.delay)
-        q_chunk, k_chunk = (t.chunk if t.delay == delay else self.delayed(op, v, delay - t.delay)
-                            for v, t in ((q, tq), (k, tk)))  # fmt: skip
+        q_chunk, k_chunk = self.aligned(op, q, delay), self.aligned(op, k, delay)
         length = self.length(tq.rate, op)
         k_window = self.history(op, k_chunk, tk, keys, "keys")
         shape = list(dims_of_type(op.results[0].type))
@@ -724,18 +742,6 @@ class _Stepper:
                                 tensor_type(element_type(op.results[0]), shape))  # fmt: skip
         _note(y.owner, tq.rate, delay, history=keys)
         self.pairs[op.results[0]] = _Pair(y, rank - 2, rank - 1, tq.rate, delay, keys)
-
-    def history(
-        self, op: Operation, chunk: SSAValue, t: _Timed, frames: int, role: str
-    ) -> SSAValue:
-        """`chunk` (of a value at `t`'s dim and rate) after its last `frames` frames, kept
-        as they are laid out (a KV cache)."""
-        b = self.builder(op)
-        length = self.length(t.rate, op)
-        state = self.state(self.chunk_type(chunk, t.dim, frames), t.fill, role)
-        joined = b.cat([state, chunk], t.dim)
-        self.carry_out(state, self.cut(b, joined, t.dim, length, length + frames))
-        return joined
 
     def weighted(self, op: Operation) -> None:
         p = self.pairs[op.operands[0]]
@@ -746,7 +752,7 @@ class _Stepper:
             raise _Refused(op, "multiplies attention scores along the query frames")
         if t.delay > p.delay:
             raise _Refused(op, "takes values later than its keys")
-        chunk = t.chunk if t.delay == p.delay else self.delayed(op, v, p.delay - t.delay)
+        chunk = self.aligned(op, v, p.delay)
         window = self.history(op, chunk, t, p.keys, "values")
         length = self.length(p.rate, op)
         y = self.builder(op).op(type(op), [p.chunk, window],
@@ -782,22 +788,18 @@ class _Stepper:
         the call's queries and keys."""
         (result,) = op.results
         rank = len(dims_of_type(result.type))
-        pairs = [self.pairs[v] for v in op.operands if v in self.pairs]
-        p = pairs[0]
-        if any((q.delay, q.keys, q.rate) != (p.delay, p.keys, p.rate) for q in pairs):
+        operand = next(v for v in op.operands if v in self.pairs)
+        p = self.pairs[operand]
+        if any((q.delay, q.keys, q.rate) != (p.delay, p.keys, p.rate)
+               for q in (self.pairs[v] for v in op.operands if v in self.pairs)):  # fmt: skip
             raise _Refused(op, "combines attention scores of different windows")
         if any(v in self.timed for v in op.operands):
             raise _Refused(op, "combines attention scores with a value of one time axis")
-        query, key = p.query, p.key
-        src_rank = len(dims_of_type(op.operands[0].type))
-        if isinstance(op, (aten.ViewOp, aten.ExpandOp)):  # time dims keep their order
-            dims = [i for i, _ in self.time_dims(result)]
-            if len(dims) != 2 or dims_of_type(result.type)[dims[0]] != dims_of_type(
-                op.operands[0].type)[query]:  # fmt: skip
+        if isinstance(op, (aten.ViewOp, aten.ExpandOp)):
+            dims = self.time_dims(result)
+            if len(dims) != 2 or dims[0][1] != dims_of_type(operand.type)[p.query]:
                 raise _Refused(op, "reshapes attention scores across their time dims")
-            query, key = dims
-        else:
-            query, key = query + rank - src_rank, key + rank - src_rank
+        query, key = self.pair_dims(op, operand, p.query, p.key)
         length = self.length(p.rate, op)
         operands = []
         for v in op.operands:
@@ -821,12 +823,26 @@ class _Stepper:
         _note(new, p.rate, p.delay)
         self.pairs[result] = _Pair(new.results[0], query, key, p.rate, p.delay, p.keys)
 
+    def pair_dims(self, op: Operation, operand: SSAValue, query: int, key: int) -> tuple[int, int]:
+        """The query and key dims of `op`'s result, from those of its scores `operand`: a
+        view or an expand keeps the two time dims in their order; other ops broadcast
+        from the right."""
+        result = op.results[0]
+        if isinstance(op, (aten.ViewOp, aten.ExpandOp)):
+            (query, _), (key, _) = self.time_dims(result)
+            return query, key
+        offset = len(dims_of_type(result.type)) - len(dims_of_type(operand.type))
+        return query + offset, key + offset
+
     def mask(
         self, op: Operation, value: SSAValue, query: int, key: int, p: _Pair, length: int
     ) -> SSAValue:
         """A mask computed from frame positions, as a constant for the call's queries and
-        keys: its offline value where the queries are at frame `keys`."""
-        m = self.evaluate(op, value, 2 * (p.keys + length) + 64)
+        keys: its offline value where the queries are at frame `keys` (computed at the
+        frame counts `band` read it at, when they hold that many frames)."""
+        need = p.keys + length
+        m = self.evaluate(op, value, next((n for n in _MASK_FRAMES if n * p.rate >= need),
+                                          math.ceil(need / p.rate)))  # fmt: skip
         m = m.narrow(query, p.keys, length).narrow(key, 0, p.keys + length)
         return self.builder(op).constant(m.contiguous(), f"stream.mask{p.keys}")
 
@@ -834,25 +850,23 @@ class _Stepper:
         """How many key frames before a query the attention anchored at `op` reads: the
         band of the position masks on its scores (computed at a few hundred frames)."""
         reach: list[int] = []
-        todo = [(op.results[0], len(dims_of_type(op.results[0].type)) - 2)]
+        rank = len(dims_of_type(op.results[0].type))
+        todo = [(op.results[0], rank - 2, rank - 1)]
         seen: set[Operation] = set()
         while todo:
-            value, query = todo.pop()
+            value, query, key = todo.pop()
             for use in value.uses:
                 user = use.operation
                 if user in seen or not user.results or len(self.time_dims(user.results[0])) != 2:
                     continue
                 seen.add(user)
+                user_query, user_key = self.pair_dims(user, value, query, key)
                 rank = len(dims_of_type(user.results[0].type))
-                if isinstance(user, (aten.ViewOp, aten.ExpandOp)):
-                    user_query = self.time_dims(user.results[0])[0][0]
-                else:
-                    user_query = query + rank - len(dims_of_type(value.type))
                 for v in user.operands:
                     if len(self.time_dims(v)) == 2 and _of_positions(v):
                         offset = rank - len(dims_of_type(v.type))
                         reach.append(self.band(user, v, user_query - offset))
-                todo.append((user.results[0], user_query))
+                todo.append((user.results[0], user_query, user_key))
         if not reach:
             raise _Refused(op, "attends over the whole sequence (no mask of frame positions "
                            "bounds how far back it looks)")  # fmt: skip
@@ -861,7 +875,7 @@ class _Stepper:
     def band(self, op: Operation, mask: SSAValue, query: int) -> int:
         """The farthest key frame before its query that `mask` lets through; it must let
         none after it through and depend on the distance between them only."""
-        for frames in (512, 4096):
+        for frames in _MASK_FRAMES:
             m = self.evaluate(op, mask, frames)
             n = m.shape[query]  # a*frames at `a` frames per input frame
             m = m.movedim((query, query + 1), (-2, -1)).reshape(-1, n, n)
@@ -889,11 +903,13 @@ class _Stepper:
 
         if self.coeff != 1:
             raise _Refused(op, "masks attention of a time axis streamed by a multiple")
-        interpreter = Interpreter(self.func.parent_op())
-        functions = AtenFunctions()
-        functions.sizes = {self.symbol: frames}
-        interpreter.register_implementations(functions)
-        env: dict[SSAValue, torch.Tensor] = {}
+        if frames not in self.evaluated:
+            interpreter = Interpreter(self.func.parent_op())
+            functions = AtenFunctions()
+            functions.sizes = {self.symbol: frames}
+            interpreter.register_implementations(functions)
+            self.evaluated[frames] = (interpreter, {})
+        interpreter, env = self.evaluated[frames]
 
         def get(v: SSAValue) -> torch.Tensor:
             if v not in env:
