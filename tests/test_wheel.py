@@ -37,7 +37,9 @@ def _run(args: list, cwd: Path, env: dict | None = None) -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="module")
+# Session-scoped: under xdist, tests of other modules run between this module's on its
+# worker, and a module-scoped venv was built again for each test (70 s each).
+@pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("wheel")
     source = work / "source"
@@ -47,7 +49,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     """(the fresh venv's bin directory, an environment with it first on PATH)."""
     venv = tmp_path_factory.mktemp("venv")
