@@ -25,6 +25,7 @@ from xnnc.errors import (
     FallbackWarning,
     ModelImportError,
     OptionError,
+    StreamEdgeWarning,
     TrainingModeWarning,
 )
 from xnnc.pipeline.options import CompileOptions
@@ -151,6 +152,8 @@ def compile(
         raise FallbackError(f"xnnc.compile(strict=True): {fallback}")
     if fallback is not None:
         warnings.warn(f"xnnc.compile: {fallback}", FallbackWarning, stacklevel=2)
+    for text in program.inexact if isinstance(program, StreamingProgram) else ():
+        warnings.warn(f"xnnc.compile: streaming: {text}", StreamEdgeWarning, stacklevel=2)
     return program
 
 

@@ -70,6 +70,12 @@ class FallbackWarning(UserWarning):
     and reason (`Program.fallback()`)."""
 
 
+class StreamEdgeWarning(UserWarning):
+    """A streaming compile whose stream differs from the offline model over its first
+    frames (a reflect or replicate pad of the time axis): one line per op, with where it
+    is (`StreamingProgram.inexact`)."""
+
+
 class FallbackError(XnncError):
     """`compile(..., strict=True)` and ops that would run on torch: the same line as
     `FallbackWarning`'s."""

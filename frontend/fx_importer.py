@@ -109,7 +109,7 @@ def export_program(
                 return torch.export.export(model, args, dynamic_shapes=dynamic_shapes, strict=False)
         except Exception as e:
             raise ModelImportError(
-                f"model {type(model).__name__}: torch.export failed: {_first_line(e)}"
+                f"model {type(model).__name__}: torch.export failed: {_export_failure(e)}"
             ) from e
     raise ModelImportError(f"cannot import a {type(model).__name__}: expected an nn.Module, "
                        "an ExportedProgram or a .pt2 path")  # fmt: skip
@@ -130,6 +130,18 @@ def _quiet_torch_logs() -> Iterator[None]:
 def _first_line(e: BaseException) -> str:
     text = str(e).strip()
     return text.splitlines()[0] if text else type(e).__name__
+
+
+def _export_failure(e: BaseException) -> str:
+    """torch.export's first line; for a dynamic dim the model's code constrains
+    ("Constraints violated (T)!", then a guard per line), the first guard too, which names
+    the size arithmetic (`math.ceil` of a float length, a comparison) that fixed it."""
+    first = _first_line(e)
+    guards = [line.strip().removeprefix("- ") for line in str(e).splitlines()[1:]
+              if line.strip().startswith("- ")]  # fmt: skip
+    if not first.startswith(("Constraints violated", "Specializations")) or not guards:
+        return first
+    return f"{first.split('!')[0]}: {guards[0]}"
 
 
 def decompose(ep: ExportedProgram, loop_lstms: bool = False) -> ExportedProgram:

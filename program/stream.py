@@ -116,6 +116,13 @@ class Streams:
         """Each output's delay in its own frames (samples, for audio)."""
         return self.layout.delays
 
+    @property
+    def inexact(self) -> tuple[str, ...]:
+        """The ops that make the stream differ from the offline model over its first frames
+        (a pad of the time axis with the sequence's own frames), a line each: where the op
+        is and why. Empty when the stream equals the offline model from its first frame."""
+        return self.layout.inexact
+
     def state_nbytes(self) -> int:
         """Bytes of state one stream keeps."""
         return sum(math.prod(shape) * dtype.itemsize for shape, dtype in self.layout.states)

@@ -202,6 +202,8 @@ class _Stepper:
         # value of the stream reads them (`positions`)
         self.deferred: dict[SSAValue, Operation] = {}
         self.pairs: dict[SSAValue, _Pair] = {}  # attention scores: queries x keys
+        # ops whose stream differs from the offline model over its first frames
+        self.inexact: list[str] = []
         # frame count -> the reference interpreter and the position values it computed
         self.evaluated: dict[int, tuple[Any, dict[SSAValue, torch.Tensor]]] = {}
 
@@ -454,6 +456,12 @@ class _Stepper:
         value = op.properties.get("value")
         fill = float(value.value.data) if value is not None else 0.0
         chunk = t.chunk
+        if left and value is None:
+            self.inexact.append(
+                f"{where(op)}: {op_label(op)} pads the time axis with the sequence's own "
+                "frames, which a stream has not seen at its start: zeros stand for them, and "
+                "the stream's first frames differ from the offline model's"
+            )
         if i < len(pad):
             pad[i] = pad[i + 1] = 0
         if any(pad):  # other dims padded too: those pads stay
@@ -1088,6 +1096,7 @@ class StreamPass(ModulePass):
             "axes": ArrayAttr([IntegerAttr(t.dim, i64) for t in outputs]),
             "states": ArrayAttr([StringAttr(s[3]) for s in states]),
             "fills": ArrayAttr([FloatAttr(s[2], f64) for s in states]),
+            "inexact": ArrayAttr([StringAttr(text) for text in stepper.inexact]),
         })  # fmt: skip
 
 
@@ -1130,7 +1139,8 @@ class StreamLayout:
     record it: the streamed input and its axis, frames per call (a size of -1 in a spec:
     from `min_frames` to `frames`), the lookahead (input frames), per output its delay and
     offline tail (its own frames), rate and time axis, per state its role and initial
-    value, and the step's inputs, states and outputs."""
+    value, the step's inputs, states and outputs, and the ops that make the stream differ
+    from the offline model over its first frames (`inexact`: one line each)."""
 
     axis: int
     frames: int  # the most per call
@@ -1146,6 +1156,8 @@ class StreamLayout:
     inputs: tuple[Spec, ...]
     states: tuple[Spec, ...]
     outputs: tuple[Spec, ...]
+    # where the stream differs from the offline model over its first frames, and why
+    inexact: tuple[str, ...] = ()
 
     @staticmethod
     def of(module: ModuleOp) -> StreamLayout | None:
@@ -1178,6 +1190,7 @@ class StreamLayout:
             rates=tuple(Fraction(r) for r in seq("rates")), axes=seq("axes"), roles=roles,
             fills=seq("fills"), inputs=specs(args[:n]), states=specs(args[n:]),
             outputs=specs(func.function_type.outputs.data[: len(seq("delays"))]),
+            inexact=seq("inexact") if "inexact" in d else (),
         )  # fmt: skip
 
     def to_json(self) -> str:

@@ -91,3 +91,19 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 32]>} {
     func.return %r : tensor<1x4x?xf32, #xnnc.dims<"T">>
   }
 }
+
+// -----
+
+// A reflect pad on the left reads the sequence's own first frames, which a stream has not
+// seen at its start: zeros stand for them, and the module names the pad in `inexact`.
+// A constant pad (the cases above) leaves `inexact` empty.
+// CHECK:       builtin.module attributes {xnnc.stream = {{{.*}}inexact = ["{{.*}}aten-stream.mlir:{{[0-9]+}}:{{[0-9]+}}: aten.reflection_pad1d pads the time axis with the sequence's own frames, which a stream has not seen at its start: zeros stand for them, and the stream's first frames differ from the offline model's"]}
+// CHECK-LABEL: func.func @reflected
+// CHECK:         aten.convolution {{.*}}xnnc.stream = {rate = "1", delay = 0 : i64, history = 2 : i64}
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [3, 32]>} {
+  func.func @reflected(%x: tensor<1x4x?xf32, #xnnc.dims<"T">>, %w: tensor<4x4x3xf32>) -> tensor<1x4x?xf32, #xnnc.dims<"T">> {
+    %p = aten.reflection_pad1d %x {padding = array<i64: 2, 0>} : (tensor<1x4x?xf32, #xnnc.dims<"T">>) -> tensor<1x4x?xf32, #xnnc.dims<"T + 2">>
+    %y = aten.convolution %p, %w {stride = array<i64: 1>, padding = array<i64: 0>, dilation = array<i64: 1>, transposed = false, output_padding = array<i64: 0>, groups = 1 : i64} : (tensor<1x4x?xf32, #xnnc.dims<"T + 2">>, tensor<4x4x3xf32>) -> tensor<1x4x?xf32, #xnnc.dims<"T">>
+    func.return %y : tensor<1x4x?xf32, #xnnc.dims<"T">>
+  }
+}

@@ -9,6 +9,7 @@ convolution's overlap is added across calls), so fp32 sums differ in their last 
 
 from __future__ import annotations
 
+import math
 import threading
 
 import pytest
@@ -61,6 +62,7 @@ def test_mimi_streamed_equals_offline(mimi, frames: int) -> None:
     assert isinstance(program, xnnc.StreamingProgram)
     assert program.num_partitions == 1 and program.outside() == []
     assert program.lookahead == 0 and program.delays == (0,)
+    assert program.inexact == ()  # its pads are zeros: exact from the first frame
     y = _stream(program, latent, frames)
     ref = model(latent)
     assert y.shape == ref.shape
@@ -328,6 +330,62 @@ def test_a_model_that_does_not_export_with_a_symbolic_time_axis() -> None:
     with pytest.raises(ModelImportError, match=r"^streaming over dim 3 of input 0 \(made the "
                        r"symbol T\): node convolution: size .* is not affine"):  # fmt: skip
         xnnc.compile(model, (x,), streaming=xnnc.Streaming())
+
+
+class _LengthInFloats(nn.Module):
+    """EnCodec's `SConv1d` (the `encodec` package) pads by a length computed in floats:
+    `math.ceil` of a division, which makes torch.export fix the time axis."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        frames = (x.shape[-1] - 3 + 2) / 1 + 1
+        extra = (math.ceil(frames) - 1) + 3 - 2 - x.shape[-1]
+        return self.conv(F.pad(x, (2, extra), mode="reflect"))
+
+
+def test_a_length_computed_in_floats_names_the_guard_it_sets() -> None:
+    """The error carries torch.export's first guard: the size arithmetic that fixed T."""
+    from xnnc.errors import ModelImportError
+
+    with pytest.raises(ModelImportError, match=r"^streaming over dim 2 of input 0 \(made the "
+                       r"symbol T\): model _LengthInFloats: torch.export failed: Constraints "
+                       r"violated \(T\): Not all values of T .* satisfy the generated guard "
+                       r".*math\.ceil"):  # fmt: skip
+        xnnc.compile(_LengthInFloats(), (torch.randn(1, 4, 8),), streaming=xnnc.Streaming())
+
+
+class _Reflected(nn.Module):
+    """EnCodec's causal convolution: its left pad reflects the sequence's first frames."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv1d(4, 4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.conv(F.pad(x, (2, 0), mode="reflect")))
+
+
+def test_a_pad_of_the_sequences_own_frames_is_named() -> None:
+    """A reflect pad on the left reads frames a stream has not seen at its start: the
+    compile warns once, naming the op; the program lists it (`inexact`); the stream equals
+    the offline model from the pad's width on and not before."""
+    from xnnc.errors import StreamEdgeWarning
+
+    torch.manual_seed(0)
+    model = _Reflected().eval()
+    x = torch.randn(1, 4, 16)
+    with pytest.warns(StreamEdgeWarning, match=r"^xnnc\.compile: streaming: "
+                      r"aten\.reflection_pad1d at .*: aten\.reflection_pad1d pads the time "
+                      r"axis with the sequence's own frames, which a stream has not seen at "
+                      r"its start: zeros stand for them"):  # fmt: skip
+        program = xnnc.compile(model, (x[..., :8],), streaming=xnnc.Streaming())
+    assert len(program.inexact) == 1
+    y, ref = _stream(program, x, 1), model(x)
+    assert _relative(y[..., 2:], ref[..., 2:]) <= RTOL
+    assert _relative(y[..., :2], ref[..., :2]) > 1e-2
 
 
 class _GatedLayer(nn.Module):
