@@ -135,13 +135,19 @@ def _first_line(e: BaseException) -> str:
 def _export_failure(e: BaseException) -> str:
     """torch.export's first line; for a dynamic dim the model's code constrains
     ("Constraints violated (T)!", then a guard per line), the first guard too, which names
-    the size arithmetic (`math.ceil` of a float length, a comparison) that fixed it."""
+    the size arithmetic (`math.ceil` of a float length, a comparison) that fixed it, and
+    the dims torch suggests instead."""
     first = _first_line(e)
-    guards = [line.strip().removeprefix("- ") for line in str(e).splitlines()[1:]
-              if line.strip().startswith("- ")]  # fmt: skip
+    lines = [line.strip() for line in str(e).splitlines()[1:]]
+    guards = [line.removeprefix("- ") for line in lines if line.startswith("- ")]
     if not first.startswith(("Constraints violated", "Specializations")) or not guards:
         return first
-    return f"{first.split('!')[0]}: {guards[0]}"
+    text = f"{first.split('!')[0]}: {guards[0]}"
+    if "Suggested fixes:" in lines:  # torch's dims that would export, one per line
+        fixes = lines[lines.index("Suggested fixes:") + 1 :]
+        fix = ", ".join(line for line in fixes[: fixes.index("")] if line) if "" in fixes else ""
+        text += f" (torch suggests {fix})" if fix else ""
+    return text
 
 
 def decompose(ep: ExportedProgram, loop_lstms: bool = False) -> ExportedProgram:
