@@ -456,7 +456,7 @@ class _Stepper:
         value = op.properties.get("value")
         fill = float(value.value.data) if value is not None else 0.0
         chunk = t.chunk
-        if left and value is None:
+        if left and not isinstance(op, aten.ConstantPadNdOp):
             self.inexact.append(
                 f"{where(op)}: {op_label(op)} pads the time axis with the sequence's own "
                 "frames, which a stream has not seen at its start: zeros stand for them, and "

@@ -8,6 +8,8 @@
 
 // A causal convolution keeps (k - 1) * dilation frames of its input's history: the left
 // pad goes, history and chunk are concatenated, the last 4 frames go back (channels last).
+// Its pad is zeros, as the stream's history starts: the stream is exact (inexact = []).
+// CHECK:       builtin.module attributes {xnnc.stream = {{{.*}}inexact = []}}
 // CHECK-LABEL: func.func @causal(%x: tensor<1x4x2xf32>, %w: tensor<8x4x3xf32>, %history0: tensor<1x4x4xf32>) -> (tensor<1x8x2xf32>, tensor<1x4x4xf32>)
 // CHECK-NEXT:    %0 = aten.permute %history0 {dims = array<i64: 0, 2, 1>}
 // CHECK-NEXT:    %1 = aten.cat %0, %x {dim = 2 : i64} : (tensor<1x4x4xf32>, tensor<1x4x2xf32>) -> tensor<1x4x6xf32>
@@ -96,7 +98,6 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 32]>} {
 
 // A reflect pad on the left reads the sequence's own first frames, which a stream has not
 // seen at its start: zeros stand for them, and the module names the pad in `inexact`.
-// A constant pad (the cases above) leaves `inexact` empty.
 // CHECK:       builtin.module attributes {xnnc.stream = {{{.*}}inexact = ["{{.*}}aten-stream.mlir:{{[0-9]+}}:{{[0-9]+}}: aten.reflection_pad1d pads the time axis with the sequence's own frames, which a stream has not seen at its start: zeros stand for them, and the stream's first frames differ from the offline model's"]}
 // CHECK-LABEL: func.func @reflected
 // CHECK:         aten.convolution {{.*}}xnnc.stream = {rate = "1", delay = 0 : i64, history = 2 : i64}
