@@ -101,7 +101,11 @@ def zoo() -> Zoo:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist's `--dist loadgroup` (`make test`), the tests that use the zoo run
-    on one worker, so that each model is still built once; the rest spread over the others."""
+    on one worker, so that each model is still built once; the others run a module at a
+    time, so that a module's fixtures (compiled models, a venv) are built once too: spread
+    test by test, each worker built them, and again when other modules' tests ran between."""
     for item in items:
         if "zoo" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("zoo"))
+        elif item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
