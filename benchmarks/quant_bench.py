@@ -52,7 +52,7 @@ def pte_runtime(ep: Any, partitioner: Any) -> tuple[Any, str]:
     """(stock ExecuTorch running `ep` lowered through `partitioner`, what was delegated)."""
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.pte.export import StockRuntime
+    from xnnc.pte import StockRuntime
 
     edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
     delegates, outside = _stock_counts(edge)  # before to_executorch adds its own nodes

@@ -28,8 +28,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xnnc.dialects import xnn
 from xnnc.errors import InputError, OptionError, XnncError
 from xnnc.program.program import Program
-from xnnc.pte.export import StockRuntime
-from xnnc.pte.stream import LAYOUT_METHOD, write_stream_pte
+from xnnc.pte.runtime import LAYOUT_METHOD, StockRuntime
 from xnnc.transforms.streaming import (
     STREAM_ATTR,
     StreamLayout,
@@ -156,6 +155,8 @@ class StreamingProgram(Streams, Program):
             raise XnncError(f"Program.save({str(path)!r}): a .pte needs the program compiled "
                             "from a model with xnnc.compile(..., savable=True)")  # fmt: skip
         tune = "auto" if self.options.tune is True else self.options.tune
+        from xnnc.pte.stream import write_stream_pte  # ExecuTorch's compiler, when asked
+
         write_stream_pte(path, self._exported, self.options.replace(tune=tune))
 
     def direct_runtime(self) -> tuple[Any, list[int], list[int]] | None:

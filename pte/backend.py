@@ -39,7 +39,6 @@ from xnnc.pte.kept_ops import take_lstms
 from xnnc.translate.xnnpack import serialize_subgraph_hashed
 
 OPTIONS_KEY = "xnnc_options"
-STOCK_BACKEND_ID = "XnnpackBackend"  # the delegate id stock ExecuTorch registers
 # The named data's alignment: stock ExecuTorch's XNNPACK serializer's CONSTANT_TENSOR_ALIGNMENT.
 CONSTANT_ALIGNMENT = 16
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 import gc
 import importlib.metadata
 import tempfile
-import threading
-from collections.abc import Sequence
 from typing import Any, BinaryIO
 
 import sympy
@@ -23,21 +21,18 @@ from executorch.exir._serialize._serialize import serialize_for_executorch
 from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
 from executorch.exir.lowered_backend_module import LoweredBackendModule
 from executorch.exir.schema import DelegateCall
-from executorch.exir.tensor import get_scalar_type
 from torch.export import ExportedProgram
 from torch.utils._sympy.value_ranges import bound_sympy
 
 from xnnc import heap
-from xnnc.backend_xnnpack.runtime.runtime import check_threads
-from xnnc.errors import InputError, XnncError
+from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import torch_leftovers_dropped
 from xnnc.frontend.symbolic_lstm import describe, symbolic_lstms
 from xnnc.pipeline.options import CompileOptions
 from xnnc.pte import lstm_calls
-from xnnc.pte.backend import STOCK_BACKEND_ID, XnncBackend, copy_sharing_tensors
+from xnnc.pte.backend import XnncBackend, copy_sharing_tensors
 from xnnc.pte.partitioner import XnncPartitioner, stock_kernels
-from xnnc.pte.schema.program_generated import TensorShapeDynamism as Dynamism
-from xnnc.pte.verify import PteInput, checked_inputs
+from xnnc.pte.verify import STOCK_BACKEND_ID
 
 
 def retarget(edge_manager: Any) -> Any:
@@ -309,74 +304,4 @@ def check_planned_bounds(planned: ExportedProgram, ranges: dict) -> None:
                     f"to_pte: ExecuTorch planned input '{node.name}' dim {d} for at most "
                     f"{planned_size} but the export allows {upper} (its memory planning read "
                     "a narrowed range)"
-                )
-
-
-class StockRuntime:
-    """A `.pte` on stock ExecuTorch's pybindings; keeps the buffer alive with the module.
-
-    Callable from several threads: an ExecuTorch method plans its activations into memory
-    owned by the loaded module, so calls take turns (ExecuTorch 1.5.1's pybindings also hold
-    the GIL through `forward`; the lock keeps the guarantee if they stop). Outputs are cloned
-    out of that memory, so a later call cannot change them."""
-
-    def __init__(self, pte: bytes, threads: int | None = None, name: str = ".pte buffer"):
-        """`name` (the file) is what an error about a malformed `pte` names (`PteError`:
-        checked first, as ExecuTorch's loader aborts the process on some)."""
-        from executorch.extension.pybindings import portable_lib
-
-        if threads is not None:
-            check_threads(threads)  # the check (and message) of xnnc's own runtime
-        self._inputs = checked_inputs(pte, name)
-        if threads is not None:
-            portable_lib._unsafe_reset_threadpool(threads)
-        self._buffer = bytes(pte)
-        self._module = portable_lib._load_for_executorch_from_buffer(self._buffer)
-        self._lock = threading.Lock()
-
-    def constant(self, method: str) -> Any:
-        """The value a constant method of the `.pte` returns (KeyError if it has none)."""
-        if method not in self._module.method_names():
-            raise KeyError(method)
-        with self._lock:
-            return self._module.run_method(method, [])[0]
-
-    def __call__(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """`forward` on `inputs`, each checked against the `.pte`'s declaration first (stock
-        ExecuTorch checks only that a bounded input's element count fits its memory, so
-        65 frames of 4 channels would pass a bound of 5 channels, 64 frames)."""
-        check_inputs(self._inputs, inputs)
-        with self._lock:
-            return tuple(self._module.forward(list(inputs), clone_outputs=True))
-
-
-class PteInputError(InputError):
-    """An input a `.pte`'s method does not take: the count, dtype, rank or a size."""
-
-
-def check_inputs(declared: list[PteInput | None], inputs: Sequence[Any]) -> None:
-    """Raise PteInputError naming the first input (and dim) that does not fit `declared`,
-    what `checked_inputs` read from the file; no check where it declares nothing."""
-    if declared and len(inputs) != len(declared):
-        raise PteInputError(f"the .pte's forward takes {len(declared)} input(s); got {len(inputs)}")
-    for i, (want, got) in enumerate(zip(declared, inputs)):
-        if want is None or not isinstance(got, torch.Tensor):
-            continue
-        try:
-            dtype = get_scalar_type(want.scalar_type)
-        except KeyError:  # a scalar type torch has no dtype for: ExecuTorch decides
-            dtype = got.dtype
-        if got.dtype != dtype:
-            raise PteInputError(f"input {i} is {got.dtype}; the .pte takes {dtype}")
-        if got.dim() != len(want.sizes):
-            raise PteInputError(
-                f"input {i} has {got.dim()} dims; the .pte takes {len(want.sizes)} "
-                f"(sizes {list(want.sizes)})"
-            )
-        for d, (size, bound) in enumerate(zip(got.shape, want.sizes)):
-            if want.dynamism == Dynamism.STATIC and size != bound:
-                raise PteInputError(f"input {i} dim {d} is {size}; allowed: {bound}")
-            if want.dynamism == Dynamism.DYNAMIC_BOUND and size > bound:
-                raise PteInputError(
-                    f"input {i} dim {d} is {size}; allowed: at most {bound} (the .pte's bound)"
                 )

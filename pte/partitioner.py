@@ -43,8 +43,9 @@ from xnnc.frontend.quant_import import DEQUANTIZE, QUANTIZE
 from xnnc.ir.schema import qualified_name
 from xnnc.pipeline.options import CompileOptions
 from xnnc.pipeline.stages import stage_passes
-from xnnc.pte.backend import STOCK_BACKEND_ID, copy_sharing_tensors, options_spec
+from xnnc.pte.backend import copy_sharing_tensors, options_spec
 from xnnc.pte.kept_ops import LSTM, is_kept_lstm, is_lstm, keep_lstms, kept_whole, take_lstms
+from xnnc.pte.verify import STOCK_BACKEND_ID
 from xnnc.target import Target
 from xnnc.transforms.constant_fold import FoldConstantsPass
 from xnnc.transforms.fold_batch_norm import FoldBatchNormPass

@@ -30,9 +30,8 @@ from xnnc.interpreter.aten import run_reference
 from xnnc.pipeline.options import CompileOptions
 from xnnc.pipeline.stages import stage_passes
 from xnnc.pte.export import write_pte
+from xnnc.pte.runtime import LAYOUT_METHOD
 from xnnc.transforms.streaming import StreamLayout, StreamPass
-
-LAYOUT_METHOD = "xnnc_stream"
 
 
 def step_module(exported: ExportedProgram, options: CompileOptions) -> ModuleOp:

@@ -18,11 +18,11 @@ from typing import Any
 
 from xnnc.backend_xnnpack.blob import inline_constants, read_blob
 from xnnc.errors import XnncError
-from xnnc.pte.backend import STOCK_BACKEND_ID
 from xnnc.pte.schema import program_generated as pfb
 
 FILE_IDENTIFIER = b"ET12"  # ExecuTorch 1.5.1's program schema
 EXTENDED_MAGIC = b"eh00"
+STOCK_BACKEND_ID = "XnnpackBackend"  # the delegate id stock ExecuTorch registers
 _EXTENDED = struct.Struct("<4sIQQ")  # magic, header length, program size, segment base
 _EXTENDED_MIN_LENGTH = 24
 _INLINE, _SEGMENT = pfb.DataLocation.INLINE, pfb.DataLocation.SEGMENT

@@ -267,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _is_streaming_pte(path: str) -> bool:
     """Whether the `.pte` has a stream's layout method (`xnnc_stream`)."""
-    from xnnc.pte.stream import LAYOUT_METHOD
+    from xnnc.pte.runtime import LAYOUT_METHOD
 
     with open(path, "rb") as f:
         return LAYOUT_METHOD.encode() in f.read()

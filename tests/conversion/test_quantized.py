@@ -108,7 +108,7 @@ def test_saved_program_reloads_with_its_quantized_types(conv_net, tmp_path):
 
 
 def test_stock_executorch_within_one_step(conv_net):
-    from xnnc.pte.export import StockRuntime, to_pte
+    from xnnc.pte import StockRuntime, to_pte
 
     ep, inputs, pt2e = conv_net
     runtime = StockRuntime(to_pte(ep))
@@ -122,7 +122,7 @@ def test_stock_executorch_within_one_step(conv_net):
 def test_conv1d_residual_pool_cat(conv1d_residual, runtime):
     ep, inputs, pt2e = conv1d_residual
     if runtime == "stock":
-        from xnnc.pte.export import StockRuntime, to_pte
+        from xnnc.pte import StockRuntime, to_pte
 
         run = StockRuntime(to_pte(ep))
     else:
@@ -168,7 +168,7 @@ def test_partitioner_keeps_an_asymmetric_per_channel_weight_outside_as_compile_d
 
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.pte.export import StockRuntime
+    from xnnc.pte import StockRuntime
 
     model, inputs = float_model("conv_net")
     gm = quantize(model, inputs).module()
@@ -197,7 +197,7 @@ def test_partitioner_shown_only_fake_state_delegates_the_conv_in_fp32():
 
     from executorch.exir import to_edge
 
-    from xnnc.pte.export import StockRuntime
+    from xnnc.pte import StockRuntime
 
     model, inputs = float_model("conv_net")
     gm = quantize(model, inputs).module()
@@ -279,7 +279,7 @@ def test_tensor_overload_with_constant_parameters_lowers_to_qs8():
     import torch.ao.quantization.fx._decomposed  # noqa: F401 (defines quantized_decomposed)
     from executorch.exir import to_edge_transform_and_lower
 
-    from xnnc.pte.export import StockRuntime
+    from xnnc.pte import StockRuntime
 
     model, x = _TensorParameters().eval(), torch.randn(2, 64) * 3
     prog = xnnc.compile(model, (x,))

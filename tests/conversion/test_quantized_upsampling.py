@@ -119,7 +119,7 @@ def test_qs8_polyphase_within_one_step(small):
 def test_qs8_polyphase_on_stock_executorch(small):
     """The same program through XnncPartitioner's .pte on stock ExecuTorch 1.5.1 (the
     interleave legalized into stock node kinds)."""
-    from xnnc.pte.export import StockRuntime, to_pte
+    from xnnc.pte import StockRuntime, to_pte
 
     name, ep, inputs, pt2e = small
     runtime = StockRuntime(to_pte(ep))
@@ -193,7 +193,7 @@ def test_target_numerics_extended(target):
 
 
 def test_target_numerics_stock_executorch(target):
-    from xnnc.pte.export import StockRuntime, to_pte
+    from xnnc.pte import StockRuntime, to_pte
 
     name, ep, inputs, pt2e = target
     _within_steps(StockRuntime(to_pte(ep)), ep, pt2e, inputs, TARGETS[name], count=2)
