@@ -152,8 +152,10 @@ def compile(
         raise FallbackError(f"xnnc.compile(strict=True): {fallback}")
     if fallback is not None:
         warnings.warn(f"xnnc.compile: {fallback}", FallbackWarning, stacklevel=2)
-    for text in program.inexact if isinstance(program, StreamingProgram) else ():
-        warnings.warn(f"xnnc.compile: streaming: {text}", StreamEdgeWarning, stacklevel=2)
+    if isinstance(program, StreamingProgram) and program.inexact:
+        first, *more = program.inexact
+        text = f"; and {len(more)} more op(s) alike (program.inexact)" if more else ""
+        warnings.warn(f"xnnc.compile: streaming: {first}{text}", StreamEdgeWarning, stacklevel=2)
     return program
 
 

@@ -72,8 +72,8 @@ class FallbackWarning(UserWarning):
 
 class StreamEdgeWarning(UserWarning):
     """A streaming compile whose stream differs from the offline model over its first
-    frames (a reflect or replicate pad of the time axis): one line per op, with where it
-    is (`StreamingProgram.inexact`)."""
+    frames (a reflect or replicate pad of the time axis): one line, naming the first such op
+    and where it is, and how many more there are (`StreamingProgram.inexact` lists all)."""
 
 
 class FallbackError(XnncError):

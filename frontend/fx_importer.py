@@ -11,6 +11,7 @@ memory with the program's tensors. Each op's location is its module path and FX 
 
 from __future__ import annotations
 
+import itertools
 import linecache
 import logging
 import operator
@@ -145,8 +146,8 @@ def _export_failure(e: BaseException) -> str:
     text = f"{first.split('!')[0]}: {guards[0]}"
     if "Suggested fixes:" in lines:  # torch's dims that would export, one per line
         fixes = lines[lines.index("Suggested fixes:") + 1 :]
-        fix = ", ".join(line for line in fixes[: fixes.index("")] if line) if "" in fixes else ""
-        text += f" (torch suggests {fix})" if fix else ""
+        if fix := ", ".join(itertools.takewhile(bool, fixes)):
+            text += f" (torch suggests {fix})"
     return text
 
 

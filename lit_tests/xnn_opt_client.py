@@ -15,7 +15,7 @@ def served() -> int | None:
     argv = sys.argv
     if not any(a in ("-p", "--passes") or a.startswith("--passes=") for a in argv[1:]):
         return None  # no pass: the run imports little, and the real tool is as fast
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
         conn.connect(os.environ["XNNC_LIT_SERVER"])
     except (KeyError, OSError):

@@ -69,6 +69,7 @@ def run(conn: socket.socket, request: dict, fds: list[int]) -> int:
 def handle(conn: socket.socket) -> None:
     """One client, in a handler process: fork the run, wait for it, send its status."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    # A SOCK_SEQPACKET socket: the request arrives whole in one read, as it was sent.
     message, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
     request = json.loads(message)
     if len(fds) != 3 or at_import(request["env"]) != at_import(dict(os.environ)):
@@ -87,7 +88,7 @@ def handle(conn: socket.socket) -> None:
 def serve(path: str) -> None:
     parent = os.getppid()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # handlers are reaped as they exit
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     server.bind(path + ".tmp")
     os.rename(path + ".tmp", path)  # the socket appears once it listens, with all imported
     server.listen(16)

@@ -150,6 +150,13 @@ def parse_lookahead(text: str | int) -> str | int:
 _MASK_FRAMES = (512, 4096)
 
 
+def _mask_frames(need: int, rate: Fraction) -> int:
+    """The input frame count to compute a mask at so that it holds `need` of its frames
+    (`rate` per input frame): one of `_MASK_FRAMES` when it does (band computed those), else
+    just enough."""
+    return next((n for n in _MASK_FRAMES if n * rate >= need), math.ceil(need / rate))
+
+
 @dataclass
 class _Timed:
     """A value on the time axis: its new chunk, the dim, rate and delay (own frames)."""
@@ -849,8 +856,7 @@ class _Stepper:
         keys: its offline value where the queries are at frame `keys` (computed at the
         frame counts `band` read it at, when they hold that many frames)."""
         need = p.keys + length
-        m = self.evaluate(op, value, next((n for n in _MASK_FRAMES if n * p.rate >= need),
-                                          math.ceil(need / p.rate)))  # fmt: skip
+        m = self.evaluate(op, value, _mask_frames(need, p.rate))
         m = m.narrow(query, p.keys, length).narrow(key, 0, p.keys + length)
         return self.builder(op).constant(m.contiguous(), f"stream.mask{p.keys}")
 
