@@ -49,6 +49,7 @@ from xnnc.dialects.aten import ATEN_OPS, ConstantOp, GenericOp
 from xnnc.dialects.types import SYMBOLS_ATTR_NAME, SymbolsAttr, dims_of_type, tensor_type
 from xnnc.dialects.weights import Blob, WeightAttr
 from xnnc.errors import ModelImportError
+from xnnc.frontend.constant_items import fold_constant_items
 from xnnc.frontend.dynamic_quant_import import (
     CHOOSE_QPARAMS,
     DYNAMIC,
@@ -160,6 +161,7 @@ def decompose(ep: ExportedProgram, loop_lstms: bool = False) -> ExportedProgram:
     unrolls it."""
     if any(_is_edge(n.target) for n in ep.graph.nodes if n.op == "call_function"):
         return ep  # an edge program is already core ATen
+    fold_constant_items(ep)  # the decomposition below retraces it with the sizes it folds
     lstms = [n for n in ep.graph.nodes if n.target is torch.ops.aten.lstm.input]
     symbolic = has_symbolic_lstm(ep.graph)
     if symbolic or (lstms and all(loop_refusal(ep, n) is None for n in lstms)):

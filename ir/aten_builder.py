@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     FloatAttr,
     IntegerAttr,
+    IntegerType,
     TensorType,
     f64,
     i1,
@@ -59,12 +60,15 @@ class AtenBuilder:
 
     # --- elementwise ----------------------------------------------------------------------
 
-    def binary(self, cls: type, a: SSAValue, b: SSAValue | float) -> SSAValue:
-        """a op b, broadcast; b a tensor or a scalar."""
+    def binary(self, cls: type, a: SSAValue, b: SSAValue | float | int) -> SSAValue:
+        """a op b, broadcast; b a tensor or a scalar (an int scalar on an integer `a` stays
+        an int: a float one would make torch's result float)."""
         if isinstance(b, SSAValue):
             shape = broadcast_shapes(shape_of(a), shape_of(b))
             return self.op(cls, [a, b], tensor_type(element_type(a), shape))
-        return self.op(cls, [a, None], a.type, scalar=FloatAttr(b, f64))  # type: ignore[arg-type]
+        integral = isinstance(b, int) and isinstance(element_type(a), IntegerType)
+        scalar = IntegerAttr(b, i64) if integral else FloatAttr(float(b), f64)
+        return self.op(cls, [a, None], a.type, scalar=scalar)  # type: ignore[arg-type]
 
     def unary(self, cls: type, a: SSAValue) -> SSAValue:
         return self.op(cls, [a], a.type)  # type: ignore[arg-type]
