@@ -16,6 +16,7 @@ import linecache
 import logging
 import operator
 import os
+import re
 import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
@@ -138,18 +139,33 @@ def _export_failure(e: BaseException) -> str:
     """torch.export's first line; for a dynamic dim the model's code constrains
     ("Constraints violated (T)!", then a guard per line), the first guard too, which names
     the size arithmetic (`math.ceil` of a float length, a comparison) that fixed it, and
-    the dims torch suggests instead."""
+    the dims torch suggests instead; and the model's line torch names as the one that
+    raised (a Python branch on a tensor's value: "Could not guard on data-dependent ...")."""
     first = _first_line(e)
     lines = [line.strip() for line in str(e).splitlines()[1:]]
     guards = [line.removeprefix("- ") for line in lines if line.startswith("- ")]
     if not first.startswith(("Constraints violated", "Specializations")) or not guards:
-        return first
+        return first + _raised_at(lines)
     text = f"{first.split('!')[0]}: {guards[0]}"
     if "Suggested fixes:" in lines:  # torch's dims that would export, one per line
         fixes = lines[lines.index("Suggested fixes:") + 1 :]
         if fix := ", ".join(itertools.takewhile(bool, fixes)):
             text += f" (torch suggests {fix})"
     return text
+
+
+def _raised_at(lines: list[str]) -> str:
+    """' at FILE:LINE in FUNCTION: CODE' from torch's "The following call raised this
+    error:" and the frame after it; '' when the message has none."""
+    marker = "The following call raised this error:"
+    if marker not in lines:
+        return ""
+    frame = [line for line in lines[lines.index(marker) + 1 :] if line][:2]
+    where = re.fullmatch(r'File "(.+)", line (\d+), in (\S+)', frame[0]) if frame else None
+    if where is None:
+        return ""
+    code = f": {frame[1]}" if len(frame) > 1 and not frame[1].startswith("File ") else ""
+    return f" at {where[1]}:{where[2]} in {where[3]}{code}"
 
 
 def decompose(ep: ExportedProgram, loop_lstms: bool = False) -> ExportedProgram:

@@ -136,3 +136,25 @@ def test_an_int64_position_counter_stays_int64_across_calls() -> None:
     stream, x = program.open(), torch.randn(1, 4, 12)
     chunks = [stream(x[..., i : i + 1]) for i in range(12)] + [stream.flush()]
     torch.testing.assert_close(torch.cat(chunks, dim=-1), model(x), **FP32)
+
+
+class _Branches(nn.Module):
+    """A Python branch on a buffer's value, as transformers' EnCodec takes in its reflect
+    pad (`if length <= max_pad`): torch.export cannot trace it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("limit", torch.tensor(4), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[-1] <= self.limit:
+            x = F.pad(x, (0, 1))
+        return x * 2
+
+
+def test_a_branch_on_a_buffers_value_names_the_models_line() -> None:
+    """torch.export's refusal, with the line of the model it points at."""
+    with pytest.raises(ModelImportError, match=r"^model _Branches: torch\.export failed: Could "
+                       r"not guard on data-dependent expression .* at .*test_constant_items\.py:"
+                       r"\d+ in forward: if x\.shape\[-1\] <= self\.limit:$"):  # fmt: skip
+        xnnc.compile(_Branches(), (torch.randn(1, 4, 16),))
