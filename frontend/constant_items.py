@@ -12,8 +12,12 @@ each `aten.item` is evaluated exactly (sympy) over the buffers' values and the s
 reads (a symbolic time axis stays a symbol). An item that comes out an integer for every
 size (a stride-1 convolution's extra padding is 0 at any length) takes the place of its
 uses; an assert over folded values is checked over the sizes' ranges and dropped when it
-always holds. The program's decomposition then retraces it with plain integers. An item
+always holds. The program is then retraced with plain integers. An item
 that depends on a size (the extra padding of a strided convolution) stays.
+
+Exact arithmetic where torch's is float32: the two agree on sizes below 2^24. A quotient of
+such an integer by a small integer is an integer or at least 1/divisor from one, farther
+than float32's rounding moves it, so `ceil` and `floor` give what eager gives.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from torch.fx.node import map_arg
 from torch.utils._sympy.value_ranges import bound_sympy
 
 from xnnc.errors import ModelImportError
+from xnnc.frontend.symbolic_lstm import keep_lstm_whole
 
 aten = torch.ops.aten
 
@@ -82,15 +87,25 @@ _RULES: dict[Any, Callable[..., Any]] = {
 _CHECKS = (aten._assert_scalar.default, aten._assert_tensor_metadata.default)
 
 
-def fold_constant_items(ep: ExportedProgram) -> bool:
-    """Replace in `ep`'s graph each `.item()` that is an integer at every size by that
-    integer, and drop the asserts that hold with it; whether any was. Shapes after it are
-    stale until the program is retraced (`run_decompositions` does). Raises
-    ModelImportError naming the node when such an assert can never hold."""
+def fold_constant_items(ep: ExportedProgram) -> ExportedProgram:
+    """`ep` with each `.item()` that is an integer at every size replaced by that integer
+    and the asserts that hold with it dropped, retraced so that shapes read the folded
+    sizes (an LSTM stays one node); `ep` itself when none folds. `ep` is not changed.
+    Raises ModelImportError naming the node when such an assert can never hold."""
+    if not any(n.target is aten.item.default for n in ep.graph.nodes):
+        return ep
+    with keep_lstm_whole():
+        ep = ep.run_decompositions({})  # a copy, whose graph the fold edits
+    if not _fold(ep):
+        return ep
+    with keep_lstm_whole():
+        return ep.run_decompositions({})
+
+
+def _fold(ep: ExportedProgram) -> bool:
+    """The fold, in `ep`'s graph; whether an item folded."""
     graph = ep.graph
     items = [n for n in graph.nodes if n.target is aten.item.default]
-    if not items:
-        return False
     values = _Scalars(ep)
     folded = [(n, v) for n in items if (v := values.of(n)) is not None and v.is_Integer]
     for item, value in folded:

@@ -106,9 +106,12 @@ def export_program(
             if isinstance(example_inputs, (list, tuple))
             else (example_inputs,)
         )
+        # An LSTM over a symbolic size stays one node (frontend/symbolic_lstm.py); a size
+        # can be symbolic in a static export too, computed from buffers by `.item()`
+        # (frontend/constant_items.py).
+        lstm = any(isinstance(m, torch.nn.LSTM) for m in model.modules())
         try:
-            # An LSTM over a symbolic size stays one node (frontend/symbolic_lstm.py).
-            with keep_lstm_whole() if dynamic_shapes is not None else nullcontext():
+            with keep_lstm_whole() if dynamic_shapes is not None or lstm else nullcontext():
                 return torch.export.export(model, args, dynamic_shapes=dynamic_shapes, strict=False)
         except Exception as e:
             raise ModelImportError(
@@ -177,7 +180,7 @@ def decompose(ep: ExportedProgram, loop_lstms: bool = False) -> ExportedProgram:
     unrolls it."""
     if any(_is_edge(n.target) for n in ep.graph.nodes if n.op == "call_function"):
         return ep  # an edge program is already core ATen
-    fold_constant_items(ep)  # the decomposition below retraces it with the sizes it folds
+    ep = fold_constant_items(ep)
     lstms = [n for n in ep.graph.nodes if n.target is torch.ops.aten.lstm.input]
     symbolic = has_symbolic_lstm(ep.graph)
     if symbolic or (lstms and all(loop_refusal(ep, n) is None for n in lstms)):

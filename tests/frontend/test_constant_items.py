@@ -158,3 +158,31 @@ def test_a_branch_on_a_buffers_value_names_the_models_line() -> None:
                        r"not guard on data-dependent expression .* at .*test_constant_items\.py:"
                        r"\d+ in forward: if x\.shape\[-1\] <= self\.limit:$"):  # fmt: skip
         xnnc.compile(_Branches(), (torch.randn(1, 4, 16),))
+
+
+class _ConvLstm(nn.Module):
+    """transformers' EnCodec decoder in small: a buffered convolution, then an LSTM over the
+    length it made (unbacked in a static export: torch's LSTM guarded on it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = BufferedConv1d(4, 8, 3)
+        self.lstm = nn.LSTM(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x).permute(2, 0, 1)
+        return (self.lstm(y)[0] + y).permute(1, 2, 0)
+
+
+def test_an_lstm_over_a_folded_length_compiles() -> None:
+    torch.manual_seed(0)
+    model, x = _ConvLstm().eval(), torch.randn(1, 4, 12)
+    program = xnnc.compile(model, (x,))
+    torch.testing.assert_close(program(x), model(x), **FP32)
+
+
+def test_the_users_program_is_not_changed() -> None:
+    ep = torch.export.export(Decoder().eval(), (torch.randn(1, 4, 16),), strict=False)
+    before = str(ep.graph)
+    xnnc.compile(ep)
+    assert str(ep.graph) == before and "aten.item" in before
