@@ -197,10 +197,14 @@ def _literal(value: Any) -> Any:
 
 
 def _check(node: Node, values: _Scalars) -> None:
-    """Drop a check on folded values: an assert that holds at every size, or a tensor
-    metadata check of a value that is gone. Refuse the model if an assert never holds."""
+    """Drop a check on folded values: an assert that holds at every size of the inputs, or
+    a tensor metadata check of a value that is gone. Refuse the model if an assert never
+    holds. An assert over an unbacked symbol (`u0`, a value that did not fold) stays."""
     if node.target is aten._assert_scalar.default:
-        holds = values.always(values.of(node.args[0]))
+        condition = values.of(node.args[0])
+        if any(s.name.startswith("u") for s in getattr(condition, "free_symbols", ())):
+            return  # over a value that did not fold: the assert is what bounds it
+        holds = values.always(condition)
         if holds is None:
             return
         if not holds:
