@@ -712,8 +712,7 @@ class _Stepper:
         counter = self.state(TensorType(element_type(op.results[0]), [1]), 0.0, "position")
         offsets = b.constant(torch.arange(length, dtype=dtype), f"stream.frames{length}")
         chunk = b.binary(aten.AddOp, counter, offsets)
-        step = float(length) if dtype.is_floating_point else length  # int64 stays int64
-        self.carry_out(counter, b.binary(aten.AddOp, counter, step))
+        self.carry_out(counter, b.binary(aten.AddOp, counter, length))  # int64 stays int64
         _note(chunk.owner, t[1], 0, position=1)
         self.timed[op.results[0]] = _Timed(chunk, t[0], t[1], 0)
 
