@@ -34,6 +34,12 @@ from xnnc.program.stream import Streaming, StreamingProgram
 from xnnc.target import Target
 
 
+def _exported_module(model: torch.nn.Module) -> bool:
+    """Whether `model` is a graph module torch.export made: `ExportedProgram.module()`
+    replaces its `train`/`eval` with ones that refuse (PT2E's modules keep them)."""
+    return isinstance(model, torch.fx.GraphModule) and "eval" in vars(model)
+
+
 def load(
     path: str, threads: int | None = None, profile: bool = False, *, savable: bool = False
 ) -> Program:
@@ -87,7 +93,9 @@ def compile(
 
     A module in training mode is compiled as it is (torch.export records dropout and
     batch-norm as in training), with a one-line `TrainingModeWarning` naming its class:
-    call `model.eval()` first for inference.
+    call `model.eval()` first for inference. A graph module torch.export made (`ep.module()`,
+    PT2E's `convert_pt2e`) has no mode to warn of: its graph recorded the one it was
+    exported in, and it refuses `eval()`.
 
     `savable` keeps what `Program.save` and `Program.blobs` need: the ExportedProgram and
     the weights in the IR. Without it the program holds the weights only in XNNPACK's packed
@@ -115,7 +123,7 @@ def compile(
         bf16=bf16, tune=tune, tuning_db=tuning_db, tune_budget_ms=tune_budget_ms,
         streaming=words,
     )  # fmt: skip
-    if isinstance(model, torch.nn.Module) and model.training:
+    if isinstance(model, torch.nn.Module) and model.training and not _exported_module(model):
         warnings.warn(
             f"xnnc.compile: model {type(model).__name__} is in training mode (dropout and "
             "batch norm act as in training); call model.eval() first for inference",

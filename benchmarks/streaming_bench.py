@@ -1,6 +1,7 @@
 """Streaming the zoo's audio decoders (issue 45), side by side in one run.
 
     python -m xnnc.benchmarks.streaming_bench [--models mimi_decoder,hifigan] [--small]
+        [--quantize static|dynamic]
 
 For each decoder the zoo can stream, at 1 and 2 threads:
 - offline: the decoder compiled for 64 frames, its time divided by 64;
@@ -14,7 +15,9 @@ For each decoder the zoo can stream, at 1 and 2 threads:
   lookahead, the stream's state and the activations of one window of the offline decoder
   (the state must be at most those).
 Each time is the fastest of REPEATS runs, the loops alternating, the estimate least
-disturbed by other processes.
+disturbed by other processes. `--quantize` streams each model as PT2E quantizes it
+(XNNPACKQuantizer per channel; "dynamic": its dynamic int8 config) against its float
+rows in the same run: int8 weights are a quarter of the bytes a call at 1 frame reads.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import torch
 
 import xnnc
 from xnnc.dialects.types import tensor_nbytes
-from xnnc.examples import models
+from xnnc.examples import models, quantized_models
 from xnnc.frontend.fx_importer import export_program, import_model
 from xnnc.target import Target
 
@@ -76,13 +79,18 @@ def fastest(loops: dict[str, Callable[[], None]]) -> dict[str, float]:
     return best
 
 
-def bench(name: str, small: bool, threads: int) -> str:
+def bench(name: str, small: bool, threads: int, quantize: str = "") -> str:
     model, (example,) = getattr(models, f"make_{name}")(small=small)
     channels = example.shape[1]
     torch.manual_seed(1)
     latent = torch.randn(1, channels, FRAMES)
     rate = model(latent[..., :1].repeat(1, 1, 4)).shape[-1] // 4
     back, ahead = receptive(model, channels, rate)
+    float_model = model
+    if quantize:
+        time = {2: torch.export.Dim("T", min=1, max=1024)}
+        model = quantized_models.quantize(model, (latent,), 4, dynamic=quantize == "dynamic",
+                                          dynamic_shapes=(time,)).module()  # fmt: skip
     window = back + 1 + ahead
     # A window longer than half the 64 frames (a transformer's) is cut there: the window
     # loop then recomputes fewer frames than it would need, in its favour.
@@ -107,9 +115,10 @@ def bench(name: str, small: bool, threads: int) -> str:
     t = fastest({"offline": lambda: offline(latent), "stream": stream, "window": recompute})
     per = {k: v / FRAMES * 1e3 for k, v in t.items()}  # ms per frame
     state = stream_program.state_nbytes()
-    acts = activations(model, latent[..., :window])
+    acts = activations(float_model, latent[..., :window])
+    label = f"{name} ({quantize} int8)" if quantize else name
     return (
-        f"| {name} | {threads} | {per['offline']:.3f} | {per['stream']:.3f} | "
+        f"| {label} | {threads} | {per['offline']:.3f} | {per['stream']:.3f} | "
         f"{per['stream'] / per['offline']:.2f}x | {per['window']:.3f} | "
         f"{per['window'] / per['stream']:.1f}x | {reach} | "
         f"{stream_program.lookahead} | {state / 1024:.0f} KiB | {acts / 1024:.0f} KiB |"
@@ -120,6 +129,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--small", action="store_true", help="the zoo's small configurations")
+    parser.add_argument("--quantize", choices=("static", "dynamic"),
+                        help="also each model quantized by PT2E, in the same run")  # fmt: skip
     args = parser.parse_args()
     cpu = Target.host()
     print(f"CPU: {platform.processor() or platform.machine()}, target {cpu}; "
@@ -132,7 +143,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in args.models.split(","):
         for threads in (1, 2):
-            print(bench(name, args.small, threads), flush=True)
+            for quantize in ("", *([args.quantize] if args.quantize else [])):
+                print(bench(name, args.small, threads, quantize), flush=True)
 
 
 if __name__ == "__main__":

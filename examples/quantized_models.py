@@ -15,6 +15,7 @@ MobileNetV2 (batch norms folded into the convs by `prepare_pt2e`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch import nn
@@ -104,23 +105,31 @@ def float_model(name: str) -> Example:
 
 
 def quantize(
-    model: nn.Module, inputs: tuple[torch.Tensor, ...], calibration: int = 8
+    model: nn.Module,
+    inputs: tuple[torch.Tensor, ...],
+    calibration: int = 8,
+    *,
+    dynamic: bool = False,
+    dynamic_shapes: Any = None,
 ) -> ExportedProgram:
-    """`model` quantized with XNNPACKQuantizer's symmetric per-channel config, calibrated on
-    `inputs` and `calibration` random inputs like them, as an ExportedProgram."""
+    """`model` quantized with XNNPACKQuantizer's symmetric per-channel config (`dynamic`:
+    its dynamic int8 config), calibrated on `inputs` and `calibration` random inputs like
+    them, as an ExportedProgram. `dynamic_shapes` (torch.export's) goes to both exports: the
+    converted model keeps those dims symbolic (a stream's time axis)."""
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer,
         get_symmetric_quantization_config,
     )
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-    quantizer = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(True))
-    prepared = prepare_pt2e(torch.export.export(model, inputs).module(), quantizer)
+    config = get_symmetric_quantization_config(is_per_channel=True, is_dynamic=dynamic)
+    graph = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes).module()
+    prepared = prepare_pt2e(graph, XNNPACKQuantizer().set_global(config))
     generator = torch.Generator().manual_seed(1)
     for _ in range(calibration):
         prepared(*(torch.randn(x.shape, generator=generator) for x in inputs))
     prepared(*inputs)
-    return torch.export.export(convert_pt2e(prepared), inputs)
+    return torch.export.export(convert_pt2e(prepared), inputs, dynamic_shapes=dynamic_shapes)
 
 
 def quantized_program(name: str) -> tuple[ExportedProgram, tuple[torch.Tensor, ...]]:

@@ -62,6 +62,7 @@ from xnnc.frontend.quant_import import (
     DEQUANTIZE,
     QUANTIZE,
     import_quant_node,
+    quantized_input_type,
     register_quantized_ops,
 )
 from xnnc.frontend.symbolic_lstm import has_symbolic_lstm, keep_lstm_whole, keep_lstms, loop_refusal
@@ -405,6 +406,9 @@ class FxImporter:
         if not isinstance(val, torch.Tensor):
             raise ModelImportError(f"node {node.name}: produces {type(val).__name__}, not a tensor")
         shape = [d if isinstance(d, int) else self.symbols.dim(d, node.name) for d in val.shape]
+        quantized = quantized_input_type(node) if node.op == "placeholder" else None
+        if quantized is not None and DTYPES.get(val.dtype) == quantized.storage_type:
+            return tensor_type(quantized, shape)
         return tensor_type(element_type(val.dtype, f"node {node.name}"), shape)
 
     def _constant(self, node: Node, spec: Any) -> Operation:

@@ -93,6 +93,26 @@ def quant_type_of(node: Node, values: dict[Node, Any]) -> UniformQuantType | Non
         return None
 
 
+def quantized_input_type(node: Node) -> UniformQuantType | None:
+    """The quantized type of an integer graph input that is read only through PT2E
+    dequantize nodes of one per-tensor quantization (a quantized stream's state, a model
+    with quantized inputs), or None: the input then takes that type, and the dequantizes
+    become `aten.dequantize` of it."""
+    users = list(node.users)
+    if not users or any(
+        _name(u) != DEQUANTIZE[0] or u.args[0] is not node or isinstance(u.args[1], Node)
+        for u in users
+    ):  # fmt: skip
+        return None
+    types = {quant_type_of(u, {}) for u in users}
+    return types.pop() if len(types) == 1 and None not in types else None
+
+
+def _name(node: Node) -> str:
+    target = getattr(node.target, "_schema", None)
+    return target.name if target is not None else ""
+
+
 def import_quant_node(
     qualified: str, node: Node, values: dict[Node, Any], real: TensorType
 ) -> list[Operation] | None:

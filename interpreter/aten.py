@@ -129,7 +129,8 @@ def _run_named(self: Any, interpreter: Interpreter, op: Operation, args: tuple) 
 
 
 def _run_constant(self: Any, interpreter: Interpreter, op: aten.ConstantOp, args: tuple) -> tuple:
-    return (tensor_of(op.value, op.result.type),)
+    made = getattr(self, "constants", {}).get(op)
+    return (made if made is not None else tensor_of(op.value, op.result.type),)
 
 
 def _run_generic(self: Any, interpreter: Interpreter, op: aten.GenericOp, args: tuple) -> tuple:
@@ -300,11 +301,18 @@ def op_interpreter(module: ModuleOp) -> Interpreter:
 
 
 def run_reference(
-    module: ModuleOp, inputs: Sequence[Any], func: str = "forward", *, traced: bool = False
+    module: ModuleOp,
+    inputs: Sequence[Any],
+    func: str = "forward",
+    *,
+    traced: bool = False,
+    constants: dict[Operation, torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, ...]:
     """Run `func` of an `aten` module on torch; inputs are torch tensors or numpy arrays.
     `traced`: under torch.export's tracing (the ops recorded as they run), so autograd is
-    left as it is instead of switched off."""
+    left as it is instead of switched off. `constants`: the tensors of `aten.constant` ops
+    made beforehand (a traced module's buffers: the program records them as they are, not
+    as tensors made and reshaped inside it)."""
     from xdsl.dialects.func import FuncOp
 
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
@@ -315,6 +323,7 @@ def run_reference(
     interpreter.register_implementations(FuncFunctions())
     functions = AtenFunctions()
     functions.sizes = sizes
+    functions.constants = constants or {}
     interpreter.register_implementations(functions)
     with contextlib.nullcontext() if traced else torch.no_grad():
         return tuple(interpreter.call_op(func, tensors))

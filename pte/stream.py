@@ -21,12 +21,15 @@ from __future__ import annotations
 import torch
 from torch.export import ExportedProgram
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import PassPipeline
 
 import xnnc
+from xnnc.dialects import aten
 from xnnc.errors import XnncError
 from xnnc.frontend.fx_importer import import_model
 from xnnc.interpreter.aten import run_reference
+from xnnc.ir.constants import tensor_of
 from xnnc.pipeline.options import CompileOptions
 from xnnc.pipeline.stages import stage_passes
 from xnnc.pte.export import write_pte
@@ -46,14 +49,21 @@ def step_module(exported: ExportedProgram, options: CompileOptions) -> ModuleOp:
 
 class _Step(torch.nn.Module):
     """The step's aten module run by the reference interpreter: torch.export records the
-    torch ops it calls."""
+    torch ops it calls. Its constants are the module's buffers, so the program holds them
+    as they are: a quantized weight reaches PT2E's dequantize as a constant, which
+    ExecuTorch's partitioners need to take the op as quantized."""
 
     def __init__(self, module: ModuleOp):
         super().__init__()
         self.module = module
+        self.constants: dict[Operation, torch.Tensor] = {}
+        for op in module.walk():
+            if isinstance(op, aten.ConstantOp):
+                self.constants[op] = tensor_of(op.value, op.result.type)
+                self.register_buffer(f"c{len(self.constants)}", self.constants[op])
 
     def forward(self, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        return run_reference(self.module, inputs, traced=True)
+        return run_reference(self.module, inputs, traced=True, constants=self.constants)
 
 
 def step_program(

@@ -87,6 +87,7 @@ from xnnc.backend_xnnpack.dims import DimExpr
 from xnnc.conversion.lstm import KEPT_LSTM
 from xnnc.dialects import aten
 from xnnc.dialects.locations import op_label, where
+from xnnc.dialects.quant import quant_type
 from xnnc.dialects.types import (
     SymbolsAttr,
     dims_of_type,
@@ -98,7 +99,7 @@ from xnnc.dialects.types import (
 )
 from xnnc.errors import LocatedError, OptionError
 from xnnc.ir.aten_builder import AtenBuilder, int_array
-from xnnc.ir.dtypes import TORCH_DTYPES
+from xnnc.ir.dtypes import TORCH_DTYPES, torch_dtype
 from xnnc.ir.rebuild import rebuilt
 
 STREAM_ATTR = "xnnc.stream"
@@ -132,6 +133,20 @@ _FRAME_LOCAL = (
     aten.QuantizeOp,
     aten.DequantizeOp,
 )
+
+
+def _stored_fill(type: TensorType, fill: float, op: Operation) -> float:
+    """What a state of `type` holds for `fill`: the value itself, or a quantized state's
+    storage integer for it (the pad value of a quantized model is its zero point's)."""
+    q = quant_type(type.element_type)
+    if q is None:
+        return fill
+    if not q.per_tensor or not math.isfinite(fill):
+        kind = "per-tensor quantized" if q.per_tensor else "quantized per channel"
+        raise _Refused(op, f"keeps a history of {kind} values starting as {fill}: a "
+                       "quantized history starts from a finite value of one scale")  # fmt: skip
+    lo, hi = q.storage_range
+    return float(min(max(round(fill / q.scale) + q.zero_point, lo), hi))
 
 
 def parse_lookahead(text: str | int) -> str | int:
@@ -329,7 +344,8 @@ class _Stepper:
         b = self.builder(op)
         length = self.length(t.rate, op)
         at = op if channels_last else None
-        state = self.state(self.chunk_type(chunk, t.dim, frames), t.fill, role, at)
+        kept = self.chunk_type(chunk, t.dim, frames)
+        state = self.state(kept, _stored_fill(kept, t.fill, op), role, at)
         joined = b.cat([state, chunk], t.dim)
         self.carry_out(state, self.cut(b, joined, t.dim, length, length + frames), at)
         return joined
@@ -1182,7 +1198,7 @@ class StreamLayout:
         def specs(types: Any) -> tuple[Spec, ...]:
             return tuple(
                 (tuple(d if isinstance(d, int) else -1 for d in dims_of_type(t)),
-                 TORCH_DTYPES[t.element_type]) for t in types
+                 torch_dtype(t.element_type)) for t in types
             )  # fmt: skip
 
         roles = seq("states")

@@ -23,3 +23,14 @@ def test_a_row_of_the_benchmark() -> None:
     assert cells[0] == "mimi_decoder" and cells[1] == "1"
     assert all(float(c) > 0 for c in (cells[2], cells[3], cells[5]))
     assert cells[8] == "0"  # a causal decoder: no lookahead
+
+
+def test_a_quantized_row() -> None:
+    """`--quantize`: the model as PT2E quantizes it (over a symbolic time axis) streams; its
+    int8 histories make the state smaller than the float row's."""
+    floats = streaming_bench.bench("mimi_decoder", small=True, threads=1)
+    row = streaming_bench.bench("mimi_decoder", small=True, threads=1, quantize="static")
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[0] == "mimi_decoder (static int8)" and cells[8] == "0"
+    state = float(cells[9].removesuffix(" KiB"))
+    assert 0 < state < float(floats.strip("|").split("|")[9].strip().removesuffix(" KiB"))

@@ -362,6 +362,21 @@ def test_compile_warns_about_a_model_in_training_mode() -> None:
         xnnc.compile(model.eval(), (torch.randn(2, 4),))
 
 
+def test_a_graph_module_torch_export_made_has_no_mode_to_warn_of() -> None:
+    """`ep.module()` (and PT2E's converted model) says `training` but refuses `eval()`:
+    the advice would fail, and its graph recorded the mode it was exported in."""
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5)).eval()
+    x = torch.randn(2, 4)
+    graph_module = torch.export.export(model, (x,)).module()
+    assert graph_module.training
+    with pytest.raises(NotImplementedError):
+        graph_module.eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TrainingModeWarning)
+        program = xnnc.compile(graph_module, (x,))
+    torch.testing.assert_close(program(x), model(x), rtol=1e-6, atol=1e-6)
+
+
 def test_compile_exclude_as_a_plain_string() -> None:
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)).eval()
