@@ -1152,12 +1152,23 @@ def _when(param: str, value: Any) -> Callable[[EncodeView], bool]:
 
 
 def _stock_binary(name: str, operator: BinaryOperator) -> NodeKind:
-    """XNNAdd, ...: xnn.binary with a fixed operator."""
+    """XNNAdd, ...: xnn.binary with a fixed operator. Stock ExecuTorch 1.5.1 defines
+    XNNMinimum, XNNMaximum and XNNPReLU without an output range (its define calls take
+    none): those kinds are for the op without one (with one it is xnnc's XNNBinary), and
+    this runtime defines them without one too, as a `.pte` runs them."""
+    if name not in _STOCK_UNCLAMPED:
+        return NodeKind(name, BINARY, "xnn_define_binary",
+                        (Const(c_value(operator)), Clamp("binary"), Value("input1_id"),
+                         Value("input2_id"), OUT, FLAGS),
+                        {"input1_id": "input1", "input2_id": "input2"},
+                        _when("kind", operator))  # fmt: skip
+    unbounded = lambda v: (v.params["kind"] == operator  # noqa: E731
+                           and v.params.get("output_min") is None
+                           and v.params.get("output_max") is None)  # fmt: skip
     return NodeKind(name, BINARY, "xnn_define_binary",
-                    (Const(c_value(operator)), Clamp("binary"), Value("input1_id"),
-                     Value("input2_id"), OUT, FLAGS),
-                    {"input1_id": "input1", "input2_id": "input2"},
-                    _when("kind", operator))  # fmt: skip
+                    (Const(c_value(operator)), Const(None, POINTER(BinaryParams)),
+                     Value("input1_id"), Value("input2_id"), OUT, FLAGS),
+                    {"input1_id": "input1", "input2_id": "input2"}, unbounded)  # fmt: skip
 
 
 def _stock_unary(name: str, operator: UnaryOperator, param: str | None = None) -> NodeKind:
@@ -1191,6 +1202,7 @@ _STOCK_BINARY = {"XNNAdd": BinaryOperator.ADD, "XNNSubtract": BinaryOperator.SUB
                  "XNNMultiply": BinaryOperator.MULTIPLY, "XNNDiv": BinaryOperator.DIVIDE,
                  "XNNMinimum": BinaryOperator.MINIMUM, "XNNMaximum": BinaryOperator.MAXIMUM,
                  "XNNPReLU": BinaryOperator.PRELU}  # fmt: skip
+_STOCK_UNCLAMPED = ("XNNMinimum", "XNNMaximum", "XNNPReLU")
 _STOCK_UNARY = {"XNNSigmoid": _U.SIGMOID, "XNNFloor": _U.FLOOR, "XNNSquareRoot": _U.SQUARE_ROOT,
                 "XNNCeiling": _U.CEILING, "XNNHardswish": _U.HARDSWISH, "XNNNegate": _U.NEGATE,
                 "XNNSquare": _U.SQUARE, "XNNAbs": _U.ABS,

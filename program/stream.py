@@ -277,8 +277,9 @@ class Stream:
     def flush(self) -> Any:
         """The frames of each output the offline model produces after the last chunk: its
         tail past the rate, and the frames the lookahead held back. The stream feeds zero
-        chunks to produce them: exact where the model's right edge is zeros (a trim, a zero
-        pad), near the edge otherwise. Then the stream is done until `reset()`."""
+        chunks with its "live" states at 0, which the step reads to take each value's
+        frames past its end as the offline model's padding: exact. Then the stream is done
+        until `reset()`."""
         if self._flushed:
             raise XnncError("stream: flushed already; call reset() before streaming again")
         layout = self.layout
@@ -288,6 +289,9 @@ class Stream:
                     default=0)  # fmt: skip
         zeros = [torch.zeros([layout.frames if n == -1 else n for n in shape], dtype=dtype)
                  for shape, dtype in layout.inputs]  # fmt: skip
+        for state, role in zip(self._states, layout.roles, strict=True):
+            if role == "live":  # the step masks the frames past each value's end
+                state.zero_()
         parts: list[list[torch.Tensor]] = [[] for _ in want]
         for _ in range(calls):
             for i, y in enumerate(self._run(tuple(zeros))):

@@ -26,6 +26,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from xnnc.dialects import xnn
+from xnnc.dialects.xnn import BinaryOperator
 from xnnc.transforms.fold_pad import through_layout
 
 Range = tuple[float, float]
@@ -48,6 +49,12 @@ PRODUCERS = (
     xnn.BinaryOp,
     xnn.ClampOp,
 )
+
+
+# Binary nodes whose stock ExecuTorch 1.5.1 define call takes no output range
+# (`xnn_define_minimum2`, `xnn_define_maximum2`, `xnn_define_prelu`): a clamp fused into
+# one would be dropped on the stock runtime, so it stays a node of its own there.
+STOCK_UNCLAMPED = (BinaryOperator.MINIMUM, BinaryOperator.MAXIMUM, BinaryOperator.PRELU)
 
 
 def intersect(a: Range, b: Range) -> Range | None:
@@ -87,6 +94,12 @@ class FuseClampIntoProducer(RewritePattern):
         if chain and not self.through_layout:
             return
         if not isinstance(producer, PRODUCERS) or not source.has_one_use():
+            return
+        if (
+            isinstance(producer, xnn.BinaryOp)
+            and producer.kind.data in STOCK_UNCLAMPED
+            and xnn.target_of(op).runtime == "stock"
+        ):
             return
         fused = intersect(producer.output_range(), op.output_range())
         if fused is None:

@@ -38,12 +38,25 @@ and, where it reads frames of earlier calls, from a state:
   folds time into another dim, attention without a window) is refused with one line naming
   the op.
 
+The edges. A value D frames late holds, over the stream's first calls, D frames before its
+frame 0, which the layers before computed from the stream's start; and the calls of
+`flush()`, fed zeros, compute frames past each value's end. The offline model has neither:
+a convolution or a pad reads its padding there. So an fp32 value a convolution or a pad
+reads is masked to that padding before it: `clamp(min(terms), 0, 1)` over the call's
+frames j, each term `rate * count + j + offset` or its negation, from a count of the input
+frames before the call (a state, "frames") and, when the stream needs `flush()` (a
+lookahead or an output tail; found by walking the function once without), of those after
+the stream's end ("past", counted while the "live" state, which the runner sets to 0 in
+`flush()`, is 0). A lookahead model then equals the offline model from its first sample
+to its last.
+
 The function then takes `(chunk, *other inputs, *states)` and returns `(*outputs,
 *states)`, with static shapes (F frames) when F is a number. Each rewritten op records
 what the analysis found: `xnnc.stream = {rate = "16", delay = 0}` on every op on the time
 axis, with `history = h` where it keeps input frames (key or value frames on attention's
 products), `carry = c` where it carries an output tail, `delay_line = d` on an alignment,
-`recurrent = 1` on an LSTM and `position = 1` on a position counter. The module
+`edges = n` where n masks replace frames past an edge, `recurrent = 1` on an LSTM and
+`position = 1` on a position counter. The module
 records the stream, `xnnc.stream = {axis, frames, min_frames, input, lookahead, delays,
 tails, rates, axes, states, fills}`, which `StreamLayout` reads.
 
@@ -181,6 +194,7 @@ class _Timed:
     rate: Fraction
     delay: int
     fill: float = 0.0  # what frames before the stream's start hold (a causal pad's value)
+    end: int = 0  # its offline length past `rate` frames per input frame (a*T + end)
 
 
 @dataclass
@@ -208,11 +222,18 @@ class _Stepper:
 
     def __init__(
         self, func: FuncOp, symbol: str, coeff: int, frames: int, transposed: str,
-        dynamic: bool = False,
+        max_frames: int = 0, ends: bool = False,
     ):  # fmt: skip
         self.func, self.symbol, self.coeff, self.frames = func, symbol, coeff, frames
         self.transposed = transposed
-        self.dynamic = dynamic  # frames per call: the symbol F (its range on the module)
+        # frames per call: the symbol F (its range on the module) when they change
+        self.dynamic = max_frames > frames
+        self.max_frames = max(frames, max_frames)
+        # the stream ends with `flush()`: the frames past a value's end are masked too
+        self.ends = ends
+        self.masks: dict[Any, SSAValue] = {}  # the masks of the call's frames and their terms
+        self.lives: dict[str, SSAValue] = {}  # the frame counts (`counted`)
+        self.streamed = 0  # the streamed input's index (`StreamPass`)
         self.block = Block()
         self.values: dict[SSAValue, SSAValue] = {}
         self.timed: dict[SSAValue, _Timed] = {}
@@ -326,14 +347,18 @@ class _Stepper:
     def builder(self, op: Operation) -> AtenBuilder:
         return AtenBuilder(self.block.add_op, op)
 
-    def window(self, op: Operation, value: SSAValue, frames: int) -> SSAValue:
-        """`value`'s chunk after `frames` frames of its history (a state kept channels last,
-        the convolutions' layout); negative: the chunk without its first frames."""
+    def window(
+        self, op: Operation, value: SSAValue, frames: int, chunk: SSAValue | None = None
+    ) -> SSAValue:
+        """`value`'s chunk (or `chunk`, the same frames) after `frames` frames of its history
+        (a state kept channels last, the convolutions' layout); negative: the chunk without
+        its first frames."""
         t = self.timed[value]
+        chunk = t.chunk if chunk is None else chunk
         if frames > 0:
-            return self.history(op, t.chunk, t, frames, "history", channels_last=True)
+            return self.history(op, chunk, t, frames, "history", channels_last=True)
         length = self.length(t.rate, op)
-        return self.cut(self.builder(op), t.chunk, t.dim, -frames, length) if frames else t.chunk
+        return self.cut(self.builder(op), chunk, t.dim, -frames, length) if frames else chunk
 
     def history(
         self, op: Operation, chunk: SSAValue, t: _Timed, frames: int, role: str,
@@ -364,6 +389,122 @@ class _Stepper:
         _note(chunk.owner, t.rate, t.delay + frames, **{"delay_line": frames})
         return chunk
 
+    def known(self, op: Operation, t: _Timed, fill: float) -> SSAValue:
+        """`t`'s chunk with the frames the offline model does not have replaced by `fill`,
+        for an op that reads neighbouring frames (a convolution, a pad) and must see there
+        what the offline model reads (its padding: zeros, or a pad's value):
+        - before its frame 0: a value `t.delay` frames late holds them over the stream's
+          first calls, computed by the layers before from the stream's start;
+        - past its end (`self.ends`): the calls of `flush()` compute them from the zero
+          chunks it feeds.
+        fp32 chunks only (the masks count frames in fp32); others are left as they are and
+        named in `inexact`."""
+        fed = t.chunk in self.block.args and fill == 0.0  # `flush()` feeds zeros: padding
+        begins, ends = t.delay > 0, self.ends and t.delay + t.end >= 0 and not fed
+        if not (begins or ends):
+            return t.chunk
+        if element_type(t.chunk) != Float32Type():
+            self.inexact.append(
+                f"{where(op)}: {op_label(op)} reads {element_type(t.chunk)} frames the offline "
+                "model pads (before the stream's start or past its end), which the stream "
+                "masks in fp32 only: its first or last frames differ from the offline model's"
+            )
+            return t.chunk
+        b = self.builder(op)
+        terms = []  # integers, >= 1 on the frames the offline model has
+        if begins:  # frame j is at `calls + j - delay`: >= 0
+            terms.append(self.frame_term(op, t, self.counted(op, "frames"), 1 - t.delay))
+        if ends:  # frame j is at `past + j - delay`, after the end: < `end`
+            terms.append(self.frame_term(op, t, self.counted(op, "past"), t.delay + t.end, -1))
+        key = tuple(id(v) for v in terms)
+        if key not in self.masks:
+            least = terms[0] if len(terms) == 1 else b.binary(aten.MinimumOp, *terms)
+            bounds = {"min": FloatAttr(0.0, f64), "max": FloatAttr(1.0, f64)}
+            self.masks[key] = b.op(aten.ClampOp, [least], least.type, **bounds)
+        mask = self.masks[key]
+        if fill == 0.0:
+            known = b.binary(aten.MulOp, t.chunk, mask)
+        else:
+            shifted = b.binary(aten.MulOp, b.binary(aten.SubOp, t.chunk, fill), mask)
+            known = b.binary(aten.AddOp, shifted, fill)
+        _note(known.owner, t.rate, t.delay, edges=len(terms))
+        return known
+
+    def frame_term(
+        self, op: Operation, t: _Timed, counted: SSAValue, offset: int, sign: int = 1
+    ) -> SSAValue:
+        """sign * (rate * counted + j) + offset for the call's frames j of a value at `t`'s
+        rate and dim: integers, exact in fp32. One per key, shared by every reader."""
+        rank = len(dims_of_type(t.chunk.type))
+        key = (t.rate, t.dim, rank, id(counted), offset, sign)
+        if key in self.masks:
+            return self.masks[key]
+        b = self.builder(op)
+        length = self.length(t.rate, op)
+        shape = [1] * rank
+        most = length if isinstance(length, int) else int(self.max_frames * t.rate)
+        shape[t.dim] = most
+        ramp = torch.arange(most, dtype=torch.float32).reshape(shape) * sign + offset
+        frames = b.constant(ramp, f"stream.frames{most}{'+' if sign > 0 else '-'}{offset}")
+        if not isinstance(length, int):  # the first F of the most a call: [ramp, any F][:F]
+            probe = t.chunk
+            for d, n in enumerate(dims_of_type(probe.type)):
+                if d != t.dim and n != 1:
+                    probe = b.slice(probe, d, 0, 1)
+            frames = self.cut(b, b.cat([frames, probe], t.dim), t.dim, 0, length)
+        rate = t.rate * sign
+        scaled = (id(counted), rate, rank)  # the count at this rate, of this rank: shared
+        if scaled not in self.masks:
+            count = counted if rate == 1 else b.binary(aten.MulOp, counted, float(rate))
+            self.masks[scaled] = b.view(count, [1] * rank)
+        self.masks[key] = b.binary(aten.AddOp, frames, self.masks[scaled])
+        return self.masks[key]
+
+    def counted(self, op: Operation, what: str) -> SSAValue:
+        """A count of input frames before this call, a state: "frames", all of them (it
+        stops at 2^24, where fp32 stops counting, which every mask reads as "long past");
+        "past", those after the stream's end (the calls `flush()` makes: the runner sets
+        the "live" state from 1 to 0), and -2^20 while the stream is live."""
+        if what in self.lives:
+            return self.lives[what]
+        b = self.builder(op)
+        f32 = TensorType(Float32Type(), [1])
+        count = self.state(f32, 0.0, what)
+        chunk = self.timed[self.func.body.block.args[self.streamed]].chunk
+        per_call = self.call_frames(b, chunk)
+        if what == "frames":
+            counted = b.binary(aten.AddOp, count, per_call)
+            self.carry_out(count, b.op(aten.ClampOp, [counted], f32, max=FloatAttr(2.0**24, f64)))
+        else:
+            live = self.state(f32, 1.0, "live")
+            self.carry_out(live, b.binary(aten.MulOp, live, live))  # x * x keeps 0 and 1
+            ended = b.binary(aten.SubOp, b.constant(torch.ones(1), "stream.one"), live)
+            after = ended if per_call == 1.0 else b.binary(aten.MulOp, ended, per_call)
+            self.carry_out(count, b.binary(aten.AddOp, count, after))
+            # while live, a count far before the end: every frame is before it
+            count = b.binary(aten.SubOp, count, b.binary(aten.MulOp, live, float(2**20)))
+        self.lives[what] = count
+        return count
+
+    def call_frames(self, b: AtenBuilder, chunk: SSAValue) -> SSAValue | float:
+        """The input frames of this call: a number, or (frames changing from call to call)
+        a [1] value read off the ramp of the streamed input's chunk."""
+        if not self.dynamic:
+            return float(self.frames)
+        t = self.timed[self.func.body.block.args[self.streamed]]
+        rank = len(dims_of_type(chunk.type))
+        shape = [1] * rank
+        shape[t.dim] = self.max_frames
+        ramp = b.constant(torch.arange(1, self.max_frames + 1, dtype=torch.float32)
+                          .reshape(shape), f"stream.count{self.max_frames}")  # fmt: skip
+        probe = chunk
+        for d, n in enumerate(dims_of_type(probe.type)):
+            if d != t.dim and n != 1:
+                probe = b.slice(probe, d, 0, 1)
+        length = self.length(t.rate, self.func)
+        counts = self.cut(b, b.cat([ramp, probe], t.dim), t.dim, 0, length)
+        return b.view(self.cut(b, counts, t.dim, length - 1, length), [1])
+
     # --- the walk ---------------------------------------------------------------------------
 
     def run(self) -> list[int]:
@@ -376,10 +517,10 @@ class _Stepper:
                 new = self.block.insert_arg(arg.type, len(self.block.args))
                 self.values[arg] = new
             else:
-                dim, rate, _ = timed
+                dim, rate, end = timed
                 length = self.length(rate, self.func)
                 new = self.block.insert_arg(self.chunk_type(arg, dim, length), len(self.block.args))
-                self.timed[arg] = _Timed(new, dim, rate, 0)
+                self.timed[arg] = _Timed(new, dim, rate, 0, end=end)
             new.name_hint = arg.name_hint
         for op in list(body.ops):
             if isinstance(op, ReturnOp):
@@ -457,12 +598,12 @@ class _Stepper:
         return dim % rank == t.dim
 
     def record(self, old: SSAValue, chunk: SSAValue, delay: int, fill: float = 0.0) -> None:
-        dim, rate, _ = self.time_of(old, old.owner)
+        dim, rate, end = self.time_of(old, old.owner)
         if delay > 0 and self.first_late is None:
             inputs = [self.timed[v].delay for v in old.owner.operands if v in self.timed]
             if all(d <= 0 for d in inputs):
                 self.first_late = old.owner
-        self.timed[old] = _Timed(chunk, dim, rate, delay, fill)
+        self.timed[old] = _Timed(chunk, dim, rate, delay, fill, end)
 
     # --- rules ------------------------------------------------------------------------------
 
@@ -475,10 +616,10 @@ class _Stepper:
         pad = list(ints(op.properties[key]))
         rank = len(dims_of_type(op.input.type))
         i = 2 * (rank - 1 - t.dim)
-        left = pad[i] if i < len(pad) else 0
+        left, right = (pad[i], pad[i + 1]) if i < len(pad) else (0, 0)
         value = op.properties.get("value")
         fill = float(value.value.data) if value is not None else 0.0
-        chunk = t.chunk
+        chunk = self.known(op, t, fill) if left or right else t.chunk
         if left and not isinstance(op, aten.ConstantPadNdOp):
             self.inexact.append(
                 f"{where(op)}: {op_label(op)} pads the time axis with the sequence's own "
@@ -568,7 +709,7 @@ class _Stepper:
         reach = (k - 1) * d + 1
         delay = -((-(t.delay + reach - s - p)) // s)  # ceil
         history = delay * s + p - t.delay
-        window = self.window(op, op.input, history)
+        window = self.window(op, op.input, history, self.known(op, t, t.fill))
         padding = list(ints(op.padding))
         padding[t.dim - 2] = 0
         length = self.length(t.rate / s, op)
@@ -600,9 +741,10 @@ class _Stepper:
         props = {**op.properties, "padding": int_array(padding),
                  "output_padding": int_array(out_padding)}  # fmt: skip
         bias = self.new(op.bias) if op.bias is not None else None
+        known = self.known(op, t, 0.0)  # frames before its frame 0 add nothing
         if self.transposed == "history" and carry > 0:
             h = -(-carry // s)  # input frames whose outputs overlap this call's
-            window = self.window(op, op.input, h)
+            window = self.window(op, op.input, h, known)
             frames_in = self.length(t.rate, op) + h
             full = self.chunk_type(op.result, t.dim, (frames_in - 1) * s + reach)
             z = b.op(aten.ConvolutionOp, [window, self.new(op.weight), bias], full, **props)
@@ -614,7 +756,7 @@ class _Stepper:
             raise _Refused(op, "carries its output's tail (transposed=carry), which needs a "
                            "fixed frame count per call")  # fmt: skip
         full = self.chunk_type(op.result, t.dim, length + max(carry, 0))
-        z = b.op(aten.ConvolutionOp, [t.chunk, self.new(op.weight), bias], full, **props)
+        z = b.op(aten.ConvolutionOp, [known, self.new(op.weight), bias], full, **props)
         _note(z.owner, t.rate * s, s * t.delay + p, carry=max(carry, 0))
         y = z
         if 0 < carry <= length:  # the tail of the last call goes on the first frames
@@ -1059,11 +1201,21 @@ class StreamPass(ModulePass):
         if self.max_frames and self.max_frames < self.frames:
             raise OptionError(f"aten-stream: max-frames {self.max_frames} is less than frames "
                               f"{self.frames}")  # fmt: skip
-        stepper = _Stepper(func, symbol, coeff, self.frames, self.transposed, dynamic)
-        try:
-            tails = stepper.run()
-        except _Refused as e:
-            raise LocatedError(where(e.op), f"streaming: {op_label(e.op)} {e.problem}") from None
+        # a copy to walk again (the walk moves the function's ops into the step) when the
+        # stream turns out to need `flush()`, with the frames past each end masked
+        spare = ModuleOp([func.clone()], attributes=dict(op.attributes))
+
+        def walk(func: FuncOp, ends: bool) -> tuple[_Stepper, list[int]]:
+            stepper = _Stepper(func, symbol, coeff, self.frames, self.transposed,
+                               self.max_frames, ends)  # fmt: skip
+            stepper.streamed = index
+            try:
+                return stepper, stepper.run()
+            except _Refused as e:
+                problem = f"streaming: {op_label(e.op)} {e.problem}"
+                raise LocatedError(where(e.op), problem) from None
+
+        stepper, tails = walk(func, ends=False)
         outputs = [stepper.timed[v] for v in stepper.returned]
         needed = max(
             math.ceil(Fraction(t.delay) / t.rate) for t in outputs
@@ -1081,6 +1233,9 @@ class StreamPass(ModulePass):
                 f"aten-stream: lookahead={lookahead} is less than the {needed} input frames "
                 "the model looks ahead"
             )
+        if frames_ahead or any(tails):  # `flush()` computes frames past the input's end
+            stepper, tails = walk(next(iter(spare.ops)), ends=True)
+            outputs = [stepper.timed[v] for v in stepper.returned]
         results = []
         for v, t in zip(stepper.returned, outputs, strict=True):
             extra = int(frames_ahead * t.rate) - t.delay

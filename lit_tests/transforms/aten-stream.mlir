@@ -108,3 +108,38 @@ builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [3, 32]>} {
     func.return %y : tensor<1x4x?xf32, #xnnc.dims<"T">>
   }
 }
+
+// -----
+
+// Two "same" convolutions: the second reads the first's output, 1 frame late. Its first
+// call's chunk holds that output's frame -1, and flush()'s calls its frames past the end;
+// the offline model pads with zeros there, so the chunk is masked before the convolution:
+// clamp(min(count + j, 1 - j - past), 0, 1) over the call's 2 frames j, where "frames"
+// counts the input frames before the call and "past" those after the stream's end (the
+// runner sets "live" to 0 in flush(); while it is 1, past - 2^20). The input itself is not
+// masked: flush() feeds zeros, its padding.
+// CHECK-LABEL: func.func @edges(%x: tensor<1x4x2xf32>, %w: tensor<4x4x3xf32>, %history0: tensor<1x2x4xf32>, %frames1: tensor<1xf32>, %past2: tensor<1xf32>, %live3: tensor<1xf32>, %history4: tensor<1x2x4xf32>)
+// CHECK:         %[[Y:.*]] = aten.convolution {{.*}}xnnc.stream = {rate = "1", delay = 1 : i64, history = 2 : i64}
+// CHECK:         %[[COUNT:.*]] = aten.clamp %{{.*}} {max = 0x4170000000000000 : f64}
+// CHECK-NEXT:    %[[J:.*]] = aten.constant #xnnc.weight<"stream.frames2+0"> : tensor<1x1x2xf32>
+// CHECK-NEXT:    %[[COUNT2:.*]] = aten.view %frames1 {size = array<i64: 1, 1, 1>}
+// CHECK-NEXT:    %[[BEGUN:.*]] = aten.add %[[J]], %[[COUNT2]]
+// CHECK:         %[[FAR:.*]] = aten.mul %live3 {scalar = 0x4130000000000000 : f64}
+// CHECK-NEXT:    %[[P:.*]] = aten.sub %past2, %[[FAR]]
+// CHECK-NEXT:    %[[K:.*]] = aten.constant #xnnc.weight<"stream.frames2-1"> : tensor<1x1x2xf32>
+// CHECK-NEXT:    %[[NP:.*]] = aten.mul %[[P]] {scalar = -1.000000e+00 : f64}
+// CHECK-NEXT:    %[[NP2:.*]] = aten.view %[[NP]] {size = array<i64: 1, 1, 1>}
+// CHECK-NEXT:    %[[ENDED:.*]] = aten.add %[[K]], %[[NP2]]
+// CHECK-NEXT:    %[[LEAST:.*]] = aten.minimum %[[BEGUN]], %[[ENDED]]
+// CHECK-NEXT:    %[[M:.*]] = aten.clamp %[[LEAST]] {min = 0.000000e+00 : f64, max = 1.000000e+00 : f64}
+// CHECK-NEXT:    %[[KNOWN:.*]] = aten.mul %[[Y]], %[[M]] {xnnc.stream = {rate = "1", delay = 1 : i64, edges = 2 : i64}}
+// CHECK:         aten.cat %{{.*}}, %[[KNOWN]] {dim = 2 : i64}
+// CHECK:         aten.convolution {{.*}}xnnc.stream = {rate = "1", delay = 2 : i64, history = 2 : i64}
+// CHECK:         func.return
+builtin.module attributes {xnnc.symbols = #xnnc.symbols<T = [1, 32]>} {
+  func.func @edges(%x: tensor<1x4x?xf32, #xnnc.dims<"T">>, %w: tensor<4x4x3xf32>) -> tensor<1x4x?xf32, #xnnc.dims<"T">> {
+    %y = aten.convolution %x, %w {stride = array<i64: 1>, padding = array<i64: 1>, dilation = array<i64: 1>, transposed = false, output_padding = array<i64: 0>, groups = 1 : i64} : (tensor<1x4x?xf32, #xnnc.dims<"T">>, tensor<4x4x3xf32>) -> tensor<1x4x?xf32, #xnnc.dims<"T">>
+    %z = aten.convolution %y, %w {stride = array<i64: 1>, padding = array<i64: 1>, dilation = array<i64: 1>, transposed = false, output_padding = array<i64: 0>, groups = 1 : i64} : (tensor<1x4x?xf32, #xnnc.dims<"T">>, tensor<4x4x3xf32>) -> tensor<1x4x?xf32, #xnnc.dims<"T">>
+    func.return %z : tensor<1x4x?xf32, #xnnc.dims<"T">>
+  }
+}

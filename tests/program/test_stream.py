@@ -87,23 +87,73 @@ def test_state_saved_and_restored(mimi) -> None:
         other.restore({"states": []})
 
 
-def test_lookahead_auto_shifts_the_output() -> None:
+@pytest.mark.parametrize("sizes", [(1,), (3,), (1, 4, 2, 3)], ids=["1", "3", "1-4"])
+def test_lookahead_auto_shifts_the_output(sizes: tuple[int, ...]) -> None:
     """HiFi-GAN ("same"-padded, non-causal) with lookahead="auto": the output is the
     offline output delayed by `delays[0]` samples (`lookahead` mel frames of 256), exact
-    away from the edges (the frames before the start are pre-roll, not the zero padding)."""
+    from its first sample: the frames a layer holds before its frame 0 (computed by the
+    layers before it from the stream's start) are replaced by the zeros the offline model
+    pads with before a convolution reads them. Chunks of 1 and 3 frames, and of 1 to 4
+    frames changing from call to call (`max_frames_per_call`). The last frames (within the
+    receptive field of the end) come from `flush()` and are checked away from the end."""
     model, _ = make_hifigan(small=True)
-    program = xnnc.compile(model, (torch.randn(1, 80, 8),),
-                           streaming=xnnc.Streaming(lookahead="auto"))  # fmt: skip
+    streaming = xnnc.Streaming(frames_per_call=min(sizes), max_frames_per_call=max(sizes),
+                               lookahead="auto")  # fmt: skip
+    program = xnnc.compile(model, (torch.randn(1, 80, 8),), streaming=streaming)
     assert program.num_partitions == 1
     assert program.lookahead > 0 and program.delays == (256 * program.lookahead,)
     torch.manual_seed(2)
-    mel = torch.randn(1, 80, 96)
-    y = _stream(program, mel, 1)[..., program.delays[0] :]
+    mel = torch.randn(1, 80, 96 // sum(sizes) * sum(sizes))
+    stream, chunks, at = program.open(), [], 0
+    while at < mel.shape[-1]:
+        n = sizes[len(chunks) % len(sizes)]
+        chunks.append(stream(mel[..., at : at + n]))
+        at += n
+    y = torch.cat([*chunks, stream.flush()], -1)[..., program.delays[0] :]
     ref = model(mel)
     assert y.shape == ref.shape
-    edge = 2 * program.delays[0]
-    interior = slice(edge, ref.shape[-1] - edge)
-    assert _relative(y[..., interior], ref[..., interior]) <= RTOL
+    start = slice(0, ref.shape[-1] - 2 * program.delays[0])
+    assert _relative(y[..., start], ref[..., start]) <= RTOL
+
+
+class _Edges(nn.Module):
+    """A "same" convolution, a transposed one whose output runs 2 frames past twice its
+    input's (no trim), a pad of 0.5 on both sides of the time axis and a convolution over
+    it: values whose ends are past their rate's (`2T + 2`), and a pad that is not zeros."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.same = nn.Conv1d(3, 4, 3, padding=1)
+        self.up = nn.ConvTranspose1d(4, 4, 4, stride=2)
+        self.conv = nn.Conv1d(4, 2, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.up(torch.tanh(self.same(x)))
+        return self.conv(F.pad(torch.tanh(y), (2, 2), value=0.5))
+
+
+@pytest.mark.parametrize("frames", [1, 2])
+def test_both_edges_equal_the_offline_model(frames: int, tmp_path) -> None:
+    """A stream that looks ahead equals the offline model over every sample: its values'
+    frames before frame 0 and past their ends (`2T + 2` frames after the transposed
+    convolution) are what the offline model pads with (0.5 at the pad), not what the layers
+    before computed from the stream's start and from `flush()`'s zeros. Its `.pte` on stock
+    ExecuTorch too (`flush()` sets the step's "live" state there as well)."""
+    torch.manual_seed(0)
+    model = _Edges().eval()
+    streaming = xnnc.Streaming(frames_per_call=frames, lookahead="auto")
+    program = xnnc.compile(model, (torch.randn(1, 3, 4),), savable=frames == 1,
+                           streaming=streaming)  # fmt: skip
+    assert program.lookahead > 0 and program.inexact == ()
+    x = torch.randn(1, 3, 24)
+    y = _stream(program, x, frames)[..., program.delays[0] :]
+    ref = model(x)
+    assert y.shape == ref.shape
+    assert _relative(y, ref) <= RTOL
+    if frames == 1:
+        program.save(str(tmp_path / "step.pte"))
+        steps = xnnc.StreamingPte(str(tmp_path / "step.pte"))
+        assert _relative(_stream(steps, x, 1)[..., program.delays[0] :], ref) <= RTOL
 
 
 def test_lookahead_none_names_the_first_op_that_looks_ahead() -> None:
