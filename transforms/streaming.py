@@ -446,12 +446,8 @@ class _Stepper:
         shape[t.dim] = most
         ramp = torch.arange(most, dtype=torch.float32).reshape(shape) * sign + offset
         frames = b.constant(ramp, f"stream.frames{most}{'+' if sign > 0 else '-'}{offset}")
-        if not isinstance(length, int):  # the first F of the most a call: [ramp, any F][:F]
-            probe = t.chunk
-            for d, n in enumerate(dims_of_type(probe.type)):
-                if d != t.dim and n != 1:
-                    probe = b.slice(probe, d, 0, 1)
-            frames = self.cut(b, b.cat([frames, probe], t.dim), t.dim, 0, length)
+        if not isinstance(length, int):
+            frames = self.first_frames(b, frames, t.chunk, t.dim, length)
         rate = t.rate * sign
         scaled = (id(counted), rate, rank)  # the count at this rate, of this rank: shared
         if scaled not in self.masks:
@@ -470,8 +466,7 @@ class _Stepper:
         b = self.builder(op)
         f32 = TensorType(Float32Type(), [1])
         count = self.state(f32, 0.0, what)
-        chunk = self.timed[self.func.body.block.args[self.streamed]].chunk
-        per_call = self.call_frames(b, chunk)
+        per_call = self.call_frames(b)
         if what == "frames":
             counted = b.binary(aten.AddOp, count, per_call)
             self.carry_out(count, b.op(aten.ClampOp, [counted], f32, max=FloatAttr(2.0**24, f64)))
@@ -486,24 +481,30 @@ class _Stepper:
         self.lives[what] = count
         return count
 
-    def call_frames(self, b: AtenBuilder, chunk: SSAValue) -> SSAValue | float:
+    def call_frames(self, b: AtenBuilder) -> SSAValue | float:
         """The input frames of this call: a number, or (frames changing from call to call)
-        a [1] value read off the ramp of the streamed input's chunk."""
+        a [1] value, the last of 1..F over the streamed input's chunk."""
         if not self.dynamic:
             return float(self.frames)
         t = self.timed[self.func.body.block.args[self.streamed]]
-        rank = len(dims_of_type(chunk.type))
-        shape = [1] * rank
+        shape = [1] * len(dims_of_type(t.chunk.type))
         shape[t.dim] = self.max_frames
         ramp = b.constant(torch.arange(1, self.max_frames + 1, dtype=torch.float32)
                           .reshape(shape), f"stream.count{self.max_frames}")  # fmt: skip
-        probe = chunk
-        for d, n in enumerate(dims_of_type(probe.type)):
-            if d != t.dim and n != 1:
-                probe = b.slice(probe, d, 0, 1)
         length = self.length(t.rate, self.func)
-        counts = self.cut(b, b.cat([ramp, probe], t.dim), t.dim, 0, length)
+        counts = self.first_frames(b, ramp, t.chunk, t.dim, length)
         return b.view(self.cut(b, counts, t.dim, length - 1, length), [1])
+
+    def first_frames(
+        self, b: AtenBuilder, most: SSAValue, chunk: SSAValue, dim: int, length: DimExpr
+    ) -> SSAValue:
+        """The first `length` (F, changing from call to call) frames along `dim` of `most`, a
+        constant of the most frames a call: [most, any F frames of `chunk`][:F], a slice
+        counted from the end, which XNNPACK resolves at each reshape."""
+        for d, n in enumerate(dims_of_type(chunk.type)):
+            if d != dim and n != 1:
+                chunk = b.slice(chunk, d, 0, 1)
+        return self.cut(b, b.cat([most, chunk], dim), dim, 0, length)
 
     # --- the walk ---------------------------------------------------------------------------
 
